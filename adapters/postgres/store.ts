@@ -1,0 +1,110 @@
+/**
+ * The Postgres store (postgres.js, pooled).
+ *
+ * Writes are group-committed: a few batches commit concurrently on pooled connections, and
+ * writes arriving meanwhile form the next batch. A batch is one transaction; if any write in
+ * it fails, the batch is rolled back and each of its writes is retried alone, so one bad write
+ * never takes others with it. Migrations run under an advisory lock, so processes starting
+ * together apply each migration once.
+ */
+import postgres from 'postgres'
+import type { Migration, SqlExecutor, SqlValue, Store } from '../../core/ports/store.ts'
+import { bindable, createGroupCommit } from '../sql/group-commit.ts'
+
+export interface PostgresStoreOptions {
+  readonly url: string
+  readonly poolSize?: number
+  readonly applicationName?: string
+}
+
+const MIGRATION_LOCK = 72_410_001
+
+export function postgresStore(options: PostgresStoreOptions): Store {
+  const poolSize = options.poolSize ?? 10
+  const sql = postgres(options.url, {
+    max: poolSize,
+    onnotice: () => {},
+    prepare: true,
+    idle_timeout: 60,
+    connection: { application_name: options.applicationName ?? 'automaton' },
+    types: {
+      // int8 (BIGINT, COUNT) as a JS number: every value we store fits in 53 bits.
+      bigint: { to: 20, from: [20], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) },
+    },
+  })
+  const pool = executor(sql)
+
+  const commits = createGroupCommit<SqlExecutor>({
+    maxInFlight: Math.max(1, Math.floor(poolSize / 2)),
+    maxBatch: 1024,
+    async runBatch(jobs) {
+      let values: unknown[]
+      try {
+        values = (await sql.begin(async (tx) => {
+          const exec = executor(tx as unknown as postgres.Sql)
+          const out: unknown[] = []
+          for (const job of jobs) out.push(await job.work(exec))
+          return out
+        })) as unknown[]
+      } catch (error) {
+        if (jobs.length === 1) return jobs[0].reject(error)
+        await Promise.all(jobs.map((job) => sql.begin((tx) => job.work(executor(tx as unknown as postgres.Sql))).then(job.resolve, job.reject)))
+        return
+      }
+      jobs.forEach((job, i) => job.resolve(values[i]))
+    },
+  })
+
+  let closed = false
+  return {
+    dialect: 'postgres',
+    all: pool.all,
+    get: pool.get,
+    run: (text, params) => commits.submit((tx) => tx.run(text, params)),
+    write: (work) => commits.submit(work),
+    migrate: (migrations) => applyMigrations(sql, migrations),
+    async ping() {
+      await sql.unsafe('SELECT 1')
+    },
+    async close() {
+      if (closed) return
+      closed = true
+      await commits.drain()
+      await sql.end({ timeout: 5 })
+    },
+  }
+}
+
+function executor(sql: postgres.Sql): SqlExecutor {
+  const query = (text: string, params?: readonly SqlValue[]) =>
+    sql.unsafe(text, (params ? bindable(params) : []) as postgres.ParameterOrJSON<never>[], { prepare: true })
+  return {
+    async all<T>(text: string, params?: readonly SqlValue[]) {
+      return [...(await query(text, params))] as T[]
+    },
+    async get<T>(text: string, params?: readonly SqlValue[]) {
+      return (await query(text, params))[0] as T | undefined
+    },
+    async run(text: string, params?: readonly SqlValue[]) {
+      return (await query(text, params)).count
+    },
+  }
+}
+
+async function applyMigrations(sql: postgres.Sql, migrations: readonly Migration[]): Promise<number> {
+  return (await sql.begin(async (tx) => {
+    const exec = executor(tx as unknown as postgres.Sql)
+    await exec.run(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`)
+    await exec.run('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)')
+    const done = new Set((await exec.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version))
+    let applied = 0
+    for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (done.has(m.version)) continue
+      const statements = Array.isArray(m.up) ? m.up : (m.up as { postgres: readonly string[] }).postgres
+      for (const statement of statements) await tx.unsafe(statement)
+      await exec.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, Date.now()])
+      applied++
+    }
+    return applied
+  })) as number
+}

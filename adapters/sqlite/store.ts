@@ -1,0 +1,126 @@
+/**
+ * The embedded store: one SQLite file in WAL mode.
+ *
+ * One writer connection commits group-committed batches; each write gets a savepoint, so a
+ * failing write rolls back alone while the rest of its batch commits. A second connection
+ * serves reads, which therefore see committed data only. `synchronous=FULL` (the default)
+ * makes every commit durable on power loss; `normal` trades that for speed.
+ */
+import { Database, type Statement } from 'bun:sqlite'
+import type { Migration, SqlExecutor, SqlValue, Store } from '../../core/ports/store.ts'
+import { bindable, createGroupCommit, numberedToQuestion } from '../sql/group-commit.ts'
+
+export interface SqliteStoreOptions {
+  /** A file path; the directory must exist. */
+  readonly path: string
+  readonly synchronous?: 'full' | 'normal'
+  readonly busyTimeoutMs?: number
+}
+
+export function sqliteStore(options: SqliteStoreOptions): Store {
+  const writer = open(options, false)
+  const reader = open(options, true)
+  const writeExec = executor(writer)
+  const readExec = executor(reader)
+
+  const commits = createGroupCommit<SqlExecutor>({
+    maxInFlight: 1,
+    maxBatch: 4096,
+    async runBatch(jobs) {
+      writer.run('BEGIN IMMEDIATE')
+      const outcomes: Array<{ ok: boolean; value: unknown }> = []
+      try {
+        for (const job of jobs) {
+          writer.run('SAVEPOINT w')
+          try {
+            const value = await job.work(writeExec)
+            writer.run('RELEASE w')
+            outcomes.push({ ok: true, value })
+          } catch (error) {
+            writer.run('ROLLBACK TO w')
+            writer.run('RELEASE w')
+            outcomes.push({ ok: false, value: error })
+          }
+        }
+        writer.run('COMMIT')
+      } catch (error) {
+        if (writer.inTransaction) writer.run('ROLLBACK')
+        throw error
+      }
+      jobs.forEach((job, i) => (outcomes[i].ok ? job.resolve(outcomes[i].value) : job.reject(outcomes[i].value)))
+    },
+  })
+
+  let closed = false
+  return {
+    dialect: 'sqlite',
+    all: readExec.all,
+    get: readExec.get,
+    run: (sql, params) => commits.submit((tx) => tx.run(sql, params)),
+    write: (work) => commits.submit(work),
+    async migrate(migrations) {
+      return commits.submit((tx) => applyMigrations(tx, migrations))
+    },
+    async ping() {
+      reader.query('SELECT 1').get()
+    },
+    async close() {
+      if (closed) return
+      closed = true
+      await commits.drain()
+      writer.run('PRAGMA optimize')
+      reader.close()
+      writer.close()
+    },
+  }
+}
+
+function open(options: SqliteStoreOptions, forReads: boolean): Database {
+  const db = new Database(options.path, { create: true })
+  db.run(`PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5000}`)
+  db.run('PRAGMA journal_mode = WAL')
+  db.run(`PRAGMA synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`)
+  db.run('PRAGMA foreign_keys = ON')
+  db.run('PRAGMA temp_store = MEMORY')
+  db.run('PRAGMA cache_size = -32000')
+  if (forReads) db.run('PRAGMA query_only = ON')
+  return db
+}
+
+function executor(db: Database): SqlExecutor {
+  const statements = new Map<string, Statement>()
+  const prepare = (sql: string) => {
+    let stmt = statements.get(sql)
+    if (!stmt) {
+      stmt = db.prepare(numberedToQuestion(sql))
+      statements.set(sql, stmt)
+    }
+    return stmt
+  }
+  const args = (params?: readonly SqlValue[]) => (params ? (bindable(params) as never[]) : [])
+  return {
+    async all<T>(sql: string, params?: readonly SqlValue[]) {
+      return prepare(sql).all(...args(params)) as T[]
+    },
+    async get<T>(sql: string, params?: readonly SqlValue[]) {
+      return (prepare(sql).get(...args(params)) ?? undefined) as T | undefined
+    },
+    async run(sql: string, params?: readonly SqlValue[]) {
+      return prepare(sql).run(...args(params)).changes
+    },
+  }
+}
+
+async function applyMigrations(tx: SqlExecutor, migrations: readonly Migration[]): Promise<number> {
+  await tx.run('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)')
+  const done = new Set((await tx.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version))
+  let applied = 0
+  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (done.has(m.version)) continue
+    const statements = Array.isArray(m.up) ? m.up : (m.up as { sqlite: readonly string[] }).sqlite
+    for (const statement of statements) await tx.run(statement)
+    await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, Date.now()])
+    applied++
+  }
+  return applied
+}

@@ -1,0 +1,91 @@
+/**
+ * Configuration: every setting the service reads, with its default and meaning.
+ * `loadConfig` takes the environment as a plain record (main.ts passes the process's),
+ * so tests build configurations without touching globals. docs/configuration.md lists the
+ * same entries; a test keeps the two in step.
+ */
+
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  databaseUrl: string | null
+  natsUrl: string | null
+  masterKey: string | null
+  bootstrapKey: string | null
+  maxBodyBytes: number
+  sqliteSynchronous: 'full' | 'normal'
+  pgPoolSize: number
+  logLevel: 'debug' | 'info' | 'warn' | 'error'
+  minScheduleIntervalMs: number
+  hookRetrySchedule: string
+  allowPrivateTargets: string[]
+  pluginsDir: string | null
+  consecutiveFailuresPause: number
+  chatappSigningSecret: string | null
+  crosschainApiKey: string | null
+  workerConcurrency: number
+  shutdownGraceMs: number
+}
+
+type Parser<T> = (raw: string, name: string) => T
+
+export interface ConfigEntry {
+  readonly env: string
+  readonly key: keyof Config
+  readonly default: string
+  readonly description: string
+  readonly parse: Parser<unknown>
+}
+
+const str: Parser<string> = (raw) => raw
+const nullable: Parser<string | null> = (raw) => (raw === '' ? null : raw)
+const list: Parser<string[]> = (raw) => raw.split(',').map((s) => s.trim()).filter(Boolean)
+const int = (min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> => (raw, name) => {
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`)
+  }
+  return n
+}
+const oneOf = <T extends string>(...values: T[]): Parser<T> => (raw, name) => {
+  const v = raw.toLowerCase() as T
+  if (!values.includes(v)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`)
+  return v
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+export const CONFIG_ENTRIES: readonly ConfigEntry[] = [
+  { env: 'PORT', key: 'port', default: '8080', description: 'HTTP port of `serve`.', parse: int(0, 65535) },
+  { env: 'HOST', key: 'host', default: '0.0.0.0', description: 'Address `serve` listens on.', parse: str },
+  { env: 'AUTOMATON_DATA_DIR', key: 'dataDir', default: './data', description: 'Directory for the embedded SQLite database and the generated master key.', parse: str },
+  { env: 'AUTOMATON_DATABASE_URL', key: 'databaseUrl', default: '', description: '`postgres://…` selects the Postgres store; empty uses SQLite in the data dir.', parse: nullable },
+  { env: 'AUTOMATON_NATS_URL', key: 'natsUrl', default: '', description: '`nats://…` selects the NATS bus (JetStream); empty uses the in-process bus.', parse: nullable },
+  { env: 'AUTOMATON_MASTER_KEY', key: 'masterKey', default: '', description: '32 bytes, base64, that encrypt secrets at rest. Empty: generated into the data dir on first start (every process of one deployment must share it).', parse: nullable },
+  { env: 'AUTOMATON_BOOTSTRAP_KEY', key: 'bootstrapKey', default: '', description: 'A raw `svcsk_…` key; at start it ensures the organization `default` with an owner key of this value.', parse: nullable },
+  { env: 'AUTOMATON_MAX_BODY_BYTES', key: 'maxBodyBytes', default: '1048576', description: 'Largest request body accepted; larger bodies get 413.', parse: int(1024) },
+  { env: 'AUTOMATON_SQLITE_SYNCHRONOUS', key: 'sqliteSynchronous', default: 'full', description: '`full` survives power loss; `normal` survives a process crash only, and is faster.', parse: oneOf('full', 'normal') },
+  { env: 'AUTOMATON_PG_POOL_SIZE', key: 'pgPoolSize', default: '10', description: 'Connections each process opens to Postgres.', parse: int(2, 1000) },
+  { env: 'AUTOMATON_LOG_LEVEL', key: 'logLevel', default: 'info', description: '`debug`, `info`, `warn` or `error`; logs are JSON lines on stderr.', parse: oneOf('debug', 'info', 'warn', 'error') },
+  { env: 'AUTOMATON_MIN_SCHEDULE_INTERVAL_MS', key: 'minScheduleIntervalMs', default: '60000', description: 'Smallest interval between two ticks of a schedule, checked at publish.', parse: int(0) },
+  { env: 'AUTOMATON_HOOK_RETRY_SCHEDULE', key: 'hookRetrySchedule', default: '0,5s,5m,30m,2h,5h,10h,10h', description: 'Delays before each attempt of an execution-hook delivery.', parse: str },
+  { env: 'AUTOMATON_ALLOW_PRIVATE_TARGETS', key: 'allowPrivateTargets', default: '', description: 'Comma-separated CIDRs or host names that hooks and HTTP nodes may reach although private.', parse: list },
+  { env: 'AUTOMATON_PLUGINS_DIR', key: 'pluginsDir', default: '', description: 'Directory of external plugins (ESM files) loaded at start.', parse: nullable },
+  { env: 'AUTOMATON_CONSECUTIVE_FAILURES_PAUSE', key: 'consecutiveFailuresPause', default: '5', description: 'Failed automatic runs in a row that pause a live workflow (`consecutive_failures`); 0 never pauses.', parse: int(0) },
+  { env: 'AUTOMATON_CHATAPP_SIGNING_SECRET', key: 'chatappSigningSecret', default: '', description: 'Signing secret of the chat platform app that posts to `/v1/integrations/chatapp/events`.', parse: nullable },
+  { env: 'AUTOMATON_CROSSCHAIN_API_KEY', key: 'crosschainApiKey', default: '', description: 'The `x-api-key` the cross-chain payment service sends with its callback.', parse: nullable },
+  { env: 'AUTOMATON_WORKER_CONCURRENCY', key: 'workerConcurrency', default: '256', description: 'Runs one worker process executes at once.', parse: int(1, 100000) },
+  { env: 'AUTOMATON_SHUTDOWN_GRACE_MS', key: 'shutdownGraceMs', default: '10000', description: 'Time given to in-flight requests and runs on SIGTERM before the process exits.', parse: int(0) },
+]
+
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
+  const out: Record<string, unknown> = {}
+  for (const entry of CONFIG_ENTRIES) {
+    const raw = env[entry.env]
+    out[entry.key] = entry.parse(raw === undefined ? entry.default : raw.trim(), entry.env)
+  }
+  return out as unknown as Config
+}

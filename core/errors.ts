@@ -1,0 +1,41 @@
+/**
+ * Errors that reach a client. Services throw these; the HTTP error plugin turns them into the
+ * specification's error body (`code`, `message`, `details`, `requestId`) with the same status.
+ * Anything else that escapes is a bug and answers 500 without leaking its message.
+ */
+export interface ErrorDetail {
+  readonly path?: string
+  readonly message: string
+  readonly [key: string]: unknown
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly details: readonly ErrorDetail[] = [],
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message)
+    this.name = 'AppError'
+  }
+}
+
+export const badRequest = (message: string, details: readonly ErrorDetail[] = []) =>
+  new AppError(400, message, details)
+export const unauthorized = (message = 'missing or invalid API key') =>
+  new AppError(401, message, [], { 'www-authenticate': 'Bearer' })
+export const forbidden = (message: string, details: readonly ErrorDetail[] = []) =>
+  new AppError(403, message, details)
+export const notFound = (what: string) => new AppError(404, `${what} not found`)
+export const conflict = (message: string, details: readonly ErrorDetail[] = []) =>
+  new AppError(409, message, details)
+export const payloadTooLarge = (limit: number) =>
+  new AppError(413, `request body is larger than ${limit} bytes`)
+export const tooManyRequests = (message: string, retryAfterSeconds?: number) =>
+  new AppError(429, message, [], retryAfterSeconds ? { 'retry-after': String(retryAfterSeconds) } : {})
+export const unavailable = (message: string) => new AppError(503, message)
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError
+}

@@ -1,0 +1,52 @@
+/**
+ * createApp: the HTTP API as one Elysia instance, built from the services it is given.
+ * Knows no runtime: server adapters call `app.handle(request)`.
+ */
+import { Elysia } from 'elysia'
+import type { Bus } from '../ports/bus.ts'
+import type { Ids } from '../ports/ids.ts'
+import type { Logger } from '../ports/logger.ts'
+import type { Store } from '../ports/store.ts'
+import type { ApiKeyService } from '../services/api-keys.ts'
+import type { AuthService } from '../services/auth.ts'
+import type { ServiceAccountService } from '../services/service-accounts.ts'
+import type { RouteLike } from './openapi.ts'
+import { authPlugin } from './plugins/auth.ts'
+import { bodyPlugin } from './plugins/body.ts'
+import { envelopePlugin } from './plugins/envelope.ts'
+import { errorsPlugin } from './plugins/errors.ts'
+import { requestIdPlugin } from './plugins/request-id.ts'
+import { apiKeyRoutes } from './routes/api-keys.ts'
+import { healthRoutes } from './routes/health.ts'
+import { openApiRoutes } from './routes/openapi.ts'
+import { serviceAccountRoutes } from './routes/service-accounts.ts'
+
+export interface AppDeps {
+  readonly version: string
+  readonly maxBodyBytes: number
+  readonly logger: Logger
+  readonly ids: Ids
+  readonly store: Store
+  readonly bus: Bus
+  readonly auth: AuthService
+  readonly apiKeys: ApiKeyService
+  readonly serviceAccounts: ServiceAccountService
+}
+
+export function createApp(deps: AppDeps) {
+  const auth = authPlugin(deps.auth)
+  let routes: () => readonly RouteLike[] = () => []
+  const app = new Elysia({ name: 'automaton' })
+    .use(requestIdPlugin(deps.ids))
+    .use(errorsPlugin(deps.logger))
+    .use(envelopePlugin())
+    .use(bodyPlugin(deps.maxBodyBytes))
+    .use(healthRoutes(deps))
+    .use(openApiRoutes(() => routes(), deps.version))
+    .use(apiKeyRoutes(auth, deps.apiKeys))
+    .use(serviceAccountRoutes(auth, deps.serviceAccounts))
+  routes = () => app.routes
+  return app
+}
+
+export type App = ReturnType<typeof createApp>

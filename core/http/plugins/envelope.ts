@@ -1,0 +1,19 @@
+/** Wraps what handlers return in the success envelope, unless they return `raw(…)` or a Response. */
+import { Elysia } from 'elysia'
+import { stateOf } from '../request-state.ts'
+import { envelope, jsonResponse, Raw } from '../responses.ts'
+
+export function envelopePlugin() {
+  return new Elysia({ name: 'envelope' }).mapResponse({ as: 'global' }, ({ responseValue, request, set }) => {
+    if (responseValue instanceof Response) return
+    const requestId = stateOf(request)?.id ?? ''
+    const headers = { ...(set.headers as Record<string, string>), 'x-request-id': requestId }
+    if (responseValue instanceof Raw) {
+      if (typeof responseValue.body === 'string') {
+        return new Response(responseValue.body, { status: responseValue.status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } })
+      }
+      return jsonResponse(responseValue.body, responseValue.status, headers)
+    }
+    return jsonResponse(envelope(responseValue, requestId), 200, headers)
+  })
+}

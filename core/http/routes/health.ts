@@ -1,0 +1,31 @@
+import { Elysia } from 'elysia'
+import { Type as t } from '@sinclair/typebox'
+import type { Bus } from '../../ports/bus.ts'
+import type { Store } from '../../ports/store.ts'
+import { doc } from '../docs.ts'
+import { raw } from '../responses.ts'
+
+export function healthRoutes(deps: { store: Store; bus: Bus; version: string }) {
+  const check = async (probe: () => Promise<void>) => {
+    try {
+      await probe()
+      return 'ok'
+    } catch (error) {
+      return `unreachable: ${error instanceof Error ? error.message : String(error)}`
+    }
+  }
+  return new Elysia({ name: 'routes.health' })
+    .get('/healthz', () => raw({ status: 'ok', version: deps.version }), {
+      detail: doc({ summary: 'The process is alive', tags: ['health'], raw: true, response: t.Object({ status: t.Literal('ok'), version: t.String() }) }),
+    })
+    .get('/readyz', async () => {
+      const checks = { store: await check(() => deps.store.ping()), bus: await check(() => deps.bus.ping()) }
+      const ready = Object.values(checks).every((c) => c === 'ok')
+      return raw({ status: ready ? 'ready' : 'unavailable', checks }, ready ? 200 : 503)
+    }, {
+      detail: doc({
+        summary: 'The store and the bus are reachable', tags: ['health'], raw: true, errors: [503],
+        response: t.Object({ status: t.String(), checks: t.Record(t.String(), t.String()) }),
+      }),
+    })
+}

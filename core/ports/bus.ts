@@ -1,0 +1,37 @@
+/**
+ * The bus port: fire-and-forget broadcast of events between the parts of the service and,
+ * scaled out, between processes.
+ *
+ * Subjects are dot-separated tokens; a subscription pattern may use `*` for one token and
+ * `>` for the rest, as NATS does. Delivery is at-most-once: durable facts live in the store
+ * (the run journal, the outbox), and the bus only tells listeners that something happened.
+ */
+export interface BusMessage<T = unknown> {
+  readonly subject: string
+  readonly data: T
+}
+
+export interface Subscription {
+  unsubscribe(): void
+}
+
+export interface Bus {
+  publish(subject: string, data: unknown): void
+  subscribe<T = unknown>(pattern: string, handler: (message: BusMessage<T>) => void): Subscription
+  /** Throws when the bus cannot be reached. */
+  ping(): Promise<void>
+  close(): Promise<void>
+}
+
+/** True when `subject` matches a NATS-style `pattern`. */
+export function subjectMatches(pattern: string, subject: string): boolean {
+  if (pattern === subject || pattern === '>') return true
+  const p = pattern.split('.')
+  const s = subject.split('.')
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === '>') return s.length > i
+    if (i >= s.length) return false
+    if (p[i] !== '*' && p[i] !== s[i]) return false
+  }
+  return p.length === s.length
+}

@@ -1,0 +1,68 @@
+/**
+ * The store port: a small SQL executor that both storage adapters implement.
+ *
+ * Repositories in `core/store` are written once, in portable SQL, against this port:
+ * placeholders are `$1, $2, …`, timestamps are integer milliseconds, flags are integers,
+ * JSON is text. Dialect-specific clauses are chosen with `store.dialect`.
+ *
+ * It does not model connections, pools or drivers: those stay inside the adapters.
+ */
+
+export type SqlValue = string | number | boolean | null | bigint
+export type Row = Record<string, unknown>
+
+export interface SqlExecutor {
+  /** Every row of a query. */
+  all<T = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]>
+  /** The first row of a query, or undefined. */
+  get<T = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>
+  /** A statement that returns no rows; resolves to the number of rows it changed. */
+  run(sql: string, params?: readonly SqlValue[]): Promise<number>
+}
+
+export type Dialect = 'sqlite' | 'postgres'
+
+export interface Migration {
+  readonly version: number
+  readonly name: string
+  /** Statements for both dialects, or one list per dialect where they differ. */
+  readonly up: readonly string[] | { readonly sqlite: readonly string[]; readonly postgres: readonly string[] }
+}
+
+/**
+ * Reads on the store itself see committed data only.
+ *
+ * `write` runs `work` inside a transaction. Writes submitted in the same tick are committed
+ * together (group commit): one durable commit for the batch, while each `work` keeps its own
+ * all-or-nothing outcome. `work` must only touch the executor it is given — no network calls,
+ * no timers — because it may share a transaction with others and may be run a second time
+ * after a batch fails.
+ */
+export interface Store extends SqlExecutor {
+  readonly dialect: Dialect
+  write<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>
+  /** Applies the migrations not yet applied, in order; safe when several processes start at once. */
+  migrate(migrations: readonly Migration[]): Promise<number>
+  /** Throws when the database cannot be reached. */
+  ping(): Promise<void>
+  /** Flushes pending writes and releases connections. */
+  close(): Promise<void>
+}
+
+/**
+ * The row-lock clause for a read that a write in the same transaction depends on.
+ * Postgres runs concurrent batches at READ COMMITTED, so such reads need `FOR UPDATE`;
+ * SQLite has a single writer and no such clause. Prefer one conditional UPDATE when it can say
+ * the whole rule (`SET n = n - 1 WHERE n > 0`).
+ */
+export function forUpdate(dialect: Dialect): string {
+  return dialect === 'postgres' ? ' FOR UPDATE' : ''
+}
+
+/** True when an error is a unique-constraint violation, in either dialect. */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null
+  if (!e) return false
+  if (e.code === '23505') return true
+  return typeof e.message === 'string' && e.message.includes('UNIQUE constraint failed')
+}

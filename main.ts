@@ -1,0 +1,265 @@
+/**
+ * The composition root: reads the configuration, picks the adapters (SQLite or Postgres, the
+ * in-process bus or NATS, Bun.serve or Deno.serve), builds the services and runs one command:
+ * `serve`, `worker`, `migrate`, `orgs …`, `keys …`. Only this file knows every layer.
+ *
+ * Resource lifetimes are an Effect scope: whatever was opened is closed in reverse order, on
+ * a normal exit, on SIGINT/SIGTERM, and when start-up fails half way.
+ */
+import process from 'node:process'
+import { join } from 'node:path'
+import { Cause, Effect, Exit, Fiber, Scope } from 'effect'
+import pkg from './package.json' with { type: 'json' }
+import { type Config, ConfigError, loadConfig } from './core/config.ts'
+import { SCOPES, type Scope as KeyScope } from './core/domain/permissions.ts'
+import { isAppError } from './core/errors.ts'
+import { createApp } from './core/http/app.ts'
+import { createIds } from './core/ids.ts'
+import { createJsonLogger } from './core/logger.ts'
+import type { Bus } from './core/ports/bus.ts'
+import { type Clock, systemClock } from './core/ports/clock.ts'
+import type { HttpServer } from './core/ports/http-server.ts'
+import type { Logger } from './core/ports/logger.ts'
+import type { Store } from './core/ports/store.ts'
+import { createSecretBox, decodeMasterKey, generateMasterKey, MasterKeyError } from './core/security/secret-box.ts'
+import { createApiKeyService } from './core/services/api-keys.ts'
+import { createAuthService } from './core/services/auth.ts'
+import { BootstrapKeyError, createOrganizationService } from './core/services/organizations.ts'
+import { createServiceAccountService } from './core/services/service-accounts.ts'
+import { MIGRATIONS } from './core/store/migrations.ts'
+import { ensureDir, loadOrCreateMasterKey } from './adapters/files/master-key.ts'
+import { memoryBus } from './adapters/memory/bus.ts'
+
+export const VERSION: string = pkg.version
+const isBun = typeof (globalThis as { Bun?: unknown }).Bun !== 'undefined'
+
+export interface SystemOptions {
+  readonly logger?: Logger
+  readonly clock?: Clock
+}
+
+/** Opens the store and bus, applies migrations, builds services and the HTTP app. */
+function acquireSystem(config: Config, options: SystemOptions) {
+  return Effect.gen(function* () {
+    const logger = options.logger ?? createJsonLogger(config.logLevel, (line) => process.stderr.write(line))
+    const clock = options.clock ?? systemClock
+    const ids = createIds(clock)
+    const store = yield* Effect.acquireRelease(
+      Effect.tryPromise({ try: () => openStore(config), catch: (e) => e }),
+      (s) => Effect.promise(() => s.close()),
+    )
+    yield* Effect.tryPromise({ try: () => store.migrate(MIGRATIONS), catch: (e) => e })
+    const bus: Bus = yield* Effect.acquireRelease(Effect.sync(() => memoryBus(logger)), (b) => Effect.promise(() => b.close()))
+    const secretBox = yield* Effect.tryPromise({ try: () => createSecretBox(decodeMasterKey(masterKeyOf(config, logger))), catch: (e) => e })
+    const auth = yield* Effect.acquireRelease(
+      Effect.sync(() => createAuthService({ store, clock, bus, logger })),
+      (a) => Effect.promise(() => a.stop()),
+    )
+    const apiKeys = createApiKeyService({ store, clock, ids, auth })
+    const serviceAccounts = createServiceAccountService({ store, clock, ids, auth })
+    const organizations = createOrganizationService({ store, clock, ids, logger, apiKeys })
+    if (config.bootstrapKey) {
+      const result = yield* Effect.tryPromise({ try: () => organizations.bootstrap(config.bootstrapKey!), catch: (e) => e })
+      if (result.created) logger.info('bootstrap key created', { organizationId: result.organization.id, keyId: result.keyId })
+    }
+    const app = createApp({ version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts })
+    return { config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, app }
+  })
+}
+
+export type System = Effect.Success<ReturnType<typeof acquireSystem>> & { close(): Promise<void> }
+
+async function openStore(config: Config): Promise<Store> {
+  if (config.databaseUrl) {
+    const { postgresStore } = await import('./adapters/postgres/store.ts')
+    const store = postgresStore({ url: config.databaseUrl, poolSize: config.pgPoolSize })
+    await store.ping()
+    return store
+  }
+  if (!isBun) throw new ConfigError('the embedded SQLite store needs Bun; on Deno set AUTOMATON_DATABASE_URL')
+  ensureDir(config.dataDir)
+  const { sqliteStore } = await import('./adapters/sqlite/store.ts')
+  return sqliteStore({ path: join(config.dataDir, 'automaton.db'), synchronous: config.sqliteSynchronous })
+}
+
+function masterKeyOf(config: Config, logger: Logger): string {
+  if (config.masterKey) return config.masterKey
+  const { key, created } = loadOrCreateMasterKey(config.dataDir, generateMasterKey)
+  if (created) logger.info('generated a master key', { file: join(config.dataDir, 'master.key') })
+  if (config.databaseUrl) {
+    logger.warn('AUTOMATON_MASTER_KEY is not set: using the data dir key; every process of this deployment must use the same key')
+  }
+  return key
+}
+
+/** Opens a system for a test or a command; `close()` releases everything it opened. */
+export async function openSystem(config: Config, options: SystemOptions = {}): Promise<System> {
+  const scope = Scope.makeUnsafe()
+  const exit = await Effect.runPromiseExit(Scope.provide(scope)(acquireSystem(config, options)))
+  if (Exit.isFailure(exit)) {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    throw Cause.squash(exit.cause)
+  }
+  return { ...exit.value, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+}
+
+async function listen(system: System): Promise<HttpServer> {
+  const { config } = system
+  const fetch = system.app.fetch
+  if (isBun) {
+    const { serveWithBun } = await import('./adapters/bun/serve.ts')
+    return serveWithBun(fetch, { port: config.port, host: config.host, maxBodyBytes: config.maxBodyBytes })
+  }
+  const { serveWithDeno } = await import('./adapters/deno/serve.ts')
+  return serveWithDeno(fetch, { port: config.port, host: config.host })
+}
+
+/** `serve`: the API until SIGINT or SIGTERM, then a graceful stop in reverse order of start. */
+function serveProgram(config: Config) {
+  return Effect.gen(function* () {
+    const system = yield* Effect.acquireRelease(
+      Effect.tryPromise({ try: () => openSystem(config), catch: (e) => e }),
+      (s) => Effect.promise(() => s.close()),
+    )
+    yield* Effect.addFinalizer(() => Effect.sync(() => system.logger.info('automaton stopped')))
+    const server = yield* Effect.acquireRelease(
+      Effect.tryPromise({ try: () => listen(system), catch: (e) => e }),
+      (s) => Effect.promise(() => s.stop(true)).pipe(Effect.timeout(config.shutdownGraceMs), Effect.ignore),
+    )
+    system.logger.info('automaton is serving', {
+      port: server.port, version: VERSION, runtime: isBun ? 'bun' : 'deno',
+      store: system.store.dialect, bus: config.natsUrl ? 'nats' : 'in-process',
+    })
+    yield* Effect.never
+  })
+}
+
+async function runUntilSignal(program: Effect.Effect<unknown, unknown, Scope.Scope>): Promise<void> {
+  const fiber = Effect.runFork(Effect.scoped(program))
+  const stop = () => void Effect.runFork(Fiber.interrupt(fiber))
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
+  const exit = await Effect.runPromise(Fiber.await(fiber))
+  if (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause)) throw Cause.squash(exit.cause)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command line
+
+const USAGE = `automaton ${VERSION}
+
+Usage: automaton <command> [options]
+
+  serve                                  serve the API (default)
+  migrate                                apply database migrations and exit
+  orgs create <name>                     create an organization; prints it as JSON
+  orgs list                              list organizations as JSON
+  keys create --org <id|name> --name <n> [--scope read|read-write] [--description <d>] [--expires-at <RFC 3339>]
+                                         mint an owner key; prints it as JSON, the raw key in "key"
+  version                                print the version
+
+Configuration comes from the environment; see docs/configuration.md.`
+
+class UsageError extends Error {
+  override name = 'UsageError'
+}
+
+export function parseArgs(argv: readonly string[]): { positional: string[]; flags: Record<string, string> } {
+  const positional: string[] = []
+  const flags: Record<string, string> = {}
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (arg === '--help' || arg === '-h') flags.help = 'true'
+    else if (arg.startsWith('--')) {
+      const eq = arg.indexOf('=')
+      if (eq > 0) flags[arg.slice(2, eq)] = arg.slice(eq + 1)
+      else {
+        const value = argv[i + 1]
+        if (value === undefined || value.startsWith('--')) throw new UsageError(`${arg} needs a value`)
+        flags[arg.slice(2)] = value
+        i++
+      }
+    } else positional.push(arg)
+  }
+  return { positional, flags }
+}
+
+async function withSystem<T>(config: Config, fn: (system: System) => Promise<T>): Promise<T> {
+  const system = await openSystem(config, { logger: createJsonLogger('warn', (line) => process.stderr.write(line)) })
+  try {
+    return await fn(system)
+  } finally {
+    await system.close()
+  }
+}
+
+const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`)
+
+export async function runCli(argv: readonly string[], env: Record<string, string | undefined>): Promise<number> {
+  const { positional, flags } = parseArgs(argv)
+  const [command = 'serve', sub, ...rest] = positional
+  if (flags.help || command === 'help') {
+    process.stdout.write(`${USAGE}\n`)
+    return 0
+  }
+  if (command === 'version') {
+    print({ version: VERSION })
+    return 0
+  }
+  const config = loadConfig(env)
+  switch (command) {
+    case 'serve':
+      await runUntilSignal(serveProgram(config))
+      return 0
+    case 'migrate':
+      await withSystem(config, async (s) => print({ migrated: true, store: s.store.dialect }))
+      return 0
+    case 'orgs':
+      if (sub === 'create') {
+        const name = rest.join(' ').trim() || flags.name
+        if (!name) throw new UsageError('orgs create needs a name')
+        await withSystem(config, async (s) => print(await s.organizations.create(name)))
+        return 0
+      }
+      if (sub === 'list') {
+        await withSystem(config, async (s) => print({ items: await s.organizations.list() }))
+        return 0
+      }
+      throw new UsageError(`unknown command "orgs ${sub ?? ''}"`)
+    case 'keys':
+      if (sub === 'create') {
+        if (!flags.org) throw new UsageError('keys create needs --org <id|name>')
+        if (!flags.name) throw new UsageError('keys create needs --name <name>')
+        const scope = (flags.scope ?? 'read-write') as KeyScope
+        if (!SCOPES.includes(scope)) throw new UsageError('--scope must be read or read-write')
+        const expiresAt = flags['expires-at'] ? Date.parse(flags['expires-at']) : null
+        if (expiresAt !== null && (Number.isNaN(expiresAt) || expiresAt <= Date.now())) throw new UsageError('--expires-at must be a future RFC 3339 time')
+        await withSystem(config, async (s) => {
+          const org = await s.organizations.resolve(flags.org)
+          print(await s.apiKeys.issue({
+            organizationId: org.id, name: flags.name, description: flags.description, scope, role: 'owner',
+            serviceAccountId: null, userId: null, createdBy: 'cli', expiresAt,
+          }))
+        })
+        return 0
+      }
+      throw new UsageError(`unknown command "keys ${sub ?? ''}"`)
+    default:
+      throw new UsageError(`unknown command "${command}"`)
+  }
+}
+
+if (import.meta.main) {
+  runCli(process.argv.slice(2), process.env).then(
+    (code) => process.exit(code),
+    (error) => {
+      if (error instanceof UsageError) {
+        process.stderr.write(`automaton: ${error.message}\n\n${USAGE}\n`)
+        process.exit(2)
+      }
+      const known = error instanceof ConfigError || error instanceof MasterKeyError || error instanceof BootstrapKeyError || isAppError(error)
+      process.stderr.write(`automaton: ${known ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
+      process.exit(1)
+    },
+  )
+}

@@ -1,0 +1,4 @@
+import { storeKinds } from '../helpers/services.ts'
+import { describeStoreContract } from './store.contract.ts'
+
+for (const kind of storeKinds()) describeStoreContract(kind)

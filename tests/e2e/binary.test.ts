@@ -1,0 +1,37 @@
+/** `npm run build` makes the single binary; it boots and answers with the same commands. */
+import { afterAll, describe, expect, it } from 'bun:test'
+import { join } from 'node:path'
+import { api, BUN, ROOT, runCli, startServer } from '../helpers/process.ts'
+import { tempDir } from '../helpers/tmp.ts'
+
+describe('the single binary', () => {
+  const dir = tempDir()
+  afterAll(() => dir.remove())
+  const binary = join(ROOT, 'dist', 'automaton')
+
+  it('builds with the build script', async () => {
+    const build = Bun.spawn([BUN, 'run', 'build'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+    const code = await build.exited
+    expect(code).toBe(0)
+    expect(await Bun.file(binary).exists()).toBe(true)
+  }, 120_000)
+
+  it('serves, and runs the CLI commands on the same data', async () => {
+    const env = { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_BOOTSTRAP_KEY: 'svcsk_binary_bootstrap_0123456789abcdef' }
+    const server = await startServer({ env, cmd: [binary, 'serve'] })
+    try {
+      expect((await api(server.url, 'GET', '/healthz')).body.status).toBe('ok')
+      const org = await runCli(['orgs', 'create', 'from-binary'], env, [binary])
+      expect(org.code).toBe(0)
+      const key = await runCli(['keys', 'create', '--org', 'from-binary', '--name', 'k'], env, [binary])
+      const raw = JSON.parse(key.stdout).key
+      const me = await api(server.url, 'GET', '/v1/me', raw)
+      expect(me.status).toBe(200)
+      expect(me.body.data.organizationId).toBe(JSON.parse(org.stdout).id)
+      const version = await runCli(['version'], env, [binary])
+      expect(JSON.parse(version.stdout).version).toMatch(/^\d+\.\d+\.\d+/)
+    } finally {
+      expect(await server.stop('SIGTERM')).toBe(0)
+    }
+  }, 60_000)
+})

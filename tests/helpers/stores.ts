@@ -1,0 +1,53 @@
+/** Opens a real store of either kind for a test, and disposes of it afterwards. */
+import { join } from 'node:path'
+import type { Store } from '../../core/ports/store.ts'
+import { postgresStore } from '../../adapters/postgres/store.ts'
+import { sqliteStore } from '../../adapters/sqlite/store.ts'
+import { freshPostgresUrl } from './services.ts'
+import { tempDir } from './tmp.ts'
+
+export interface TestStore {
+  store: Store
+  /** Another connection to the same database, as a second process would have. */
+  reopen(): Store
+  /** Where the data lives: a SQLite directory or a Postgres URL. */
+  location: { dataDir?: string; databaseUrl?: string }
+  dispose(): Promise<void>
+}
+
+export async function openTestStore(kind: 'sqlite' | 'postgres'): Promise<TestStore> {
+  const opened: Store[] = []
+  if (kind === 'sqlite') {
+    const dir = tempDir()
+    const path = join(dir.path, 'automaton.db')
+    const reopen = () => {
+      const s = sqliteStore({ path })
+      opened.push(s)
+      return s
+    }
+    return {
+      store: reopen(),
+      reopen,
+      location: { dataDir: dir.path },
+      async dispose() {
+        for (const s of opened) await s.close()
+        dir.remove()
+      },
+    }
+  }
+  const db = await freshPostgresUrl()
+  const reopen = () => {
+    const s = postgresStore({ url: db.url, poolSize: 4 })
+    opened.push(s)
+    return s
+  }
+  return {
+    store: reopen(),
+    reopen,
+    location: { databaseUrl: db.url },
+    async dispose() {
+      for (const s of opened) await s.close()
+      await db.drop()
+    },
+  }
+}
