@@ -8,7 +8,7 @@
  */
 import process from 'node:process'
 import { join } from 'node:path'
-import { Cause, Effect, Exit, Fiber, Scope } from 'effect'
+import { Effect, Exit, Scope } from 'effect'
 import pkg from './package.json' with { type: 'json' }
 import { type Config, ConfigError, loadConfig } from './core/config.ts'
 import { SCOPES, type Scope as KeyScope } from './core/domain/permissions.ts'
@@ -25,7 +25,15 @@ import { createSecretBox, decodeMasterKey, generateMasterKey, MasterKeyError } f
 import { createApiKeyService } from './core/services/api-keys.ts'
 import { createAuthService } from './core/services/auth.ts'
 import { BootstrapKeyError, createOrganizationService } from './core/services/organizations.ts'
+import { createMemberService } from './core/services/members.ts'
+import { createRunService } from './core/services/runs.ts'
 import { createServiceAccountService } from './core/services/service-accounts.ts'
+import { createWorkflowService } from './core/services/workflows.ts'
+import { createRegistry } from './core/plugin/registry.ts'
+import type { PluginDefinition } from './core/plugin/sdk.ts'
+import corePlugin from './plugins/core/index.ts'
+import { createEngine } from './runtime/index.ts'
+import { createGuardedHttpClient } from './adapters/http/guarded-client.ts'
 import { MIGRATIONS } from './core/store/migrations.ts'
 import { ensureDir, loadOrCreateMasterKey } from './adapters/files/master-key.ts'
 import { memoryBus } from './adapters/memory/bus.ts'
@@ -36,38 +44,57 @@ const isBun = typeof (globalThis as { Bun?: unknown }).Bun !== 'undefined'
 export interface SystemOptions {
   readonly logger?: Logger
   readonly clock?: Clock
+  /** Plugins beside the built-in ones (tests). */
+  readonly plugins?: readonly PluginDefinition[]
+  /** Whether to recover runs and fire timers; commands that only read or mint keys do not. */
+  readonly engine?: boolean
 }
 
-/** Opens the store and bus, applies migrations, builds services and the HTTP app. */
-function acquireSystem(config: Config, options: SystemOptions) {
-  return Effect.gen(function* () {
-    const logger = options.logger ?? createJsonLogger(config.logLevel, (line) => process.stderr.write(line))
-    const clock = options.clock ?? systemClock
-    const ids = createIds(clock)
-    const store = yield* Effect.acquireRelease(
-      Effect.tryPromise({ try: () => openStore(config), catch: (e) => e }),
-      (s) => Effect.promise(() => s.close()),
-    )
-    yield* Effect.tryPromise({ try: () => store.migrate(MIGRATIONS), catch: (e) => e })
-    const bus: Bus = yield* Effect.acquireRelease(Effect.sync(() => memoryBus(logger)), (b) => Effect.promise(() => b.close()))
-    const secretBox = yield* Effect.tryPromise({ try: () => createSecretBox(decodeMasterKey(masterKeyOf(config, logger))), catch: (e) => e })
-    const auth = yield* Effect.acquireRelease(
-      Effect.sync(() => createAuthService({ store, clock, bus, logger })),
-      (a) => Effect.promise(() => a.stop()),
-    )
-    const apiKeys = createApiKeyService({ store, clock, ids, auth })
-    const serviceAccounts = createServiceAccountService({ store, clock, ids, auth })
-    const organizations = createOrganizationService({ store, clock, ids, logger, apiKeys })
-    if (config.bootstrapKey) {
-      const result = yield* Effect.tryPromise({ try: () => organizations.bootstrap(config.bootstrapKey!), catch: (e) => e })
-      if (result.created) logger.info('bootstrap key created', { organizationId: result.organization.id, keyId: result.keyId })
-    }
-    const app = createApp({ version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts })
-    return { config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, app }
+export const BUILT_IN_PLUGINS: readonly PluginDefinition[] = [corePlugin]
+
+/** Acquires a resource and registers its release; releases run in reverse order. */
+type Own = <T>(acquire: () => Promise<T> | T, release: (value: T) => Promise<unknown> | unknown) => Promise<T>
+
+/**
+ * Opens the store and bus, applies migrations, builds services and the HTTP app.
+ *
+ * This runs as plain async code, not inside an Effect fiber: a fiber's async context would
+ * follow every request and run callback (Bun carries it through each promise), which cost a
+ * third of the webhook throughput when measured. Effect owns the lifetimes instead: each
+ * release is a finalizer of a Scope that closes them in reverse order.
+ */
+async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
+  const logger = options.logger ?? createJsonLogger(config.logLevel, (line) => process.stderr.write(line))
+  const clock = options.clock ?? systemClock
+  const ids = createIds(clock)
+  const store = await own(() => openStore(config), (s) => s.close())
+  await store.migrate(MIGRATIONS)
+  const bus: Bus = await own(() => memoryBus(logger), (b) => b.close())
+  const secretBox = await createSecretBox(decodeMasterKey(masterKeyOf(config, logger)))
+  const auth = await own(() => createAuthService({ store, clock, bus, logger }), (a) => a.stop())
+  const apiKeys = createApiKeyService({ store, clock, ids, auth })
+  const serviceAccounts = createServiceAccountService({ store, clock, ids, auth })
+  const organizations = createOrganizationService({ store, clock, ids, logger, apiKeys })
+  const members = createMemberService({ store, bus, clock, ids, auth })
+  if (config.bootstrapKey) {
+    const result = await organizations.bootstrap(config.bootstrapKey)
+    if (result.created) logger.info('bootstrap key created', { organizationId: result.organization.id, keyId: result.keyId })
+  }
+  const registry = createRegistry([...BUILT_IN_PLUGINS, ...(options.plugins ?? [])])
+  const http = createGuardedHttpClient({ allow: config.allowPrivateTargets, logger })
+  const engine = createEngine({
+    store, bus, clock, ids, logger, registry, http, concurrency: config.workerConcurrency, consecutiveFailuresPause: config.consecutiveFailuresPause,
   })
+  if (options.engine !== false) await own(() => engine.start(), () => engine.stop(config.shutdownGraceMs))
+  const workflows = createWorkflowService({ store, bus, clock, ids, checker: engine.checker })
+  const runs = createRunService({ store, clock, dispatcher: engine.dispatcher, control: engine.control, projection: engine.projection })
+  const app = createApp({
+    version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, workflows, runs,
+  })
+  return { config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, registry, engine, workflows, runs, app }
 }
 
-export type System = Effect.Success<ReturnType<typeof acquireSystem>> & { close(): Promise<void> }
+export type System = Awaited<ReturnType<typeof acquireSystem>> & { close(): Promise<void> }
 
 async function openStore(config: Config): Promise<Store> {
   if (config.databaseUrl) {
@@ -92,15 +119,21 @@ function masterKeyOf(config: Config, logger: Logger): string {
   return key
 }
 
-/** Opens a system for a test or a command; `close()` releases everything it opened. */
+/** Opens a system for a test or a command; `close()` releases everything it opened, in reverse order. */
 export async function openSystem(config: Config, options: SystemOptions = {}): Promise<System> {
   const scope = Scope.makeUnsafe()
-  const exit = await Effect.runPromiseExit(Scope.provide(scope)(acquireSystem(config, options)))
-  if (Exit.isFailure(exit)) {
-    await Effect.runPromise(Scope.close(scope, Exit.void))
-    throw Cause.squash(exit.cause)
+  const close = () => Effect.runPromise(Scope.close(scope, Exit.void))
+  const own: Own = async (acquire, release) => {
+    const value = await acquire()
+    Effect.runSync(Scope.addFinalizer(scope, Effect.promise(async () => release(value))))
+    return value
   }
-  return { ...exit.value, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+  try {
+    return { ...(await acquireSystem(config, options, own)), close }
+  } catch (error) {
+    await close()
+    throw error
+  }
 }
 
 async function listen(system: System): Promise<HttpServer> {
@@ -114,33 +147,28 @@ async function listen(system: System): Promise<HttpServer> {
   return serveWithDeno(fetch, { port: config.port, host: config.host })
 }
 
-/** `serve`: the API until SIGINT or SIGTERM, then a graceful stop in reverse order of start. */
-function serveProgram(config: Config) {
-  return Effect.gen(function* () {
-    const system = yield* Effect.acquireRelease(
-      Effect.tryPromise({ try: () => openSystem(config), catch: (e) => e }),
-      (s) => Effect.promise(() => s.close()),
-    )
-    yield* Effect.addFinalizer(() => Effect.sync(() => system.logger.info('automaton stopped')))
-    const server = yield* Effect.acquireRelease(
-      Effect.tryPromise({ try: () => listen(system), catch: (e) => e }),
-      (s) => Effect.promise(() => s.stop(true)).pipe(Effect.timeout(config.shutdownGraceMs), Effect.ignore),
-    )
-    system.logger.info('automaton is serving', {
-      port: server.port, version: VERSION, runtime: isBun ? 'bun' : 'deno',
-      store: system.store.dialect, bus: config.natsUrl ? 'nats' : 'in-process',
-    })
-    yield* Effect.never
+/** `serve`: the API until SIGINT or SIGTERM, then a graceful stop: the server first, then the rest in reverse order. */
+async function serve(config: Config): Promise<void> {
+  const system = await openSystem(config)
+  let server: HttpServer
+  try {
+    server = await listen(system)
+  } catch (error) {
+    await system.close()
+    throw error
+  }
+  system.logger.info('automaton is serving', {
+    port: server.port, version: VERSION, runtime: isBun ? 'bun' : 'deno',
+    store: system.store.dialect, bus: config.natsUrl ? 'nats' : 'in-process',
   })
-}
-
-async function runUntilSignal(program: Effect.Effect<unknown, unknown, Scope.Scope>): Promise<void> {
-  const fiber = Effect.runFork(Effect.scoped(program))
-  const stop = () => void Effect.runFork(Fiber.interrupt(fiber))
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
-  const exit = await Effect.runPromise(Fiber.await(fiber))
-  if (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause)) throw Cause.squash(exit.cause)
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve())
+    process.once('SIGTERM', () => resolve())
+  })
+  const stopServer = Effect.promise(() => server.stop(true)).pipe(Effect.timeout(config.shutdownGraceMs), Effect.ignore)
+  await Effect.runPromise(stopServer)
+  await system.close()
+  system.logger.info('automaton stopped')
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -185,7 +213,7 @@ export function parseArgs(argv: readonly string[]): { positional: string[]; flag
 }
 
 async function withSystem<T>(config: Config, fn: (system: System) => Promise<T>): Promise<T> {
-  const system = await openSystem(config, { logger: createJsonLogger('warn', (line) => process.stderr.write(line)) })
+  const system = await openSystem(config, { logger: createJsonLogger('warn', (line) => process.stderr.write(line)), engine: false })
   try {
     return await fn(system)
   } finally {
@@ -209,7 +237,7 @@ export async function runCli(argv: readonly string[], env: Record<string, string
   const config = loadConfig(env)
   switch (command) {
     case 'serve':
-      await runUntilSignal(serveProgram(config))
+      await serve(config)
       return 0
     case 'migrate':
       await withSystem(config, async (s) => print({ migrated: true, store: s.store.dialect }))

@@ -1,14 +1,15 @@
 /**
  * The embedded store: one SQLite file in WAL mode.
  *
- * One writer connection commits group-committed batches; each write gets a savepoint, so a
- * failing write rolls back alone while the rest of its batch commits. A second connection
+ * One writer connection commits group-committed batches; when a write fails, its batch is
+ * rolled back and its writes run again one by one, so the failing write fails alone while the
+ * rest commit. A second connection
  * serves reads, which therefore see committed data only. `synchronous=FULL` (the default)
  * makes every commit durable on power loss; `normal` trades that for speed.
  */
 import { Database, type Statement } from 'bun:sqlite'
 import type { Migration, SqlExecutor, SqlValue, Store } from '../../core/ports/store.ts'
-import { bindable, createGroupCommit, numberedToQuestion } from '../sql/group-commit.ts'
+import { bindable, createGroupCommit, type Job, numberedToQuestion } from '../sql/group-commit.ts'
 
 export interface SqliteStoreOptions {
   /** A file path; the directory must exist. */
@@ -23,31 +24,37 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
   const writeExec = executor(writer)
   const readExec = executor(reader)
 
+  /** Runs jobs in one transaction; throws (after rolling back) when any job fails. */
+  async function inOneTransaction(jobs: Job<SqlExecutor>[]): Promise<unknown[]> {
+    writer.run('BEGIN IMMEDIATE')
+    try {
+      const values: unknown[] = []
+      for (const job of jobs) values.push(await job.work(writeExec))
+      writer.run('COMMIT')
+      return values
+    } catch (error) {
+      if (writer.inTransaction) writer.run('ROLLBACK')
+      throw error
+    }
+  }
+
   const commits = createGroupCommit<SqlExecutor>({
     maxInFlight: 1,
     maxBatch: 4096,
+    // Optimistic: the whole batch in one transaction. When a write fails, the batch is rolled
+    // back and each write runs again alone, so only the failing one fails. Writes are pure
+    // database work, so running one again is safe; failures are rare (duplicates are mostly
+    // caught with ON CONFLICT), so the common path pays no savepoint per write.
     async runBatch(jobs) {
-      writer.run('BEGIN IMMEDIATE')
-      const outcomes: Array<{ ok: boolean; value: unknown }> = []
+      let values: unknown[]
       try {
-        for (const job of jobs) {
-          writer.run('SAVEPOINT w')
-          try {
-            const value = await job.work(writeExec)
-            writer.run('RELEASE w')
-            outcomes.push({ ok: true, value })
-          } catch (error) {
-            writer.run('ROLLBACK TO w')
-            writer.run('RELEASE w')
-            outcomes.push({ ok: false, value: error })
-          }
-        }
-        writer.run('COMMIT')
+        values = await inOneTransaction(jobs)
       } catch (error) {
-        if (writer.inTransaction) writer.run('ROLLBACK')
-        throw error
+        if (jobs.length === 1) return jobs[0].reject(error)
+        for (const job of jobs) await inOneTransaction([job]).then(([value]) => job.resolve(value), job.reject)
+        return
       }
-      jobs.forEach((job, i) => (outcomes[i].ok ? job.resolve(outcomes[i].value) : job.reject(outcomes[i].value)))
+      jobs.forEach((job, i) => job.resolve(values[i]))
     },
   })
 

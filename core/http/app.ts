@@ -9,7 +9,10 @@ import type { Logger } from '../ports/logger.ts'
 import type { Store } from '../ports/store.ts'
 import type { ApiKeyService } from '../services/api-keys.ts'
 import type { AuthService } from '../services/auth.ts'
+import type { MemberService } from '../services/members.ts'
+import type { RunService } from '../services/runs.ts'
 import type { ServiceAccountService } from '../services/service-accounts.ts'
+import type { WorkflowService } from '../services/workflows.ts'
 import type { RouteLike } from './openapi.ts'
 import { authPlugin } from './plugins/auth.ts'
 import { bodyPlugin } from './plugins/body.ts'
@@ -19,7 +22,10 @@ import { requestIdPlugin } from './plugins/request-id.ts'
 import { apiKeyRoutes } from './routes/api-keys.ts'
 import { healthRoutes } from './routes/health.ts'
 import { openApiRoutes } from './routes/openapi.ts'
+import { memberRoutes } from './routes/members.ts'
+import { runRoutes, webhookRoutes } from './routes/runs.ts'
 import { serviceAccountRoutes } from './routes/service-accounts.ts'
+import { workflowRoutes } from './routes/workflows.ts'
 
 export interface AppDeps {
   readonly version: string
@@ -31,6 +37,9 @@ export interface AppDeps {
   readonly auth: AuthService
   readonly apiKeys: ApiKeyService
   readonly serviceAccounts: ServiceAccountService
+  readonly members: MemberService
+  readonly workflows: WorkflowService
+  readonly runs: RunService
 }
 
 export function createApp(deps: AppDeps) {
@@ -45,6 +54,10 @@ export function createApp(deps: AppDeps) {
     .use(openApiRoutes(() => routes(), deps.version))
     .use(apiKeyRoutes(auth, deps.apiKeys))
     .use(serviceAccountRoutes(auth, deps.serviceAccounts))
+    .use(memberRoutes(auth, deps.members))
+    .use(workflowRoutes(auth, deps.workflows, deps.runs))
+    .use(runRoutes(auth, deps.auth, deps.runs))
+    .use(webhookRoutes(deps.runs))
   routes = () => app.routes
   return app
 }

@@ -35,7 +35,7 @@ export interface RequestMeta {
 export interface AuthService {
   authenticate(authorization: string | null | undefined, meta: RequestMeta): Promise<Principal>
   /** Forgets cached keys of a key or of a service account, here and in every other process. */
-  invalidate(target: { keyId?: string; serviceAccountId?: string }): void
+  invalidate(target: { keyId?: string; serviceAccountId?: string; all?: boolean }): void
   /** Writes pending last-use records now. */
   flush(): Promise<void>
   stop(): Promise<void>
@@ -61,14 +61,15 @@ export function createAuthService(deps: {
   const cache = new Map<string, CacheEntry>()
   const pendingUses = new Map<string, LastUse>()
 
-  const forget = (target: { keyId?: string; serviceAccountId?: string }) => {
+  const forget = (target: { keyId?: string; serviceAccountId?: string; all?: boolean }) => {
+    if (target.all) return cache.clear()
     for (const [hash, entry] of cache) {
       if (entry.key.id === target.keyId || (target.serviceAccountId && entry.key.service_account_id === target.serviceAccountId)) {
         cache.delete(hash)
       }
     }
   }
-  const subscription = deps.bus.subscribe<{ keyId?: string; serviceAccountId?: string }>(AUTH_INVALIDATE_SUBJECT, (m) => forget(m.data))
+  const subscription = deps.bus.subscribe<{ keyId?: string; serviceAccountId?: string; all?: boolean }>(AUTH_INVALIDATE_SUBJECT, (m) => forget(m.data))
 
   async function load(hash: string): Promise<CacheEntry | undefined> {
     const now = deps.clock.now()

@@ -51,4 +51,171 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX api_keys_service_account ON api_keys (service_account_id)',
     ],
   },
+  {
+    version: 2,
+    name: 'members, workflows, versions, runs, events, timers',
+    up: {
+      // The journal's global id: SQLite's rowid, a sequence in Postgres.
+      sqlite: [...membersAndWorkflows(), eventsTable('INTEGER PRIMARY KEY'), ...runsAndEvents()],
+      postgres: [...membersAndWorkflows(), eventsTable('BIGSERIAL PRIMARY KEY'), ...runsAndEvents()],
+    },
+  },
 ]
+
+function eventsTable(id: string): string {
+  return `CREATE TABLE events (
+    id ${id},
+    organization_id TEXT NOT NULL,
+    workflow_id TEXT,
+    run_id TEXT,
+    seq INTEGER,
+    type TEXT NOT NULL,
+    node_id TEXT,
+    data TEXT NOT NULL,
+    at BIGINT NOT NULL
+  )`
+}
+
+function membersAndWorkflows(): string[] {
+  return [
+    `CREATE TABLE users (
+      id TEXT PRIMARY KEY,
+      email TEXT NOT NULL UNIQUE,
+      name TEXT NOT NULL DEFAULT '',
+      created_at BIGINT NOT NULL
+    )`,
+    `CREATE TABLE memberships (
+      organization_id TEXT NOT NULL REFERENCES organizations(id),
+      user_id TEXT NOT NULL REFERENCES users(id),
+      role TEXT NOT NULL,
+      created_at BIGINT NOT NULL,
+      PRIMARY KEY (organization_id, user_id)
+    )`,
+    `CREATE TABLE workflows (
+      id TEXT PRIMARY KEY,
+      organization_id TEXT NOT NULL REFERENCES organizations(id),
+      owner_user_id TEXT,
+      trigger_secret TEXT NOT NULL UNIQUE,
+      name TEXT NOT NULL,
+      type TEXT NOT NULL,
+      latest_version INTEGER NOT NULL,
+      draft_version INTEGER,
+      live_version INTEGER,
+      live_status TEXT,
+      paused_reason TEXT,
+      archived_at BIGINT,
+      remain_runs INTEGER,
+      last_triggered_at BIGINT,
+      consecutive_failures INTEGER NOT NULL DEFAULT 0,
+      created_at BIGINT NOT NULL,
+      created_by TEXT NOT NULL,
+      updated_at BIGINT NOT NULL,
+      updated_by TEXT NOT NULL
+    )`,
+    'CREATE INDEX workflows_org ON workflows (organization_id, id)',
+    `CREATE TABLE workflow_versions (
+      workflow_id TEXT NOT NULL REFERENCES workflows(id),
+      version INTEGER NOT NULL,
+      organization_id TEXT NOT NULL,
+      content TEXT NOT NULL,
+      type TEXT NOT NULL,
+      version_created_by TEXT NOT NULL,
+      created_at BIGINT NOT NULL,
+      updated_at BIGINT NOT NULL,
+      updated_by TEXT NOT NULL,
+      published_at BIGINT,
+      PRIMARY KEY (workflow_id, version)
+    )`,
+    `CREATE TABLE workflow_variables (
+      workflow_id TEXT NOT NULL,
+      name TEXT NOT NULL,
+      value TEXT NOT NULL,
+      updated_at BIGINT NOT NULL,
+      PRIMARY KEY (workflow_id, name)
+    )`,
+    `CREATE TABLE definitions (
+      hash TEXT PRIMARY KEY,
+      body TEXT NOT NULL,
+      created_at BIGINT NOT NULL
+    )`,
+    `CREATE TABLE public_run_usage (
+      workflow_id TEXT NOT NULL,
+      caller TEXT NOT NULL,
+      day TEXT NOT NULL,
+      count INTEGER NOT NULL,
+      last_at BIGINT NOT NULL,
+      PRIMARY KEY (workflow_id, caller, day)
+    )`,
+  ]
+}
+
+function runsAndEvents(): string[] {
+  return [
+    // Streams replay a run by (run_id, seq). Organization and workflow streams resume from an
+    // event id with a range scan of the primary key (only events newer than the resume point),
+    // so two more indexes would cost every insert without making a resume faster.
+    'CREATE UNIQUE INDEX events_run_seq ON events (run_id, seq)',
+    `CREATE TABLE runs (
+      id TEXT PRIMARY KEY,
+      organization_id TEXT NOT NULL,
+      workflow_id TEXT NOT NULL,
+      workflow_version INTEGER NOT NULL,
+      status TEXT NOT NULL,
+      trigger_type TEXT NOT NULL,
+      trigger_node_id TEXT NOT NULL,
+      triggered_by TEXT NOT NULL,
+      automatic INTEGER NOT NULL,
+      live INTEGER NOT NULL,
+      event_id TEXT,
+      idempotency_key TEXT,
+      retry_of TEXT,
+      definition_hash TEXT NOT NULL,
+      trigger_event TEXT NOT NULL,
+      prop_values TEXT NOT NULL,
+      vars TEXT NOT NULL,
+      seed TEXT,
+      snapshot TEXT,
+      last_seq INTEGER NOT NULL,
+      error TEXT,
+      started_at BIGINT NOT NULL,
+      finished_at BIGINT,
+      updated_at BIGINT NOT NULL,
+      owner TEXT
+    )`,
+    'CREATE INDEX runs_org ON runs (organization_id, id)',
+    'CREATE INDEX runs_workflow ON runs (workflow_id, id)',
+    'CREATE UNIQUE INDEX runs_idempotency ON runs (workflow_id, idempotency_key)',
+    "CREATE INDEX runs_active ON runs (status) WHERE status IN ('running', 'waiting')",
+    'CREATE INDEX runs_finished ON runs (organization_id, finished_at)',
+    `CREATE TABLE run_inbox (
+      id TEXT PRIMARY KEY,
+      run_id TEXT NOT NULL,
+      event TEXT NOT NULL,
+      created_at BIGINT NOT NULL
+    )`,
+    'CREATE INDEX run_inbox_run ON run_inbox (run_id, id)',
+    `CREATE TABLE timers (
+      id TEXT PRIMARY KEY,
+      run_id TEXT NOT NULL,
+      node_key TEXT NOT NULL,
+      kind TEXT NOT NULL,
+      fire_at BIGINT NOT NULL
+    )`,
+    'CREATE INDEX timers_due ON timers (fire_at)',
+    'CREATE INDEX timers_run ON timers (run_id)',
+    `CREATE TABLE waits (
+      id TEXT PRIMARY KEY,
+      organization_id TEXT NOT NULL,
+      workflow_id TEXT NOT NULL,
+      run_id TEXT NOT NULL,
+      node_id TEXT NOT NULL,
+      node_key TEXT NOT NULL,
+      trigger_type TEXT,
+      match TEXT,
+      created_at BIGINT NOT NULL,
+      expires_at BIGINT
+    )`,
+    'CREATE INDEX waits_run ON waits (run_id)',
+    'CREATE INDEX waits_type ON waits (organization_id, trigger_type)',
+  ]
+}

@@ -44,16 +44,19 @@ export async function startServer(options: {
   void pump(child.stdout as ReadableStream<Uint8Array>)
   void pump(child.stderr as ReadableStream<Uint8Array>)
   const timeout = options.timeoutMs ?? 20_000
+  let timer: ReturnType<typeof setTimeout> | undefined
   const port = await Promise.race([
     ready,
     child.exited.then((code) => {
       throw new Error(`server exited with ${code} before serving:\n${output}`)
     }),
-    Bun.sleep(timeout).then(() => {
-      child.kill('SIGKILL')
-      throw new Error(`server did not serve within ${timeout} ms:\n${output}`)
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        child.kill('SIGKILL')
+        reject(new Error(`server did not serve within ${timeout} ms:\n${output}`))
+      }, timeout)
     }),
-  ])
+  ]).finally(() => clearTimeout(timer))
   return {
     url: `http://127.0.0.1:${port}`,
     port,

@@ -51,3 +51,23 @@ export async function openTestStore(kind: 'sqlite' | 'postgres'): Promise<TestSt
     },
   }
 }
+
+/** Reads the database of a server process under test, as SQL rows; for black-box assertions. */
+export async function queryDatabase<T = Record<string, unknown>>(env: { AUTOMATON_DATA_DIR?: string; AUTOMATON_DATABASE_URL?: string }, sql: string, params: unknown[] = []): Promise<T[]> {
+  if (env.AUTOMATON_DATABASE_URL) {
+    const { default: postgres } = await import('postgres')
+    const db = postgres(env.AUTOMATON_DATABASE_URL, { max: 1, onnotice: () => {}, types: { bigint: { to: 20, from: [20], serialize: String, parse: Number } } as never })
+    try {
+      return [...(await db.unsafe(sql, params as never[]))] as T[]
+    } finally {
+      await db.end()
+    }
+  }
+  const { Database } = await import('bun:sqlite')
+  const db = new Database(join(env.AUTOMATON_DATA_DIR!, 'automaton.db'), { readonly: true })
+  try {
+    return db.query(sql.replace(/\$(\d+)/g, '?$1')).all(...(params as never[])) as T[]
+  } finally {
+    db.close()
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * Domain events: the journal rows of runs and workflows as the rest of the system sees them,
+ * and the bus subjects they travel on.
+ *
+ * Subjects are `evt.<organizationId>.<workflowId>.<runId>` (`_` when an event has no run), so a
+ * subscriber picks one run (`evt.*.*.<runId>`), one workflow (`evt.<org>.<wf>.>`) or one
+ * organization (`evt.<org>.>`). An event is published only after the row that records it is
+ * committed: what a stream shows is never lost.
+ */
+import type { Bus } from './ports/bus.ts'
+import type { SqlExecutor } from './ports/store.ts'
+import { type EventRow, events } from './store/events.ts'
+
+export interface DomainEvent {
+  organizationId: string
+  workflowId: string | null
+  runId: string | null
+  /** Position in the run's journal; null for workflow events. */
+  seq: number | null
+  type: string
+  nodeId: string | null
+  data: Record<string, unknown>
+  at: number
+}
+
+export interface RecordedEvent extends DomainEvent {
+  /** Global, increasing id of the journal row. */
+  id: number
+}
+
+export const eventSubject = (organizationId: string, workflowId: string | null, runId: string | null) =>
+  `evt.${organizationId}.${workflowId ?? '_'}.${runId ?? '_'}`
+
+export function toRecordedEvent(row: EventRow): RecordedEvent {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    workflowId: row.workflow_id,
+    runId: row.run_id,
+    seq: row.seq,
+    type: row.type,
+    nodeId: row.node_id,
+    data: JSON.parse(row.data),
+    at: row.at,
+  }
+}
+
+/** Appends events to the journal inside a transaction and returns them with their ids. */
+export async function recordEvents(tx: SqlExecutor, list: readonly DomainEvent[]): Promise<RecordedEvent[]> {
+  if (list.length === 0) return []
+  const ids = await events.insert(tx, list.map((e) => ({
+    organization_id: e.organizationId,
+    workflow_id: e.workflowId,
+    run_id: e.runId,
+    seq: e.seq,
+    type: e.type,
+    node_id: e.nodeId,
+    data: JSON.stringify(e.data),
+    at: e.at,
+  })))
+  return list.map((e, i) => ({ ...e, id: ids[i] }))
+}
+
+/** Publishes committed events on the bus. */
+export function publishEvents(bus: Bus, list: readonly RecordedEvent[]): void {
+  for (const e of list) bus.publish(eventSubject(e.organizationId, e.workflowId, e.runId), e)
+}

@@ -1,0 +1,93 @@
+import { Elysia } from 'elysia'
+import { Type as T } from '@sinclair/typebox'
+import { Page, pageRequest } from '../../domain/common.ts'
+import { FailureStatistics, ResumeBody, Run, RunBody, RUN_STATUSES, StatusCounts, WebhookResult } from '../../domain/run.ts'
+import { badRequest } from '../../errors.ts'
+import { type AuthService, requirePermission } from '../../services/auth.ts'
+import type { RunService } from '../../services/runs.ts'
+import { doc } from '../docs.ts'
+import type { AuthPlugin } from '../plugins/auth.ts'
+import { clientAddressOf } from '../request-state.ts'
+import { boolParam, intParam, PageQuery, t } from '../schemas.ts'
+
+const tags = ['runs']
+const RunParams = t.Object({ runId: t.String({ minLength: 1, maxLength: 64 }) })
+const StatusFilter = t.Optional(t.Union(RUN_STATUSES.map((s) => t.Literal(s))))
+
+export function runRoutes(auth: AuthPlugin, authService: AuthService, runs: RunService) {
+  return new Elysia({ name: 'routes.runs' })
+    .use(auth)
+    .get('/v1/runs', ({ principal, query }) => runs.list(principal, pageRequest(query), { workflowId: query.workflowId, status: query.status }), {
+      permission: 'run:read',
+      query: t.Composite([PageQuery, t.Object({ workflowId: t.Optional(t.String({ maxLength: 64 })), status: StatusFilter })]),
+      detail: doc({ summary: 'List runs, newest first', tags, permission: 'run:read', response: Page(Run) }),
+    })
+    .get('/v1/runs/status-counts', ({ principal, query }) => runs.statusCounts(principal, { workflowId: query.workflowId, since: query.since }), {
+      permission: 'run:read',
+      query: t.Object({ workflowId: t.Optional(t.String({ maxLength: 64 })), since: t.Optional(intParam('since', { minimum: 0, description: 'Unix milliseconds' })) }),
+      detail: doc({ summary: 'Count runs by status', tags, permission: 'run:read', response: StatusCounts }),
+    })
+    .get('/v1/runs/:runId', ({ principal, params, query }) => runs.get(principal, params.runId, query.summary === true), {
+      permission: 'run:read',
+      params: RunParams,
+      query: t.Object({ summary: t.Optional(boolParam('summary', 'true leaves out node inputs, results and the definition')) }),
+      detail: doc({
+        summary: 'Read a run', description: 'Poll until status is terminal: success, partial, failure or cancelled.',
+        tags, permission: 'run:read', response: Run, errors: [404],
+      }),
+    })
+    .post('/v1/runs/:runId/cancel', ({ principal, params }) => runs.cancel(principal, params.runId), {
+      permission: 'run:cancel',
+      params: RunParams,
+      detail: doc({ summary: 'Cancel a running or waiting run', tags, permission: 'run:cancel', response: Run, errors: [404, 409] }),
+    })
+    .post('/v1/runs/:runId/retry', ({ principal, params }) => runs.retry(principal, params.runId), {
+      permission: 'workflow:execute',
+      params: RunParams,
+      detail: doc({
+        summary: 'Retry a failed or cancelled run', description: 'A new run of the same definition and event that reuses the results of the nodes that succeeded.',
+        tags, permission: 'workflow:execute', response: T.Object({ runId: T.String() }), errors: [404, 409],
+      }),
+    })
+    .post('/v1/runs/:runId/nodes/:nodeId/resume', async ({ params, body, query, request }) => {
+      const header = request.headers.get('authorization')
+      const principal = header ? await authService.authenticate(header, { ip: clientAddressOf(request), userAgent: request.headers.get('user-agent') }) : undefined
+      if (principal) requirePermission(principal, 'workflow:execute')
+      if (!principal && !query.secret) throw badRequest('send an API key with workflow:execute, or the workflow secret as ?secret=')
+      return runs.resume({ principal, secret: query.secret }, params.runId, params.nodeId, body?.data)
+    }, {
+      params: t.Object({ runId: t.String({ minLength: 1, maxLength: 64 }), nodeId: t.String({ minLength: 1, maxLength: 100 }) }),
+      query: t.Object({ secret: t.Optional(t.String({ maxLength: 200 })) }),
+      body: t.Optional(ResumeBody),
+      detail: doc({
+        summary: 'Resume a node waiting in a wait or approval', description: 'Authorized by an API key with workflow:execute or by ?secret=<the workflow\'s triggerSecret>. Approval: { "data": { "approved": true } }.',
+        tags, response: Run, errors: [401, 403, 404, 409],
+      }),
+    })
+    .get('/v1/metrics/failure-rate', ({ principal, query }) => runs.failureRate(principal, query.from, query.to), {
+      permission: 'stats:read',
+      query: t.Object({ from: intParam('from', { minimum: 0, description: 'Unix milliseconds' }), to: intParam('to', { minimum: 0, description: 'Unix milliseconds; at most 365 days after from' }) }),
+      detail: doc({ summary: 'Failure rate of the runs that finished in a time range', tags: ['metrics'], permission: 'stats:read', response: FailureStatistics }),
+    })
+}
+
+export function webhookRoutes(runs: RunService) {
+  return new Elysia({ name: 'routes.webhooks' })
+    .post('/v1/public/workflows/:id/run', ({ params, body, request }) => runs.startPublic(params.id, body ?? {}, request.headers, clientAddressOf(request) ?? 'unknown'), {
+      params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
+      body: t.Optional(RunBody),
+      detail: doc({
+        summary: 'Run a public_execute workflow without a key',
+        description: 'Only live versions whose visibility is public_execute. Each caller address is limited by publicRunCooldownSeconds and publicRunDailyLimit (429 with Retry-After).',
+        tags: ['runs'], response: T.Object({ runId: T.String() }), errors: [404, 409, 429],
+      }),
+    })
+    .post('/v1/webhooks/:workflowSecret', ({ params, body, request }) => runs.webhook(params.workflowSecret, body ?? {}, request.headers, request.headers.get('idempotency-key')), {
+      params: t.Object({ workflowSecret: t.String({ minLength: 1, maxLength: 200 }) }),
+      detail: doc({
+        summary: 'Start a workflow from an external system',
+        description: 'No Authorization header: the secret in the path identifies and authorizes the workflow. The body is read as {{$trigger.body.<field>}}. An Idempotency-Key header deduplicates.',
+        tags: ['webhooks'], response: WebhookResult, errors: [404, 413],
+      }),
+    })
+}

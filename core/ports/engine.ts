@@ -1,0 +1,69 @@
+/**
+ * What the HTTP API needs from the run engine, as ports the engine (runtime/) implements:
+ * admitting runs, steering them, and checking definitions. Core never imports the engine.
+ */
+import type { ErrorDetail } from '../errors.ts'
+import type { NodeRecord, RunStatus, TriggeredBy } from '../domain/run.ts'
+import type { Definition } from '../domain/workflow.ts'
+
+/** The event a run starts with; the trigger node's result. */
+export interface TriggerEvent {
+  type: string
+  body: unknown
+  headers: Record<string, string>
+  receivedAt: string
+}
+
+export interface DispatchRequest {
+  organizationId: string
+  workflowId: string
+  /** `live`: the live version (automatic triggers). `display`: the draft if any, else live (API runs). */
+  version: 'live' | 'display'
+  event: TriggerEvent
+  triggerNodeId?: string
+  triggeredBy: TriggeredBy
+  /** Automatic runs obey status, cooldown and remaining runs; API runs do not. */
+  automatic: boolean
+  idempotencyKey?: string
+  runId?: string
+  eventId?: string
+  propValues?: Record<string, unknown>
+  /** Node results to reuse (a retry), by node instance key. */
+  seed?: { fromRunId: string; nodes: Record<string, unknown> }
+  /** Anonymous run of a public_execute workflow, limited per caller. */
+  publicCaller?: string
+}
+
+export type DispatchResult =
+  | { action: 'triggered'; runId: string; eventId: string }
+  | { action: 'skipped'; reason: string; eventId: string; runId?: string }
+
+export interface Dispatcher {
+  dispatch(request: DispatchRequest): Promise<DispatchResult>
+  /** A new run of a failed or cancelled run's definition and event that reuses the nodes that succeeded. */
+  retry(organizationId: string, runId: string): Promise<{ runId: string }>
+}
+
+export interface RunControl {
+  /** Cancels a running or waiting run; resolves once the cancellation is durable. */
+  cancel(organizationId: string, runId: string): Promise<RunStatus>
+  /** Resumes a node waiting on `wait`/`approval` with data. */
+  resume(organizationId: string, runId: string, nodeId: string, data: unknown): Promise<void>
+}
+
+/** Reads the engine's persisted run state as the run record's `nodes` and `vars`. */
+export interface RunProjection {
+  project(snapshot: string | null, definition: Definition): { nodes: Record<string, NodeRecord>; vars: Record<string, unknown> | null }
+}
+
+export interface DefinitionCheck {
+  /** The trigger type of the (first) trigger node, when there is one. */
+  type: string | null
+  errors: ErrorDetail[]
+}
+
+export interface DefinitionChecker {
+  check(definition: Definition): DefinitionCheck
+  /** Node types a definition uses that no loaded plugin provides. */
+  missingTypes(definition: Definition): string[]
+}

@@ -1,0 +1,82 @@
+/**
+ * Members of an organization (human users; sign-in comes with the web console). Removing a
+ * member pauses the live workflows they own (`member_removed`) and revokes their keys.
+ */
+import type { Member } from '../domain/member.ts'
+import type { PageRequest } from '../domain/common.ts'
+import { ROLE_PERMISSIONS, type Role } from '../domain/permissions.ts'
+import { notFound } from '../errors.ts'
+import { publishEvents, recordEvents } from '../events.ts'
+import type { Bus } from '../ports/bus.ts'
+import type { Clock } from '../ports/clock.ts'
+import type { Ids } from '../ports/ids.ts'
+import type { Store } from '../ports/store.ts'
+import { type MemberRow, members } from '../store/members.ts'
+import { workflows } from '../store/workflows.ts'
+import { iso } from '../time.ts'
+import { assertDelegable } from './api-keys.ts'
+import { actorOf, type AuthService, type Principal } from './auth.ts'
+
+const toMember = (r: MemberRow): Member => ({
+  userId: r.user_id, organizationId: r.organization_id, email: r.email, name: r.name, role: r.role, createdAt: iso(r.created_at),
+})
+
+export function createMemberService(deps: { store: Store; bus: Bus; clock: Clock; ids: Ids; auth: AuthService }) {
+  const { store, clock } = deps
+
+  async function get(caller: Principal, userId: string): Promise<Member> {
+    const row = await members.get(store, caller.organizationId, userId)
+    if (!row) throw notFound('member')
+    return toMember(row)
+  }
+
+  return {
+    get,
+    async list(caller: Principal, page: PageRequest) {
+      const rows = await members.list(store, caller.organizationId, page.limit + 1, page.offset)
+      return { hasMore: rows.length > page.limit, items: rows.slice(0, page.limit).map(toMember), limit: page.limit, offset: page.offset }
+    },
+    /** Adds a user (created by email when new) with a role the caller could hold itself. */
+    async invite(caller: Principal, body: { email: string; name?: string; role: Role }): Promise<Member> {
+      assertDelegable(caller, ROLE_PERMISSIONS[body.role])
+      const at = clock.now()
+      const userId = await store.write(async (tx) => {
+        const id = await members.upsertUser(tx, { id: deps.ids.next('usr'), email: body.email.toLowerCase(), name: body.name ?? '', at })
+        await members.add(tx, { organizationId: caller.organizationId, userId: id, role: body.role, at })
+        return id
+      })
+      return get(caller, userId)
+    },
+    async setRole(caller: Principal, userId: string, role: Role): Promise<Member> {
+      await get(caller, userId)
+      assertDelegable(caller, ROLE_PERMISSIONS[role])
+      await store.write((tx) => members.setRole(tx, caller.organizationId, userId, role))
+      return get(caller, userId)
+    },
+    async remove(caller: Principal, userId: string): Promise<{ userId: string; removed: true; pausedWorkflowIds: string[] }> {
+      await get(caller, userId)
+      const at = clock.now()
+      const { paused, recorded } = await store.write(async (tx) => {
+        await members.remove(tx, caller.organizationId, userId)
+        await tx.run('UPDATE api_keys SET revoked_at = $1 WHERE organization_id = $2 AND user_id = $3 AND revoked_at IS NULL', [at, caller.organizationId, userId])
+        const owned = await workflows.byOwner(tx, caller.organizationId, userId)
+        const pausedIds: string[] = []
+        for (const w of owned) {
+          if (w.live_version === null || w.archived_at !== null || w.live_status === 'paused') continue
+          await workflows.update(tx, w.id, { live_status: 'paused', paused_reason: 'member_removed', updated_at: at, updated_by: actorOf(caller) })
+          pausedIds.push(w.id)
+        }
+        const events = await recordEvents(tx, pausedIds.map((id) => ({
+          organizationId: caller.organizationId, workflowId: id, runId: null, seq: null, nodeId: null,
+          type: 'workflow.paused', data: { workflowId: id, reason: 'member_removed', userId }, at,
+        })))
+        return { paused: pausedIds, recorded: events }
+      })
+      publishEvents(deps.bus, recorded)
+      deps.auth.invalidate({ all: true })
+      return { userId, removed: true, pausedWorkflowIds: paused }
+    },
+  }
+}
+
+export type MemberService = ReturnType<typeof createMemberService>

@@ -1,0 +1,200 @@
+/**
+ * Runs as the API shows them: starting them (through the engine's dispatcher), reading,
+ * listing, counting, steering (cancel, retry, resume) and the failure-rate metric.
+ */
+import type { Page, PageRequest } from '../domain/common.ts'
+import { isTerminal, RUN_STATUSES, type Run, type RunBody, type TriggeredBy, type WebhookResult } from '../domain/run.ts'
+import type { Definition } from '../domain/workflow.ts'
+import { badRequest, conflict, notFound, unauthorized } from '../errors.ts'
+import { parseJson } from '../json.ts'
+import type { Clock } from '../ports/clock.ts'
+import type { Dispatcher, DispatchResult, RunControl, RunProjection, TriggerEvent } from '../ports/engine.ts'
+import type { Store } from '../ports/store.ts'
+import { timingSafeEqual } from '../security/hash.ts'
+import { type RunRow, runs } from '../store/runs.ts'
+import { workflows } from '../store/workflows.ts'
+import { iso } from '../time.ts'
+import type { Principal } from './auth.ts'
+
+const MAX_RANGE_MS = 365 * 24 * 60 * 60 * 1000
+
+export interface RunServiceDeps {
+  store: Store
+  clock: Clock
+  dispatcher: Dispatcher
+  control: RunControl
+  projection: RunProjection
+}
+
+/** Header names worth keeping on a trigger event; the rest (cookies, auth) never reach a run. */
+const DROPPED_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization', 'x-api-key'])
+
+export function triggerEvent(type: string, body: unknown, headers: Headers | Record<string, string>, at: number): TriggerEvent {
+  const kept: Record<string, string> = {}
+  const entries = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers)
+  for (const [k, v] of entries) if (!DROPPED_HEADERS.has(k.toLowerCase())) kept[k.toLowerCase()] = v
+  return { type, body: body ?? {}, headers: kept, receivedAt: new Date(at).toISOString() }
+}
+
+export function createRunService(deps: RunServiceDeps) {
+  const { store, clock } = deps
+
+  async function toRun(row: RunRow, summary: boolean): Promise<Run> {
+    const run: Run = {
+      id: row.id,
+      workflowId: row.workflow_id,
+      workflowVersion: row.workflow_version,
+      organizationId: row.organization_id,
+      status: row.status as Run['status'],
+      triggerType: row.trigger_type,
+      triggerNodeId: row.trigger_node_id,
+      triggeredBy: row.triggered_by as TriggeredBy,
+      eventId: row.event_id,
+      retryOf: row.retry_of,
+      startedAt: iso(row.started_at),
+      finishedAt: iso(row.finished_at),
+      error: parseJson(row.error, null),
+      propValues: parseJson(row.prop_values, {}),
+      vars: parseJson(row.vars, {}),
+    }
+    if (row.snapshot === undefined) return run
+    const body = parseJson<{ definition: Definition } | null>((await runs.definition(store, row.definition_hash))?.body, null)
+    const definition = body?.definition ?? { nodes: {} }
+    const projected = deps.projection.project(row.snapshot, definition)
+    run.nodes = projected.nodes
+    if (projected.vars) run.vars = projected.vars
+    if (summary) {
+      for (const node of Object.values(run.nodes)) {
+        delete node.input
+        delete node.result
+        if (node.iterations) node.iterations = node.iterations.map(({ input: _i, result: _r, ...rest }) => rest)
+      }
+    } else {
+      run.definition = definition
+    }
+    return run
+  }
+
+  async function load(caller: Principal, runId: string): Promise<RunRow> {
+    const row = await runs.byId(store, caller.organizationId, runId)
+    if (!row) throw notFound('run')
+    return row
+  }
+
+  const page = async (rows: RunRow[], p: PageRequest): Promise<Page<Run>> => ({
+    hasMore: rows.length > p.limit,
+    items: await Promise.all(rows.slice(0, p.limit).map((r) => toRun(r, true))),
+    limit: p.limit,
+    offset: p.offset,
+  })
+
+  return {
+    async get(caller: Principal, runId: string, summary = false): Promise<Run> {
+      return toRun(await load(caller, runId), summary)
+    },
+
+    async list(caller: Principal, p: PageRequest, filter: { workflowId?: string; status?: string }): Promise<Page<Run>> {
+      if (filter.workflowId && !(await workflows.byId(store, caller.organizationId, filter.workflowId))) throw notFound('workflow')
+      return page(await runs.list(store, caller.organizationId, p, filter), p)
+    },
+
+    async statusCounts(caller: Principal, filter: { workflowId?: string; since?: number }) {
+      const rows = await runs.statusCounts(store, caller.organizationId, filter)
+      const counts = Object.fromEntries(RUN_STATUSES.map((s) => [s, 0])) as Record<string, number>
+      let total = 0
+      for (const r of rows) {
+        counts[r.status] = Number(r.n)
+        total += Number(r.n)
+      }
+      return { total, counts }
+    },
+
+    /** Runs that finished in [from, to]: failed and partial counts and the failure percentage. */
+    async failureRate(caller: Principal, from: number, to: number) {
+      const problems = []
+      if (to < from) problems.push({ path: '/to', message: 'must not be before from' })
+      if (to - from > MAX_RANGE_MS) problems.push({ path: '/to', message: 'must be at most 365 days after from' })
+      if (problems.length) throw badRequest('invalid time range', problems)
+      const rows = await runs.finishedBetween(store, caller.organizationId, from, to)
+      const n = (status: string) => Number(rows.find((r) => r.status === status)?.n ?? 0)
+      const total = n('success') + n('partial') + n('failure')
+      const failed = n('failure')
+      return { total, failed, partial: n('partial'), failureRate: total === 0 ? 0 : Math.round((failed / total) * 10_000) / 100 }
+    },
+
+    /** `POST /v1/workflows/{id}/run`: any non-archived workflow, its display version; no run controls. */
+    async start(caller: Principal, workflowId: string, body: RunBody, headers: Headers): Promise<{ runId: string }> {
+      const result = await deps.dispatcher.dispatch({
+        organizationId: caller.organizationId, workflowId, version: 'display', automatic: false, triggeredBy: caller.userId ? 'user' : 'key',
+        event: triggerEvent('manual', body.payload ?? {}, headers, clock.now()), runId: body.runId, propValues: body.propValues,
+      })
+      if (result.action === 'skipped') {
+        if (result.reason === 'duplicate' && result.runId) return { runId: result.runId }
+        throw conflict(`the run was not started: ${result.reason}`)
+      }
+      return { runId: result.runId }
+    },
+
+    /** `POST /v1/public/workflows/{id}/run`: anonymous runs of a public_execute live version, limited per caller address. */
+    async startPublic(workflowId: string, body: RunBody, headers: Headers, caller: string): Promise<{ runId: string }> {
+      const w = await store.get<{ organization_id: string; live_version: number | null; archived_at: number | null }>(
+        'SELECT organization_id, live_version, archived_at FROM workflows WHERE id = $1', [workflowId],
+      )
+      const live = w && w.live_version !== null && w.archived_at === null
+        ? await store.get<{ content: string }>('SELECT content FROM workflow_versions WHERE workflow_id = $1 AND version = $2', [workflowId, w.live_version])
+        : undefined
+      if (!w || !live || parseJson<{ visibility?: string }>(live.content, {}).visibility !== 'public_execute') throw notFound('public workflow')
+      const result = await deps.dispatcher.dispatch({
+        organizationId: w.organization_id, workflowId, version: 'live', automatic: true, triggeredBy: 'public', publicCaller: caller,
+        event: triggerEvent('manual', body.payload ?? {}, headers, clock.now()),
+      })
+      if (result.action === 'skipped') throw conflict(`the run was not started: ${result.reason}`)
+      return { runId: result.runId }
+    },
+
+    /** `POST /v1/webhooks/{secret}`: the live version, with run controls. */
+    async webhook(secret: string, body: unknown, headers: Headers, idempotencyKey: string | null): Promise<WebhookResult> {
+      const w = await workflows.bySecret(store, secret)
+      if (!w || w.archived_at !== null) throw notFound('webhook')
+      const result = await deps.dispatcher.dispatch({
+        organizationId: w.organization_id, workflowId: w.id, version: 'live', automatic: true, triggeredBy: 'webhook',
+        event: triggerEvent('webhook', body, headers, clock.now()), idempotencyKey: idempotencyKey ?? undefined,
+      })
+      return webhookResult(result)
+    },
+
+    async cancel(caller: Principal, runId: string): Promise<Run> {
+      const row = await load(caller, runId)
+      if (isTerminal(row.status)) throw conflict(`the run has already finished (${row.status})`)
+      await deps.control.cancel(caller.organizationId, runId)
+      return toRun(await load(caller, runId), true)
+    },
+
+    async retry(caller: Principal, runId: string): Promise<{ runId: string }> {
+      const row = await load(caller, runId)
+      if (row.status !== 'failure' && row.status !== 'cancelled') throw conflict(`only failed or cancelled runs can be retried; this one is ${row.status}`)
+      return deps.dispatcher.retry(caller.organizationId, runId)
+    },
+
+    /** Resumes a waiting node; authorized by a key of the run's organization or by the workflow's trigger secret. */
+    async resume(auth: { principal?: Principal; secret?: string }, runId: string, nodeId: string, data: unknown): Promise<Run> {
+      const row = auth.principal ? await load(auth.principal, runId) : await runs.byIdAnyOrg(store, runId)
+      if (!row) throw notFound('run')
+      if (!auth.principal) {
+        const w = await workflows.byId(store, row.organization_id, row.workflow_id)
+        if (!w || !auth.secret || !timingSafeEqual(w.trigger_secret, auth.secret)) throw unauthorized('a valid API key or the workflow secret is required')
+      }
+      if (row.status !== 'waiting' && row.status !== 'running') throw conflict(`the run is ${row.status}, not waiting`)
+      await deps.control.resume(row.organization_id, runId, nodeId, data)
+      return toRun((await runs.byIdAnyOrg(store, runId))!, true)
+    },
+  }
+}
+
+export function webhookResult(result: DispatchResult): WebhookResult {
+  return result.action === 'triggered'
+    ? { action: 'triggered', eventId: result.eventId, runIds: [result.runId] }
+    : { action: 'skipped', eventId: result.eventId, reason: result.reason, runIds: result.runId ? [result.runId] : [] }
+}
+
+export type RunService = ReturnType<typeof createRunService>

@@ -1,0 +1,49 @@
+/**
+ * The event journal: one row per run transition (sequence-numbered per run) and per workflow
+ * change. Streams replay from here; the bus only tells listeners that rows were added.
+ */
+import type { SqlExecutor } from '../ports/store.ts'
+
+export interface EventRow {
+  id: number
+  organization_id: string
+  workflow_id: string | null
+  run_id: string | null
+  seq: number | null
+  type: string
+  node_id: string | null
+  data: string
+  at: number
+}
+
+export type NewEvent = Omit<EventRow, 'id'>
+
+const COLUMNS = ['organization_id', 'workflow_id', 'run_id', 'seq', 'type', 'node_id', 'data', 'at'] as const
+const CHUNK = 200
+
+export const events = {
+  /** Inserts events in multi-row statements; resolves to their ids, in order. */
+  async insert(db: SqlExecutor, rows: readonly NewEvent[]): Promise<number[]> {
+    const ids: number[] = []
+    for (let start = 0; start < rows.length; start += CHUNK) {
+      const chunk = rows.slice(start, start + CHUNK)
+      const values = chunk.map((_, i) => `(${COLUMNS.map((_, j) => `$${i * COLUMNS.length + j + 1}`).join(', ')})`)
+      const returned = await db.all<{ id: number }>(
+        `INSERT INTO events (${COLUMNS.join(', ')}) VALUES ${values.join(', ')} RETURNING id`,
+        chunk.flatMap((e) => COLUMNS.map((c) => e[c])),
+      )
+      // Both databases number the rows of one INSERT in VALUES order; sort to be independent of RETURNING's order.
+      ids.push(...returned.map((r) => Number(r.id)).sort((a, b) => a - b))
+    }
+    return ids
+  },
+  forRun(db: SqlExecutor, runId: string, afterSeq: number, limit = 1000) {
+    return db.all<EventRow>('SELECT * FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [runId, afterSeq, limit])
+  },
+  /** Events of an organization (or one workflow) after an id: a primary-key range scan from that id. */
+  forOrganization(db: SqlExecutor, organizationId: string, afterId: number, limit = 1000, workflowId?: string) {
+    return workflowId
+      ? db.all<EventRow>('SELECT * FROM events WHERE id > $3 AND organization_id = $2 AND workflow_id = $1 ORDER BY id LIMIT $4', [workflowId, organizationId, afterId, limit])
+      : db.all<EventRow>('SELECT * FROM events WHERE id > $2 AND organization_id = $1 ORDER BY id LIMIT $3', [organizationId, afterId, limit])
+  },
+}

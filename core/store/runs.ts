@@ -1,0 +1,82 @@
+/** Run rows, read side: the record, lists and counts. The engine owns the write side. */
+import type { PageRequest } from '../domain/common.ts'
+import type { SqlExecutor } from '../ports/store.ts'
+
+export interface RunRow {
+  id: string
+  organization_id: string
+  workflow_id: string
+  workflow_version: number
+  status: string
+  trigger_type: string
+  trigger_node_id: string
+  triggered_by: string
+  automatic: number
+  live: number
+  event_id: string | null
+  idempotency_key: string | null
+  retry_of: string | null
+  definition_hash: string
+  trigger_event: string
+  prop_values: string
+  vars: string
+  seed: string | null
+  snapshot: string | null
+  last_seq: number
+  error: string | null
+  started_at: number
+  finished_at: number | null
+  updated_at: number
+  owner: string | null
+}
+
+const SUMMARY_COLUMNS =
+  'id, organization_id, workflow_id, workflow_version, status, trigger_type, trigger_node_id, triggered_by, automatic, live, event_id, retry_of, definition_hash, prop_values, vars, error, started_at, finished_at, updated_at, last_seq'
+
+export const runs = {
+  byId(db: SqlExecutor, organizationId: string, id: string) {
+    return db.get<RunRow>('SELECT * FROM runs WHERE organization_id = $1 AND id = $2', [organizationId, id])
+  },
+  byIdAnyOrg(db: SqlExecutor, id: string) {
+    return db.get<RunRow>('SELECT * FROM runs WHERE id = $1', [id])
+  },
+  list(db: SqlExecutor, organizationId: string, page: PageRequest, filter: { workflowId?: string; status?: string }) {
+    const where = ['organization_id = $1']
+    const params: (string | number)[] = [organizationId]
+    if (filter.workflowId) {
+      params.push(filter.workflowId)
+      where.push(`workflow_id = $${params.length}`)
+    }
+    if (filter.status) {
+      params.push(filter.status)
+      where.push(`status = $${params.length}`)
+    }
+    params.push(page.limit + 1, page.offset)
+    return db.all<RunRow>(
+      `SELECT ${SUMMARY_COLUMNS} FROM runs WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${params.length - 1} OFFSET $${params.length}`,
+      params,
+    )
+  },
+  statusCounts(db: SqlExecutor, organizationId: string, filter: { workflowId?: string; since?: number }) {
+    const where = ['organization_id = $1']
+    const params: (string | number)[] = [organizationId]
+    if (filter.workflowId) {
+      params.push(filter.workflowId)
+      where.push(`workflow_id = $${params.length}`)
+    }
+    if (filter.since !== undefined) {
+      params.push(filter.since)
+      where.push(`started_at >= $${params.length}`)
+    }
+    return db.all<{ status: string; n: number }>(`SELECT status, COUNT(*) AS n FROM runs WHERE ${where.join(' AND ')} GROUP BY status`, params)
+  },
+  finishedBetween(db: SqlExecutor, organizationId: string, from: number, to: number) {
+    return db.all<{ status: string; n: number }>(
+      'SELECT status, COUNT(*) AS n FROM runs WHERE organization_id = $1 AND finished_at >= $2 AND finished_at <= $3 GROUP BY status',
+      [organizationId, from, to],
+    )
+  },
+  definition(db: SqlExecutor, hash: string) {
+    return db.get<{ body: string }>('SELECT body FROM definitions WHERE hash = $1', [hash])
+  },
+}

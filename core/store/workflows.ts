@@ -1,0 +1,173 @@
+/**
+ * Workflow rows: the identity row (`workflows`: live/draft pointers, run-control state) and
+ * one row per version (`workflow_versions`: the content, as JSON). A version's status is
+ * derived: the draft pointer's version is `draft`, the live pointer's is `active`/`paused`,
+ * older ones are `archived`, and everything is `archived` while the workflow is archived.
+ */
+import type { PageRequest } from '../domain/common.ts'
+import type { PausedReason, Workflow, WorkflowContent, WorkflowStatus } from '../domain/workflow.ts'
+import type { SqlExecutor } from '../ports/store.ts'
+import { iso } from '../time.ts'
+
+export interface WorkflowRow {
+  id: string
+  organization_id: string
+  owner_user_id: string | null
+  trigger_secret: string
+  name: string
+  type: string
+  latest_version: number
+  draft_version: number | null
+  live_version: number | null
+  live_status: 'active' | 'paused' | null
+  paused_reason: PausedReason | null
+  archived_at: number | null
+  remain_runs: number | null
+  last_triggered_at: number | null
+  consecutive_failures: number
+  created_at: number
+  created_by: string
+  updated_at: number
+  updated_by: string
+}
+
+export interface VersionRow {
+  workflow_id: string
+  version: number
+  organization_id: string
+  content: string
+  type: string
+  version_created_by: string
+  created_at: number
+  updated_at: number
+  updated_by: string
+  published_at: number | null
+}
+
+export function versionStatus(w: WorkflowRow, version: number): WorkflowStatus {
+  if (w.archived_at !== null) return 'archived'
+  if (version === w.draft_version) return 'draft'
+  if (version === w.live_version) return w.live_status ?? 'active'
+  return 'archived'
+}
+
+export function toWorkflow(w: WorkflowRow, v: VersionRow): Workflow {
+  const content = JSON.parse(v.content) as WorkflowContent
+  return {
+    id: w.id,
+    ...content,
+    organizationId: w.organization_id,
+    ownerUserId: w.owner_user_id,
+    createdAt: iso(w.created_at),
+    createdBy: w.created_by,
+    updatedAt: iso(v.updated_at),
+    updatedBy: v.updated_by,
+    versionCreatedBy: v.version_created_by,
+    version: v.version,
+    status: versionStatus(w, v.version),
+    type: v.type,
+    remainRuns: w.remain_runs,
+    lastTriggeredAt: iso(w.last_triggered_at),
+    pausedReason: w.live_version !== null && w.live_status === 'paused' ? w.paused_reason : null,
+    hasDraft: w.draft_version !== null && w.live_version !== null,
+    hasLiveVersion: w.live_version !== null,
+    liveVersionPaused: w.live_status === 'paused',
+    triggerSecret: w.trigger_secret,
+  }
+}
+
+/** The version shown for a workflow: the draft when there is one, else the live one. */
+export const displayVersion = (w: WorkflowRow) => w.draft_version ?? w.live_version ?? w.latest_version
+
+const WORKFLOW_COLUMNS = [
+  'id', 'organization_id', 'owner_user_id', 'trigger_secret', 'name', 'type', 'latest_version', 'draft_version',
+  'live_version', 'live_status', 'paused_reason', 'archived_at', 'remain_runs', 'last_triggered_at',
+  'consecutive_failures', 'created_at', 'created_by', 'updated_at', 'updated_by',
+] as const
+
+const placeholders = (n: number, from = 1) => Array.from({ length: n }, (_, i) => `$${i + from}`).join(', ')
+
+export const workflows = {
+  async insert(db: SqlExecutor, w: WorkflowRow) {
+    await db.run(`INSERT INTO workflows (${WORKFLOW_COLUMNS.join(', ')}) VALUES (${placeholders(WORKFLOW_COLUMNS.length)})`, WORKFLOW_COLUMNS.map((c) => w[c]))
+  },
+  byId(db: SqlExecutor, organizationId: string, id: string) {
+    return db.get<WorkflowRow>('SELECT * FROM workflows WHERE organization_id = $1 AND id = $2', [organizationId, id])
+  },
+  bySecret(db: SqlExecutor, secret: string) {
+    return db.get<WorkflowRow>('SELECT * FROM workflows WHERE trigger_secret = $1', [secret])
+  },
+  list(db: SqlExecutor, organizationId: string, page: PageRequest, filter: { status?: WorkflowStatus; search?: string; archived?: boolean }) {
+    const where = ['organization_id = $1']
+    const params: (string | number)[] = [organizationId]
+    if (filter.search) {
+      params.push(`%${filter.search.toLowerCase()}%`)
+      where.push(`LOWER(name) LIKE $${params.length}`)
+    }
+    switch (filter.status) {
+      case 'archived':
+        where.push('archived_at IS NOT NULL')
+        break
+      case 'draft':
+        where.push('archived_at IS NULL AND draft_version IS NOT NULL')
+        break
+      case 'active':
+      case 'paused':
+        params.push(filter.status)
+        where.push(`archived_at IS NULL AND draft_version IS NULL AND live_status = $${params.length}`)
+        break
+      default:
+        if (!filter.archived) where.push('archived_at IS NULL')
+    }
+    params.push(page.limit + 1, page.offset)
+    return db.all<WorkflowRow>(
+      `SELECT * FROM workflows WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${params.length - 1} OFFSET $${params.length}`,
+      params,
+    )
+  },
+  /** Updates the given columns of the identity row. */
+  async update(db: SqlExecutor, id: string, patch: Partial<WorkflowRow>) {
+    const keys = Object.keys(patch) as (keyof WorkflowRow)[]
+    if (keys.length === 0) return 0
+    return db.run(
+      `UPDATE workflows SET ${keys.map((k, i) => `${k} = $${i + 1}`).join(', ')} WHERE id = $${keys.length + 1}`,
+      [...keys.map((k) => patch[k] as string | number | null), id],
+    )
+  },
+  byOwner(db: SqlExecutor, organizationId: string, ownerUserId: string) {
+    return db.all<WorkflowRow>('SELECT * FROM workflows WHERE organization_id = $1 AND owner_user_id = $2', [organizationId, ownerUserId])
+  },
+  liveWorkflows(db: SqlExecutor) {
+    return db.all<WorkflowRow>("SELECT * FROM workflows WHERE live_version IS NOT NULL AND archived_at IS NULL AND live_status = 'active'")
+  },
+}
+
+export const versions = {
+  async insert(db: SqlExecutor, v: VersionRow) {
+    await db.run(
+      `INSERT INTO workflow_versions (workflow_id, version, organization_id, content, type, version_created_by, created_at, updated_at, updated_by, published_at)
+       VALUES (${placeholders(10)})`,
+      [v.workflow_id, v.version, v.organization_id, v.content, v.type, v.version_created_by, v.created_at, v.updated_at, v.updated_by, v.published_at],
+    )
+  },
+  get(db: SqlExecutor, workflowId: string, version: number) {
+    return db.get<VersionRow>('SELECT * FROM workflow_versions WHERE workflow_id = $1 AND version = $2', [workflowId, version])
+  },
+  list(db: SqlExecutor, workflowId: string, page: PageRequest) {
+    return db.all<VersionRow>('SELECT * FROM workflow_versions WHERE workflow_id = $1 ORDER BY version DESC LIMIT $2 OFFSET $3', [
+      workflowId, page.limit + 1, page.offset,
+    ])
+  },
+  /** Rewrites a version's content in place (drafts only; versionCreatedBy never changes). */
+  async updateContent(db: SqlExecutor, workflowId: string, version: number, content: string, type: string, at: number, by: string) {
+    return db.run('UPDATE workflow_versions SET content = $1, type = $2, updated_at = $3, updated_by = $4 WHERE workflow_id = $5 AND version = $6', [
+      content, type, at, by, workflowId, version,
+    ])
+  },
+  async markPublished(db: SqlExecutor, workflowId: string, version: number, at: number) {
+    return db.run('UPDATE workflow_versions SET published_at = $1 WHERE workflow_id = $2 AND version = $3', [at, workflowId, version])
+  },
+  async remove(db: SqlExecutor, workflowId: string, version: number) {
+    return db.run('DELETE FROM workflow_versions WHERE workflow_id = $1 AND version = $2', [workflowId, version])
+  },
+}

@@ -1,0 +1,60 @@
+/**
+ * The host services nodes use, built from adapters by the composition root: the guarded HTTP
+ * client, the code sandbox, starting another workflow, connector data and logging.
+ */
+import { badRequest } from '../core/errors.ts'
+import type { Dispatcher } from '../core/ports/engine.ts'
+import type { HttpClient } from '../core/ports/http-client.ts'
+import type { Logger } from '../core/ports/logger.ts'
+import type { Capabilities } from './engine/capabilities.ts'
+import type { Sandbox } from './sandbox/index.ts'
+
+export const MAX_WORKFLOW_DEPTH = 10
+
+export interface CapabilityDeps {
+  http: HttpClient
+  sandbox: Sandbox
+  logger: Logger
+  /** Late-bound: the dispatcher is built after the executor that uses these capabilities. */
+  dispatcher: () => Dispatcher
+  connector?: Capabilities['connector']
+}
+
+export function createCapabilities(deps: CapabilityDeps): Capabilities {
+  return {
+    async http(request, signal) {
+      const response = await deps.http.send({
+        method: request.method, url: request.url, headers: request.headers, body: request.body, timeoutMs: request.timeoutMs, signal,
+      })
+      return { status: response.status, headers: response.headers, body: response.body, truncated: response.truncated, durationMs: response.durationMs }
+    },
+    async runCode(code, input, signal) {
+      const { output, logs } = await deps.sandbox.runTransform(code, input, undefined, signal)
+      return { output, logs }
+    },
+    async triggerWorkflow(from, workflowId, payload) {
+      const depth = Number(from.trigger.headers['x-automaton-depth'] ?? 0) + 1
+      if (depth > MAX_WORKFLOW_DEPTH) throw new Error(`workflows may start each other at most ${MAX_WORKFLOW_DEPTH} levels deep`)
+      const result = await deps.dispatcher().dispatch({
+        organizationId: from.organizationId, workflowId, version: 'live', automatic: false, triggeredBy: 'workflow',
+        event: {
+          type: 'workflow', body: payload,
+          headers: { 'x-automaton-parent-run': from.runId, 'x-automaton-parent-workflow': from.workflowId, 'x-automaton-depth': String(depth) },
+          receivedAt: new Date().toISOString(),
+        },
+      }).catch((error) => {
+        throw new Error(`could not start workflow ${workflowId}: ${error instanceof Error ? error.message : String(error)}`)
+      })
+      if (result.action !== 'triggered') throw new Error(`workflow ${workflowId} was not started: ${result.reason}`)
+      return { runId: result.runId }
+    },
+    async connector(organizationId, ref, requiredType) {
+      if (deps.connector) return deps.connector(organizationId, ref, requiredType)
+      if (requiredType) throw badRequest(`this node needs a ${requiredType} connector`)
+      return null
+    },
+    log(state, nodeId, message, fields) {
+      deps.logger.debug('node log', { runId: state.runId, nodeId, message, ...fields })
+    },
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * Validates a workflow definition against the loaded plugins and lists every problem, each
+ * with a JSON pointer into the definition: unknown node types, payloads that do not match
+ * their schema (an expression may stand for any value), dangling children, branches, cycles,
+ * the triggerNodeIds rules, and expressions that reference nodes which do not run before.
+ */
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
+import type { TObject, TSchema } from '@sinclair/typebox'
+import type { Definition } from '../../core/domain/workflow.ts'
+import type { ErrorDetail } from '../../core/errors.ts'
+import type { DefinitionCheck, DefinitionChecker } from '../../core/ports/engine.ts'
+import type { Registry } from '../../core/plugin/registry.ts'
+import { collectReferences, hasExpression, validateCondition } from '../expressions/index.ts'
+import { compilePlan, type Plan } from '../engine/plan.ts'
+import { LIMITS } from '../engine/state.ts'
+
+const NODE_ID = /^[A-Za-z_][A-Za-z0-9_-]{0,99}$/
+const MAX_NODES = 500
+const FIXED_ROOTS = new Set(['$trigger', '$vars', '$props', '$workflow', '$run', 'root'])
+
+export function createDefinitionChecker(registry: Registry): DefinitionChecker {
+  const checks = new Map<string, TypeCheck<TSchema>>()
+  const compiled = (type: string, schema: TSchema) => {
+    let check = checks.get(type)
+    if (!check) checks.set(type, (check = TypeCompiler.Compile(schema)))
+    return check
+  }
+
+  function check(definition: Definition): DefinitionCheck {
+    const errors: ErrorDetail[] = []
+    const add = (path: string, message: string) => errors.push({ path, message })
+    if (!definition || typeof definition !== 'object' || !definition.nodes || typeof definition.nodes !== 'object' || Array.isArray(definition.nodes)) {
+      add('/nodes', 'is required: an object of node id to node')
+      return { type: null, errors }
+    }
+    const ids = Object.keys(definition.nodes)
+    if (ids.length === 0) add('/nodes', 'must contain at least one node')
+    if (ids.length > MAX_NODES) add('/nodes', `must contain at most ${MAX_NODES} nodes`)
+    const triggerIds = checkTriggers(definition, add)
+    checkShape(definition, triggerIds, add)
+    // Payloads and references need an acyclic graph; every other problem is listed beside them.
+    if (!findCycle(definition, add)) {
+      const plan = compilePlan(definition, 'check')
+      for (const id of ids) {
+        if (plan.node(id).loops.length > LIMITS.loopNesting) add(`/nodes/${id}`, `loops nest more than ${LIMITS.loopNesting} deep here`)
+        checkPayload(plan, id, add)
+      }
+    }
+    const firstTrigger = triggerIds.find((id) => definition.nodes[id])
+    return { type: firstTrigger ? definition.nodes[firstTrigger].type : null, errors }
+  }
+
+  function checkTriggers(definition: Definition, add: (p: string, m: string) => void): string[] {
+    const listed = definition.triggerNodeIds
+    if (listed === undefined) {
+      if (!definition.nodes.root) add('/triggerNodeIds', 'is required unless the single trigger node is named "root"')
+      return definition.nodes.root ? ['root'] : []
+    }
+    if (listed.length === 1 && listed[0] !== 'root') add('/triggerNodeIds/0', 'a single-trigger workflow lists the literal "root"')
+    if (listed.length > 1 && listed.includes('root')) add(`/triggerNodeIds/${listed.indexOf('root')}`, 'a multi-trigger workflow must not use "root" as a trigger node id')
+    const seen = new Set<string>()
+    listed.forEach((id, i) => {
+      if (seen.has(id)) add(`/triggerNodeIds/${i}`, `"${id}" is listed twice`)
+      seen.add(id)
+      if (!definition.nodes[id]) add(`/triggerNodeIds/${i}`, `"${id}" is not a node of this definition`)
+    })
+    return listed
+  }
+
+  function checkShape(definition: Definition, triggerIds: readonly string[], add: (p: string, m: string) => void) {
+    const parents = new Map<string, string[]>()
+    for (const [id, node] of Object.entries(definition.nodes)) {
+      const at = `/nodes/${id}`
+      if (!NODE_ID.test(id)) add(at, 'node ids start with a letter or _ and contain letters, digits, _ and -')
+      if (id === 'root' && !triggerIds.includes(id)) add(at, '"root" is reserved for the trigger node')
+      const isTrigger = triggerIds.includes(id)
+      const action = registry.action(node.type)
+      const trigger = registry.trigger(node.type)
+      if (isTrigger && !trigger) add(`${at}/type`, action ? `"${node.type}" is an action, not a trigger type` : `unknown trigger type "${node.type}"`)
+      if (!isTrigger && !action) add(`${at}/type`, trigger ? `"${node.type}" is a trigger type; list this node in triggerNodeIds to use it as a trigger` : `unknown node type "${node.type}"`)
+      if (node.loopBody?.length && !action?.loop) add(`${at}/loopBody`, `only a loop node (for-each) has a loopBody`)
+      if (action?.loop && !node.loopBody?.length) add(`${at}/loopBody`, 'a loop node needs a loopBody: the nodes to run for each item')
+      const edges: Array<[string, string]> = [
+        ...(node.children ?? []).map((c, i): [string, string] => [c, `${at}/children/${i}`]),
+        ...(node.loopBody ?? []).map((c, i): [string, string] => [c, `${at}/loopBody/${i}`]),
+      ]
+      for (const [child, path] of edges) {
+        const target = definition.nodes[child]
+        if (!target) {
+          add(path, `"${child}" is not a node of this definition`)
+          continue
+        }
+        if (triggerIds.includes(child)) add(path, `"${child}" is a trigger node and cannot be a child`)
+        if (!parents.has(child)) parents.set(child, [])
+        parents.get(child)!.push(id)
+      }
+      const branches = action?.branches
+      for (const child of node.children ?? []) {
+        const target = definition.nodes[child]
+        if (!target) continue
+        if (branches && target.branch === undefined) add(`/nodes/${child}/branch`, `is required: a child of "${id}" names its branch (${branches.join(' or ')})`)
+        if (branches && target.branch !== undefined && !branches.includes(target.branch)) add(`/nodes/${child}/branch`, `"${target.branch}" is not a branch of "${id}" (${branches.join(', ')})`)
+        if (!branches && target.branch !== undefined && action) add(`/nodes/${child}/branch`, `"${id}" (${node.type}) has no branches`)
+      }
+    }
+    for (const [child, list] of parents) {
+      if (list.length > 1 && !list.every((p) => triggerIds.includes(p))) {
+        add(`/nodes/${child}`, `has more than one parent (${list.join(', ')}); a node follows exactly one node, or several trigger nodes`)
+      }
+    }
+  }
+
+  function findCycle(definition: Definition, add: (p: string, m: string) => void): boolean {
+    const state = new Map<string, 'open' | 'done'>()
+    const path: string[] = []
+    const visit = (id: string): boolean => {
+      if (state.get(id) === 'done') return false
+      if (state.get(id) === 'open') {
+        const loop = [...path.slice(path.indexOf(id)), id]
+        add(`/nodes/${id}`, `is part of a cycle: ${loop.join(' → ')}`)
+        return true
+      }
+      state.set(id, 'open')
+      path.push(id)
+      const node = definition.nodes[id]
+      for (const next of [...(node?.children ?? []), ...(node?.loopBody ?? [])]) if (definition.nodes[next] && visit(next)) return true
+      path.pop()
+      state.set(id, 'done')
+      return false
+    }
+    return Object.keys(definition.nodes).some((id) => visit(id))
+  }
+
+  function checkPayload(plan: Plan, id: string, add: (p: string, m: string) => void) {
+    const node = plan.node(id)
+    const at = `/nodes/${id}/payload`
+    const payload = node.def.payload ?? {}
+    const schema = (registry.action(node.type)?.payload ?? registry.trigger(node.type)?.payload) as TObject | undefined
+    const raw = new Set<string>(registry.action(node.type)?.raw ?? [])
+    if (schema) {
+      const validator = compiled(node.type, schema)
+      for (const e of validator.Errors(payload)) {
+        const value = valueAt(payload, e.path)
+        if (typeof value === 'string' && hasExpression(value)) continue // resolved and checked at run time
+        if (raw.has(e.path.split('/')[1] ?? '')) continue
+        add(`${at}${e.path}`, e.message)
+      }
+      for (const field of raw) {
+        const property = (schema.properties as Record<string, TSchema>)[field]
+        if (property?.['x-automaton'] === 'condition' && payload[field] !== undefined) {
+          for (const p of validateCondition(payload[field])) add(`${at}/${field}${p.pointer}`, p.message)
+        }
+      }
+    }
+    const { refs, errors } = collectReferences(payload)
+    for (const e of errors) add(`${at}${e.pointer}`, e.message)
+    const ancestors = plan.ancestors(id)
+    const variables = new Set([...(plan.definition.variableDefs ?? []).map((v) => v.name)])
+    for (const ref of refs) {
+      const where = `${at}${ref.pointer}`
+      const root = ref.root
+      if (FIXED_ROOTS.has(root)) {
+        if (root === '$vars' && ref.path[0] !== undefined && plan.definition.variableDefs && !variables.has(ref.path[0])) {
+          add(where, `{{$vars.${ref.path[0]}}} is not a declared variable`)
+        }
+        continue
+      }
+      if (root === '$item' || root === '$index') {
+        const inRawField = raw.has(ref.pointer.split('/')[1] ?? '')
+        if (node.loops.length === 0 && !inRawField) add(where, `${root} is only available inside a for-each loop body`)
+        continue
+      }
+      if (root === '$parent_item') {
+        if (node.loops.length < 2) add(where, '$parent_item is only available inside a nested for-each loop body')
+        continue
+      }
+      if (root === '$for') {
+        if (!ref.path[0] || !node.loops.includes(ref.path[0])) add(where, `$for.${ref.path[0] ?? ''} does not name a for-each that encloses this node`)
+        continue
+      }
+      const target = root === '$nodes' ? ref.path[0] : root
+      if (root.startsWith('$') && root !== '$nodes') {
+        add(where, `unknown expression root "${root}"`)
+        continue
+      }
+      if (!target || !plan.nodes.has(target)) {
+        add(where, `references "${target ?? ''}", which is not a node of this definition`)
+        continue
+      }
+      if (!ancestors.has(target)) {
+        add(where, `references "${target}", which does not run before this node`)
+        continue
+      }
+      const field = root === '$nodes' ? ref.path[1] : ref.path[0]
+      if (node.loops.includes(target) && field === 'result') add(where, `the result of "${target}" is not available inside its own loop body; use {{$item}} or {{$for.${target}.item}}`)
+    }
+  }
+
+  return {
+    check,
+    missingTypes(definition) {
+      const triggerIds = new Set(definition.triggerNodeIds ?? ['root'])
+      return [...new Set(Object.entries(definition.nodes ?? {})
+        .filter(([id, n]) => (triggerIds.has(id) ? !registry.trigger(n.type) : !registry.action(n.type)))
+        .map(([, n]) => n.type))]
+    },
+  }
+}
+
+function valueAt(value: unknown, pointer: string): unknown {
+  let current = value
+  for (const part of pointer.split('/').slice(1)) {
+    if (current === null || typeof current !== 'object') return undefined
+    current = (current as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')]
+  }
+  return current
+}

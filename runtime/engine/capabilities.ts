@@ -1,0 +1,16 @@
+/**
+ * Host services a node can use, given to the node runner by the composition root: the guarded
+ * HTTP client, the code sandbox, starting another workflow, connector data, logging. The engine
+ * itself never reaches the network or the store through these.
+ */
+import type { HttpRequest, HttpResponse } from '../../core/plugin/sdk.ts'
+import type { RunState } from './state.ts'
+
+export interface Capabilities {
+  http(request: HttpRequest, signal: AbortSignal): Promise<HttpResponse>
+  runCode(code: string, input: unknown, signal: AbortSignal): Promise<{ output: unknown; logs: string[] }>
+  triggerWorkflow(from: RunState, workflowId: string, payload: Record<string, unknown>): Promise<{ runId: string }>
+  /** The decrypted data of the connector a node names (issue-free when the node names none). */
+  connector(organizationId: string, ref: { type?: string; id?: string } | undefined, requiredType: string | undefined): Promise<Record<string, unknown> | null>
+  log(state: RunState, nodeId: string, message: string, fields?: Record<string, unknown>): void
+}

@@ -1,0 +1,254 @@
+/**
+ * The executor keeps live runs in memory as actors, at most `concurrency` at once.
+ *
+ * A run enters when it is admitted here (`startNew`, no database read) or when something wakes
+ * it (`wake`: recovery, a fired timer, a resume or cancel in its inbox). It leaves when it ends
+ * or starts waiting: its journal is flushed and its actor stopped, so a waiting run costs a
+ * row, not memory. Inbox events are sent to the actor and deleted with the next flush.
+ */
+import { createActor } from 'xstate'
+import type { Definition } from '../../core/domain/workflow.ts'
+import { isTerminal } from '../../core/domain/run.ts'
+import { parseJson } from '../../core/json.ts'
+import type { RunRow } from '../../core/store/runs.ts'
+import type { Registry } from '../../core/plugin/registry.ts'
+import { createRunJournal, type JournalDeps, type RunJournal, type RunMeta } from './journal.ts'
+import { createRunMachine, type NodeRunner, type RunActor, type RunEvent, type RunMachine, statusOf } from './machine.ts'
+import type { Plan } from './plan.ts'
+import { type BranchesOf, startState, type Emitted, type RunInput, type RunState } from './state.ts'
+import type { createPlanCache } from './plan.ts'
+
+export interface FreshRun {
+  readonly meta: RunMeta
+  readonly input: RunInput
+  readonly definition: Definition
+}
+
+export interface ExecutorDeps extends JournalDeps {
+  readonly registry: Registry
+  readonly runner: NodeRunner
+  readonly plans: ReturnType<typeof createPlanCache>
+  readonly concurrency: number
+}
+
+export interface Executor {
+  startNew(run: FreshRun): void
+  wake(runId: string): void
+  /** Loads every run that was running, or has inbox events, when the process stopped. */
+  recover(): Promise<number>
+  /** Resolves when no run is active or queued (tests, shutdown). */
+  idle(): Promise<void>
+  readonly active: number
+  stop(graceMs: number): Promise<void>
+}
+
+interface Entry {
+  runId: string
+  phase: 'loading' | 'active' | 'stopping'
+  actor?: RunActor
+  journal?: RunJournal
+  wakePending: boolean
+  pulling: boolean
+  repull?: boolean
+  sent: Set<string>
+}
+
+
+export function createExecutor(deps: ExecutorDeps): Executor {
+  const machines = new Map<string, RunMachine>()
+  const entries = new Map<string, Entry>()
+  const queue: Array<{ runId: string; fresh?: FreshRun }> = []
+  const queued = new Set<string>()
+  const idleWaiters: Array<() => void> = []
+  let running = 0
+  let stopped = false
+  const branchesOf: BranchesOf = (type) => deps.registry.action(type)?.branches
+  const now = () => deps.clock.now()
+
+  function machineFor(plan: Plan): RunMachine {
+    let machine = machines.get(plan.hash)
+    if (!machine) {
+      machine = createRunMachine(plan, deps.runner, branchesOf, now)
+      machines.set(plan.hash, machine)
+      if (machines.size > 1000) machines.delete(machines.keys().next().value!)
+    }
+    return machine
+  }
+
+  function enqueue(item: { runId: string; fresh?: FreshRun }) {
+    if (stopped || queued.has(item.runId)) return
+    queued.add(item.runId)
+    queue.push(item)
+    pump()
+  }
+
+  function pump() {
+    while (running < deps.concurrency && queue.length > 0) {
+      const item = queue.shift()!
+      queued.delete(item.runId)
+      if (entries.has(item.runId)) {
+        entries.get(item.runId)!.wakePending = true
+        continue
+      }
+      const entry: Entry = { runId: item.runId, phase: 'loading', wakePending: false, pulling: false, sent: new Set() }
+      entries.set(item.runId, entry)
+      running++
+      const activation = item.fresh ? activateFresh(entry, item.fresh) : activateStored(entry)
+      activation.catch((error) => {
+        deps.logger.error('could not start run', { runId: item.runId, error: error instanceof Error ? error.stack : String(error) })
+        release(entry)
+      })
+    }
+    if (running === 0 && queue.length === 0) for (const done of idleWaiters.splice(0)) done()
+  }
+
+  function release(entry: Entry) {
+    if (entries.get(entry.runId) !== entry) return
+    entries.delete(entry.runId)
+    running--
+    if (entry.wakePending && !stopped) enqueue({ runId: entry.runId })
+    pump()
+  }
+
+  async function activateFresh(entry: Entry, fresh: FreshRun) {
+    const plan = deps.plans.get(fresh.meta.definitionHash, () => fresh.definition)
+    const step = startState(fresh.input, plan, branchesOf, now())
+    attach(entry, fresh.meta, plan, { input: step.state }, step.events, new Set())
+  }
+
+  async function activateStored(entry: Entry) {
+    const row = await deps.store.get<RunRow>('SELECT * FROM runs WHERE id = $1', [entry.runId])
+    const inbox = await deps.store.all<{ id: string; event: string }>('SELECT id, event FROM run_inbox WHERE run_id = $1 ORDER BY id', [entry.runId])
+    if (!row || isTerminal(row.status) || (row.status === 'waiting' && inbox.length === 0)) {
+      if (row && isTerminal(row.status) && inbox.length > 0) await deps.store.write((tx) => tx.run('DELETE FROM run_inbox WHERE run_id = $1', [entry.runId]))
+      return release(entry)
+    }
+    const body = await deps.store.get<{ body: string }>('SELECT body FROM definitions WHERE hash = $1', [row.definition_hash])
+    const stored = parseJson<{ definition: Definition; variableDefs?: RunMeta['variableDefs'] }>(body?.body, { definition: { nodes: {} } })
+    const plan = deps.plans.get(row.definition_hash, () => stored.definition)
+    const meta: RunMeta = {
+      runId: row.id, organizationId: row.organization_id, workflowId: row.workflow_id, workflowVersion: row.workflow_version,
+      automatic: row.automatic === 1, live: row.live === 1, definitionHash: row.definition_hash,
+      variableDefs: stored.variableDefs ?? [], lastSeq: row.last_seq,
+    }
+    if (row.snapshot) {
+      const snapshot = JSON.parse(row.snapshot)
+      const waited = new Set<string>(Object.values((snapshot.context as RunState).nodes).filter((n) => n.wait).map((n) => n.key))
+      attach(entry, meta, plan, { snapshot }, [], waited, true)
+    } else {
+      const input: RunInput = {
+        runId: row.id, workflowId: row.workflow_id, organizationId: row.organization_id, workflowVersion: row.workflow_version,
+        triggerNodeId: row.trigger_node_id, trigger: JSON.parse(row.trigger_event), vars: parseJson(row.vars, {}),
+        props: parseJson(row.prop_values, {}), seed: parseJson(row.seed, undefined),
+      }
+      const step = startState(input, plan, branchesOf, now())
+      attach(entry, meta, plan, { input: step.state }, step.events, new Set(), true)
+    }
+    entry.pulling = false
+    await deliverInbox(entry, inbox)
+    settleIfDone(entry)
+  }
+
+  function attach(entry: Entry, meta: RunMeta, plan: Plan, options: { input: RunState } | { snapshot: unknown }, initial: readonly Emitted[], waited: Set<string>, restored = false) {
+    const actor = createActor(machineFor(plan), options as never) as RunActor
+    const read = () => {
+      const snapshot = actor.getSnapshot()
+      return { status: statusOf(snapshot), snapshot: actor.getPersistedSnapshot(), vars: snapshot.context.vars, error: snapshot.context.error }
+    }
+    const journal = createRunJournal(deps, meta, read, waited)
+    entry.actor = actor
+    entry.journal = journal
+    for (const e of initial) journal.append({ type: e.type, nodeId: e.nodeId, data: e.data })
+    actor.on('*', (e) => journal.append(e as never))
+    actor.subscribe({
+      next: () => {
+        journal.touch()
+        if (!entry.pulling) settleIfDone(entry)
+      },
+      error: (error) => deps.logger.error('run actor failed', { runId: meta.runId, error: String(error) }),
+    })
+    entry.phase = 'active'
+    // A restored run gets its inbox before it may be put away again.
+    entry.pulling = restored
+    actor.start()
+    if (!restored) settleIfDone(entry)
+  }
+
+  function settleIfDone(entry: Entry) {
+    if (entry.phase !== 'active' || !entry.actor) return
+    const snapshot = entry.actor.getSnapshot()
+    if (snapshot.status !== 'done' && statusOf(snapshot) !== 'waiting') return
+    entry.phase = 'stopping'
+    entry.journal!.flushed().then(() => {
+      entry.actor!.stop()
+      release(entry)
+    })
+  }
+
+  async function deliverInbox(entry: Entry, rows?: Array<{ id: string; event: string }>) {
+    if (entry.pulling) {
+      entry.repull = true
+      return
+    }
+    entry.pulling = true
+    try {
+      let inbox = rows
+      do {
+        entry.repull = false
+        inbox ??= await deps.store.all<{ id: string; event: string }>('SELECT id, event FROM run_inbox WHERE run_id = $1 ORDER BY id', [entry.runId])
+        for (const row of inbox) {
+          if (entry.sent.has(row.id)) continue
+          if (entry.phase !== 'active') {
+            entry.wakePending = true
+            return
+          }
+          entry.sent.add(row.id)
+          entry.journal!.consumed(row.id)
+          entry.actor!.send({ ...(JSON.parse(row.event) as RunEvent), inboxId: row.id })
+        }
+        inbox = undefined
+      } while (entry.repull)
+    } finally {
+      entry.pulling = false
+    }
+    settleIfDone(entry)
+  }
+
+  return {
+    startNew(run) {
+      enqueue({ runId: run.meta.runId, fresh: run })
+    },
+    wake(runId) {
+      const entry = entries.get(runId)
+      if (!entry) return enqueue({ runId })
+      if (entry.phase === 'active') {
+        deliverInbox(entry).catch((error) => deps.logger.error('could not read run inbox', { runId, error: String(error) }))
+      } else entry.wakePending = true
+    },
+    async recover() {
+      const rows = await deps.store.all<{ id: string }>(
+        "SELECT id FROM runs WHERE status = 'running' UNION SELECT DISTINCT run_id AS id FROM run_inbox",
+      )
+      for (const { id } of rows) enqueue({ runId: id })
+      return rows.length
+    },
+    idle() {
+      if (running === 0 && queue.length === 0) return Promise.resolve()
+      return new Promise((resolve) => idleWaiters.push(resolve))
+    },
+    get active() {
+      return running
+    },
+    async stop(graceMs) {
+      stopped = true
+      queue.length = 0
+      queued.clear()
+      const deadline = now() + graceMs
+      while (running > 0 && now() < deadline) await new Promise((r) => setTimeout(r, 20))
+      await Promise.all([...entries.values()].map(async (entry) => {
+        await entry.journal?.flushed()
+        entry.actor?.stop()
+      }))
+    },
+  }
+}

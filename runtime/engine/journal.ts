@@ -1,0 +1,208 @@
+/**
+ * Persists a live run: observes its actor (emitted events and snapshots, never machine
+ * actions), numbers each event in the run's journal, and writes the events, the latest
+ * snapshot and their side rows (durable timers, waits, persisted variables, consumed inbox
+ * events, run controls at the end) in one group-committed transaction per tick. Events are
+ * published on the bus only after that commit.
+ */
+import type { RunStatus } from '../../core/domain/run.ts'
+import type { VariableDef } from '../../core/domain/workflow.ts'
+import { publishEvents, type RecordedEvent } from '../../core/events.ts'
+import type { Bus } from '../../core/ports/bus.ts'
+import type { Clock } from '../../core/ports/clock.ts'
+import type { Ids } from '../../core/ports/ids.ts'
+import type { Logger } from '../../core/ports/logger.ts'
+import type { SqlExecutor, Store } from '../../core/ports/store.ts'
+import type { EventRecorder } from '../events.ts'
+import type { JournalEvent } from './machine.ts'
+import type { WaitInfo } from './state.ts'
+
+export interface RunMeta {
+  readonly runId: string
+  readonly organizationId: string
+  readonly workflowId: string
+  readonly workflowVersion: number
+  readonly automatic: boolean
+  readonly live: boolean
+  readonly definitionHash: string
+  readonly variableDefs: readonly VariableDef[]
+  readonly lastSeq: number
+}
+
+export interface JournalDeps {
+  readonly store: Store
+  readonly bus: Bus
+  readonly clock: Clock
+  readonly ids: Ids
+  readonly logger: Logger
+  readonly recorder: EventRecorder
+  readonly consecutiveFailuresPause: number
+}
+
+export interface RunJournal {
+  append(event: JournalEvent): void
+  /** Marks inbox rows as consumed; they are deleted with the next flush. */
+  consumed(inboxId: string): void
+  /** The actor moved: `status` and `snapshot` are read at flush time. */
+  touch(): void
+  /** Resolves when everything appended so far is committed. */
+  flushed(): Promise<void>
+  readonly lastSeq: number
+}
+
+const TERMINAL = new Set(['run.succeeded', 'run.partial', 'run.failed', 'run.cancelled'])
+const NODE_DONE = new Set(['node.succeeded', 'node.failed', 'node.cancelled', 'node.partial'])
+
+export function createRunJournal(
+  deps: JournalDeps,
+  meta: RunMeta,
+  read: () => { status: RunStatus; snapshot: unknown; vars: Record<string, unknown>; error: unknown },
+  waitedKeys: Set<string>,
+): RunJournal {
+  let seq = meta.lastSeq
+  let pending: Array<JournalEvent & { seq: number; at: number }> = []
+  let inbox: string[] = []
+  let dirty = false
+  let running: Promise<void> | null = null
+  let idle: Array<() => void> = []
+  const persistLifetime = new Set(meta.variableDefs.filter((v) => v.lifetime === 'persist').map((v) => v.name))
+
+  function schedule() {
+    if (running) return
+    running = new Promise<void>((resolve) => setTimeout(resolve, 0)).then(loop)
+  }
+
+  async function loop() {
+    while (dirty) {
+      dirty = false
+      const events = pending
+      const consumed = inbox
+      pending = []
+      inbox = []
+      const state = read()
+      try {
+        const recorded = await deps.store.write((tx) => write(tx, events, consumed, state))
+        publishEvents(deps.bus, recorded)
+      } catch (error) {
+        // The transaction rolled back: keep everything for the next attempt.
+        deps.logger.error('could not persist run transition; retrying', { runId: meta.runId, error: String(error) })
+        pending = [...events, ...pending]
+        inbox = [...consumed, ...inbox]
+        dirty = true
+        await new Promise((r) => setTimeout(r, 250))
+      }
+    }
+    running = null
+    for (const done of idle.splice(0)) done()
+  }
+
+  async function write(tx: SqlExecutor, events: typeof pending, consumed: string[], state: ReturnType<typeof read>): Promise<RecordedEvent[]> {
+    const now = deps.clock.now()
+    const recorded = await deps.recorder.record(tx, events.map((e) => ({
+      organizationId: meta.organizationId, workflowId: meta.workflowId, runId: meta.runId, seq: e.seq,
+      type: e.type, nodeId: e.nodeId, data: { runId: meta.runId, workflowId: meta.workflowId, ...e.data }, at: e.at,
+    })))
+    const terminal = events.find((e) => TERMINAL.has(e.type))
+    await tx.run(
+      `UPDATE runs SET status = $1, snapshot = $2, last_seq = $3, updated_at = $4, vars = $5,
+         finished_at = COALESCE(finished_at, $6), error = COALESCE($7, error) WHERE id = $8`,
+      [
+        state.status, JSON.stringify(state.snapshot), events.length ? events[events.length - 1].seq : seq, now, JSON.stringify(state.vars),
+        terminal ? terminal.at : null, terminal && state.error ? JSON.stringify(state.error) : null, meta.runId,
+      ],
+    )
+    for (const id of consumed) await tx.run('DELETE FROM run_inbox WHERE id = $1', [id])
+    for (const e of events) await sideRows(tx, e)
+    if (terminal) recorded.push(...(await runControls(tx, terminal.type, events)))
+    return recorded
+  }
+
+  async function sideRows(tx: SqlExecutor, e: JournalEvent & { at: number }) {
+    const key = e.data.key as string | undefined
+    if (e.type === 'node.waiting' && key) {
+      const wait = e.data.wait as WaitInfo
+      waitedKeys.add(key)
+      await tx.run('DELETE FROM timers WHERE run_id = $1 AND node_key = $2', [meta.runId, key])
+      await tx.run('DELETE FROM waits WHERE run_id = $1 AND node_key = $2', [meta.runId, key])
+      if (wait.until !== undefined) await insertTimer(tx, key, 'wake', wait.until)
+      if (wait.timeoutMs !== undefined) await insertTimer(tx, key, 'timeout', wait.startedAt + wait.timeoutMs)
+      if (wait.kind !== 'waiting') return
+      await tx.run(
+        'INSERT INTO waits (id, organization_id, workflow_id, run_id, node_id, node_key, trigger_type, match, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+        [deps.ids.next('tmr'), meta.organizationId, meta.workflowId, meta.runId, e.nodeId, key, wait.triggerType ?? null, wait.match ? JSON.stringify(wait.match) : null, e.at,
+          wait.timeoutMs !== undefined ? wait.startedAt + wait.timeoutMs : null],
+      )
+    } else if (key && NODE_DONE.has(e.type) && waitedKeys.delete(key)) {
+      await tx.run('DELETE FROM timers WHERE run_id = $1 AND node_key = $2', [meta.runId, key])
+      await tx.run('DELETE FROM waits WHERE run_id = $1 AND node_key = $2', [meta.runId, key])
+    }
+    if (e.type === 'node.succeeded' && e.data.vars) {
+      for (const [name, value] of Object.entries(e.data.vars as Record<string, unknown>)) {
+        if (!persistLifetime.has(name)) continue
+        await tx.run(
+          `INSERT INTO workflow_variables (workflow_id, name, value, updated_at) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (workflow_id, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+          [meta.workflowId, name, JSON.stringify(value ?? null), e.at],
+        )
+      }
+    }
+    if (TERMINAL.has(e.type) && waitedKeys.size > 0) {
+      waitedKeys.clear()
+      await tx.run('DELETE FROM timers WHERE run_id = $1', [meta.runId])
+      await tx.run('DELETE FROM waits WHERE run_id = $1', [meta.runId])
+    }
+  }
+
+  function insertTimer(tx: SqlExecutor, key: string, kind: string, fireAt: number) {
+    return tx.run('INSERT INTO timers (id, run_id, node_key, kind, fire_at) VALUES ($1, $2, $3, $4, $5)', [deps.ids.next('tmr'), meta.runId, key, kind, fireAt])
+  }
+
+  /** Consecutive failures and removed actions pause the live version; a success resets the count. */
+  async function runControls(tx: SqlExecutor, terminal: string, events: readonly JournalEvent[]): Promise<RecordedEvent[]> {
+    if (!meta.live || terminal === 'run.cancelled') return []
+    const disabled = events.some((e) => e.type === 'node.failed' && e.data.code === 'disabled_action')
+    let reason: string | null = null
+    if (disabled) reason = 'disabled_action'
+    else if (meta.automatic && terminal === 'run.failed') {
+      const row = await tx.get<{ n: number }>('UPDATE workflows SET consecutive_failures = consecutive_failures + 1 WHERE id = $1 RETURNING consecutive_failures AS n', [meta.workflowId])
+      if (deps.consecutiveFailuresPause > 0 && row && Number(row.n) >= deps.consecutiveFailuresPause) reason = 'consecutive_failures'
+    } else if (meta.automatic) {
+      await tx.run('UPDATE workflows SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0', [meta.workflowId])
+    }
+    if (!reason) return []
+    const changed = await tx.run(
+      "UPDATE workflows SET live_status = 'paused', paused_reason = $1, updated_at = $2 WHERE id = $3 AND live_version = $4 AND live_status = 'active' AND archived_at IS NULL",
+      [reason, deps.clock.now(), meta.workflowId, meta.workflowVersion],
+    )
+    if (changed === 0) return []
+    return deps.recorder.record(tx, [{
+      organizationId: meta.organizationId, workflowId: meta.workflowId, runId: null, seq: null, nodeId: null,
+      type: 'workflow.paused', data: { workflowId: meta.workflowId, reason, runId: meta.runId }, at: deps.clock.now(),
+    }])
+  }
+
+  return {
+    append(event) {
+      pending.push({ ...event, seq: ++seq, at: deps.clock.now() })
+      dirty = true
+      schedule()
+    },
+    consumed(inboxId) {
+      inbox.push(inboxId)
+      dirty = true
+      schedule()
+    },
+    touch() {
+      dirty = true
+      schedule()
+    },
+    flushed() {
+      if (!running && !dirty) return Promise.resolve()
+      if (!running) schedule()
+      return new Promise<void>((resolve) => idle.push(resolve))
+    },
+    get lastSeq() {
+      return seq
+    },
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * Executes one node: resolves its payload (expressions, defaults, schema check), builds the
+ * action context, calls the plugin's handler with an AbortSignal and the node's timeout, and
+ * turns what it returns (a result or a directive) into an Outcome. A throwing handler fails
+ * its node, never the process. Also resumes waiting nodes through `resume`/`timeout`.
+ */
+import { Value } from '@sinclair/typebox/value'
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
+import type { TObject } from '@sinclair/typebox'
+import type { Clock } from '../../core/ports/clock.ts'
+import type { Logger } from '../../core/ports/logger.ts'
+import type { ActionContext, Directive, ResumeContext, WaitRequest } from '../../core/plugin/sdk.ts'
+import type { AnyAction, Registry } from '../../core/plugin/registry.ts'
+import { evaluateCondition, resolveValue } from '../expressions/index.ts'
+import type { Capabilities } from './capabilities.ts'
+import type { NodeRunner, ResumeTask } from './machine.ts'
+import type { Plan } from './plan.ts'
+import { scopeLookup } from './scope.ts'
+import type { Outcome, RunState } from './state.ts'
+
+const DIRECTIVE = Symbol.for('automaton.directive')
+
+export function makeDirective(kind: 'branch', branch: string, result: unknown): Directive
+export function makeDirective(kind: 'wait', wait: WaitRequest): Directive
+export function makeDirective(kind: 'loop', items: readonly unknown[]): Directive
+export function makeDirective(kind: string, a: unknown, b?: unknown): Directive {
+  const base = { [DIRECTIVE]: true, kind }
+  if (kind === 'branch') return { ...base, branch: a, result: b } as unknown as Directive
+  if (kind === 'wait') return { ...base, wait: a } as unknown as Directive
+  return { ...base, items: a } as unknown as Directive
+}
+
+const isDirective = (value: unknown): value is Directive & { kind: string } =>
+  !!value && typeof value === 'object' && (value as Record<symbol, unknown>)[DIRECTIVE] === true
+
+export class NodeTimeoutError extends Error {
+  override name = 'NodeTimeoutError'
+}
+
+export function createNodeRunner(deps: { registry: Registry; clock: Clock; capabilities: Capabilities; logger: Logger }): NodeRunner {
+  const checks = new Map<string, TypeCheck<TObject>>()
+  const checkerFor = (action: AnyAction) => {
+    let check = checks.get(action.type)
+    if (!check) checks.set(action.type, (check = TypeCompiler.Compile(action.payload)))
+    return check
+  }
+
+  function resolvePayload(action: AnyAction, raw: Record<string, unknown>, lookup: ReturnType<typeof scopeLookup>) {
+    const keep = new Set<string>(action.raw ?? [])
+    const resolved: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(raw)) resolved[k] = keep.has(k) ? v : resolveValue(v, lookup)
+    const withDefaults = Value.Default(action.payload, resolved) as Record<string, unknown>
+    const check = checkerFor(action)
+    if (!check.Check(withDefaults)) {
+      const problems = [...check.Errors(withDefaults)].slice(0, 5).map((e) => `${e.path || '/'}: ${e.message}`)
+      throw new Error(`the payload does not match the action's schema (${problems.join('; ')})`)
+    }
+    return withDefaults
+  }
+
+  async function execute(plan: Plan, state: RunState, signal: AbortSignal): Promise<Outcome> {
+    const current = state.current!
+    const frame = current.frame
+    const node = plan.node(frame.nodeId)
+    if (frame.retryDelayMs) await sleep(frame.retryDelayMs, signal)
+    const action = deps.registry.action(node.type)
+    if (!action) {
+      return { kind: 'failure', error: `the action "${node.type}" is not available: no loaded plugin provides it`, code: 'disabled_action', retryable: false }
+    }
+    const lookup = scopeLookup(plan, state, frame.scope)
+    let payload: Record<string, unknown>
+    try {
+      payload = resolvePayload(action, node.def.payload ?? {}, lookup)
+    } catch (error) {
+      return { kind: 'failure', error: messageOf(error), code: 'invalid_payload', retryable: false }
+    }
+    const instance = state.nodes[current.key]
+    const controller = new AbortController()
+    const abort = () => controller.abort(signal.reason)
+    signal.addEventListener('abort', abort, { once: true })
+    const varUpdates: Record<string, unknown> = {}
+    const logs: string[] = []
+    try {
+      const connector = action.connector ? await deps.capabilities.connector(state.organizationId, node.def.connector, action.connector.type) : null
+      const ctx: ActionContext<Record<string, unknown>> = {
+        payload,
+        run: { id: state.runId, workflowId: state.workflowId, workflowVersion: state.workflowVersion, organizationId: state.organizationId },
+        node: { id: node.id, key: current.key, attempt: instance.attempts },
+        idempotencyKey: `${state.runId}:${current.key}:${instance.attempts}`,
+        signal: controller.signal,
+        connector,
+        log: (message, fields) => {
+          if (logs.length < 100) logs.push(fields ? `${message} ${JSON.stringify(fields)}` : message)
+          deps.capabilities.log(state, node.id, message, fields)
+        },
+        now: () => deps.clock.now(),
+        http: { send: (request) => deps.capabilities.http(request, controller.signal) },
+        evaluate: (value, extra) => resolveValue(value, scopeLookup(plan, state, frame.scope, extra)),
+        evaluateCondition: (condition, extra) => evaluateCondition(condition, scopeLookup(plan, state, frame.scope, extra)),
+        vars: {
+          get: (name) => (Object.hasOwn(varUpdates, name) ? varUpdates[name] : state.vars[name]),
+          set: (name, value) => {
+            varUpdates[name] = value
+          },
+        },
+        services: {
+          runCode: (code, input) => deps.capabilities.runCode(code, input, controller.signal),
+          triggerWorkflow: (workflowId, input) => deps.capabilities.triggerWorkflow(state, workflowId, input),
+        },
+        branch: (branch, result) => makeDirective('branch', branch, result),
+        wait: (request) => makeDirective('wait', request),
+        loop: (items) => makeDirective('loop', items),
+      }
+      const output = await withTimeout(Promise.resolve().then(() => action.run(ctx)), node.def.timeoutMs, controller)
+      const outcome = toOutcome(output, payload, deps.clock.now())
+      if (outcome.kind !== 'success') return outcome
+      return { ...outcome, ...(Object.keys(varUpdates).length > 0 ? { vars: varUpdates } : {}), ...(logs.length ? { logs } : {}) }
+    } catch (error) {
+      const timedOut = error instanceof NodeTimeoutError
+      return { kind: 'failure', error: messageOf(error), code: timedOut ? 'timeout' : undefined, retryable: true, input: payload, logs }
+    } finally {
+      signal.removeEventListener('abort', abort)
+    }
+  }
+
+  async function resume(plan: Plan, task: ResumeTask, signal: AbortSignal): Promise<Outcome> {
+    const { state, event } = task
+    const instance = state.nodes[event.key]
+    const node = plan.node(instance.nodeId)
+    const action = deps.registry.action(node.type)
+    if (!action) return { kind: 'failure', error: `the action "${node.type}" is not available: no loaded plugin provides it`, code: 'disabled_action', retryable: false }
+    const payload = (instance.input ?? {}) as Record<string, unknown>
+    const wait = instance.wait ?? { startedAt: deps.clock.now(), kind: 'waiting' as const }
+    const ctx: ResumeContext<Record<string, unknown>> = {
+      payload,
+      run: { id: state.runId, workflowId: state.workflowId, workflowVersion: state.workflowVersion, organizationId: state.organizationId },
+      node: { id: node.id, key: event.key },
+      wait,
+      now: () => deps.clock.now(),
+      branch: (branch, result) => makeDirective('branch', branch, result),
+    }
+    try {
+      if (signal.aborted) throw signal.reason
+      let output: unknown
+      if (event.type === 'TIMER' && event.kind === 'timeout') {
+        if (!action.timeout) return { kind: 'failure', error: `timed out after ${wait.timeoutMs} ms of waiting`, code: 'timeout', retryable: false }
+        output = await action.timeout(ctx)
+      } else {
+        const data = event.type === 'RESUME' ? event.data : { firedAt: new Date(deps.clock.now()).toISOString() }
+        output = action.resume ? await action.resume(ctx, data) : data
+      }
+      return toOutcome(output, payload, deps.clock.now())
+    } catch (error) {
+      return { kind: 'failure', error: messageOf(error), retryable: false }
+    }
+  }
+
+  return { execute, resume }
+}
+
+function toOutcome(output: unknown, input: unknown, now: number): Outcome {
+  if (!isDirective(output)) return { kind: 'success', result: output ?? null, input }
+  const d = output as unknown as { kind: string; branch?: string; result?: unknown; wait?: WaitRequest; items?: readonly unknown[] }
+  switch (d.kind) {
+    case 'branch':
+      return { kind: 'success', result: d.result ?? null, branch: d.branch, input }
+    case 'loop':
+      return Array.isArray(d.items) ? { kind: 'loop', items: d.items, input } : { kind: 'failure', error: 'loop items must be an array', retryable: false, input }
+    default: {
+      const wait = { ...d.wait! }
+      if (wait.until === undefined && wait.timeoutMs === undefined && !wait.triggerType) {
+        return { kind: 'failure', error: 'a wait needs a time, a timeout or a trigger type', retryable: false, input }
+      }
+      if (wait.until !== undefined && wait.until < now) wait.until = now
+      return { kind: 'wait', wait, input }
+    }
+  }
+}
+
+function withTimeout<T>(work: Promise<T>, timeoutMs: number | undefined, controller: AbortController): Promise<T> {
+  const aborted = new Promise<never>((_, reject) => {
+    if (controller.signal.aborted) reject(controller.signal.reason)
+    controller.signal.addEventListener('abort', () => reject(controller.signal.reason ?? new Error('aborted')), { once: true })
+  })
+  aborted.catch(() => {})
+  if (!timeoutMs) return Promise.race([work, aborted])
+  const timer = setTimeout(() => controller.abort(new NodeTimeoutError(`the node timed out after ${timeoutMs} ms`)), timeoutMs)
+  return Promise.race([work, aborted]).finally(() => clearTimeout(timer))
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason)
+    const timer = setTimeout(resolve, ms)
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer)
+      reject(signal.reason)
+    }, { once: true })
+  })
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name
+  return typeof error === 'string' ? error : JSON.stringify(error) ?? String(error)
+}

@@ -1,0 +1,255 @@
+/**
+ * A pool of sandbox worker threads, so transforms never block the caller's event loop and every
+ * call has a hard time bound. At most `size` calls run at once, one per worker; the rest wait in
+ * a bounded FIFO queue. A worker that overruns its call's deadline by HARD_TIMEOUT_GRACE_MS, whose
+ * call is aborted, or that dies is terminated and replaced when next needed.
+ * Workers start on first use and are reused. An idle pool does not keep the process alive: workers
+ * are unref'd where the runtime allows it (Bun), and elsewhere (Deno) ended after `idleMs` idle.
+ * It does not validate limits or encode input (createSandbox does).
+ */
+import type { SandboxLimits } from './limits.ts'
+import { fromWireError, messageOf, type RunReply, type RunRequest, type WorkerMessage } from './protocol.ts'
+import type { TransformResult } from './run-transform.ts'
+import { SandboxError } from './sandbox-error.ts'
+import { fromTrip } from './vm-errors.ts'
+
+/** How long past its own deadline a call may run before the pool terminates its worker. */
+export const HARD_TIMEOUT_GRACE_MS = 250
+/** How long a new worker may take to load its engine. */
+const STARTUP_TIMEOUT_MS = 10_000
+const MAX_DETAIL_CHARS = 300
+
+export interface PoolOptions {
+  /** Workers, hence calls running at once. */
+  readonly size: number
+  /** Calls that may wait for a worker; more are refused as busy. */
+  readonly maxQueue: number
+  /** Idle time after which a worker that cannot be unref'd is ended. */
+  readonly idleMs: number
+  /** Starts a worker speaking the protocol of worker.ts; tests substitute their own. */
+  readonly spawn?: () => Worker
+}
+
+export interface Job {
+  readonly code: string
+  readonly inputJson: string
+  readonly limits: SandboxLimits
+}
+
+export interface WorkerPool {
+  run(job: Job, signal?: AbortSignal): Promise<TransformResult>
+  /** Terminates every worker and rejects every pending call; later calls are refused. */
+  close(): Promise<void>
+}
+
+interface Call {
+  readonly job: Job
+  readonly signal: AbortSignal | undefined
+  readonly resolve: (result: TransformResult) => void
+  readonly reject: (error: unknown) => void
+  /** The worker running the call, once it left the queue. */
+  slot: Slot | undefined
+  onAbort: (() => void) | undefined
+}
+
+interface Slot {
+  readonly worker: Worker
+  readonly unref: boolean
+  /** Shared with the worker, whose run stops at its next poll once this is set. */
+  readonly cancel: Int32Array
+  ready: boolean
+  call: Call | undefined
+  id: number
+  /** Startup, hard-timeout or idle timer, depending on the state. */
+  timer: ReturnType<typeof setTimeout> | undefined
+}
+
+type Unreffable = { unref?: () => void }
+
+export function spawnSandboxWorker(): Worker {
+  return new Worker(new URL('./worker.ts', import.meta.url).href, { type: 'module' })
+}
+
+export function createWorkerPool(options: PoolOptions): WorkerPool {
+  const spawn = options.spawn ?? spawnSandboxWorker
+  const slots = new Set<Slot>()
+  const queue: Call[] = []
+  let nextId = 0
+  let closed = false
+
+  function run(job: Job, signal?: AbortSignal): Promise<TransformResult> {
+    if (closed) return Promise.reject(new SandboxError('runtime', 'the sandbox is closed'))
+    if (signal?.aborted) return Promise.reject(signal.reason)
+    return new Promise((resolve, reject) => {
+      const call: Call = { job, signal, resolve, reject, slot: undefined, onAbort: undefined }
+      const free = hasCapacity()
+      if (!free && queue.length >= options.maxQueue) {
+        reject(new SandboxError('runtime', `sandbox busy: ${queue.length} transforms are already waiting`))
+        return
+      }
+      if (signal) {
+        call.onAbort = () => abort(call, signal.reason)
+        signal.addEventListener('abort', call.onAbort, { once: true })
+      }
+      if (free) dispatch(call)
+      else queue.push(call)
+    })
+  }
+
+  function hasCapacity(): boolean {
+    return slots.size < options.size || idleSlot() !== undefined
+  }
+
+  function idleSlot(): Slot | undefined {
+    for (const slot of slots) if (slot.call === undefined) return slot
+    return undefined
+  }
+
+  function pump(): void {
+    while (queue.length > 0 && hasCapacity()) dispatch(queue.shift() as Call)
+  }
+
+  function dispatch(call: Call): void {
+    let slot = idleSlot()
+    try {
+      slot ??= createSlot()
+    } catch (error) {
+      release(call).reject(new SandboxError('runtime', `the sandbox worker could not start: ${messageOf(error)}`))
+      return
+    }
+    slot.call = call
+    slot.id = ++nextId
+    call.slot = slot
+    slot.worker.postMessage({ id: slot.id, ...call.job, cancel: slot.cancel } satisfies RunRequest)
+    if (slot.ready) armDeadline(slot, call)
+  }
+
+  function armDeadline(slot: Slot, call: Call): void {
+    const { limits } = call.job
+    arm(slot, limits.timeoutMs + HARD_TIMEOUT_GRACE_MS, () => kill(slot, fromTrip('timeout', limits)))
+  }
+
+  function createSlot(): Slot {
+    const worker = spawn()
+    const unref = typeof (worker as Unreffable).unref === 'function'
+    const cancel = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT))
+    const slot: Slot = { worker, unref, cancel, ready: false, call: undefined, id: 0, timer: undefined }
+    if (unref) (worker as Unreffable).unref?.()
+    worker.addEventListener('message', (event: MessageEvent<WorkerMessage>) => {
+      if (slots.has(slot)) onMessage(slot, event.data)
+    })
+    worker.addEventListener('error', (event: ErrorEvent) => {
+      event.preventDefault()
+      if (slots.has(slot)) onDeath(slot, summarise(event.message))
+    })
+    worker.addEventListener('messageerror', () => {
+      if (slots.has(slot)) onDeath(slot, 'a message could not be deserialised')
+    })
+    // Bun reports a worker thread that exited; terminate() removes the slot before it fires.
+    worker.addEventListener('close', () => {
+      if (slots.has(slot)) onDeath(slot, 'the worker exited')
+    })
+    slots.add(slot)
+    const message = `the sandbox worker did not start within ${STARTUP_TIMEOUT_MS} ms`
+    arm(slot, STARTUP_TIMEOUT_MS, () => kill(slot, new SandboxError('runtime', message)))
+    return slot
+  }
+
+  function onMessage(slot: Slot, message: WorkerMessage): void {
+    if ('ready' in message) {
+      if (!message.ready) kill(slot, new SandboxError('runtime', `the sandbox worker could not start: ${message.message}`))
+      else onReady(slot)
+    } else onReply(slot, message)
+  }
+
+  function onReady(slot: Slot): void {
+    slot.ready = true
+    disarm(slot)
+    if (slot.call) armDeadline(slot, slot.call)
+    else rest(slot)
+  }
+
+  function onReply(slot: Slot, reply: RunReply): void {
+    const call = slot.call
+    if (!call || reply.id !== slot.id) return
+    slot.call = undefined
+    disarm(slot)
+    if (reply.retire) remove(slot)
+    else rest(slot)
+    if (reply.ok) release(call).resolve(reply.result)
+    else release(call).reject(fromWireError(reply.error))
+    pump()
+  }
+
+  /** A worker that dies while loading was probably never able to start; one that dies running a
+   * transform was most likely taken down by it, through memory or the host's stack. */
+  function onDeath(slot: Slot, detail: string): void {
+    if (!slot.ready) kill(slot, new SandboxError('runtime', `the sandbox worker failed to start: ${detail}`))
+    else kill(slot, new SandboxError('memory', `transform crashed its sandbox worker, most likely out of memory: ${detail}`))
+  }
+
+  function abort(call: Call, reason: unknown): void {
+    if (call.slot) {
+      kill(call.slot, reason)
+      return
+    }
+    const index = queue.indexOf(call)
+    if (index >= 0) queue.splice(index, 1)
+    release(call).reject(reason)
+  }
+
+  /** Ends the worker, failing its call with `error`, and lets the queue move on. */
+  function kill(slot: Slot, error: unknown): void {
+    const call = slot.call
+    slot.call = undefined
+    remove(slot)
+    if (call) release(call).reject(error)
+    pump()
+  }
+
+  /** terminate() only takes effect when the thread next runs JS, so the run is also cancelled. */
+  function remove(slot: Slot): void {
+    slots.delete(slot)
+    disarm(slot)
+    Atomics.store(slot.cancel, 0, 1)
+    slot.worker.terminate()
+  }
+
+  /** An idle worker that cannot be unref'd would keep the process alive, so it is ended later. */
+  function rest(slot: Slot): void {
+    if (!slot.unref) arm(slot, options.idleMs, () => remove(slot))
+  }
+
+  /** Stops listening for the call's abort, before it is settled. */
+  function release(call: Call): Call {
+    if (call.onAbort) call.signal?.removeEventListener('abort', call.onAbort)
+    return call
+  }
+
+  async function close(): Promise<void> {
+    closed = true
+    const error = new SandboxError('runtime', 'the sandbox is closed')
+    for (const call of queue.splice(0)) release(call).reject(error)
+    for (const slot of [...slots]) kill(slot, error)
+  }
+
+  return { run, close }
+}
+
+/** Bun puts a source excerpt before the error line of a worker's uncaught error; keep the error. */
+function summarise(message: string | undefined): string {
+  const text = message ?? ''
+  const line = text.split('\n').find((part) => /^\s*error: /i.test(part)) ?? text
+  const summary = line.replace(/^\s*error: /i, '').trim() || 'uncaught error'
+  return summary.length > MAX_DETAIL_CHARS ? `${summary.slice(0, MAX_DETAIL_CHARS)}…` : summary
+}
+
+function arm(slot: Slot, ms: number, onTimeout: () => void): void {
+  disarm(slot)
+  slot.timer = setTimeout(onTimeout, ms)
+}
+
+function disarm(slot: Slot): void {
+  if (slot.timer !== undefined) clearTimeout(slot.timer)
+  slot.timer = undefined
+}

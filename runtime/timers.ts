@@ -1,0 +1,122 @@
+/**
+ * The durable timer scheduler. Timers are rows (a delay's wake-up, a wait's timeout); firing
+ * one deletes its row and puts a TIMER event in the run's inbox in one transaction, so across
+ * any number of processes each timer fires exactly once: only the transaction whose DELETE
+ * removed the row goes on. The run is then woken to take the event.
+ *
+ * It polls for due timers, and sleeps until the next one when it knows of it sooner (a
+ * `node.waiting` event on the bus tells it of new ones).
+ */
+import type { Bus } from '../core/ports/bus.ts'
+import type { Clock } from '../core/ports/clock.ts'
+import type { Ids } from '../core/ports/ids.ts'
+import type { Logger } from '../core/ports/logger.ts'
+import type { Store } from '../core/ports/store.ts'
+import type { RecordedEvent } from '../core/events.ts'
+
+export interface TimerSchedulerDeps {
+  store: Store
+  bus: Bus
+  clock: Clock
+  ids: Ids
+  logger: Logger
+  /** Tells whoever executes runs that one has an inbox event. */
+  wake(runId: string): void
+  pollMs?: number
+  batch?: number
+}
+
+export interface TimerScheduler {
+  start(): void
+  /** Fires what is due now; resolves to the number fired. */
+  tick(): Promise<number>
+  stop(): Promise<void>
+}
+
+interface TimerRow {
+  id: string
+  run_id: string
+  node_key: string
+  kind: string
+  fire_at: number
+}
+
+export function createTimerScheduler(deps: TimerSchedulerDeps): TimerScheduler {
+  const pollMs = deps.pollMs ?? 500
+  const batch = deps.batch ?? 500
+  let timer: ReturnType<typeof setTimeout> | null = null
+  let nextAt = Number.POSITIVE_INFINITY
+  let running: Promise<number> | null = null
+  let stopped = true
+  let subscription: { unsubscribe(): void } | null = null
+
+  async function fire(row: TimerRow): Promise<boolean> {
+    return deps.store.write(async (tx) => {
+      if ((await tx.run('DELETE FROM timers WHERE id = $1', [row.id])) === 0) return false
+      await tx.run('INSERT INTO run_inbox (id, run_id, event, created_at) VALUES ($1, $2, $3, $4)', [
+        deps.ids.next('evt'), row.run_id, JSON.stringify({ type: 'TIMER', key: row.node_key, kind: row.kind }), deps.clock.now(),
+      ])
+      return true
+    })
+  }
+
+  async function tick(): Promise<number> {
+    if (running) return running
+    running = (async () => {
+      let fired = 0
+      try {
+        const due = await deps.store.all<TimerRow>('SELECT * FROM timers WHERE fire_at <= $1 ORDER BY fire_at LIMIT $2', [deps.clock.now(), batch])
+        const results = await Promise.all(due.map((row) => fire(row).then((ok) => (ok ? row : null))))
+        for (const row of results) {
+          if (!row) continue
+          fired++
+          deps.wake(row.run_id)
+        }
+        const next = await deps.store.get<{ at: number | null }>('SELECT MIN(fire_at) AS at FROM timers')
+        nextAt = next?.at ?? Number.POSITIVE_INFINITY
+        if (due.length === batch) nextAt = deps.clock.now()
+      } catch (error) {
+        deps.logger.error('timer scheduler tick failed', { error: String(error) })
+      } finally {
+        running = null
+      }
+      return fired
+    })()
+    return running
+  }
+
+  function schedule() {
+    if (stopped) return
+    if (timer) clearTimeout(timer)
+    const wait = Math.max(0, Math.min(pollMs, nextAt - deps.clock.now()))
+    timer = setTimeout(async () => {
+      timer = null
+      await tick()
+      schedule()
+    }, wait)
+    ;(timer as { unref?: () => void }).unref?.()
+  }
+
+  return {
+    start() {
+      stopped = false
+      subscription = deps.bus.subscribe<RecordedEvent>('evt.>', (m) => {
+        if (m.data.type !== 'node.waiting') return
+        const wait = m.data.data.wait as { until?: number; timeoutMs?: number; startedAt: number } | undefined
+        const at = Math.min(wait?.until ?? Number.POSITIVE_INFINITY, wait?.timeoutMs !== undefined ? wait.startedAt + wait.timeoutMs : Number.POSITIVE_INFINITY)
+        if (at < nextAt) {
+          nextAt = at
+          schedule()
+        }
+      })
+      schedule()
+    },
+    tick,
+    async stop() {
+      stopped = true
+      subscription?.unsubscribe()
+      if (timer) clearTimeout(timer)
+      await running
+    },
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * kill -9 the server while runs are in flight and while runs wait on delays; restart it on the
+ * same data; every run ends exactly once with the right status, and no node's side effect is
+ * repeated except as a retry of the same attempt (same idempotency key).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { api, type ServerProcess, startServer } from '../helpers/process.ts'
+import { startReceiver, type Receiver } from '../helpers/receiver.ts'
+import { freshPostgresUrl, storeKinds } from '../helpers/services.ts'
+import { queryDatabase } from '../helpers/stores.ts'
+import { tempDir } from '../helpers/tmp.ts'
+
+const KEY = 'svcsk_crash_test_bootstrap_key_0123456789abcdef'
+const RUNS = 40
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await probe()
+    if (value) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await Bun.sleep(50)
+  }
+}
+
+for (const kind of storeKinds()) {
+  describe(`kill -9 and restart (${kind})`, () => {
+    const dir = tempDir()
+    let receiver: Receiver
+    let server: ServerProcess
+    let env: Record<string, string>
+    let drop: (() => Promise<void>) | undefined
+
+    beforeAll(async () => {
+      receiver = startReceiver()
+      receiver.respond(async (req) => {
+        await Bun.sleep(req.path.startsWith('/inflight') ? 300 : 0)
+        return Response.json({ ok: true })
+      })
+      const pg = kind === 'postgres' ? await freshPostgresUrl() : null
+      drop = pg?.drop
+      env = {
+        AUTOMATON_DATA_DIR: dir.path, AUTOMATON_DATABASE_URL: pg?.url ?? '', AUTOMATON_BOOTSTRAP_KEY: KEY,
+        AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', AUTOMATON_WORKER_CONCURRENCY: '16',
+      }
+      server = await startServer({ env })
+    })
+    afterAll(async () => {
+      await server?.stop('SIGKILL')
+      await receiver.stop()
+      await drop?.()
+      dir.remove()
+    })
+
+    it('finishes every run exactly once after a crash', async () => {
+      const create = async (nodes: Record<string, unknown>) => {
+        const w = await api(server.url, 'POST', '/v1/workflows', KEY, { definition: { triggerNodeIds: ['root'], nodes } })
+        expect(w.status).toBe(200)
+        const live = await api(server.url, 'POST', `/v1/workflows/${w.body.data.id}/publish`, KEY)
+        return live.body.data
+      }
+      const inflight = await create({
+        root: { type: 'manual', children: ['call'] },
+        call: { type: 'http-request', payload: { url: `${receiver.url}/inflight/{{$run.id}}` }, children: ['done'] },
+        done: { type: 'log', payload: { message: 'done' } },
+      })
+      const delayed = await create({
+        root: { type: 'manual', children: ['pause'] },
+        pause: { type: 'delay', payload: { delayMs: 2500 }, children: ['call'] },
+        call: { type: 'http-request', payload: { url: `${receiver.url}/delayed/{{$run.id}}` } },
+      })
+      const fire = (w: { triggerSecret: string }, i: number) => api(server.url, 'POST', `/v1/webhooks/${w.triggerSecret}`, undefined, { i })
+      const started = await Promise.all([
+        ...Array.from({ length: RUNS }, (_, i) => fire(delayed, i)),
+        ...Array.from({ length: RUNS }, (_, i) => fire(inflight, i)),
+      ])
+      const runIds = started.map((r) => r.body.data.runIds[0] as string)
+      expect(new Set(runIds).size).toBe(RUNS * 2)
+
+      const counts = (workflowId: string) => api(server.url, 'GET', `/v1/runs/status-counts?workflowId=${workflowId}`, KEY).then((r) => r.body.data.counts)
+      await until('delayed runs to wait', async () => (await counts(delayed.id)).waiting === RUNS)
+      await until('some HTTP calls in flight', async () => receiver.requests.filter((r) => r.path.startsWith('/inflight')).length >= 5)
+      const before = await counts(inflight.id)
+      expect(before.success).toBeLessThan(RUNS) // the crash really happens mid-flight
+
+      await server.stop('SIGKILL')
+      server = await startServer({ env })
+
+      await until('every run to finish', async () => {
+        const [a, b] = await Promise.all([counts(inflight.id), counts(delayed.id)])
+        return a.success + a.failure + a.cancelled + a.partial === RUNS && b.success + b.failure + b.cancelled + b.partial === RUNS
+      }, 60_000)
+      expect(await counts(inflight.id)).toMatchObject({ success: RUNS, failure: 0, running: 0, waiting: 0 })
+      expect(await counts(delayed.id)).toMatchObject({ success: RUNS, failure: 0, running: 0, waiting: 0 })
+
+      for (const runId of runIds) {
+        const run = (await api(server.url, 'GET', `/v1/runs/${runId}`, KEY)).body.data
+        expect(run.status).toBe('success')
+        const calls = receiver.requests.filter((r) => r.path.endsWith(`/${runId}`))
+        expect(calls.length).toBeGreaterThanOrEqual(1)
+        // A node re-executed after the crash repeats the same attempt: one idempotency key.
+        expect(new Set(calls.map((c) => c.headers['idempotency-key'])).size).toBe(1)
+        if (calls[0].path.startsWith('/delayed')) expect(calls).toHaveLength(1)
+      }
+      // The journal: every run ended exactly once, and its sequence has no gap and no repeat.
+      const terminal = await queryDatabase<{ run_id: string; n: number }>(
+        env, "SELECT run_id, COUNT(*) AS n FROM events WHERE type IN ('run.succeeded', 'run.failed', 'run.partial', 'run.cancelled') GROUP BY run_id",
+      )
+      expect(terminal).toHaveLength(RUNS * 2)
+      expect(terminal.every((r) => Number(r.n) === 1)).toBe(true)
+      const sequences = await queryDatabase<{ run_id: string; n: number; top: number }>(env, 'SELECT run_id, COUNT(*) AS n, MAX(seq) AS top FROM events WHERE run_id IS NOT NULL GROUP BY run_id')
+      for (const s of sequences) expect(Number(s.n)).toBe(Number(s.top))
+    }, 120_000)
+  })
+}
