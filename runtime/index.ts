@@ -62,6 +62,8 @@ export function createEngine(deps: EngineDeps) {
   const timers = createTimerScheduler({ store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, logger: deps.logger, wake, pollMs: deps.timerPollMs })
 
   return {
+    /** Tells whoever executes runs that a run has inbox events (a resume, a timer, a cancel). */
+    wake,
     recorder,
     checker,
     dispatcher,
