@@ -8,6 +8,7 @@
  */
 import process from 'node:process'
 import { join } from 'node:path'
+import { hostname } from 'node:os'
 import { Effect, Exit, Scope } from 'effect'
 import pkg from './package.json' with { type: 'json' }
 import { type Config, ConfigError, loadConfig } from './core/config.ts'
@@ -21,6 +22,7 @@ import { type Clock, systemClock } from './core/ports/clock.ts'
 import type { HttpServer } from './core/ports/http-server.ts'
 import type { Logger } from './core/ports/logger.ts'
 import type { Store } from './core/ports/store.ts'
+import type { WorkQueue } from './core/ports/work-queue.ts'
 import { createSecretBox, decodeMasterKey, generateMasterKey, MasterKeyError } from './core/security/secret-box.ts'
 import { createApiKeyService } from './core/services/api-keys.ts'
 import { createAuthService } from './core/services/auth.ts'
@@ -32,11 +34,13 @@ import { createWorkflowService } from './core/services/workflows.ts'
 import { createRegistry } from './core/plugin/registry.ts'
 import type { PluginDefinition } from './core/plugin/sdk.ts'
 import corePlugin from './plugins/core/index.ts'
-import { createEngine } from './runtime/index.ts'
+import { createEngine, type EngineRole } from './runtime/index.ts'
+import { createStreamHub } from './runtime/streams.ts'
 import { createGuardedHttpClient } from './adapters/http/guarded-client.ts'
 import { MIGRATIONS } from './core/store/migrations.ts'
 import { ensureDir, loadOrCreateMasterKey } from './adapters/files/master-key.ts'
 import { memoryBus } from './adapters/memory/bus.ts'
+import { memoryWorkQueue } from './adapters/memory/work-queue.ts'
 
 export const VERSION: string = pkg.version
 const isBun = typeof (globalThis as { Bun?: unknown }).Bun !== 'undefined'
@@ -48,6 +52,8 @@ export interface SystemOptions {
   readonly plugins?: readonly PluginDefinition[]
   /** Whether to recover runs and fire timers; commands that only read or mint keys do not. */
   readonly engine?: boolean
+  /** `embedded` (default without NATS), `api` (default with NATS) or `worker`. */
+  readonly role?: EngineRole
 }
 
 export const BUILT_IN_PLUGINS: readonly PluginDefinition[] = [corePlugin]
@@ -69,7 +75,8 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   const ids = createIds(clock)
   const store = await own(() => openStore(config), (s) => s.close())
   await store.migrate(MIGRATIONS)
-  const bus: Bus = await own(() => memoryBus(logger), (b) => b.close())
+  const role: EngineRole = options.role ?? (config.natsUrl ? 'api' : 'embedded')
+  const { bus, workQueue } = await openMessaging(config, role, logger, own)
   const secretBox = await createSecretBox(decodeMasterKey(masterKeyOf(config, logger)))
   const auth = await own(() => createAuthService({ store, clock, bus, logger }), (a) => a.stop())
   const apiKeys = createApiKeyService({ store, clock, ids, auth })
@@ -83,18 +90,37 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   const registry = createRegistry([...BUILT_IN_PLUGINS, ...(options.plugins ?? [])])
   const http = createGuardedHttpClient({ allow: config.allowPrivateTargets, logger })
   const engine = createEngine({
-    store, bus, clock, ids, logger, registry, http, concurrency: config.workerConcurrency, consecutiveFailuresPause: config.consecutiveFailuresPause,
+    store, bus, workQueue, clock, ids, logger, registry, http, role, workerId: ids.next('wkr'), host: hostname(),
+    concurrency: config.workerConcurrency, consecutiveFailuresPause: config.consecutiveFailuresPause,
+    workerTimeoutMs: config.workerTimeoutMs, heartbeatMs: config.heartbeatMs,
   })
   if (options.engine !== false) await own(() => engine.start(), () => engine.stop(config.shutdownGraceMs))
   const workflows = createWorkflowService({ store, bus, clock, ids, checker: engine.checker })
   const runs = createRunService({ store, clock, dispatcher: engine.dispatcher, control: engine.control, projection: engine.projection })
+  const pushBody = isBun ? (await import('./adapters/bun/push-body.ts')).bunPushBody : undefined
+  const streams = { hub: createStreamHub({ store, bus, logger }), heartbeatMs: config.sseHeartbeatMs, maxBufferedBytes: config.sseBufferBytes, pushBody }
   const app = createApp({
-    version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, workflows, runs,
+    version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, workflows, runs, streams,
   })
   return { config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, registry, engine, workflows, runs, app }
 }
 
 export type System = Awaited<ReturnType<typeof acquireSystem>> & { close(): Promise<void> }
+
+/** The in-process bus and queue, or NATS (core subjects for the bus, JetStream for work). */
+async function openMessaging(config: Config, role: EngineRole, logger: Logger, own: Own): Promise<{ bus: Bus; workQueue: WorkQueue }> {
+  if (!config.natsUrl) {
+    if (role !== 'embedded') throw new ConfigError(`the ${role} role needs NATS: set AUTOMATON_NATS_URL`)
+    return { bus: await own(() => memoryBus(logger), (b) => b.close()), workQueue: memoryWorkQueue() }
+  }
+  if (!config.databaseUrl) throw new ConfigError('scaling out with NATS needs a shared database: set AUTOMATON_DATABASE_URL to Postgres')
+  const [{ connectNats }, { natsBus }, { natsWorkQueue }] = await Promise.all([
+    import('./adapters/nats/connection.ts'), import('./adapters/nats/bus.ts'), import('./adapters/nats/work-queue.ts'),
+  ])
+  const nc = await own(() => connectNats(config.natsUrl!, `automaton-${role}`, logger), (c) => c.drain().catch(() => c.close()))
+  const bus = await own(() => natsBus(nc, logger), (b) => b.close())
+  return { bus, workQueue: await natsWorkQueue(nc, logger, { stream: config.natsStream }) }
+}
 
 async function openStore(config: Config): Promise<Store> {
   if (config.databaseUrl) {
@@ -147,6 +173,21 @@ async function listen(system: System): Promise<HttpServer> {
   return serveWithDeno(fetch, { port: config.port, host: config.host })
 }
 
+const untilSignal = () =>
+  new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve())
+    process.once('SIGTERM', () => resolve())
+  })
+
+/** `worker`: executes runs from the work queue and fires timers until SIGINT or SIGTERM. */
+async function work(config: Config): Promise<void> {
+  const system = await openSystem(config, { role: 'worker' })
+  system.logger.info('automaton worker is running', { version: VERSION, runtime: isBun ? 'bun' : 'deno', store: system.store.dialect, bus: 'nats' })
+  await untilSignal()
+  await system.close()
+  system.logger.info('automaton worker stopped')
+}
+
 /** `serve`: the API until SIGINT or SIGTERM, then a graceful stop: the server first, then the rest in reverse order. */
 async function serve(config: Config): Promise<void> {
   const system = await openSystem(config)
@@ -159,12 +200,9 @@ async function serve(config: Config): Promise<void> {
   }
   system.logger.info('automaton is serving', {
     port: server.port, version: VERSION, runtime: isBun ? 'bun' : 'deno',
-    store: system.store.dialect, bus: config.natsUrl ? 'nats' : 'in-process',
+    store: system.store.dialect, bus: config.natsUrl ? 'nats' : 'in-process', role: system.engine.role,
   })
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve())
-    process.once('SIGTERM', () => resolve())
-  })
+  await untilSignal()
   const stopServer = Effect.promise(() => server.stop(true)).pipe(Effect.timeout(config.shutdownGraceMs), Effect.ignore)
   await Effect.runPromise(stopServer)
   await system.close()
@@ -178,7 +216,8 @@ const USAGE = `automaton ${VERSION}
 
 Usage: automaton <command> [options]
 
-  serve                                  serve the API (default)
+  serve                                  serve the API (default); without NATS it also executes runs
+  worker                                 execute runs, timers and deliveries (with NATS and Postgres)
   migrate                                apply database migrations and exit
   orgs create <name>                     create an organization; prints it as JSON
   orgs list                              list organizations as JSON
@@ -238,6 +277,10 @@ export async function runCli(argv: readonly string[], env: Record<string, string
   switch (command) {
     case 'serve':
       await serve(config)
+      return 0
+    case 'worker':
+      if (!config.natsUrl) throw new ConfigError('automaton worker needs AUTOMATON_NATS_URL and AUTOMATON_DATABASE_URL; without them, serve runs the workers itself')
+      await work(config)
       return 0
     case 'migrate':
       await withSystem(config, async (s) => print({ migrated: true, store: s.store.dialect }))

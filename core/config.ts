@@ -11,6 +11,7 @@ export interface Config {
   dataDir: string
   databaseUrl: string | null
   natsUrl: string | null
+  natsStream: string
   masterKey: string | null
   bootstrapKey: string | null
   maxBodyBytes: number
@@ -26,6 +27,10 @@ export interface Config {
   crosschainApiKey: string | null
   workerConcurrency: number
   shutdownGraceMs: number
+  workerTimeoutMs: number
+  heartbeatMs: number
+  sseHeartbeatMs: number
+  sseBufferBytes: number
 }
 
 type Parser<T> = (raw: string, name: string) => T
@@ -64,6 +69,7 @@ export const CONFIG_ENTRIES: readonly ConfigEntry[] = [
   { env: 'AUTOMATON_DATA_DIR', key: 'dataDir', default: './data', description: 'Directory for the embedded SQLite database and the generated master key.', parse: str },
   { env: 'AUTOMATON_DATABASE_URL', key: 'databaseUrl', default: '', description: '`postgres://…` selects the Postgres store; empty uses SQLite in the data dir.', parse: nullable },
   { env: 'AUTOMATON_NATS_URL', key: 'natsUrl', default: '', description: '`nats://…` selects the NATS bus (JetStream); empty uses the in-process bus.', parse: nullable },
+  { env: 'AUTOMATON_NATS_STREAM', key: 'natsStream', default: 'AUTOMATON_WORK', description: 'Name of the JetStream stream that carries work to the workers (one per deployment).', parse: str },
   { env: 'AUTOMATON_MASTER_KEY', key: 'masterKey', default: '', description: '32 bytes, base64, that encrypt secrets at rest. Empty: generated into the data dir on first start (every process of one deployment must share it).', parse: nullable },
   { env: 'AUTOMATON_BOOTSTRAP_KEY', key: 'bootstrapKey', default: '', description: 'A raw `svcsk_…` key; at start it ensures the organization `default` with an owner key of this value.', parse: nullable },
   { env: 'AUTOMATON_MAX_BODY_BYTES', key: 'maxBodyBytes', default: '1048576', description: 'Largest request body accepted; larger bodies get 413.', parse: int(1024) },
@@ -79,6 +85,10 @@ export const CONFIG_ENTRIES: readonly ConfigEntry[] = [
   { env: 'AUTOMATON_CROSSCHAIN_API_KEY', key: 'crosschainApiKey', default: '', description: 'The `x-api-key` the cross-chain payment service sends with its callback.', parse: nullable },
   { env: 'AUTOMATON_WORKER_CONCURRENCY', key: 'workerConcurrency', default: '256', description: 'Runs one worker process executes at once.', parse: int(1, 100000) },
   { env: 'AUTOMATON_SHUTDOWN_GRACE_MS', key: 'shutdownGraceMs', default: '10000', description: 'Time given to in-flight requests and runs on SIGTERM before the process exits.', parse: int(0) },
+  { env: 'AUTOMATON_WORKER_TIMEOUT_MS', key: 'workerTimeoutMs', default: '15000', description: 'A worker silent this long counts as dead; other workers take its runs over.', parse: int(1000) },
+  { env: 'AUTOMATON_HEARTBEAT_MS', key: 'heartbeatMs', default: '3000', description: 'How often a worker refreshes its heartbeat and sweeps for runs nobody executes.', parse: int(100) },
+  { env: 'AUTOMATON_SSE_HEARTBEAT_MS', key: 'sseHeartbeatMs', default: '15000', description: 'Interval of the heartbeat comment on server-sent event streams.', parse: int(100) },
+  { env: 'AUTOMATON_SSE_BUFFER_BYTES', key: 'sseBufferBytes', default: '1048576', description: 'Bytes a stream may hold for a client that does not read; beyond it the client is disconnected.', parse: int(1024) },
 ]
 
 export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {

@@ -45,7 +45,13 @@ export function toRecordedEvent(row: EventRow): RecordedEvent {
   }
 }
 
-/** Appends events to the journal inside a transaction and returns them with their ids. */
+/**
+ * Appends events to the journal inside a transaction and returns them with their ids.
+ *
+ * Event ids grow in commit order, so a stream resuming "after id N" never misses an event that
+ * committed later with a smaller id: SQLite has one writer, and the Postgres store commits
+ * write transactions one at a time (see adapters/postgres/store.ts).
+ */
 export async function recordEvents(tx: SqlExecutor, list: readonly DomainEvent[]): Promise<RecordedEvent[]> {
   if (list.length === 0) return []
   const ids = await events.insert(tx, list.map((e) => ({

@@ -16,7 +16,7 @@ import type { Ids } from '../core/ports/ids.ts'
 import { forUpdate, type SqlExecutor, type Store } from '../core/ports/store.ts'
 import { sha256Hex } from '../core/security/hash.ts'
 import { displayVersion, type WorkflowRow } from '../core/store/workflows.ts'
-import type { Executor } from './engine/executor.ts'
+import type { FreshRun } from './engine/executor.ts'
 import { triggerIdsOf } from './engine/plan.ts'
 import type { RunState } from './engine/state.ts'
 import type { EventRecorder } from './events.ts'
@@ -27,13 +27,16 @@ export interface DispatcherDeps {
   clock: Clock
   ids: Ids
   recorder: EventRecorder
-  executor: Executor
+  /** The worker that will execute admitted runs, when it is this process; null hands them to the work queue. */
+  owner: string | null
+  /** After commit: start the run here, or notify the workers. */
+  handOff(run: FreshRun): void
 }
 
 interface Admitted {
   result: DispatchResult
   events: RecordedEvent[]
-  fresh?: Parameters<Executor['startNew']>[0]
+  fresh?: FreshRun
 }
 
 interface VersionContent {
@@ -134,11 +137,11 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     await tx.run(
       `INSERT INTO runs (id, organization_id, workflow_id, workflow_version, status, trigger_type, trigger_node_id, triggered_by, automatic, live,
          event_id, idempotency_key, retry_of, definition_hash, trigger_event, prop_values, vars, seed, snapshot, last_seq, error, started_at, finished_at, updated_at, owner)
-       VALUES ($1, $2, $3, $4, 'running', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, NULL, 1, NULL, $18, NULL, $18, NULL)`,
+       VALUES ($1, $2, $3, $4, 'running', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, NULL, 1, NULL, $18, NULL, $18, $19)`,
       [
         runId, w.organization_id, w.id, version, triggerType, triggerNodeId, req.triggeredBy, req.automatic ? 1 : 0, live ? 1 : 0,
         eventId, req.idempotencyKey ?? null, req.seed?.fromRunId ?? null, hash, JSON.stringify(req.event), JSON.stringify(req.propValues ?? {}),
-        JSON.stringify(vars), req.seed ? JSON.stringify(req.seed.nodes) : null, now,
+        JSON.stringify(vars), req.seed ? JSON.stringify(req.seed.nodes) : null, now, deps.owner,
       ],
     )
     events.push(...(await deps.recorder.record(tx, [{
@@ -168,7 +171,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     const eventId = req.eventId ?? ids.next('evt')
     const admitted = await store.write((tx) => admit(tx, req, runId, eventId))
     publishEvents(deps.bus, admitted.events)
-    if (admitted.fresh) deps.executor.startNew(admitted.fresh)
+    if (admitted.fresh) deps.handOff(admitted.fresh)
     return admitted.result
   }
 
@@ -205,9 +208,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         await tx.run(
           `INSERT INTO runs (id, organization_id, workflow_id, workflow_version, status, trigger_type, trigger_node_id, triggered_by, automatic, live,
              event_id, idempotency_key, retry_of, definition_hash, trigger_event, prop_values, vars, seed, snapshot, last_seq, error, started_at, finished_at, updated_at, owner)
-           VALUES ($1, $2, $3, $4, 'running', $5, $6, 'retry', 0, $7, $8, NULL, $9, $10, $11, $12, $13, $14, NULL, 1, NULL, $15, NULL, $15, NULL)`,
+           VALUES ($1, $2, $3, $4, 'running', $5, $6, 'retry', 0, $7, $8, NULL, $9, $10, $11, $12, $13, $14, NULL, 1, NULL, $15, NULL, $15, $16)`,
           [newRunId, organizationId, w.id, original.workflow_version, triggerType, original.trigger_node_id, live ? 1 : 0, eventId, runId,
-            original.definition_hash, original.trigger_event, original.prop_values, JSON.stringify(vars), JSON.stringify(nodes), now],
+            original.definition_hash, original.trigger_event, original.prop_values, JSON.stringify(vars), JSON.stringify(nodes), now, deps.owner],
         )
         const events = await deps.recorder.record(tx, [{
           organizationId, workflowId: w.id, runId: newRunId, seq: 1, nodeId: null, type: 'run.started',
@@ -224,7 +227,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         }
       })
       publishEvents(deps.bus, admitted.events)
-      deps.executor.startNew(admitted.fresh)
+      deps.handOff(admitted.fresh)
       return { runId: newRunId }
     },
   }

@@ -1,7 +1,12 @@
 /**
  * The engine, assembled: registry checks, plans, the node runner, the executor of live runs,
  * the dispatcher, run control, durable timers and the run projection. The composition root
- * gives it the ports (store, bus, clock, ids, HTTP client) and wires its parts into core.
+ * gives it the ports (store, bus, work queue, clock, ids, HTTP client) and wires its parts into
+ * core.
+ *
+ * Roles: `embedded` does everything in one process; `api` admits runs and hands them to the
+ * work queue; `worker` executes runs taken from the work queue and fires timers. A run is
+ * executed only by the worker that owns it (see executor.ts).
  */
 import type { Bus } from '../core/ports/bus.ts'
 import type { Clock } from '../core/ports/clock.ts'
@@ -10,6 +15,7 @@ import type { HttpClient } from '../core/ports/http-client.ts'
 import type { Ids } from '../core/ports/ids.ts'
 import type { Logger } from '../core/ports/logger.ts'
 import type { Store } from '../core/ports/store.ts'
+import type { WorkConsumer, WorkQueue } from '../core/ports/work-queue.ts'
 import type { Registry } from '../core/plugin/registry.ts'
 import { createCapabilities } from './capabilities.ts'
 import { createRunControl } from './control.ts'
@@ -23,17 +29,29 @@ import { createEventRecorder } from './events.ts'
 import { runProjection } from './projection.ts'
 import { createSandbox } from './sandbox/index.ts'
 import { createTimerScheduler } from './timers.ts'
+import { createWorkerPresence } from './workers.ts'
+
+export type EngineRole = 'embedded' | 'api' | 'worker'
+
+/** Broadcast to every worker: "if you are executing this run, read its inbox". */
+export const WAKE_SUBJECT = 'automaton.internal.wake'
 
 export interface EngineDeps {
   store: Store
   bus: Bus
+  workQueue: WorkQueue
   clock: Clock
   ids: Ids
   logger: Logger
   registry: Registry
   http: HttpClient
+  role: EngineRole
+  workerId: string
+  host: string
   concurrency: number
   consecutiveFailuresPause: number
+  workerTimeoutMs?: number
+  heartbeatMs?: number
   timerPollMs?: number
   connector?: Capabilities['connector']
 }
@@ -42,6 +60,7 @@ export function createEngine(deps: EngineDeps) {
   const recorder = createEventRecorder()
   const plans = createPlanCache()
   const checker = createDefinitionChecker(deps.registry)
+  const executes = deps.role !== 'api'
   let dispatcher: Dispatcher | undefined
   const sandbox = createSandbox()
   const capabilities = createCapabilities({
@@ -52,17 +71,38 @@ export function createEngine(deps: EngineDeps) {
     connector: deps.connector,
   })
   const runner = createNodeRunner({ registry: deps.registry, clock: deps.clock, capabilities, logger: deps.logger })
+  const workerTimeoutMs = deps.workerTimeoutMs ?? 15_000
   const executor = createExecutor({
     store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, logger: deps.logger, recorder,
-    consecutiveFailuresPause: deps.consecutiveFailuresPause, registry: deps.registry, runner, plans, concurrency: deps.concurrency,
+    consecutiveFailuresPause: deps.consecutiveFailuresPause, registry: deps.registry, runner, plans,
+    concurrency: deps.concurrency, workerId: deps.workerId, workerTimeoutMs,
   })
-  dispatcher = createDispatcher({ store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, recorder, executor })
-  const wake = (runId: string) => executor.wake(runId)
+  const notify = (runId: string) =>
+    deps.workQueue.notify(runId).catch((error) => deps.logger.warn('could not notify the work queue; the sweep will find the run', { runId, error: String(error) }))
+
+  /** Tells whoever executes a run that it has inbox events (a resume, a timer, a cancel). */
+  const wake = (runId: string) => {
+    if (deps.role === 'embedded' || executor.has(runId)) return executor.wake(runId)
+    deps.bus.publish(WAKE_SUBJECT, { runId })
+    void notify(runId)
+  }
+
+  dispatcher = createDispatcher({
+    store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, recorder,
+    owner: executes ? deps.workerId : null,
+    handOff: executes ? (fresh) => executor.startNew(fresh) : (fresh) => void notify(fresh.meta.runId),
+  })
   const control = createRunControl({ store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, wake })
   const timers = createTimerScheduler({ store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, logger: deps.logger, wake, pollMs: deps.timerPollMs })
+  const presence = createWorkerPresence({
+    store: deps.store, clock: deps.clock, logger: deps.logger, workerId: deps.workerId, role: deps.role, host: deps.host,
+    heartbeatMs: deps.heartbeatMs ?? 3000, exclusive: deps.role === 'embedded',
+    onBeat: () => executor.recover(),
+  })
+  let consumer: WorkConsumer | null = null
+  let wakes: { unsubscribe(): void } | null = null
 
   return {
-    /** Tells whoever executes runs that a run has inbox events (a resume, a timer, a cancel). */
     wake,
     recorder,
     checker,
@@ -71,15 +111,27 @@ export function createEngine(deps: EngineDeps) {
     executor,
     timers,
     projection: runProjection,
-    /** Recovers unfinished runs and starts firing timers. */
+    role: deps.role,
+    /** Workers: register, recover unfinished runs, take work, fire timers. The API role does none of it. */
     async start() {
+      if (!executes) return
+      await presence.start()
       const recovered = await executor.recover()
       if (recovered > 0) deps.logger.info('recovering runs', { count: recovered })
+      if (deps.role === 'worker') {
+        wakes = deps.bus.subscribe<{ runId: string }>(WAKE_SUBJECT, (m) => {
+          if (executor.has(m.data.runId)) executor.wake(m.data.runId)
+        })
+        consumer = await deps.workQueue.consume((runId) => executor.take(runId), deps.concurrency)
+      }
       timers.start()
     },
     async stop(graceMs: number) {
+      wakes?.unsubscribe()
+      await consumer?.stop()
       await timers.stop()
       await executor.stop(graceMs)
+      if (executes) await presence.stop()
       await sandbox.close()
     },
   }

@@ -13,7 +13,9 @@ import type { MemberService } from '../services/members.ts'
 import type { RunService } from '../services/runs.ts'
 import type { ServiceAccountService } from '../services/service-accounts.ts'
 import type { WorkflowService } from '../services/workflows.ts'
+import type { StreamHub } from '../ports/streams.ts'
 import type { RouteLike } from './openapi.ts'
+import type { PushBodyFactory } from './sse.ts'
 import { authPlugin } from './plugins/auth.ts'
 import { bodyPlugin } from './plugins/body.ts'
 import { envelopePlugin } from './plugins/envelope.ts'
@@ -25,6 +27,7 @@ import { openApiRoutes } from './routes/openapi.ts'
 import { memberRoutes } from './routes/members.ts'
 import { runRoutes, webhookRoutes } from './routes/runs.ts'
 import { serviceAccountRoutes } from './routes/service-accounts.ts'
+import { streamRoutes } from './routes/streams.ts'
 import { workflowRoutes } from './routes/workflows.ts'
 
 export interface AppDeps {
@@ -40,6 +43,7 @@ export interface AppDeps {
   readonly members: MemberService
   readonly workflows: WorkflowService
   readonly runs: RunService
+  readonly streams: { hub: StreamHub; heartbeatMs: number; maxBufferedBytes: number; pushBody?: PushBodyFactory }
 }
 
 export function createApp(deps: AppDeps) {
@@ -58,6 +62,7 @@ export function createApp(deps: AppDeps) {
     .use(workflowRoutes(auth, deps.workflows, deps.runs))
     .use(runRoutes(auth, deps.auth, deps.runs))
     .use(webhookRoutes(deps.runs))
+    .use(streamRoutes(auth, { store: deps.store, ...deps.streams }))
   routes = () => app.routes
   return app
 }

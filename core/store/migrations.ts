@@ -60,6 +60,20 @@ export const MIGRATIONS: readonly Migration[] = [
       postgres: [...membersAndWorkflows(), eventsTable('BIGSERIAL PRIMARY KEY'), ...runsAndEvents()],
     },
   },
+  {
+    version: 3,
+    name: 'workers',
+    up: [
+      `CREATE TABLE workers (
+        id TEXT PRIMARY KEY,
+        role TEXT NOT NULL,
+        host TEXT NOT NULL,
+        started_at BIGINT NOT NULL,
+        heartbeat_at BIGINT NOT NULL
+      )`,
+      'CREATE INDEX runs_owner ON runs (owner)',
+    ],
+  },
 ]
 
 function eventsTable(id: string): string {

@@ -29,11 +29,21 @@ export interface ExecutorDeps extends JournalDeps {
   readonly runner: NodeRunner
   readonly plans: ReturnType<typeof createPlanCache>
   readonly concurrency: number
+  /** This process's worker id: a run is executed only by the worker that owns it. */
+  readonly workerId: string
+  /** Milliseconds after its last heartbeat when a worker counts as dead and its runs are taken over. */
+  readonly workerTimeoutMs: number
 }
 
 export interface Executor {
+  /** A run admitted by this process with this worker as its owner. */
   startNew(run: FreshRun): void
+  /** Delivers inbox events to a run, loading it when it is not live here (if this worker may own it). */
   wake(runId: string): void
+  /** Like wake, resolving once the run is live here or found to need nothing (work-queue backpressure). */
+  take(runId: string): Promise<void>
+  /** Whether the run is live in this process. */
+  has(runId: string): boolean
   /** Loads every run that was running, or has inbox events, when the process stopped. */
   recover(): Promise<number>
   /** Resolves when no run is active or queued (tests, shutdown). */
@@ -57,7 +67,7 @@ interface Entry {
 export function createExecutor(deps: ExecutorDeps): Executor {
   const machines = new Map<string, RunMachine>()
   const entries = new Map<string, Entry>()
-  const queue: Array<{ runId: string; fresh?: FreshRun }> = []
+  const queue: Array<{ runId: string; fresh?: FreshRun; taken?: () => void }> = []
   const queued = new Set<string>()
   const idleWaiters: Array<() => void> = []
   let running = 0
@@ -75,8 +85,8 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     return machine
   }
 
-  function enqueue(item: { runId: string; fresh?: FreshRun }) {
-    if (stopped || queued.has(item.runId)) return
+  function enqueue(item: { runId: string; fresh?: FreshRun; taken?: () => void }) {
+    if (stopped || queued.has(item.runId)) return item.taken?.()
     queued.add(item.runId)
     queue.push(item)
     pump()
@@ -88,6 +98,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       queued.delete(item.runId)
       if (entries.has(item.runId)) {
         entries.get(item.runId)!.wakePending = true
+        item.taken?.()
         continue
       }
       const entry: Entry = { runId: item.runId, phase: 'loading', wakePending: false, pulling: false, sent: new Set() }
@@ -97,7 +108,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       activation.catch((error) => {
         deps.logger.error('could not start run', { runId: item.runId, error: error instanceof Error ? error.stack : String(error) })
         release(entry)
-      })
+      }).finally(() => item.taken?.())
     }
     if (running === 0 && queue.length === 0) for (const done of idleWaiters.splice(0)) done()
   }
@@ -116,7 +127,21 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     attach(entry, fresh.meta, plan, { input: step.state }, step.events, new Set())
   }
 
+  /** Takes ownership of a run unless a live worker holds it. */
+  async function acquire(runId: string): Promise<boolean> {
+    const stale = now() - deps.workerTimeoutMs
+    const changed = await deps.store.write((tx) =>
+      tx.run(
+        `UPDATE runs SET owner = $1 WHERE id = $2 AND status IN ('running', 'waiting')
+           AND (owner IS NULL OR owner = $1 OR owner NOT IN (SELECT id FROM workers WHERE heartbeat_at >= $3))`,
+        [deps.workerId, runId, stale],
+      ),
+    )
+    return changed > 0
+  }
+
   async function activateStored(entry: Entry) {
+    if (!(await acquire(entry.runId))) return release(entry)
     const row = await deps.store.get<RunRow>('SELECT * FROM runs WHERE id = $1', [entry.runId])
     const inbox = await deps.store.all<{ id: string; event: string }>('SELECT id, event FROM run_inbox WHERE run_id = $1 ORDER BY id', [entry.runId])
     if (!row || isTerminal(row.status) || (row.status === 'waiting' && inbox.length === 0)) {
@@ -155,7 +180,13 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       const snapshot = actor.getSnapshot()
       return { status: statusOf(snapshot), snapshot: actor.getPersistedSnapshot(), vars: snapshot.context.vars, error: snapshot.context.error }
     }
-    const journal = createRunJournal(deps, meta, read, waited)
+    const journal = createRunJournal(deps, meta, read, waited, () => {
+      // Another worker took this run over (this one was presumed dead): stop without writing.
+      deps.logger.warn('lost ownership of a run; stopping it here', { runId: meta.runId })
+      entry.phase = 'stopping'
+      actor.stop()
+      release(entry)
+    })
     entry.actor = actor
     entry.journal = journal
     for (const e of initial) journal.append({ type: e.type, nodeId: e.nodeId, data: e.data })
@@ -218,6 +249,15 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     startNew(run) {
       enqueue({ runId: run.meta.runId, fresh: run })
     },
+    has: (runId) => entries.has(runId),
+    take(runId) {
+      const entry = entries.get(runId)
+      if (entry) {
+        this.wake(runId)
+        return Promise.resolve()
+      }
+      return new Promise<void>((taken) => enqueue({ runId, taken }))
+    },
     wake(runId) {
       const entry = entries.get(runId)
       if (!entry) return enqueue({ runId })
@@ -225,12 +265,21 @@ export function createExecutor(deps: ExecutorDeps): Executor {
         deliverInbox(entry).catch((error) => deps.logger.error('could not read run inbox', { runId, error: String(error) }))
       } else entry.wakePending = true
     },
+    /** Runs that were running without a live owner, and runs with inbox events nobody took. */
     async recover() {
+      const stale = now() - deps.workerTimeoutMs
       const rows = await deps.store.all<{ id: string }>(
-        "SELECT id FROM runs WHERE status = 'running' UNION SELECT DISTINCT run_id AS id FROM run_inbox",
+        `SELECT id FROM runs WHERE status = 'running' AND (owner IS NULL OR owner = $1 OR owner NOT IN (SELECT id FROM workers WHERE heartbeat_at >= $2))
+         UNION SELECT DISTINCT run_id AS id FROM run_inbox`,
+        [deps.workerId, stale],
       )
-      for (const { id } of rows) enqueue({ runId: id })
-      return rows.length
+      let woken = 0
+      for (const { id } of rows) {
+        if (entries.has(id)) continue
+        enqueue({ runId: id })
+        woken++
+      }
+      return woken
     },
     idle() {
       if (running === 0 && queue.length === 0) return Promise.resolve()

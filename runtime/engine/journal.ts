@@ -12,7 +12,7 @@ import type { Bus } from '../../core/ports/bus.ts'
 import type { Clock } from '../../core/ports/clock.ts'
 import type { Ids } from '../../core/ports/ids.ts'
 import type { Logger } from '../../core/ports/logger.ts'
-import type { SqlExecutor, Store } from '../../core/ports/store.ts'
+import { isUniqueViolation, type SqlExecutor, type Store } from '../../core/ports/store.ts'
 import type { EventRecorder } from '../events.ts'
 import type { JournalEvent } from './machine.ts'
 import type { WaitInfo } from './state.ts'
@@ -29,16 +29,6 @@ export interface RunMeta {
   readonly lastSeq: number
 }
 
-export interface JournalDeps {
-  readonly store: Store
-  readonly bus: Bus
-  readonly clock: Clock
-  readonly ids: Ids
-  readonly logger: Logger
-  readonly recorder: EventRecorder
-  readonly consecutiveFailuresPause: number
-}
-
 export interface RunJournal {
   append(event: JournalEvent): void
   /** Marks inbox rows as consumed; they are deleted with the next flush. */
@@ -53,11 +43,26 @@ export interface RunJournal {
 const TERMINAL = new Set(['run.succeeded', 'run.partial', 'run.failed', 'run.cancelled'])
 const NODE_DONE = new Set(['node.succeeded', 'node.failed', 'node.cancelled', 'node.partial'])
 
+export interface JournalDeps {
+  readonly store: Store
+  readonly bus: Bus
+  readonly clock: Clock
+  readonly ids: Ids
+  readonly logger: Logger
+  readonly recorder: EventRecorder
+  readonly consecutiveFailuresPause: number
+  readonly workerId: string
+}
+
+/** Thrown inside a journal transaction when another worker owns the run now. */
+class LostOwnership extends Error {}
+
 export function createRunJournal(
   deps: JournalDeps,
   meta: RunMeta,
   read: () => { status: RunStatus; snapshot: unknown; vars: Record<string, unknown>; error: unknown },
   waitedKeys: Set<string>,
+  onLost: () => void,
 ): RunJournal {
   let seq = meta.lastSeq
   let pending: Array<JournalEvent & { seq: number; at: number }> = []
@@ -84,6 +89,14 @@ export function createRunJournal(
         const recorded = await deps.store.write((tx) => write(tx, events, consumed, state))
         publishEvents(deps.bus, recorded)
       } catch (error) {
+        if (error instanceof LostOwnership || isUniqueViolation(error)) {
+          // Fenced: the run moved to another worker, which continues from the stored snapshot.
+          pending = []
+          inbox = []
+          dirty = false
+          onLost()
+          break
+        }
         // The transaction rolled back: keep everything for the next attempt.
         deps.logger.error('could not persist run transition; retrying', { runId: meta.runId, error: String(error) })
         pending = [...events, ...pending]
@@ -103,14 +116,18 @@ export function createRunJournal(
       type: e.type, nodeId: e.nodeId, data: { runId: meta.runId, workflowId: meta.workflowId, ...e.data }, at: e.at,
     })))
     const terminal = events.find((e) => TERMINAL.has(e.type))
-    await tx.run(
+    // A run that waits or ended needs no owner; whoever resumes it next takes it.
+    const changed = await tx.run(
       `UPDATE runs SET status = $1, snapshot = $2, last_seq = $3, updated_at = $4, vars = $5,
-         finished_at = COALESCE(finished_at, $6), error = COALESCE($7, error) WHERE id = $8`,
+         finished_at = COALESCE(finished_at, $6), error = COALESCE($7, error), owner = $8
+       WHERE id = $9 AND (owner = $10 OR owner IS NULL)`,
       [
         state.status, JSON.stringify(state.snapshot), events.length ? events[events.length - 1].seq : seq, now, JSON.stringify(state.vars),
-        terminal ? terminal.at : null, terminal && state.error ? JSON.stringify(state.error) : null, meta.runId,
+        terminal ? terminal.at : null, terminal && state.error ? JSON.stringify(state.error) : null,
+        state.status === 'running' ? deps.workerId : null, meta.runId, deps.workerId,
       ],
     )
+    if (changed === 0) throw new LostOwnership(meta.runId)
     for (const id of consumed) await tx.run('DELETE FROM run_inbox WHERE id = $1', [id])
     for (const e of events) await sideRows(tx, e)
     if (terminal) recorded.push(...(await runControls(tx, terminal.type, events)))

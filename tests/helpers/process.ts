@@ -95,3 +95,72 @@ export async function api(base: string, method: string, path: string, key?: stri
   } catch {}
   return { status: response.status, body: parsed, headers: response.headers }
 }
+
+/** A worker process (`automaton worker`), found ready by its "worker is running" log line. */
+export async function startWorker(env: Record<string, string>, timeoutMs = 20_000) {
+  const child = Bun.spawn([BUN, join(ROOT, 'main.ts'), 'worker'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  let output = ''
+  let ready!: () => void
+  const isReady = new Promise<void>((resolve) => (ready = resolve))
+  const pump = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder()
+    for await (const chunk of stream) {
+      output += decoder.decode(chunk, { stream: true })
+      if (output.includes('"msg":"automaton worker is running"')) ready()
+    }
+  }
+  void pump(child.stdout as ReadableStream<Uint8Array>)
+  void pump(child.stderr as ReadableStream<Uint8Array>)
+  let timer: ReturnType<typeof setTimeout> | undefined
+  await Promise.race([
+    isReady,
+    child.exited.then((code) => {
+      throw new Error(`worker exited with ${code} before running:\n${output}`)
+    }),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`worker did not start within ${timeoutMs} ms:\n${output}`)), timeoutMs)
+    }),
+  ]).finally(() => clearTimeout(timer))
+  return {
+    pid: child.pid,
+    logs: () => output,
+    exited: child.exited,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      child.kill(signal)
+      return child.exited
+    },
+  }
+}
+
+/** A NATS server with JetStream of the test's own (so a test may restart it), on a free port. */
+export async function startNats(storeDir: string, port?: number) {
+  const bin = process.env.NATS_SERVER_BIN ?? ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find((p) => Bun.file(p).size > 0)
+  if (!bin) throw new Error('nats-server was not found; set NATS_SERVER_BIN')
+  const chosen = port ?? 20_000 + Math.floor(Math.random() * 20_000)
+  const child = Bun.spawn([bin, '-a', '127.0.0.1', '-p', String(chosen), '-js', '-sd', storeDir], { stdout: 'pipe', stderr: 'pipe' })
+  const deadline = Date.now() + 10_000
+  for (;;) {
+    try {
+      const socket = await Bun.connect({ hostname: '127.0.0.1', port: chosen, socket: { data() {} } })
+      socket.end()
+      break
+    } catch {
+      if (Date.now() > deadline) throw new Error(`nats-server did not listen on ${chosen}`)
+      await Bun.sleep(50)
+    }
+  }
+  await Bun.sleep(200)
+  return {
+    url: `nats://127.0.0.1:${chosen}`,
+    port: chosen,
+    async stop() {
+      child.kill('SIGKILL')
+      await child.exited
+    },
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * The four server-sent event streams: a run (summary), a run's execution detail (node inputs and
+ * results), an organization's activity, and one workflow's runs. Each event's `id` is its
+ * position (the run's journal sequence for run streams, the journal id otherwise); send it back
+ * as Last-Event-ID to resume with no gap and no duplicate.
+ */
+import { Elysia } from 'elysia'
+import { notFound } from '../../errors.ts'
+import type { RecordedEvent } from '../../events.ts'
+import type { Store } from '../../ports/store.ts'
+import type { StreamHub } from '../../ports/streams.ts'
+import { doc } from '../docs.ts'
+import type { AuthPlugin } from '../plugins/auth.ts'
+import { t } from '../schemas.ts'
+import { lastEventId, type PushBodyFactory, type SseChannel, sseResponse } from '../sse.ts'
+
+export interface StreamRouteDeps {
+  store: Store
+  hub: StreamHub
+  heartbeatMs: number
+  maxBufferedBytes: number
+  pushBody?: PushBodyFactory
+}
+
+const DETAIL_FIELDS = ['input', 'result', 'logs', 'vars', 'wait']
+
+/** Summary streams leave out inputs and results; the execution stream keeps them. */
+function payload(e: RecordedEvent, detail: boolean) {
+  let data = e.data
+  if (!detail) {
+    data = { ...data }
+    for (const field of DETAIL_FIELDS) delete data[field]
+    if (e.data.wait) data.waitKind = (e.data.wait as { kind?: string }).kind ?? null
+  }
+  return {
+    type: e.type, runId: e.runId, workflowId: e.workflowId, nodeId: e.nodeId, seq: e.seq,
+    at: new Date(e.at).toISOString(), data,
+  }
+}
+
+const sink = (channel: SseChannel, idOf: (e: RecordedEvent) => number, detail: boolean) => ({
+  send: (e: RecordedEvent) => channel.send({ id: String(idOf(e)), event: e.type, data: payload(e, detail) }),
+  end: () => setTimeout(() => channel.close(), 0),
+})
+
+const Query = t.Object({ lastEventId: t.Optional(t.String({ maxLength: 30 })) })
+
+export function streamRoutes(auth: AuthPlugin, deps: StreamRouteDeps) {
+  const options = { heartbeatMs: deps.heartbeatMs, maxBufferedBytes: deps.maxBufferedBytes, pushBody: deps.pushBody }
+
+  async function runStream(organizationId: string, runId: string, request: Request, query: string | undefined, detail: boolean) {
+    const owner = await deps.store.get<{ organization_id: string }>('SELECT organization_id FROM runs WHERE id = $1', [runId])
+    if (owner && owner.organization_id !== organizationId) throw notFound('run')
+    const after = lastEventId(request, query) ?? 0
+    return sseResponse({
+      ...options,
+      async open(channel) {
+        const stop = await deps.hub.subscribeRun(organizationId, runId, after, sink(channel, (e) => e.seq ?? 0, detail))
+        if (!stop) channel.close()
+        return stop ?? (() => {})
+      },
+    })
+  }
+
+  async function activity(organizationId: string, request: Request, query: string | undefined, filter: { workflowId?: string; types?: (type: string) => boolean }) {
+    // Without Last-Event-ID the stream starts at the moment of the request, whenever it is read.
+    const after = lastEventId(request, query) ?? (await deps.hub.latestEventId())
+    return sseResponse({
+      ...options,
+      open: (channel) => deps.hub.subscribeOrganization(organizationId, filter, after, sink(channel, (e) => e.id, false)),
+    })
+  }
+
+  const RunParams = t.Object({ runId: t.String({ minLength: 1, maxLength: 64 }) })
+  const described = (summary: string, description: string, permission: 'run:stream' | 'execution:stream') =>
+    doc({ summary, description, tags: ['streams'], permission, produces: 'text/event-stream', errors: [404] })
+
+  return new Elysia({ name: 'routes.streams' })
+    .use(auth)
+    .get('/v1/runs/:runId/stream', ({ principal, params, request, query }) => runStream(principal.organizationId, params.runId, request, query.lastEventId, false), {
+      permission: 'run:stream',
+      params: RunParams,
+      query: Query,
+      detail: described('Follow a run as its nodes execute', 'Run and node events without inputs and results; ends after the run ends. A run id you chose may be followed before the run starts.', 'run:stream'),
+    })
+    .get('/v1/executions/:runId/stream', ({ principal, params, request, query }) => runStream(principal.organizationId, params.runId, request, query.lastEventId, true), {
+      permission: 'execution:stream',
+      params: RunParams,
+      query: Query,
+      detail: described('Follow a run with node-level detail', 'Like the run stream, with each node\'s input, result and logs.', 'execution:stream'),
+    })
+    .get('/v1/activity/stream', ({ principal, request, query }) => activity(principal.organizationId, request, query.lastEventId, { workflowId: query.workflowId }), {
+      permission: 'run:stream',
+      query: t.Object({ lastEventId: t.Optional(t.String({ maxLength: 30 })), workflowId: t.Optional(t.String({ maxLength: 64 })) }),
+      detail: described('Follow the organization\'s activity', 'Workflow changes and run and node events of every workflow (or one, with workflowId).', 'run:stream'),
+    })
+    .get('/v1/workflows/:id/runs/stream', async ({ principal, params, request, query }) => {
+      const w = await deps.store.get('SELECT id FROM workflows WHERE organization_id = $1 AND id = $2', [principal.organizationId, params.id])
+      if (!w) throw notFound('workflow')
+      return activity(principal.organizationId, request, query.lastEventId, { workflowId: params.id, types: (type) => type.startsWith('run.') })
+    }, {
+      permission: 'run:stream',
+      params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
+      query: Query,
+      detail: described('Follow one workflow\'s runs', 'run.started, run.waiting, run.resumed, run.succeeded, run.partial, run.failed and run.cancelled of one workflow.', 'run:stream'),
+    })
+}

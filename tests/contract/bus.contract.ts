@@ -1,0 +1,104 @@
+/**
+ * The bus contract: what every Bus adapter promises. Run against the in-process bus and NATS by
+ * bus.test.ts. `open` gives a bus; `peer` (when the adapter spans processes) gives a second,
+ * independent bus on the same backbone, as another process would have.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import type { Bus, BusMessage } from '../../core/ports/bus.ts'
+
+export interface BusFactory {
+  name: string
+  open(): Promise<Bus>
+  peer?: () => Promise<Bus>
+  dispose(): Promise<void>
+}
+
+function collect<T = unknown>(bus: Bus, pattern: string) {
+  const got: BusMessage<T>[] = []
+  const sub = bus.subscribe<T>(pattern, (m) => got.push(m))
+  return { got, sub }
+}
+
+async function eventually(check: () => boolean, timeoutMs = 2000) {
+  const deadline = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time')
+    await Bun.sleep(5)
+  }
+}
+
+const settle = (ms = 50) => Bun.sleep(ms)
+
+export function describeBusContract(factory: BusFactory) {
+  describe(`bus contract: ${factory.name}`, () => {
+    let bus: Bus
+    beforeAll(async () => {
+      bus = await factory.open()
+    })
+    afterAll(() => factory.dispose())
+
+    it('delivers JSON data to exact and wildcard subscriptions', async () => {
+      const exact = collect(bus, 'evt.o1.w1.r1')
+      const one = collect(bus, 'evt.o1.*.r1')
+      const rest = collect(bus, 'evt.o1.>')
+      const other = collect(bus, 'evt.o2.>')
+      await settle()
+      bus.publish('evt.o1.w1.r1', { n: 1, list: [1, 'two'], nested: { ok: true } })
+      await eventually(() => exact.got.length === 1 && one.got.length === 1 && rest.got.length === 1)
+      expect(exact.got[0]).toEqual({ subject: 'evt.o1.w1.r1', data: { n: 1, list: [1, 'two'], nested: { ok: true } } })
+      await settle()
+      expect(other.got).toHaveLength(0)
+      for (const c of [exact, one, rest, other]) c.sub.unsubscribe()
+    })
+
+    it('stops delivering after unsubscribe, and keeps delivering to the others', async () => {
+      const a = collect(bus, 'topic.x')
+      const b = collect(bus, 'topic.x')
+      await settle()
+      bus.publish('topic.x', 1)
+      await eventually(() => a.got.length === 1 && b.got.length === 1)
+      a.sub.unsubscribe()
+      bus.publish('topic.x', 2)
+      await eventually(() => b.got.length === 2)
+      await settle()
+      expect(a.got.map((m) => m.data)).toEqual([1])
+      b.sub.unsubscribe()
+    })
+
+    it('keeps the order of one publisher on one subject', async () => {
+      const c = collect<number>(bus, 'ordered.s')
+      await settle()
+      for (let i = 0; i < 500; i++) bus.publish('ordered.s', i)
+      await eventually(() => c.got.length === 500)
+      expect(c.got.map((m) => m.data)).toEqual(Array.from({ length: 500 }, (_, i) => i))
+      c.sub.unsubscribe()
+    })
+
+    it('survives a throwing handler', async () => {
+      const bad = bus.subscribe('boom', () => {
+        throw new Error('handler bug')
+      })
+      const good = collect(bus, 'boom')
+      await settle()
+      bus.publish('boom', 'x')
+      await eventually(() => good.got.length === 1)
+      bad.unsubscribe()
+      good.sub.unsubscribe()
+    })
+
+    it('answers ping while connected', async () => {
+      await bus.ping()
+    })
+
+    it.skipIf(!factory.peer)('carries messages between processes', async () => {
+      const other = await factory.peer!()
+      const got = collect(other, 'cross.>')
+      await settle(100)
+      bus.publish('cross.a', { from: 'first' })
+      await eventually(() => got.got.length === 1)
+      expect(got.got[0].data).toEqual({ from: 'first' })
+      got.sub.unsubscribe()
+      await other.close()
+    })
+  })
+}

@@ -1,0 +1,204 @@
+/**
+ * Scaled out: one API process and two workers on Postgres and NATS, as real processes. A worker
+ * killed with kill -9, NATS restarted, the API restarted — mid-load; every accepted run ends
+ * exactly once, and no node's side effect repeats except as the same attempt.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { api, type ServerProcess, startNats, startServer, startWorker } from '../helpers/process.ts'
+import { startReceiver, type Receiver } from '../helpers/receiver.ts'
+import { freshPostgresUrl, TEST_DATABASE_URL, TEST_NATS_URL, warnSkipped } from '../helpers/services.ts'
+import { queryDatabase } from '../helpers/stores.ts'
+import { tempDir } from '../helpers/tmp.ts'
+
+const KEY = 'svcsk_scale_out_bootstrap_key_0123456789abcdef'
+const enabled = Boolean(TEST_DATABASE_URL && TEST_NATS_URL)
+if (!enabled) warnSkipped('the scale-out tests (API and workers on Postgres and NATS)', TEST_DATABASE_URL ? 'AUTOMATON_TEST_NATS_URL' : 'AUTOMATON_TEST_DATABASE_URL')
+
+type Worker = Awaited<ReturnType<typeof startWorker>>
+
+describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
+  const dir = tempDir()
+  const natsDir = tempDir('automaton-nats-')
+  let nats: Awaited<ReturnType<typeof startNats>>
+  let receiver: Receiver
+  let env: Record<string, string>
+  let apiServer: ServerProcess
+  let workers: Worker[] = []
+  let drop: () => Promise<void>
+
+  beforeAll(async () => {
+    receiver = startReceiver()
+    receiver.respond(async () => {
+      await Bun.sleep(10)
+      return Response.json({ ok: true })
+    })
+    nats = await startNats(natsDir.path)
+    const pg = await freshPostgresUrl()
+    drop = pg.drop
+    env = {
+      AUTOMATON_DATA_DIR: dir.path, AUTOMATON_DATABASE_URL: pg.url, AUTOMATON_NATS_URL: nats.url, AUTOMATON_BOOTSTRAP_KEY: KEY,
+      AUTOMATON_MASTER_KEY: btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))),
+      AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', AUTOMATON_WORKER_TIMEOUT_MS: '2000', AUTOMATON_HEARTBEAT_MS: '300',
+      AUTOMATON_PG_POOL_SIZE: '6', AUTOMATON_LOG_LEVEL: 'info',
+    }
+    apiServer = await startServer({ env })
+    workers = [await startWorker(env), await startWorker(env)]
+  }, 60_000)
+
+  afterAll(async () => {
+    await apiServer?.stop('SIGKILL')
+    for (const w of workers) await w.stop('SIGKILL')
+    await nats?.stop()
+    await receiver.stop()
+    await drop?.()
+    dir.remove()
+    natsDir.remove()
+  })
+
+  const workflow = async (name: string) => {
+    const created = await api(apiServer.url, 'POST', '/v1/workflows', KEY, {
+      name,
+      definition: {
+        triggerNodeIds: ['root'],
+        nodes: {
+          root: { type: 'manual', children: ['call'] },
+          call: { type: 'http-request', payload: { url: `${receiver.url}/${name}/{{$run.id}}` }, children: ['done'] },
+          done: { type: 'log', payload: { message: 'done {{$trigger.body.i}}' } },
+        },
+      },
+    })
+    expect(created.status).toBe(200)
+    return (await api(apiServer.url, 'POST', `/v1/workflows/${created.body.data.id}/publish`, KEY)).body.data as { id: string; triggerSecret: string }
+  }
+
+  /** Fires webhooks with some concurrency; returns the run ids of the accepted ones. */
+  async function fire(secret: string, count: number, during?: { at: number; action: () => Promise<void> }) {
+    const accepted: string[] = []
+    let next = 0
+    let done = 0
+    const worker = async () => {
+      while (next < count) {
+        const i = next++
+        if (during && i === during.at) await during.action()
+        for (let attempt = 0; attempt < 50; attempt++) {
+          try {
+            const r = await fetch(`${apiServer.url}/v1/webhooks/${secret}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ i }) })
+            if (r.status === 200) {
+              accepted.push(((await r.json()) as { data: { runIds: string[] } }).data.runIds[0])
+              break
+            }
+          } catch {
+            // The API is restarting: try again, as a client would.
+          }
+          await Bun.sleep(100)
+        }
+        done++
+      }
+    }
+    await Promise.all(Array.from({ length: 24 }, worker))
+    expect(done).toBe(count)
+    return accepted
+  }
+
+  async function allFinished(workflowId: string, expected: number, timeoutMs = 90_000) {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const rows = await queryDatabase<{ status: string; n: number }>(env, 'SELECT status, COUNT(*) AS n FROM runs WHERE workflow_id = $1 GROUP BY status', [workflowId])
+      const counts = Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]))
+      if ((counts.success ?? 0) >= expected && !counts.running && !counts.waiting) return counts
+      if (Date.now() > deadline) throw new Error(`runs did not finish: ${JSON.stringify(counts)}`)
+      await Bun.sleep(200)
+    }
+  }
+
+  async function exactlyOnce(workflowId: string, runIds: string[]) {
+    const terminal = await queryDatabase<{ run_id: string; n: number }>(
+      env, "SELECT run_id, COUNT(*) AS n FROM events WHERE workflow_id = $1 AND type IN ('run.succeeded', 'run.failed', 'run.partial', 'run.cancelled') GROUP BY run_id", [workflowId],
+    )
+    const ended = new Map(terminal.map((r) => [r.run_id, Number(r.n)]))
+    for (const id of runIds) expect(ended.get(id)).toBe(1)
+    const failed = await queryDatabase<{ n: number }>(env, "SELECT COUNT(*) AS n FROM runs WHERE workflow_id = $1 AND status <> 'success'", [workflowId])
+    expect(Number(failed[0].n)).toBe(0)
+    for (const id of runIds) {
+      const calls = receiver.requests.filter((r) => r.path.endsWith(`/${id}`))
+      expect(calls.length).toBeGreaterThanOrEqual(1)
+      expect(new Set(calls.map((c) => c.headers['idempotency-key'])).size).toBe(1)
+    }
+  }
+
+  it('runs 1,000 runs across two workers, one killed with kill -9 midway', async () => {
+    const w = await workflow('kill')
+    const accepted = await fire(w.triggerSecret, 1000, {
+      at: 400,
+      action: async () => {
+        await workers[0].stop('SIGKILL')
+      },
+    })
+    expect(accepted).toHaveLength(1000)
+    await allFinished(w.id, 1000)
+    await exactlyOnce(w.id, accepted)
+    const owners = await queryDatabase<{ owner: string | null }>(env, 'SELECT DISTINCT owner FROM runs WHERE workflow_id = $1', [w.id])
+    expect(owners).toEqual([{ owner: null }])
+    workers[0] = await startWorker(env)
+  }, 120_000)
+
+  it('loses no run when NATS restarts mid-load', async () => {
+    const w = await workflow('nats')
+    const accepted = await fire(w.triggerSecret, 600, {
+      at: 200,
+      action: async () => {
+        await nats.stop()
+        await Bun.sleep(500)
+        nats = await startNats(natsDir.path, nats.port)
+      },
+    })
+    await allFinished(w.id, accepted.length)
+    await exactlyOnce(w.id, accepted)
+  }, 120_000)
+
+  it('loses no accepted run when the API process restarts mid-load', async () => {
+    const w = await workflow('api')
+    const accepted = await fire(w.triggerSecret, 600, {
+      at: 200,
+      action: async () => {
+        await apiServer.stop('SIGKILL')
+        apiServer = await startServer({ env })
+      },
+    })
+    const stored = await queryDatabase<{ n: number }>(env, 'SELECT COUNT(*) AS n FROM runs WHERE workflow_id = $1', [w.id])
+    expect(Number(stored[0].n)).toBeGreaterThanOrEqual(accepted.length)
+    await allFinished(w.id, Number(stored[0].n))
+    await exactlyOnce(w.id, accepted)
+  }, 120_000)
+
+  it('fires each durable timer once with two workers, and streams a worker\'s run through the API', async () => {
+    const created = await api(apiServer.url, 'POST', '/v1/workflows', KEY, {
+      definition: {
+        triggerNodeIds: ['root'],
+        nodes: { root: { type: 'manual', children: ['pause'] }, pause: { type: 'delay', payload: { delayMs: 500 }, children: ['after'] }, after: { type: 'log', payload: { message: 'x' } } },
+      },
+    })
+    const w = (await api(apiServer.url, 'POST', `/v1/workflows/${created.body.data.id}/publish`, KEY)).body.data
+    const stream = await fetch(`${apiServer.url}/v1/workflows/${w.id}/runs/stream`, { headers: { authorization: `Bearer ${KEY}` } })
+    const reader = stream.body!.getReader()
+    let text = ''
+    const reading = (async () => {
+      const decoder = new TextDecoder()
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) return
+        text += decoder.decode(value)
+        if ((text.match(/event: run\.succeeded/g) ?? []).length >= 100) return
+      }
+    })()
+    const accepted = await fire(w.triggerSecret, 100)
+    await allFinished(w.id, 100, 30_000)
+    const resumed = await queryDatabase<{ run_id: string; n: number }>(env, "SELECT run_id, COUNT(*) AS n FROM events WHERE workflow_id = $1 AND type = 'run.resumed' GROUP BY run_id", [w.id])
+    expect(resumed).toHaveLength(100)
+    expect(resumed.every((r) => Number(r.n) === 1)).toBe(true)
+    await Promise.race([reading, Bun.sleep(10_000)])
+    await reader.cancel().catch(() => {})
+    for (const id of accepted) expect(text).toContain(`"runId":"${id}"`)
+    expect((text.match(/event: run\.succeeded/g) ?? []).length).toBe(100)
+  }, 60_000)
+})
