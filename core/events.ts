@@ -48,9 +48,9 @@ export function toRecordedEvent(row: EventRow): RecordedEvent {
 /**
  * Appends events to the journal inside a transaction and returns them with their ids.
  *
- * Event ids grow in commit order, so a stream resuming "after id N" never misses an event that
- * committed later with a smaller id: SQLite has one writer, and the Postgres store commits
- * write transactions one at a time (see adapters/postgres/store.ts).
+ * Ids increase, but on Postgres transactions commit in any order, so an id may appear after a
+ * larger one, and an id a rolled-back transaction took never appears: readers by id wait for
+ * gaps to fill (see runtime/streams.ts). On SQLite (one writer) ids appear in order, without gaps.
  */
 export async function recordEvents(tx: SqlExecutor, list: readonly DomainEvent[]): Promise<RecordedEvent[]> {
   if (list.length === 0) return []

@@ -70,13 +70,13 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
 
   async function storeDefinition(tx: SqlExecutor, hash: string, body: string) {
     if (knownDefinitions.has(hash)) return
+    // Remembered only once committed (see dispatch): a rolled-back batch takes the row with it.
     await tx.run('INSERT INTO definitions (hash, body, created_at) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING', [hash, body, clock.now()])
-    knownDefinitions.add(hash)
   }
 
   async function admit(tx: SqlExecutor, req: DispatchRequest, runId: string, eventId: string): Promise<Admitted> {
     const skipped = (reason: string, existing?: string): Admitted => ({ result: { action: 'skipped', reason, eventId, runId: existing }, events: [] })
-    const w = await tx.get<WorkflowRow>(`SELECT * FROM workflows WHERE organization_id = $1 AND id = $2${forUpdate(store.dialect)}`, [req.organizationId, req.workflowId])
+    let w = await tx.get<WorkflowRow>('SELECT * FROM workflows WHERE organization_id = $1 AND id = $2', [req.organizationId, req.workflowId])
     if (!w) throw notFound('workflow')
     if (w.archived_at !== null) {
       if (!req.automatic) throw conflict('the workflow is archived; unarchive it to run it')
@@ -103,6 +103,13 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
 
     const { content, hash, body } = await contentOf(tx, w.id, version)
     if (!req.automatic && req.version === 'display') checkInput(content.definition, req.event.body)
+    // Run controls read and change the workflow row: lock it (Postgres) and read it again. A
+    // workflow without them is not locked, so its runs are admitted concurrently.
+    const controlled = req.automatic && (content.cooldownMs > 0 || w.remain_runs !== null || req.publicCaller !== undefined)
+    if (controlled && store.dialect === 'postgres') {
+      w = (await tx.get<WorkflowRow>(`SELECT * FROM workflows WHERE id = $1${forUpdate(store.dialect)}`, [w.id]))!
+      if (w.live_status !== 'active') return skipped(w.paused_reason ?? 'paused')
+    }
     const now = clock.now()
     const events: RecordedEvent[] = []
     const patch: Record<string, number | string | null> = {}
@@ -171,7 +178,10 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     const eventId = req.eventId ?? ids.next('evt')
     const admitted = await store.write((tx) => admit(tx, req, runId, eventId))
     publishEvents(deps.bus, admitted.events)
-    if (admitted.fresh) deps.handOff(admitted.fresh)
+    if (admitted.fresh) {
+      knownDefinitions.add(admitted.fresh.meta.definitionHash)
+      deps.handOff(admitted.fresh)
+    }
     return admitted.result
   }
 

@@ -1,5 +1,5 @@
 /**
- * Response bodies written from outside on Bun: a direct stream, flushed after each write. A
+ * Response bodies written from outside on Bun: a direct stream, flushed once per moment. A
  * write the socket cannot take yet counts as waiting until Bun drains it; `abort` closes the
  * stream with an error, which drops the connection at once (an errored standard stream would
  * hold it until its buffered bytes drain, which a client that never reads never lets happen).
@@ -29,8 +29,10 @@ export const bunPushBody: PushBodyFactory = (start, cancelled) => {
         write(chunk) {
           if (finished) return 0
           settle(controller.write(chunk), chunk.byteLength)
-          settle(controller.flush(), 0)
           return waiting
+        },
+        flush() {
+          if (!finished) settle(controller.flush(), 0)
         },
         close() {
           if (finished) return

@@ -1,16 +1,12 @@
 /**
  * The Postgres store (postgres.js, pooled).
  *
- * Writes are group-committed: one batch commits at a time, and writes arriving meanwhile form
- * the next batch. A batch is one transaction; if any write in it fails, the batch is rolled
- * back and each of its writes is retried alone, so one bad write never takes others with it.
- *
- * Every write transaction first takes one transaction-scoped advisory lock, in every process:
- * write transactions commit one after another. That keeps journal event ids in commit order
- * (a stream resuming "after id N" never misses an event committed later with a smaller id) and
- * gives all writers one lock order (no deadlocks). Measured cost: about a quarter of the
- * group-committed write rate (see docs/BENCHMARKS.md). Migrations run under their own advisory
- * lock, so processes starting together apply each migration once.
+ * Writes are group-committed: one batch per process commits at a time, and writes arriving
+ * meanwhile form the next batch (one batch at a time keeps the writes of one process from
+ * deadlocking each other). A batch is one transaction; if any write in it fails, the batch is
+ * rolled back and each of its writes is retried alone, so one bad write never takes others with
+ * it — a deadlock with another process included. Migrations run under an advisory lock, so
+ * processes starting together apply each migration once.
  */
 import postgres from 'postgres'
 import type { Migration, SqlExecutor, SqlValue, Store } from '../../core/ports/store.ts'
@@ -23,7 +19,6 @@ export interface PostgresStoreOptions {
 }
 
 const MIGRATION_LOCK = 72_410_001
-const WRITE_LOCK = 72_410_002
 
 export function postgresStore(options: PostgresStoreOptions): Store {
   const poolSize = options.poolSize ?? 10
@@ -48,7 +43,6 @@ export function postgresStore(options: PostgresStoreOptions): Store {
       try {
         values = (await sql.begin(async (tx) => {
           const exec = executor(tx as unknown as postgres.Sql)
-          await exec.run(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`)
           const out: unknown[] = []
           for (const job of jobs) out.push(await job.work(exec))
           return out
@@ -56,11 +50,7 @@ export function postgresStore(options: PostgresStoreOptions): Store {
       } catch (error) {
         if (jobs.length === 1) return jobs[0].reject(error)
         for (const job of jobs) {
-          await sql.begin(async (tx) => {
-            const exec = executor(tx as unknown as postgres.Sql)
-            await exec.run(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`)
-            return job.work(exec)
-          }).then(job.resolve, job.reject)
+          await sql.begin((tx) => job.work(executor(tx as unknown as postgres.Sql))).then(job.resolve, job.reject)
         }
         return
       }

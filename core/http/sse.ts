@@ -11,6 +11,8 @@ export interface SseFrame {
 
 export interface SseChannel {
   send(frame: SseFrame): void
+  /** Sends an already encoded frame (shared by every subscriber of the same event). */
+  sendEncoded(bytes: Uint8Array): void
   /** Ends the response after what was sent. */
   close(): void
   readonly closed: boolean
@@ -31,6 +33,8 @@ export interface SseOptions {
 export interface PushBody {
   /** Queues bytes; answers how many bytes are waiting because the client has not read them yet. */
   write(chunk: Uint8Array): number
+  /** Sends what was queued (writes of one moment go out together). */
+  flush?(): void
   /** Ends the body after what was written. */
   close(): void
   /** Drops the connection without ending the body properly. */
@@ -66,6 +70,12 @@ export const webPushBody: PushBodyFactory = (start, cancelled) => {
 }
 
 const encoder = new TextEncoder()
+const HEARTBEAT = encoder.encode(': heartbeat\n\n')
+
+/** One frame as bytes: `id`, `event`, `data` lines and the blank line that ends it. */
+export function encodeFrame(frame: SseFrame): Uint8Array {
+  return encoder.encode(`id: ${frame.id}\nevent: ${frame.event}\ndata: ${JSON.stringify(frame.data)}\n\n`)
+}
 
 export function sseResponse(options: SseOptions): Response {
   let body!: PushBody
@@ -80,18 +90,36 @@ export function sseResponse(options: SseOptions): Response {
     cleanup?.()
   }
 
-  const write = (text: string) => {
-    if (closed) return
-    if (body.write(encoder.encode(text)) > options.maxBufferedBytes) {
+  // Frames of one moment are joined and written once: a write costs far more than a copy.
+  let queued: Uint8Array[] = []
+  let queuedBytes = 0
+  const flush = () => {
+    if (closed || queued.length === 0) return
+    const chunk = queued.length === 1 ? queued[0] : join(queued, queuedBytes)
+    queued = []
+    queuedBytes = 0
+    if (body.write(chunk) > options.maxBufferedBytes) {
       // The client does not read: let it go rather than keep buffering for it.
       finish()
       body.abort(new Error('stream consumer too slow'))
+      return
     }
+    body.flush?.()
+  }
+
+  const write = (bytes: Uint8Array) => {
+    if (closed) return
+    if (queued.length === 0) queueMicrotask(flush)
+    queued.push(bytes)
+    queuedBytes += bytes.byteLength
   }
 
   const channel: SseChannel = {
     send(frame) {
-      write(`id: ${frame.id}\nevent: ${frame.event}\ndata: ${JSON.stringify(frame.data)}\n\n`)
+      write(encodeFrame(frame))
+    },
+    sendEncoded(bytes) {
+      write(bytes)
     },
     close() {
       if (closed) return
@@ -105,8 +133,8 @@ export function sseResponse(options: SseOptions): Response {
 
   const stream = (options.pushBody ?? webPushBody)((b) => {
     body = b
-    write(': connected\nretry: 2000\n\n')
-    heartbeat = setInterval(() => write(': heartbeat\n\n'), options.heartbeatMs)
+    write(encoder.encode(': connected\nretry: 2000\n\n'))
+    heartbeat = setInterval(() => write(HEARTBEAT), options.heartbeatMs)
     Promise.resolve()
       .then(() => options.open(channel))
       .then((done) => {
@@ -128,6 +156,16 @@ export function sseResponse(options: SseOptions): Response {
       ...options.headers,
     },
   })
+}
+
+function join(chunks: Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size)
+  let offset = 0
+  for (const c of chunks) {
+    out.set(c, offset)
+    offset += c.byteLength
+  }
+  return out
 }
 
 /** Last-Event-ID as a non-negative integer, from the header or `?lastEventId=`. */

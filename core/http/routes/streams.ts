@@ -12,7 +12,7 @@ import type { StreamHub } from '../../ports/streams.ts'
 import { doc } from '../docs.ts'
 import type { AuthPlugin } from '../plugins/auth.ts'
 import { t } from '../schemas.ts'
-import { lastEventId, type PushBodyFactory, type SseChannel, sseResponse } from '../sse.ts'
+import { encodeFrame, lastEventId, type PushBodyFactory, type SseChannel, sseResponse } from '../sse.ts'
 
 export interface StreamRouteDeps {
   store: Store
@@ -38,8 +38,25 @@ function payload(e: RecordedEvent, detail: boolean) {
   }
 }
 
-const sink = (channel: SseChannel, idOf: (e: RecordedEvent) => number, detail: boolean) => ({
-  send: (e: RecordedEvent) => channel.send({ id: String(idOf(e)), event: e.type, data: payload(e, detail) }),
+/**
+ * Every subscriber of the same kind gets the same bytes for an event: encoded once, shared.
+ * Kinds: run streams (id = sequence) summary or detail, organization streams (id = journal id).
+ */
+const encoded = new WeakMap<RecordedEvent, Map<string, Uint8Array>>()
+function frameOf(e: RecordedEvent, kind: 'run' | 'execution' | 'activity'): Uint8Array {
+  let forEvent = encoded.get(e)
+  if (!forEvent) encoded.set(e, (forEvent = new Map()))
+  let bytes = forEvent.get(kind)
+  if (!bytes) {
+    const id = kind === 'activity' ? e.id : (e.seq ?? 0)
+    bytes = encodeFrame({ id: String(id), event: e.type, data: payload(e, kind === 'execution') })
+    forEvent.set(kind, bytes)
+  }
+  return bytes
+}
+
+const sink = (channel: SseChannel, kind: 'run' | 'execution' | 'activity') => ({
+  send: (e: RecordedEvent) => channel.sendEncoded(frameOf(e, kind)),
   end: () => setTimeout(() => channel.close(), 0),
 })
 
@@ -55,7 +72,7 @@ export function streamRoutes(auth: AuthPlugin, deps: StreamRouteDeps) {
     return sseResponse({
       ...options,
       async open(channel) {
-        const stop = await deps.hub.subscribeRun(organizationId, runId, after, sink(channel, (e) => e.seq ?? 0, detail))
+        const stop = await deps.hub.subscribeRun(organizationId, runId, after, sink(channel, detail ? 'execution' : 'run'))
         if (!stop) channel.close()
         return stop ?? (() => {})
       },
@@ -67,7 +84,7 @@ export function streamRoutes(auth: AuthPlugin, deps: StreamRouteDeps) {
     const after = lastEventId(request, query) ?? (await deps.hub.latestEventId())
     return sseResponse({
       ...options,
-      open: (channel) => deps.hub.subscribeOrganization(organizationId, filter, after, sink(channel, (e) => e.id, false)),
+      open: (channel) => deps.hub.subscribeOrganization(organizationId, filter, after, sink(channel, 'activity')),
     })
   }
 

@@ -1,0 +1,84 @@
+/**
+ * Runs per second scaled out on Postgres and NATS: one API process with one worker, then with
+ * two, each on a fresh database schema; the same burst of webhook-started 5-node runs; the rate
+ * is runs finished per second (first start to last finish, from the journal). Needs
+ * AUTOMATON_TEST_DATABASE_URL; starts its own nats-server.
+ *   bun bench/scale.ts
+ */
+import { join } from 'node:path'
+import { api, BUN, ROOT, startNats, startServer, startWorker } from '../tests/helpers/process.ts'
+import { freshPostgresUrl } from '../tests/helpers/services.ts'
+import { queryDatabase } from '../tests/helpers/stores.ts'
+import { tempDir } from '../tests/helpers/tmp.ts'
+import type { Result } from './store-writes.ts'
+
+const KEY = 'svcsk_scale_bench_bootstrap_key_0123456789'
+
+async function runsPerSecond(workers: number, total: number, natsUrl: string): Promise<{ rate: number; accepted: number }> {
+  const pg = await freshPostgresUrl()
+  const dir = tempDir('automaton-scale-')
+  const env = {
+    AUTOMATON_DATA_DIR: dir.path, AUTOMATON_DATABASE_URL: pg.url, AUTOMATON_NATS_URL: natsUrl, AUTOMATON_NATS_STREAM: `BENCH_${workers}_${Date.now()}`,
+    AUTOMATON_BOOTSTRAP_KEY: KEY, AUTOMATON_MASTER_KEY: btoa(String.fromCharCode(...new Uint8Array(32).fill(7))), AUTOMATON_LOG_LEVEL: 'info',
+    AUTOMATON_WORKER_CONCURRENCY: '512',
+  }
+  const server = await startServer({ env })
+  const procs = await Promise.all(Array.from({ length: workers }, () => startWorker(env)))
+  try {
+    const created = await api(server.url, 'POST', '/v1/workflows', KEY, {
+      definition: {
+        triggerNodeIds: ['root'],
+        nodes: {
+          root: { type: 'manual', children: ['a'] },
+          a: { type: 'log', payload: { message: 'order {{$trigger.body.order.id}}' }, children: ['check'] },
+          check: { type: 'if', payload: { condition: { $and: [{ '{{$trigger.body.order.amount}}': { $gt: 100 } }] } }, children: ['big', 'small'] },
+          big: { type: 'pluck', branch: 'then', payload: { array: ['{{$trigger.body.order}}'], fields: ['id'] }, children: ['note'] },
+          small: { type: 'log', branch: 'else', payload: { message: 'small' } },
+          note: { type: 'log', payload: { message: 'noted' }, children: ['done'] },
+          done: { type: 'log', payload: { message: 'done' } },
+        },
+      },
+    })
+    const w = (await api(server.url, 'POST', `/v1/workflows/${created.body.data.id}/publish`, KEY)).body.data
+    const client = Bun.spawn([BUN, join(ROOT, 'bench', 'load-client.ts'), `${server.url}/v1/webhooks/${w.triggerSecret}`, String(total), '64'], { stdout: 'pipe', stderr: 'inherit' })
+    const accepted = JSON.parse((await new Response(client.stdout).text()).trim().split('\n').at(-1)!).count as number
+    const deadline = Date.now() + 300_000
+    for (;;) {
+      const done = await queryDatabase<{ n: number }>(env, "SELECT COUNT(*) AS n FROM runs WHERE status = 'success'")
+      if (Number(done[0].n) >= total || Date.now() > deadline) break
+      await Bun.sleep(250)
+    }
+    const span = await queryDatabase<{ first: number; last: number; n: number }>(env, "SELECT MIN(started_at) AS first, MAX(finished_at) AS last, COUNT(*) AS n FROM runs WHERE status = 'success'")
+    return { rate: Number(span[0].n) / ((Number(span[0].last) - Number(span[0].first)) / 1000), accepted }
+  } finally {
+    for (const p of procs) await p.stop('SIGKILL')
+    await server.stop('SIGKILL')
+    await pg.drop()
+    dir.remove()
+  }
+}
+
+export async function run(options: { scale?: number } = {}): Promise<Result[]> {
+  if (!process.env.AUTOMATON_TEST_DATABASE_URL) {
+    console.warn('!!! scale-out benchmark skipped: AUTOMATON_TEST_DATABASE_URL is not set')
+    return []
+  }
+  const total = Math.round(6000 * (options.scale ?? 1))
+  const natsDir = tempDir('automaton-nats-')
+  const nats = await startNats(natsDir.path)
+  try {
+    const one = await runsPerSecond(1, total, nats.url)
+    const two = await runsPerSecond(2, total, nats.url)
+    return [
+      { name: 'scaled out, 1 API + 1 worker: 5-node runs/s (Postgres + NATS)', value: Math.round(one.rate), unit: 'runs/s' },
+      { name: 'scaled out, 1 API + 2 workers: 5-node runs/s (Postgres + NATS)', value: Math.round(two.rate), unit: 'runs/s', note: `${(two.rate / one.rate).toFixed(2)}× one worker` },
+    ]
+  } finally {
+    await nats.stop()
+    natsDir.remove()
+  }
+}
+
+if (import.meta.main) {
+  for (const r of await run()) console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
+}

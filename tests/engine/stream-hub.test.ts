@@ -1,0 +1,110 @@
+/**
+ * Activity streams over Postgres, where journal ids commit out of order: an event is delivered
+ * only once every smaller id is visible, and an id that never commits (a rollback) holds the
+ * stream back only for the gap wait.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import postgres from 'postgres'
+import { memoryBus } from '../../adapters/memory/bus.ts'
+import { publishEvents, type RecordedEvent, recordEvents } from '../../core/events.ts'
+import { silentLogger } from '../../core/ports/logger.ts'
+import { MIGRATIONS } from '../../core/store/migrations.ts'
+import { createStreamHub } from '../../runtime/streams.ts'
+import { TEST_DATABASE_URL, warnSkipped } from '../helpers/services.ts'
+import { openTestStore, type TestStore } from '../helpers/stores.ts'
+
+if (!TEST_DATABASE_URL) warnSkipped('activity streams over out-of-order Postgres commits', 'AUTOMATON_TEST_DATABASE_URL')
+
+const GAP_WAIT = 400
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+describe.skipIf(!TEST_DATABASE_URL)('activity streams on Postgres', () => {
+  let db: TestStore
+  let raw: postgres.Sql
+  const bus = memoryBus()
+
+  beforeAll(async () => {
+    db = await openTestStore('postgres')
+    await db.store.migrate(MIGRATIONS)
+    raw = postgres(db.location.databaseUrl!, { max: 2, onnotice: () => {} })
+  })
+  afterAll(async () => {
+    await raw?.end()
+    await db?.dispose()
+  })
+
+  const event = (type: string) => ({
+    organizationId: 'org_a', workflowId: 'wf_1', runId: null, seq: null, nodeId: null, type, data: {}, at: Date.now(),
+  })
+  /** Writes and announces an event the normal way. */
+  async function record(type: string): Promise<RecordedEvent> {
+    const [e] = await db.store.write((tx) => recordEvents(tx, [event(type)]))
+    publishEvents(bus, [e])
+    return e
+  }
+  /** Begins a transaction that has inserted an event (taking its id) but not committed. */
+  async function pending(type: string) {
+    const conn = await raw.reserve()
+    await conn`BEGIN`
+    const [row] = await conn`INSERT INTO events (organization_id, workflow_id, run_id, seq, type, node_id, data, at)
+      VALUES ('org_a', 'wf_1', NULL, NULL, ${type}, NULL, '{}', ${Date.now()}) RETURNING id`
+    return {
+      id: Number(row.id),
+      async end(commit: boolean) {
+        await conn.unsafe(commit ? 'COMMIT' : 'ROLLBACK')
+        conn.release()
+      },
+    }
+  }
+
+  async function subscribe() {
+    const hub = createStreamHub({ store: db.store, bus, logger: silentLogger, gapWaitMs: GAP_WAIT })
+    const seen: Array<{ id: number; type: string; at: number }> = []
+    const stop = await hub.subscribeOrganization('org_a', {}, await hub.latestEventId(), {
+      send: (e) => seen.push({ id: e.id, type: e.type, at: Date.now() }),
+      end: () => {},
+    })
+    return { seen, stop }
+  }
+
+  async function until(check: () => boolean, ms = 5000) {
+    const end = Date.now() + ms
+    while (!check()) {
+      if (Date.now() > end) throw new Error('timed out')
+      await sleep(10)
+    }
+  }
+
+  it('holds back an event until an earlier id commits, then delivers both in id order', async () => {
+    const { seen, stop } = await subscribe()
+    const slow = await pending('slow')
+    const fast = await record('fast')
+    expect(fast.id).toBeGreaterThan(slow.id)
+    await sleep(GAP_WAIT / 2)
+    expect(seen).toEqual([])
+
+    await slow.end(true)
+    await record('after')
+    await until(() => seen.length === 3)
+    expect(seen.map((e) => e.type)).toEqual(['slow', 'fast', 'after'])
+    stop()
+  })
+
+  it('moves past an id whose insert rolled back, after the gap wait and not before', async () => {
+    const { seen, stop } = await subscribe()
+    const doomed = await pending('doomed')
+    const started = Date.now()
+    const next = await record('next')
+    await doomed.end(false)
+    await until(() => seen.length === 1)
+    expect(seen[0].id).toBe(next.id)
+    expect(seen[0].at - started).toBeGreaterThanOrEqual(GAP_WAIT - 20)
+
+    // Once past it, later events flow at once.
+    const later = await record('later')
+    await until(() => seen.length === 2)
+    expect(seen[1].id).toBe(later.id)
+    expect(seen[1].at - later.at).toBeLessThan(GAP_WAIT)
+    stop()
+  })
+})
