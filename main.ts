@@ -27,12 +27,14 @@ import { createAuthService } from './core/services/auth.ts'
 import { BootstrapKeyError, createOrganizationService } from './core/services/organizations.ts'
 import { createMemberService } from './core/services/members.ts'
 import { createRunService } from './core/services/runs.ts'
+import { createScheduleService } from './core/services/schedules.ts'
 import { createServiceAccountService } from './core/services/service-accounts.ts'
 import { createWorkflowService } from './core/services/workflows.ts'
 import { createRegistry } from './core/plugin/registry.ts'
 import type { PluginDefinition } from './core/plugin/sdk.ts'
 import corePlugin from './plugins/core/index.ts'
 import { createEngine } from './runtime/index.ts'
+import { createMinIntervalGuard } from './runtime/schedules/guard.ts'
 import { createGuardedHttpClient } from './adapters/http/guarded-client.ts'
 import { MIGRATIONS } from './core/store/migrations.ts'
 import { ensureDir, loadOrCreateMasterKey } from './adapters/files/master-key.ts'
@@ -84,14 +86,19 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   const http = createGuardedHttpClient({ allow: config.allowPrivateTargets, logger })
   const engine = createEngine({
     store, bus, clock, ids, logger, registry, http, concurrency: config.workerConcurrency, consecutiveFailuresPause: config.consecutiveFailuresPause,
+    scheduleGraceMs: config.scheduleGraceMs,
   })
   if (options.engine !== false) await own(() => engine.start(), () => engine.stop(config.shutdownGraceMs))
-  const workflows = createWorkflowService({ store, bus, clock, ids, checker: engine.checker })
+  const workflows = createWorkflowService({
+    store, bus, clock, ids, checker: engine.checker, recorder: engine.recorder,
+    publishGuards: [createMinIntervalGuard({ registry, clock, minIntervalMs: config.minScheduleIntervalMs })],
+  })
+  const schedules = createScheduleService({ store, registry })
   const runs = createRunService({ store, clock, dispatcher: engine.dispatcher, control: engine.control, projection: engine.projection })
   const app = createApp({
-    version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, workflows, runs,
+    version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, workflows, runs, schedules,
   })
-  return { config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, registry, engine, workflows, runs, app }
+  return { config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, registry, engine, workflows, runs, schedules, app }
 }
 
 export type System = Awaited<ReturnType<typeof acquireSystem>> & { close(): Promise<void> }

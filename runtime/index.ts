@@ -1,11 +1,10 @@
 /**
  * The engine, assembled: registry checks, plans, the node runner, the executor of live runs,
- * the dispatcher, run control, durable timers and the run projection. The composition root
+ * the dispatcher, run control, durable timers, schedules and the run projection. The composition root
  * gives it the ports (store, bus, clock, ids, HTTP client) and wires its parts into core.
  */
 import type { Bus } from '../core/ports/bus.ts'
 import type { Clock } from '../core/ports/clock.ts'
-import type { Dispatcher } from '../core/ports/engine.ts'
 import type { HttpClient } from '../core/ports/http-client.ts'
 import type { Ids } from '../core/ports/ids.ts'
 import type { Logger } from '../core/ports/logger.ts'
@@ -14,7 +13,7 @@ import type { Registry } from '../core/plugin/registry.ts'
 import { createCapabilities } from './capabilities.ts'
 import { createRunControl } from './control.ts'
 import { createDefinitionChecker } from './definition/check.ts'
-import { createDispatcher } from './dispatch.ts'
+import { createDispatcher, type EngineDispatcher } from './dispatch.ts'
 import type { Capabilities } from './engine/capabilities.ts'
 import { createExecutor } from './engine/executor.ts'
 import { createNodeRunner } from './engine/node-runner.ts'
@@ -22,6 +21,8 @@ import { createPlanCache } from './engine/plan.ts'
 import { createEventRecorder } from './events.ts'
 import { runProjection } from './projection.ts'
 import { createSandbox } from './sandbox/index.ts'
+import { createReconciler } from './schedules/reconcile.ts'
+import { createScheduler } from './schedules/scheduler.ts'
 import { createTimerScheduler } from './timers.ts'
 
 export interface EngineDeps {
@@ -35,6 +36,9 @@ export interface EngineDeps {
   concurrency: number
   consecutiveFailuresPause: number
   timerPollMs?: number
+  /** How late a schedule tick may fire and still be on time (AUTOMATON_SCHEDULE_GRACE_MS). */
+  scheduleGraceMs: number
+  schedulePollMs?: number
   connector?: Capabilities['connector']
 }
 
@@ -42,7 +46,7 @@ export function createEngine(deps: EngineDeps) {
   const recorder = createEventRecorder()
   const plans = createPlanCache()
   const checker = createDefinitionChecker(deps.registry)
-  let dispatcher: Dispatcher | undefined
+  let dispatcher: EngineDispatcher | undefined
   const sandbox = createSandbox()
   const capabilities = createCapabilities({
     http: deps.http,
@@ -60,6 +64,13 @@ export function createEngine(deps: EngineDeps) {
   const wake = (runId: string) => executor.wake(runId)
   const control = createRunControl({ store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, wake })
   const timers = createTimerScheduler({ store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, logger: deps.logger, wake, pollMs: deps.timerPollMs })
+  const reconciler = createReconciler({ registry: deps.registry, clock: deps.clock, ids: deps.ids, logger: deps.logger, dialect: deps.store.dialect })
+  // Schedule rows change in the same transaction as the workflow event that changes them.
+  recorder.listen((tx, events) => reconciler.onEvents(tx, events))
+  const schedules = createScheduler({
+    store: deps.store, bus: deps.bus, clock: deps.clock, logger: deps.logger, dispatcher, reconciler,
+    graceMs: deps.scheduleGraceMs, pollMs: deps.schedulePollMs,
+  })
 
   return {
     /** Tells whoever executes runs that a run has inbox events (a resume, a timer, a cancel). */
@@ -70,14 +81,19 @@ export function createEngine(deps: EngineDeps) {
     control,
     executor,
     timers,
+    schedules,
+    reconciler,
     projection: runProjection,
-    /** Recovers unfinished runs and starts firing timers. */
+    /** Recovers unfinished runs and starts firing timers and schedule ticks. */
     async start() {
       const recovered = await executor.recover()
       if (recovered > 0) deps.logger.info('recovering runs', { count: recovered })
       timers.start()
+      await schedules.reconcileAll()
+      schedules.start()
     },
     async stop(graceMs: number) {
+      await schedules.stop()
       await timers.stop()
       await executor.stop(graceMs)
       await sandbox.close()
