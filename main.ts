@@ -29,12 +29,14 @@ import { createAuthService } from './core/services/auth.ts'
 import { BootstrapKeyError, createOrganizationService } from './core/services/organizations.ts'
 import { createMemberService } from './core/services/members.ts'
 import { createRunService } from './core/services/runs.ts'
+import { createScheduleService } from './core/services/schedules.ts'
 import { createServiceAccountService } from './core/services/service-accounts.ts'
 import { createWorkflowService } from './core/services/workflows.ts'
 import { createRegistry } from './core/plugin/registry.ts'
 import type { PluginDefinition } from './core/plugin/sdk.ts'
 import corePlugin from './plugins/core/index.ts'
 import { createEngine, type EngineRole } from './runtime/index.ts'
+import { createMinIntervalGuard } from './runtime/schedules/guard.ts'
 import { createStreamHub } from './runtime/streams.ts'
 import { createGuardedHttpClient } from './adapters/http/guarded-client.ts'
 import { MIGRATIONS } from './core/store/migrations.ts'
@@ -92,17 +94,21 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   const engine = createEngine({
     store, bus, workQueue, clock, ids, logger, registry, http, role, workerId: ids.next('wkr'), host: hostname(),
     concurrency: config.workerConcurrency, consecutiveFailuresPause: config.consecutiveFailuresPause,
-    workerTimeoutMs: config.workerTimeoutMs, heartbeatMs: config.heartbeatMs,
+    workerTimeoutMs: config.workerTimeoutMs, heartbeatMs: config.heartbeatMs, scheduleGraceMs: config.scheduleGraceMs,
   })
   if (options.engine !== false) await own(() => engine.start(), () => engine.stop(config.shutdownGraceMs))
-  const workflows = createWorkflowService({ store, bus, clock, ids, checker: engine.checker })
+  const workflows = createWorkflowService({
+    store, bus, clock, ids, checker: engine.checker, recorder: engine.recorder,
+    publishGuards: [createMinIntervalGuard({ registry, clock, minIntervalMs: config.minScheduleIntervalMs })],
+  })
+  const schedules = createScheduleService({ store, registry })
   const runs = createRunService({ store, clock, dispatcher: engine.dispatcher, control: engine.control, projection: engine.projection })
   const pushBody = isBun ? (await import('./adapters/bun/push-body.ts')).bunPushBody : undefined
   const streams = { hub: createStreamHub({ store, bus, logger }), heartbeatMs: config.sseHeartbeatMs, maxBufferedBytes: config.sseBufferBytes, pushBody }
   const app = createApp({
-    version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, workflows, runs, streams,
+    version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, workflows, runs, schedules, streams,
   })
-  return { config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, registry, engine, workflows, runs, app }
+  return { config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, registry, engine, workflows, runs, schedules, app }
 }
 
 export type System = Awaited<ReturnType<typeof acquireSystem>> & { close(): Promise<void> }

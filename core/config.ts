@@ -19,6 +19,7 @@ export interface Config {
   pgPoolSize: number
   logLevel: 'debug' | 'info' | 'warn' | 'error'
   minScheduleIntervalMs: number
+  scheduleGraceMs: number
   hookRetrySchedule: string
   allowPrivateTargets: string[]
   pluginsDir: string | null
@@ -77,6 +78,7 @@ export const CONFIG_ENTRIES: readonly ConfigEntry[] = [
   { env: 'AUTOMATON_PG_POOL_SIZE', key: 'pgPoolSize', default: '10', description: 'Connections each process opens to Postgres.', parse: int(2, 1000) },
   { env: 'AUTOMATON_LOG_LEVEL', key: 'logLevel', default: 'info', description: '`debug`, `info`, `warn` or `error`; logs are JSON lines on stderr.', parse: oneOf('debug', 'info', 'warn', 'error') },
   { env: 'AUTOMATON_MIN_SCHEDULE_INTERVAL_MS', key: 'minScheduleIntervalMs', default: '60000', description: 'Smallest interval between two ticks of a schedule, checked at publish.', parse: int(0) },
+  { env: 'AUTOMATON_SCHEDULE_GRACE_MS', key: 'scheduleGraceMs', default: '60000', description: 'How late a schedule tick may fire and still be on time (at most half the gap to the next tick); later ticks were missed and follow the trigger\'s `catchUp`.', parse: int(0) },
   { env: 'AUTOMATON_HOOK_RETRY_SCHEDULE', key: 'hookRetrySchedule', default: '0,5s,5m,30m,2h,5h,10h,10h', description: 'Delays before each attempt of an execution-hook delivery.', parse: str },
   { env: 'AUTOMATON_ALLOW_PRIVATE_TARGETS', key: 'allowPrivateTargets', default: '', description: 'Comma-separated CIDRs or host names that hooks and HTTP nodes may reach although private.', parse: list },
   { env: 'AUTOMATON_PLUGINS_DIR', key: 'pluginsDir', default: '', description: 'Directory of external plugins (ESM files) loaded at start.', parse: nullable },

@@ -33,6 +33,16 @@ export interface DispatcherDeps {
   handOff(run: FreshRun): void
 }
 
+/** The engine's dispatcher: the port, plus admission inside a caller's transaction. */
+export interface EngineDispatcher extends Dispatcher {
+  /**
+   * Runs `work` in one store transaction in which `admit` admits runs; they start after the
+   * commit. A caller can so claim something and admit the run it pays for atomically (a
+   * schedule tick): both commit, or neither does.
+   */
+  transaction<T>(work: (tx: SqlExecutor, admit: (request: DispatchRequest) => Promise<DispatchResult>) => Promise<T>): Promise<T>
+}
+
 interface Admitted {
   result: DispatchResult
   events: RecordedEvent[]
@@ -45,7 +55,7 @@ interface VersionContent {
   body: string
 }
 
-export function createDispatcher(deps: DispatcherDeps): Dispatcher {
+export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
   const { store, clock, ids } = deps
   const contents = new Map<string, VersionContent>()
   const knownDefinitions = new Set<string>()
@@ -177,16 +187,35 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     const runId = req.runId ?? ids.next('run')
     const eventId = req.eventId ?? ids.next('evt')
     const admitted = await store.write((tx) => admit(tx, req, runId, eventId))
+    started(admitted)
+    return admitted.result
+  }
+
+  /** After the commit: announce the events and hand the run to whoever executes it. */
+  function started(admitted: Admitted) {
     publishEvents(deps.bus, admitted.events)
     if (admitted.fresh) {
       knownDefinitions.add(admitted.fresh.meta.definitionHash)
       deps.handOff(admitted.fresh)
     }
-    return admitted.result
   }
 
   return {
     dispatch,
+    async transaction(work) {
+      const { value, admitted } = await store.write(async (tx) => {
+        // Built inside the work: a batch that fails runs it again from scratch.
+        const admitted: Admitted[] = []
+        const value = await work(tx, async (req) => {
+          const one = await admit(tx, req, req.runId ?? ids.next('run'), req.eventId ?? ids.next('evt'))
+          admitted.push(one)
+          return one.result
+        })
+        return { value, admitted }
+      })
+      for (const one of admitted) started(one)
+      return value
+    },
     async retry(organizationId, runId) {
       const original = await store.get<{
         workflow_id: string; workflow_version: number; trigger_event: string; prop_values: string; snapshot: string | null; definition_hash: string; trigger_node_id: string

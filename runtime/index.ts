@@ -1,16 +1,15 @@
 /**
  * The engine, assembled: registry checks, plans, the node runner, the executor of live runs,
- * the dispatcher, run control, durable timers and the run projection. The composition root
- * gives it the ports (store, bus, work queue, clock, ids, HTTP client) and wires its parts into
- * core.
+ * the dispatcher, run control, durable timers, schedules and the run projection. The
+ * composition root gives it the ports (store, bus, work queue, clock, ids, HTTP client) and
+ * wires its parts into core.
  *
  * Roles: `embedded` does everything in one process; `api` admits runs and hands them to the
- * work queue; `worker` executes runs taken from the work queue and fires timers. A run is
- * executed only by the worker that owns it (see executor.ts).
+ * work queue; `worker` executes runs taken from the work queue and fires timers and schedule
+ * ticks. A run is executed only by the worker that owns it (see executor.ts).
  */
 import type { Bus } from '../core/ports/bus.ts'
 import type { Clock } from '../core/ports/clock.ts'
-import type { Dispatcher } from '../core/ports/engine.ts'
 import type { HttpClient } from '../core/ports/http-client.ts'
 import type { Ids } from '../core/ports/ids.ts'
 import type { Logger } from '../core/ports/logger.ts'
@@ -20,7 +19,7 @@ import type { Registry } from '../core/plugin/registry.ts'
 import { createCapabilities } from './capabilities.ts'
 import { createRunControl } from './control.ts'
 import { createDefinitionChecker } from './definition/check.ts'
-import { createDispatcher } from './dispatch.ts'
+import { createDispatcher, type EngineDispatcher } from './dispatch.ts'
 import type { Capabilities } from './engine/capabilities.ts'
 import { createExecutor } from './engine/executor.ts'
 import { createNodeRunner } from './engine/node-runner.ts'
@@ -28,6 +27,8 @@ import { createPlanCache } from './engine/plan.ts'
 import { createEventRecorder } from './events.ts'
 import { runProjection } from './projection.ts'
 import { createSandbox } from './sandbox/index.ts'
+import { createReconciler } from './schedules/reconcile.ts'
+import { createScheduler } from './schedules/scheduler.ts'
 import { createTimerScheduler } from './timers.ts'
 import { createWorkerPresence } from './workers.ts'
 
@@ -53,6 +54,9 @@ export interface EngineDeps {
   workerTimeoutMs?: number
   heartbeatMs?: number
   timerPollMs?: number
+  /** How late a schedule tick may fire and still be on time (AUTOMATON_SCHEDULE_GRACE_MS). */
+  scheduleGraceMs: number
+  schedulePollMs?: number
   connector?: Capabilities['connector']
 }
 
@@ -61,7 +65,7 @@ export function createEngine(deps: EngineDeps) {
   const plans = createPlanCache()
   const checker = createDefinitionChecker(deps.registry)
   const executes = deps.role !== 'api'
-  let dispatcher: Dispatcher | undefined
+  let dispatcher: EngineDispatcher | undefined
   const sandbox = createSandbox()
   const capabilities = createCapabilities({
     http: deps.http,
@@ -101,6 +105,13 @@ export function createEngine(deps: EngineDeps) {
   })
   let consumer: WorkConsumer | null = null
   let wakes: { unsubscribe(): void } | null = null
+  const reconciler = createReconciler({ registry: deps.registry, clock: deps.clock, ids: deps.ids, logger: deps.logger, dialect: deps.store.dialect })
+  // Schedule rows change in the same transaction as the workflow event that changes them.
+  recorder.listen((tx, events) => reconciler.onEvents(tx, events))
+  const schedules = createScheduler({
+    store: deps.store, bus: deps.bus, clock: deps.clock, logger: deps.logger, dispatcher, reconciler,
+    graceMs: deps.scheduleGraceMs, pollMs: deps.schedulePollMs,
+  })
 
   return {
     wake,
@@ -110,9 +121,14 @@ export function createEngine(deps: EngineDeps) {
     control,
     executor,
     timers,
+    schedules,
+    reconciler,
     projection: runProjection,
     role: deps.role,
-    /** Workers: register, recover unfinished runs, take work, fire timers. The API role does none of it. */
+    /**
+     * Workers: register, recover unfinished runs, take work, fire timers and schedule ticks.
+     * The API role does none of it.
+     */
     async start() {
       if (!executes) return
       await presence.start()
@@ -125,10 +141,13 @@ export function createEngine(deps: EngineDeps) {
         consumer = await deps.workQueue.consume((runId) => executor.take(runId), deps.concurrency)
       }
       timers.start()
+      await schedules.reconcileAll()
+      schedules.start()
     },
     async stop(graceMs: number) {
       wakes?.unsubscribe()
       await consumer?.stop()
+      await schedules.stop()
       await timers.stop()
       await executor.stop(graceMs)
       if (executes) await presence.stop()

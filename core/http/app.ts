@@ -11,6 +11,7 @@ import type { ApiKeyService } from '../services/api-keys.ts'
 import type { AuthService } from '../services/auth.ts'
 import type { MemberService } from '../services/members.ts'
 import type { RunService } from '../services/runs.ts'
+import type { ScheduleService } from '../services/schedules.ts'
 import type { ServiceAccountService } from '../services/service-accounts.ts'
 import type { WorkflowService } from '../services/workflows.ts'
 import type { StreamHub } from '../ports/streams.ts'
@@ -26,6 +27,7 @@ import { healthRoutes } from './routes/health.ts'
 import { openApiRoutes } from './routes/openapi.ts'
 import { memberRoutes } from './routes/members.ts'
 import { runRoutes, webhookRoutes } from './routes/runs.ts'
+import { scheduleRoutes } from './routes/schedules.ts'
 import { serviceAccountRoutes } from './routes/service-accounts.ts'
 import { streamRoutes } from './routes/streams.ts'
 import { workflowRoutes } from './routes/workflows.ts'
@@ -44,6 +46,7 @@ export interface AppDeps {
   readonly workflows: WorkflowService
   readonly runs: RunService
   readonly streams: { hub: StreamHub; heartbeatMs: number; maxBufferedBytes: number; pushBody?: PushBodyFactory }
+  readonly schedules: ScheduleService
 }
 
 export function createApp(deps: AppDeps) {
@@ -60,6 +63,7 @@ export function createApp(deps: AppDeps) {
     .use(serviceAccountRoutes(auth, deps.serviceAccounts))
     .use(memberRoutes(auth, deps.members))
     .use(workflowRoutes(auth, deps.workflows, deps.runs))
+    .use(scheduleRoutes(auth, deps.schedules))
     .use(runRoutes(auth, deps.auth, deps.runs))
     .use(webhookRoutes(deps.runs))
     .use(streamRoutes(auth, { store: deps.store, ...deps.streams }))

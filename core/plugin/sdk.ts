@@ -147,6 +147,24 @@ export interface ActionDefinition<P extends TObject = TObject, R extends TSchema
   timeout?(ctx: ResumeContext<Static<P>>): Awaitable<Static<R> | Directive>
 }
 
+/** What a time-based trigger does with ticks that were due while no scheduler ran. */
+export type CatchUpPolicy = 'skip' | 'last' | 'all'
+
+/**
+ * The occurrences of a time-based trigger. The host keeps one durable row per live trigger
+ * node and fires a run at each occurrence, exactly once across processes and restarts.
+ */
+export interface TriggerSchedule {
+  /** The first occurrence strictly after `after` (milliseconds since the epoch), or null when none is left. */
+  next(after: number): number | null
+  /** The expression as written and its time zone: shown by the schedule endpoint and in each tick's event. */
+  readonly expression: string
+  readonly timezone: string
+  /** Missed ticks: `skip` (default) starts no run for them, `last` one run for the latest, `all` one each (at most `catchUpLimit`). */
+  readonly catchUp?: CatchUpPolicy
+  readonly catchUpLimit?: number
+}
+
 export interface TriggerDefinition<C extends TObject = TObject, E extends TSchema = TSchema> {
   readonly type: string
   readonly name: string
@@ -164,6 +182,21 @@ export interface TriggerDefinition<C extends TObject = TObject, E extends TSchem
   readonly waitPayload?: TSchema
   /** Whether an incoming event starts (or resumes) a workflow configured with `config`. */
   matches?(config: Static<C>, event: unknown): boolean
+  /**
+   * Problems with a configuration that its schema cannot express (a malformed cron expression);
+   * paths are relative to the payload. Called only when the payload matches its schema.
+   */
+  validate?(config: Static<C>): readonly { readonly path?: string; readonly message: string }[]
+  /**
+   * Makes this a time-based trigger: the host fires a run at every occurrence. Called with a
+   * configuration that passed `validate`.
+   *
+   * @example
+   * ```ts
+   * schedule: (config) => ({ expression: config.every, timezone: 'UTC', next: (after) => after - (after % 60_000) + 60_000 })
+   * ```
+   */
+  schedule?(config: Static<C>): TriggerSchedule
 }
 
 export interface PluginDefinition {

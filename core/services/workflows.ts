@@ -10,7 +10,7 @@ import {
   type Visibility, type Workflow, type WorkflowContent, type WorkflowStatus,
 } from '../domain/workflow.ts'
 import { badRequest, conflict, type ErrorDetail, notFound } from '../errors.ts'
-import { type DomainEvent, publishEvents, recordEvents } from '../events.ts'
+import { type DomainEvent, publishEvents, type RecordedEvent, recordEvents } from '../events.ts'
 import { randomToken } from '../ids.ts'
 import { canonicalJson } from '../json.ts'
 import type { Bus } from '../ports/bus.ts'
@@ -32,12 +32,15 @@ export interface WorkflowServiceDeps {
   ids: Ids
   checker: DefinitionChecker
   publishGuards?: PublishGuard[]
+  /** Records workflow events; the engine's recorder lets its listeners act in the same transaction (schedules). */
+  recorder?: { record(tx: SqlExecutor, events: readonly DomainEvent[]): Promise<RecordedEvent[]> }
 }
 
 type Change = { event: string; data?: Record<string, unknown> }
 
 export function createWorkflowService(deps: WorkflowServiceDeps) {
   const { store, clock, ids } = deps
+  const record = (tx: SqlExecutor, list: readonly DomainEvent[]) => (deps.recorder ? deps.recorder.record(tx, list) : recordEvents(tx, list))
 
   async function loadRow(db: SqlExecutor, caller: Principal, id: string, lock = false): Promise<WorkflowRow> {
     const row = lock
@@ -75,7 +78,7 @@ export function createWorkflowService(deps: WorkflowServiceDeps) {
         organizationId: caller.organizationId, workflowId: id, runId: null, seq: null, nodeId: null,
         type: change.event, data: { workflowId: id, by: actorOf(caller), ...change.data }, at: clock.now(),
       }
-      return { events: await recordEvents(tx, [event]) }
+      return { events: await record(tx, [event]) }
     })
     publishEvents(deps.bus, recorded.events)
     const w = await loadRow(store, caller, id)
@@ -116,7 +119,7 @@ export function createWorkflowService(deps: WorkflowServiceDeps) {
           workflow_id: id, version: 1, organization_id: caller.organizationId, content: JSON.stringify(content), type,
           version_created_by: by, created_at: at, updated_at: at, updated_by: by, published_at: null,
         })
-        return recordEvents(tx, [{
+        return record(tx, [{
           organizationId: caller.organizationId, workflowId: id, runId: null, seq: null, nodeId: null,
           type: 'workflow.created', data: { workflowId: id, by, version: 1 }, at,
         }])

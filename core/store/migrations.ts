@@ -74,6 +74,34 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX runs_owner ON runs (owner)',
     ],
   },
+  {
+    version: 6,
+    name: 'schedules',
+    up: [
+      // One row per trigger node of a live version that fires on a schedule (cronjob, schedule).
+      // next_fire_at is the tick to fire next; claiming a tick moves it with one conditional UPDATE.
+      `CREATE TABLE schedules (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL,
+        workflow_id TEXT NOT NULL,
+        trigger_node_id TEXT NOT NULL,
+        trigger_type TEXT NOT NULL,
+        config TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        active INTEGER NOT NULL,
+        next_fire_at BIGINT,
+        last_fired_at BIGINT,
+        last_run_id TEXT,
+        last_outcome TEXT,
+        skipped_ticks BIGINT NOT NULL DEFAULT 0,
+        last_skipped_at BIGINT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+      'CREATE UNIQUE INDEX schedules_trigger ON schedules (workflow_id, trigger_node_id)',
+      'CREATE INDEX schedules_due ON schedules (next_fire_at) WHERE active = 1',
+    ],
+  },
 ]
 
 function eventsTable(id: string): string {

@@ -1,15 +1,17 @@
-/** The built-in plugin: the generic trigger and the logic, data, flow and HTTP nodes. */
+/** The built-in plugin: the generic triggers (manual, cronjob, schedule) and the logic, data, flow and HTTP nodes. */
 import { definePlugin } from '../../core/plugin/sdk.ts'
 import { codeTransform, log, regex, setVariable } from './actions/data.ts'
 import { httpRequest, sendWebhook, triggerWorkflow } from './actions/http.ts'
 import { filter, forEach, ifNode, pluck } from './actions/logic.ts'
 import { approval, delay, wait } from './actions/waits.ts'
+import { cronjob } from './triggers/cronjob.ts'
 import { manual } from './triggers/manual.ts'
+import { schedule } from './triggers/schedule.ts'
 
 export default definePlugin({
   id: 'core',
   name: 'Core',
   version: '1.0.0',
-  triggers: [manual],
+  triggers: [manual, cronjob, schedule],
   actions: [ifNode, forEach, filter, pluck, delay, wait, approval, log, regex, codeTransform, setVariable, httpRequest, sendWebhook, triggerWorkflow],
 })

@@ -139,6 +139,7 @@ export function createDefinitionChecker(registry: Registry): DefinitionChecker {
     const raw = new Set<string>(registry.action(node.type)?.raw ?? [])
     if (schema) {
       const validator = compiled(node.type, schema)
+      if (validator.Check(payload)) checkSemantics(node.type, payload, at, add)
       for (const e of validator.Errors(payload)) {
         const value = valueAt(payload, e.path)
         if (typeof value === 'string' && hasExpression(value)) continue // resolved and checked at run time
@@ -193,6 +194,17 @@ export function createDefinitionChecker(registry: Registry): DefinitionChecker {
       }
       const field = root === '$nodes' ? ref.path[1] : ref.path[0]
       if (node.loops.includes(target) && field === 'result') add(where, `the result of "${target}" is not available inside its own loop body; use {{$item}} or {{$for.${target}.item}}`)
+    }
+  }
+
+  /** A trigger's own check of a payload that matches its schema (a cron expression's syntax). */
+  function checkSemantics(type: string, payload: unknown, at: string, add: (p: string, m: string) => void) {
+    const validate = registry.trigger(type)?.validate
+    if (!validate) return
+    try {
+      for (const problem of validate(payload as never)) add(`${at}${problem.path ?? ''}`, problem.message)
+    } catch (error) {
+      add(at, `is invalid: ${error instanceof Error ? error.message : String(error)}`)
     }
   }
 

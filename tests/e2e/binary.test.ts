@@ -28,6 +28,20 @@ describe('the single binary', () => {
       const me = await api(server.url, 'GET', '/v1/me', raw)
       expect(me.status).toBe(200)
       expect(me.body.data.organizationId).toBe(JSON.parse(org.stdout).id)
+      // The time-based triggers' libraries (rrule, effect's Cron) and Intl time zones are in the binary.
+      const definition = {
+        triggerNodeIds: ['cron', 'rule'],
+        nodes: {
+          cron: { type: 'cronjob', payload: { expression: '0 9 * * 1-5', timezone: 'Europe/Berlin' } },
+          rule: { type: 'schedule', payload: { rrule: 'DTSTART;TZID=Europe/Berlin:20260101T090000\nRRULE:FREQ=WEEKLY;BYDAY=MO,WE' } },
+        },
+      }
+      const created = await api(server.url, 'POST', '/v1/workflows', raw, { definition })
+      expect(created.status).toBe(200)
+      expect((await api(server.url, 'POST', `/v1/workflows/${created.body.data.id}/publish`, raw)).status).toBe(200)
+      const schedule = (await api(server.url, 'GET', `/v1/workflows/${created.body.data.id}/schedule`, raw)).body.data
+      expect(schedule.active).toBe(true)
+      expect(schedule.triggers.map((t: { upcoming: string[] }) => t.upcoming.length)).toEqual([5, 5])
       const version = await runCli(['version'], env, [binary])
       expect(JSON.parse(version.stdout).version).toMatch(/^\d+\.\d+\.\d+/)
     } finally {

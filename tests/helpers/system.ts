@@ -33,15 +33,39 @@ export interface TestSystem {
   call<T = any>(method: string, path: string, options?: CallOptions): Promise<CallResult<T>>
   /** Creates another organization with its own owner key. */
   newOrganization(name: string): Promise<{ orgId: string; key: string }>
+  /**
+   * Opens another system on the same data dir or database, with the same organization and key:
+   * a second process, or this one after a restart. Its close() leaves the data in place.
+   */
+  openSibling(env?: Record<string, string>, options?: TestSystemOptions): Promise<TestSystem>
+  /** Closes the system and keeps its data (a stopped process); close() still disposes of the data. */
+  stop(): Promise<void>
   close(): Promise<void>
 }
 
-export async function openTestSystem(kind: 'sqlite' | 'postgres', env: Record<string, string> = {}, options: { clock?: Clock; plugins?: readonly PluginDefinition[]; role?: EngineRole } = {}): Promise<TestSystem> {
+export interface TestSystemOptions {
+  clock?: Clock
+  plugins?: readonly PluginDefinition[]
+  role?: EngineRole
+}
+
+export async function openTestSystem(kind: 'sqlite' | 'postgres', env: Record<string, string> = {}, options: TestSystemOptions = {}): Promise<TestSystem> {
   const dir = tempDir()
   const pg = kind === 'postgres' ? await freshPostgresUrl() : null
+  const t = await openOn(kind, { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_DATABASE_URL: pg?.url ?? '', ...env }, options, null)
+  const closeSystem = t.close
+  return {
+    ...t,
+    async close() {
+      await closeSystem()
+      await pg?.drop()
+      dir.remove()
+    },
+  }
+}
+
+async function openOn(kind: 'sqlite' | 'postgres', env: Record<string, string>, options: TestSystemOptions, owner: { orgId: string; key: string } | null): Promise<TestSystem> {
   const config = loadConfig({
-    AUTOMATON_DATA_DIR: dir.path,
-    AUTOMATON_DATABASE_URL: pg?.url ?? '',
     AUTOMATON_SQLITE_SYNCHRONOUS: 'normal',
     AUTOMATON_PG_POOL_SIZE: '4',
     ...env,
@@ -56,7 +80,13 @@ export async function openTestSystem(kind: 'sqlite' | 'postgres', env: Record<st
     })
     return { orgId: org.id, key: issued.key }
   }
-  const first = await newOrganization('acme')
+  const first = owner ?? await newOrganization('acme')
+  let closed = false
+  const stop = async () => {
+    if (closed) return
+    closed = true
+    await system.close()
+  }
 
   return {
     system,
@@ -81,10 +111,10 @@ export async function openTestSystem(kind: 'sqlite' | 'postgres', env: Record<st
       } catch {}
       return { status: response.status, headers: response.headers, body: parsed as any }
     },
-    async close() {
-      await system.close()
-      await pg?.drop()
-      dir.remove()
+    openSibling(extra = {}, siblingOptions = {}) {
+      return openOn(kind, { ...env, ...extra }, siblingOptions, first)
     },
+    stop,
+    close: stop,
   }
 }

@@ -1,0 +1,46 @@
+/**
+ * Schedule rows: one per trigger node of a live workflow version whose trigger fires on a
+ * schedule. The scheduler (runtime/schedules) keeps them; the schedule endpoint reads them.
+ */
+import type { SqlExecutor } from '../ports/store.ts'
+
+export interface ScheduleRow {
+  id: string
+  organization_id: string
+  workflow_id: string
+  trigger_node_id: string
+  trigger_type: string
+  /** The trigger node's payload, as JSON. */
+  config: string
+  /** The live version the row was made for. */
+  version: number
+  /** 1 while the live version is active and the workflow not archived. */
+  active: number
+  /** The tick to fire next; null when the rule has no occurrence left. */
+  next_fire_at: number | null
+  /** The tick (its scheduled time) of the last run the scheduler dispatched. */
+  last_fired_at: number | null
+  last_run_id: string | null
+  /** `triggered`, or why the dispatcher skipped the tick (`cooldown`, `paused`, …). */
+  last_outcome: string | null
+  /** Ticks missed while no scheduler ran that started no run. */
+  skipped_ticks: number
+  last_skipped_at: number | null
+  created_at: number
+  updated_at: number
+}
+
+export const schedules = {
+  byWorkflow(db: SqlExecutor, workflowId: string): Promise<ScheduleRow[]> {
+    return db.all<ScheduleRow>('SELECT * FROM schedules WHERE workflow_id = $1 ORDER BY trigger_node_id', [workflowId])
+  },
+
+  due(db: SqlExecutor, now: number, limit: number): Promise<ScheduleRow[]> {
+    return db.all<ScheduleRow>('SELECT * FROM schedules WHERE active = 1 AND next_fire_at <= $1 ORDER BY next_fire_at LIMIT $2', [now, limit])
+  },
+
+  async nextDue(db: SqlExecutor): Promise<number | null> {
+    const row = await db.get<{ at: number | null }>('SELECT MIN(next_fire_at) AS at FROM schedules WHERE active = 1')
+    return row?.at ?? null
+  },
+}

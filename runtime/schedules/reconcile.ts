@@ -1,0 +1,135 @@
+/**
+ * Keeps the schedule rows of a workflow in line with its live version and state, inside the
+ * transaction that changed them: the engine's event recorder calls it for every workflow event
+ * that can start or stop ticks (published, paused, resumed, refilled, archived, unarchived),
+ * so a row is never out of step with its workflow. At start the scheduler reconciles every
+ * workflow once more (rows of versions published before schedules existed, plugins changed).
+ *
+ * Rules: a row per schedule trigger node of the live version; its next tick stays as it is
+ * while the trigger is unchanged and the workflow stays active (so ticks missed during an
+ * outage are still seen as missed), and is computed afresh from now when the trigger changes
+ * or the workflow becomes active again: a pause has no ticks to catch up.
+ */
+import type { Definition } from '../../core/domain/workflow.ts'
+import type { RecordedEvent } from '../../core/events.ts'
+import { canonicalJson } from '../../core/json.ts'
+import type { Clock } from '../../core/ports/clock.ts'
+import type { Ids } from '../../core/ports/ids.ts'
+import type { Logger } from '../../core/ports/logger.ts'
+import { type Dialect, forUpdate, type SqlExecutor } from '../../core/ports/store.ts'
+import type { Registry } from '../../core/plugin/registry.ts'
+import type { TriggerSchedule } from '../../core/plugin/sdk.ts'
+import { type ScheduleRow, schedules } from '../../core/store/schedules.ts'
+import type { WorkflowRow } from '../../core/store/workflows.ts'
+import { triggerIdsOf } from '../engine/plan.ts'
+
+/** Workflow events after which a workflow's schedule rows may need to change. */
+export const SCHEDULE_EVENTS: ReadonlySet<string> = new Set([
+  'workflow.published', 'workflow.paused', 'workflow.resumed', 'workflow.refilled', 'workflow.archived', 'workflow.unarchived',
+])
+
+export interface ReconcilerDeps {
+  registry: Registry
+  clock: Clock
+  ids: Ids
+  logger: Logger
+  dialect: Dialect
+}
+
+interface Wanted {
+  nodeId: string
+  type: string
+  config: string
+  schedule: TriggerSchedule
+}
+
+export function createReconciler(deps: ReconcilerDeps) {
+  const { registry, clock } = deps
+
+  /** The time-based trigger's occurrences for a row's (or node's) configuration; null when it cannot say. */
+  function scheduleOf(type: string, config: string): TriggerSchedule | null {
+    const trigger = registry.trigger(type)
+    if (!trigger?.schedule) return null
+    try {
+      return trigger.schedule(JSON.parse(config))
+    } catch (error) {
+      deps.logger.warn('a schedule trigger has a configuration it cannot use', { type, error: String(error) })
+      return null
+    }
+  }
+
+  async function wanted(tx: SqlExecutor, w: WorkflowRow): Promise<Wanted[]> {
+    if (w.live_version === null) return []
+    const version = await tx.get<{ content: string }>('SELECT content FROM workflow_versions WHERE workflow_id = $1 AND version = $2', [w.id, w.live_version])
+    if (!version) return []
+    const definition = (JSON.parse(version.content) as { definition: Definition }).definition
+    const out: Wanted[] = []
+    for (const nodeId of triggerIdsOf(definition)) {
+      const node = definition.nodes[nodeId]
+      if (!node || !registry.trigger(node.type)?.schedule) continue
+      const config = canonicalJson(node.payload ?? {})
+      const schedule = scheduleOf(node.type, config)
+      if (schedule) out.push({ nodeId, type: node.type, config, schedule })
+    }
+    return out
+  }
+
+  /** Brings one workflow's rows in line, inside `tx`. `paused` says an event paused it in this transaction. */
+  async function reconcile(tx: SqlExecutor, workflowId: string, paused = false): Promise<void> {
+    const w = await tx.get<WorkflowRow>(`SELECT * FROM workflows WHERE id = $1${forUpdate(deps.dialect)}`, [workflowId])
+    const rows = await schedules.byWorkflow(tx, workflowId)
+    const want = w ? await wanted(tx, w) : []
+    const active = !!w && !paused && w.live_status === 'active' && w.archived_at === null
+    const now = clock.now()
+    for (const row of rows) {
+      if (!want.some((x) => x.nodeId === row.trigger_node_id)) await tx.run('DELETE FROM schedules WHERE id = $1', [row.id])
+    }
+    for (const x of want) {
+      const row = rows.find((r) => r.trigger_node_id === x.nodeId)
+      if (!row) await insert(tx, w!, x, active, now)
+      else await update(tx, row, w!, x, active, now)
+    }
+  }
+
+  async function insert(tx: SqlExecutor, w: WorkflowRow, x: Wanted, active: boolean, now: number) {
+    await tx.run(
+      `INSERT INTO schedules (id, organization_id, workflow_id, trigger_node_id, trigger_type, config, version, active, next_fire_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) ON CONFLICT (workflow_id, trigger_node_id) DO NOTHING`,
+      [deps.ids.next('sch'), w.organization_id, w.id, x.nodeId, x.type, x.config, w.live_version, active ? 1 : 0, x.schedule.next(now), now],
+    )
+  }
+
+  async function update(tx: SqlExecutor, row: ScheduleRow, w: WorkflowRow, x: Wanted, active: boolean, now: number) {
+    const changed = row.trigger_type !== x.type || row.config !== x.config
+    const waking = active && row.active !== 1
+    const next = changed || waking ? x.schedule.next(now) : row.next_fire_at
+    if (!changed && !waking && row.version === w.live_version && (row.active === 1) === active) return
+    await tx.run(
+      'UPDATE schedules SET trigger_type = $1, config = $2, version = $3, active = $4, next_fire_at = $5, updated_at = $6 WHERE id = $7',
+      [x.type, x.config, w.live_version, active ? 1 : 0, next, now, row.id],
+    )
+  }
+
+  return {
+    reconcile,
+    scheduleOf,
+    /** The engine recorder's transactional listener: reconciles after schedule-relevant workflow events. */
+    async onEvents(tx: SqlExecutor, events: readonly RecordedEvent[]): Promise<void> {
+      for (const e of events) {
+        if (e.workflowId && SCHEDULE_EVENTS.has(e.type)) await reconcile(tx, e.workflowId, e.type === 'workflow.paused')
+      }
+    },
+    /** Workflows whose rows may need reconciling: live versions that use a time-based trigger, and workflows with rows. */
+    async candidates(db: SqlExecutor): Promise<string[]> {
+      const types = registry.triggers().filter((t) => t.schedule).map((t) => `%"type":"${t.type}"%`)
+      const uses = types.map((_, i) => `v.content LIKE $${i + 1}`).join(' OR ')
+      const live = types.length === 0 ? [] : await db.all<{ id: string }>(
+        `SELECT w.id FROM workflows w JOIN workflow_versions v ON v.workflow_id = w.id AND v.version = w.live_version WHERE ${uses}`, types,
+      )
+      const withRows = await db.all<{ id: string }>('SELECT DISTINCT workflow_id AS id FROM schedules')
+      return [...new Set([...live, ...withRows].map((r) => r.id))]
+    },
+  }
+}
+
+export type Reconciler = ReturnType<typeof createReconciler>

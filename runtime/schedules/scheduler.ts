@@ -1,0 +1,210 @@
+/**
+ * The schedule scheduler: fires the ticks of `cronjob` and `schedule` triggers (and of any
+ * plugin trigger with a `schedule`), exactly once each across every process and restart.
+ *
+ * Exactly once: claiming a tick and admitting its run happen in ONE store transaction. The
+ * claim is a conditional UPDATE that moves the row's next tick (`… WHERE id = $1 AND
+ * next_fire_at = $due`); only the transaction that changed the row admits the run, and both
+ * commit together or not at all. Two schedulers racing on one tick: one UPDATE changes the row,
+ * the other changes nothing (Postgres re-checks the condition after the first commits; SQLite
+ * has one writer) and starts nothing. A crash before the commit leaves the tick due, so the
+ * next scheduler fires it; a crash after it has the run admitted, and recovery executes it.
+ * The run's idempotency key (`schedule:<scheduleId>:<tick>`) would refuse a second run for the
+ * same tick even if a claim were ever repeated. The workflow row is locked before the schedule
+ * row, the order every writer of both uses.
+ *
+ * Missed ticks (due while no scheduler ran) follow the trigger's catch-up policy; see plan.ts.
+ * It polls for due ticks and sleeps until the next one when that is sooner.
+ */
+import type { RecordedEvent } from '../../core/events.ts'
+import { isAppError } from '../../core/errors.ts'
+import type { Bus } from '../../core/ports/bus.ts'
+import type { Clock } from '../../core/ports/clock.ts'
+import type { DispatchRequest, DispatchResult } from '../../core/ports/engine.ts'
+import type { Logger } from '../../core/ports/logger.ts'
+import { forUpdate, type SqlExecutor, type Store } from '../../core/ports/store.ts'
+import type { TriggerSchedule } from '../../core/plugin/sdk.ts'
+import { type ScheduleRow, schedules } from '../../core/store/schedules.ts'
+import { iso } from '../../core/time.ts'
+import type { EngineDispatcher } from '../dispatch.ts'
+import { planTick, type TickPlan } from './plan.ts'
+import type { Reconciler } from './reconcile.ts'
+
+export interface SchedulerDeps {
+  store: Store
+  bus: Bus
+  clock: Clock
+  logger: Logger
+  dispatcher: EngineDispatcher
+  reconciler: Reconciler
+  /** How late a tick may fire and still be on time (AUTOMATON_SCHEDULE_GRACE_MS). */
+  graceMs: number
+  pollMs?: number
+  batch?: number
+}
+
+export type StepOutcome = 'fired' | 'skipped' | 'lost' | 'stale' | 'broken'
+
+type Admit = (request: DispatchRequest) => Promise<DispatchResult>
+type ClaimedWork = (tx: SqlExecutor, admit: Admit) => Promise<StepOutcome>
+
+const WAKING_EVENTS = new Set(['workflow.published', 'workflow.resumed', 'workflow.refilled', 'workflow.unarchived'])
+
+export function createScheduler(deps: SchedulerDeps) {
+  const pollMs = deps.pollMs ?? 1000
+  const batch = deps.batch ?? 200
+  const cache = new Map<string, TriggerSchedule | null>()
+  let timer: ReturnType<typeof setTimeout> | null = null
+  let nextAt = Number.POSITIVE_INFINITY
+  let chain: Promise<number> = Promise.resolve(0)
+  let stopped = true
+  let subscription: { unsubscribe(): void } | null = null
+
+  function scheduleOf(row: ScheduleRow): TriggerSchedule | null {
+    const key = `${row.trigger_type}\u0000${row.config}`
+    if (!cache.has(key)) {
+      if (cache.size > 10_000) cache.delete(cache.keys().next().value!)
+      cache.set(key, deps.reconciler.scheduleOf(row.trigger_type, row.config))
+    }
+    return cache.get(key)!
+  }
+
+  function tickEvent(row: ScheduleRow, schedule: TriggerSchedule, plan: TickPlan, now: number) {
+    return {
+      type: row.trigger_type,
+      body: {
+        scheduledFor: iso(plan.fire!), firedAt: iso(now), scheduleId: row.id,
+        expression: schedule.expression, timezone: schedule.timezone, catchUp: plan.late,
+      },
+      headers: {},
+      receivedAt: iso(now),
+    }
+  }
+
+  /** Claims the row's due tick and admits its run, in one transaction. */
+  function claim(row: ScheduleRow, plan: TickPlan, now: number, work: ClaimedWork): Promise<StepOutcome> {
+    return deps.dispatcher.transaction(async (tx, admit): Promise<StepOutcome> => {
+      const w = await tx.get<{ live_version: number | null }>(`SELECT live_version FROM workflows WHERE id = $1${forUpdate(deps.store.dialect)}`, [row.workflow_id])
+      if (!w || w.live_version !== row.version) {
+        await deps.reconciler.reconcile(tx, row.workflow_id)
+        return 'stale'
+      }
+      const claimed = await tx.run(
+        `UPDATE schedules SET next_fire_at = $1, skipped_ticks = skipped_ticks + $2, last_skipped_at = COALESCE($3, last_skipped_at), updated_at = $4
+         WHERE id = $5 AND next_fire_at = $6 AND active = 1`,
+        [plan.next, plan.skipped, plan.skipped > 0 ? now : null, now, row.id, row.next_fire_at],
+      )
+      if (claimed === 0) return 'lost'
+      return work(tx, admit)
+    })
+  }
+
+  async function step(row: ScheduleRow, now: number): Promise<StepOutcome> {
+    const schedule = scheduleOf(row)
+    if (!schedule) {
+      // The trigger is gone or its configuration unusable: park the row until a reconcile.
+      await deps.store.write((tx) => tx.run("UPDATE schedules SET active = 0, last_outcome = 'invalid', updated_at = $1 WHERE id = $2", [now, row.id]))
+      return 'broken'
+    }
+    const plan = planTick({
+      next: schedule.next, due: row.next_fire_at!, now, graceMs: deps.graceMs,
+      catchUp: schedule.catchUp ?? 'skip', catchUpLimit: schedule.catchUpLimit ?? 10,
+    })
+    const fire: ClaimedWork = async (tx, admit) => {
+      if (plan.fire === null) return 'skipped'
+      const result = await admit({
+        organizationId: row.organization_id, workflowId: row.workflow_id, version: 'live', automatic: true, triggeredBy: 'schedule',
+        triggerNodeId: row.trigger_node_id, idempotencyKey: `schedule:${row.id}:${iso(plan.fire)}`, event: tickEvent(row, schedule, plan, now),
+      })
+      await tx.run('UPDATE schedules SET last_fired_at = $1, last_run_id = $2, last_outcome = $3 WHERE id = $4', [
+        plan.fire, result.runId ?? null, result.action === 'triggered' ? 'triggered' : result.reason, row.id,
+      ])
+      return result.action === 'triggered' ? 'fired' : 'skipped'
+    }
+    try {
+      return await claim(row, plan, now, fire)
+    } catch (error) {
+      if (!isAppError(error) || plan.fire === null) throw error
+      // The dispatcher refused the tick for good (its workflow version is unreadable): move past it.
+      deps.logger.error('a schedule tick could not start a run', { scheduleId: row.id, tick: iso(plan.fire), error: error.message })
+      return claim(row, plan, now, async (tx) => {
+        await tx.run('UPDATE schedules SET last_fired_at = $1, last_run_id = NULL, last_outcome = $2 WHERE id = $3', [plan.fire, `error: ${error.message}`.slice(0, 300), row.id])
+        return 'skipped'
+      })
+    }
+  }
+
+  async function run(): Promise<number> {
+    let fired = 0
+    const now = deps.clock.now()
+    let failed = false
+    try {
+      // A step may leave its row due again (the next missed tick to catch up, or the on-time
+      // tick after skipped ones): go round until nothing due moves, a few rounds at most.
+      for (let round = 0, moved = true; moved && round < 20; round++) {
+        const due = await schedules.due(deps.store, now, batch)
+        const outcomes = await Promise.all(due.map((row) => step(row, now).catch((error) => {
+          failed = true
+          deps.logger.error('schedule tick failed', { scheduleId: row.id, error: String(error) })
+          return 'lost' as StepOutcome
+        })))
+        fired += outcomes.filter((o) => o === 'fired').length
+        moved = !failed && outcomes.some((o) => o === 'fired' || o === 'skipped' || o === 'stale')
+      }
+      nextAt = (await schedules.nextDue(deps.store)) ?? Number.POSITIVE_INFINITY
+    } catch (error) {
+      failed = true
+      deps.logger.error('schedule scheduler tick failed', { error: String(error) })
+    }
+    // After a failure, wait a poll before trying again rather than spinning on a due tick.
+    if (failed) nextAt = Math.max(nextAt, deps.clock.now() + pollMs)
+    return fired
+  }
+
+  /** Fires what is due now; resolves to the number of runs started. Calls run one after another. */
+  function tick(): Promise<number> {
+    chain = chain.then(run, run)
+    return chain
+  }
+
+  function schedule() {
+    if (stopped) return
+    if (timer) clearTimeout(timer)
+    const wait = Math.max(0, Math.min(pollMs, nextAt - deps.clock.now()))
+    timer = setTimeout(async () => {
+      timer = null
+      await tick()
+      schedule()
+    }, wait)
+    ;(timer as { unref?: () => void }).unref?.()
+  }
+
+  return {
+    tick,
+    step,
+    /** Reconciles every workflow that has, or should have, schedule rows (at start). */
+    async reconcileAll(): Promise<number> {
+      const ids = await deps.reconciler.candidates(deps.store)
+      await Promise.all(ids.map((id) => deps.store.write((tx) => deps.reconciler.reconcile(tx, id))))
+      return ids.length
+    },
+    start() {
+      stopped = false
+      subscription = deps.bus.subscribe<RecordedEvent>('evt.>', (m) => {
+        if (!WAKING_EVENTS.has(m.data.type)) return
+        nextAt = deps.clock.now()
+        schedule()
+      })
+      nextAt = deps.clock.now()
+      schedule()
+    },
+    async stop() {
+      stopped = true
+      subscription?.unsubscribe()
+      if (timer) clearTimeout(timer)
+      await chain
+    },
+  }
+}
+
+export type Scheduler = ReturnType<typeof createScheduler>
