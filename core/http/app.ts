@@ -7,8 +7,10 @@ import type { Bus } from '../ports/bus.ts'
 import type { Ids } from '../ports/ids.ts'
 import type { Logger } from '../ports/logger.ts'
 import type { Store } from '../ports/store.ts'
+import type { Registry } from '../plugin/registry.ts'
 import type { ApiKeyService } from '../services/api-keys.ts'
 import type { AuthService } from '../services/auth.ts'
+import type { ConnectorService } from '../services/connectors.ts'
 import type { MemberService } from '../services/members.ts'
 import type { RunService } from '../services/runs.ts'
 import type { ServiceAccountService } from '../services/service-accounts.ts'
@@ -20,6 +22,8 @@ import { envelopePlugin } from './plugins/envelope.ts'
 import { errorsPlugin } from './plugins/errors.ts'
 import { requestIdPlugin } from './plugins/request-id.ts'
 import { apiKeyRoutes } from './routes/api-keys.ts'
+import { catalogRoutes } from './routes/catalog.ts'
+import { connectorRoutes } from './routes/connectors.ts'
 import { healthRoutes } from './routes/health.ts'
 import { openApiRoutes } from './routes/openapi.ts'
 import { memberRoutes } from './routes/members.ts'
@@ -40,6 +44,8 @@ export interface AppDeps {
   readonly members: MemberService
   readonly workflows: WorkflowService
   readonly runs: RunService
+  readonly registry: Registry
+  readonly connectors: ConnectorService
 }
 
 export function createApp(deps: AppDeps) {
@@ -58,6 +64,8 @@ export function createApp(deps: AppDeps) {
     .use(workflowRoutes(auth, deps.workflows, deps.runs))
     .use(runRoutes(auth, deps.auth, deps.runs))
     .use(webhookRoutes(deps.runs))
+    .use(catalogRoutes(auth, deps.registry))
+    .use(connectorRoutes(auth, deps.connectors))
   routes = () => app.routes
   return app
 }
