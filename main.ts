@@ -32,15 +32,18 @@ import { createRunService } from './core/services/runs.ts'
 import { createScheduleService } from './core/services/schedules.ts'
 import { createServiceAccountService } from './core/services/service-accounts.ts'
 import { createWorkflowService } from './core/services/workflows.ts'
-import { createRegistry } from './core/plugin/registry.ts'
+import { createRegistryOf, PluginLoadError } from './core/plugin/load.ts'
+import { PluginError } from './core/plugin/registry.ts'
 import type { PluginDefinition } from './core/plugin/sdk.ts'
-import corePlugin from './plugins/core/index.ts'
+import { createConnectorService } from './core/services/connectors.ts'
+import { BUILT_IN_PLUGINS } from './plugins/index.ts'
 import { createEngine, type EngineRole } from './runtime/index.ts'
 import { createMinIntervalGuard } from './runtime/schedules/guard.ts'
 import { createStreamHub } from './runtime/streams.ts'
 import { createGuardedHttpClient } from './adapters/http/guarded-client.ts'
 import { MIGRATIONS } from './core/store/migrations.ts'
 import { ensureDir, loadOrCreateMasterKey } from './adapters/files/master-key.ts'
+import { loadPluginsDir } from './adapters/files/plugins-dir.ts'
 import { memoryBus } from './adapters/memory/bus.ts'
 import { memoryWorkQueue } from './adapters/memory/work-queue.ts'
 
@@ -58,7 +61,7 @@ export interface SystemOptions {
   readonly role?: EngineRole
 }
 
-export const BUILT_IN_PLUGINS: readonly PluginDefinition[] = [corePlugin]
+export { BUILT_IN_PLUGINS }
 
 /** Acquires a resource and registers its release; releases run in reverse order. */
 type Own = <T>(acquire: () => Promise<T> | T, release: (value: T) => Promise<unknown> | unknown) => Promise<T>
@@ -75,6 +78,12 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   const logger = options.logger ?? createJsonLogger(config.logLevel, (line) => process.stderr.write(line))
   const clock = options.clock ?? systemClock
   const ids = createIds(clock)
+  // Plugins first: a plugin that cannot load stops the start before anything is opened.
+  const external = config.pluginsDir ? await loadPluginsDir(config.pluginsDir) : []
+  const registry = createRegistryOf([
+    ...BUILT_IN_PLUGINS.map((plugin) => ({ plugin })), ...external, ...(options.plugins ?? []).map((plugin) => ({ plugin })),
+  ])
+  if (external.length > 0) logger.info('loaded external plugins', { plugins: external.map((p) => `${p.plugin.id} (${p.source})`) })
   const store = await own(() => openStore(config), (s) => s.close())
   await store.migrate(MIGRATIONS)
   const role: EngineRole = options.role ?? (config.natsUrl ? 'api' : 'embedded')
@@ -89,17 +98,18 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     const result = await organizations.bootstrap(config.bootstrapKey)
     if (result.created) logger.info('bootstrap key created', { organizationId: result.organization.id, keyId: result.keyId })
   }
-  const registry = createRegistry([...BUILT_IN_PLUGINS, ...(options.plugins ?? [])])
+  const connectors = createConnectorService({ store, clock, ids, registry, secretBox })
   const http = createGuardedHttpClient({ allow: config.allowPrivateTargets, logger })
   const engine = createEngine({
     store, bus, workQueue, clock, ids, logger, registry, http, role, workerId: ids.next('wkr'), host: hostname(),
     concurrency: config.workerConcurrency, consecutiveFailuresPause: config.consecutiveFailuresPause,
     workerTimeoutMs: config.workerTimeoutMs, heartbeatMs: config.heartbeatMs, scheduleGraceMs: config.scheduleGraceMs,
+    connector: connectors.resolve,
   })
   if (options.engine !== false) await own(() => engine.start(), () => engine.stop(config.shutdownGraceMs))
   const workflows = createWorkflowService({
     store, bus, clock, ids, checker: engine.checker, recorder: engine.recorder,
-    publishGuards: [createMinIntervalGuard({ registry, clock, minIntervalMs: config.minScheduleIntervalMs })],
+    publishGuards: [connectors.publishGuard, createMinIntervalGuard({ registry, clock, minIntervalMs: config.minScheduleIntervalMs })],
   })
   const schedules = createScheduleService({ store, registry })
   const runs = createRunService({ store, clock, dispatcher: engine.dispatcher, control: engine.control, projection: engine.projection })
@@ -107,8 +117,12 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   const streams = { hub: createStreamHub({ store, bus, logger }), heartbeatMs: config.sseHeartbeatMs, maxBufferedBytes: config.sseBufferBytes, pushBody }
   const app = createApp({
     version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, workflows, runs, schedules, streams,
+    registry, connectors,
   })
-  return { config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, registry, engine, workflows, runs, schedules, app }
+  return {
+    config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, registry, connectors, engine, workflows, runs,
+    schedules, app,
+  }
 }
 
 export type System = Awaited<ReturnType<typeof acquireSystem>> & { close(): Promise<void> }
@@ -335,6 +349,7 @@ if (import.meta.main) {
         process.exit(2)
       }
       const known = error instanceof ConfigError || error instanceof MasterKeyError || error instanceof BootstrapKeyError || isAppError(error)
+        || error instanceof PluginLoadError || error instanceof PluginError
       process.stderr.write(`automaton: ${known ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
       process.exit(1)
     },

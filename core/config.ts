@@ -81,7 +81,7 @@ export const CONFIG_ENTRIES: readonly ConfigEntry[] = [
   { env: 'AUTOMATON_SCHEDULE_GRACE_MS', key: 'scheduleGraceMs', default: '60000', description: 'How late a schedule tick may fire and still be on time (at most half the gap to the next tick); later ticks were missed and follow the trigger\'s `catchUp`.', parse: int(0) },
   { env: 'AUTOMATON_HOOK_RETRY_SCHEDULE', key: 'hookRetrySchedule', default: '0,5s,5m,30m,2h,5h,10h,10h', description: 'Delays before each attempt of an execution-hook delivery.', parse: str },
   { env: 'AUTOMATON_ALLOW_PRIVATE_TARGETS', key: 'allowPrivateTargets', default: '', description: 'Comma-separated CIDRs or host names that hooks and HTTP nodes may reach although private.', parse: list },
-  { env: 'AUTOMATON_PLUGINS_DIR', key: 'pluginsDir', default: '', description: 'Directory of external plugins (ESM files) loaded at start.', parse: nullable },
+  { env: 'AUTOMATON_PLUGINS_DIR', key: 'pluginsDir', default: '', description: 'Directory of external plugins (`.js`, `.mjs`, `.ts` files, or folders with an index file) loaded at start; see docs/plugins.md.', parse: nullable },
   { env: 'AUTOMATON_CONSECUTIVE_FAILURES_PAUSE', key: 'consecutiveFailuresPause', default: '5', description: 'Failed automatic runs in a row that pause a live workflow (`consecutive_failures`); 0 never pauses.', parse: int(0) },
   { env: 'AUTOMATON_CHATAPP_SIGNING_SECRET', key: 'chatappSigningSecret', default: '', description: 'Signing secret of the chat platform app that posts to `/v1/integrations/chatapp/events`.', parse: nullable },
   { env: 'AUTOMATON_CROSSCHAIN_API_KEY', key: 'crosschainApiKey', default: '', description: 'The `x-api-key` the cross-chain payment service sends with its callback.', parse: nullable },

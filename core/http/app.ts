@@ -7,8 +7,10 @@ import type { Bus } from '../ports/bus.ts'
 import type { Ids } from '../ports/ids.ts'
 import type { Logger } from '../ports/logger.ts'
 import type { Store } from '../ports/store.ts'
+import type { Registry } from '../plugin/registry.ts'
 import type { ApiKeyService } from '../services/api-keys.ts'
 import type { AuthService } from '../services/auth.ts'
+import type { ConnectorService } from '../services/connectors.ts'
 import type { MemberService } from '../services/members.ts'
 import type { RunService } from '../services/runs.ts'
 import type { ScheduleService } from '../services/schedules.ts'
@@ -23,6 +25,8 @@ import { envelopePlugin } from './plugins/envelope.ts'
 import { errorsPlugin } from './plugins/errors.ts'
 import { requestIdPlugin } from './plugins/request-id.ts'
 import { apiKeyRoutes } from './routes/api-keys.ts'
+import { catalogRoutes } from './routes/catalog.ts'
+import { connectorRoutes } from './routes/connectors.ts'
 import { healthRoutes } from './routes/health.ts'
 import { openApiRoutes } from './routes/openapi.ts'
 import { memberRoutes } from './routes/members.ts'
@@ -47,6 +51,8 @@ export interface AppDeps {
   readonly runs: RunService
   readonly streams: { hub: StreamHub; heartbeatMs: number; maxBufferedBytes: number; pushBody?: PushBodyFactory }
   readonly schedules: ScheduleService
+  readonly registry: Registry
+  readonly connectors: ConnectorService
 }
 
 export function createApp(deps: AppDeps) {
@@ -67,6 +73,8 @@ export function createApp(deps: AppDeps) {
     .use(runRoutes(auth, deps.auth, deps.runs))
     .use(webhookRoutes(deps.runs))
     .use(streamRoutes(auth, { store: deps.store, ...deps.streams }))
+    .use(catalogRoutes(auth, deps.registry))
+    .use(connectorRoutes(auth, deps.connectors))
   routes = () => app.routes
   return app
 }

@@ -1,85 +1,105 @@
 /**
- * The registry: the loaded plugins, checked and indexed by type. The engine looks up actions
- * and triggers here; the catalog endpoints list from here. It refuses a plugin set with
- * duplicate types or malformed definitions, naming the plugin and the problem.
+ * The registry: the loaded plugins, checked and indexed. The engine looks up actions and
+ * triggers here, the connector service its connector types, the integration routes the
+ * webhooks, and the catalog endpoints list from here. It refuses a plugin set with duplicate
+ * types, malformed definitions or references to unknown connector types, naming the plugin and
+ * the problem. Actions, triggers and connectors are separate namespaces: `approval` is both a
+ * trigger type and an action.
  */
-import { Kind, type TObject, type TSchema } from '@sinclair/typebox'
-import type { ActionDefinition, PluginDefinition, TriggerDefinition } from './sdk.ts'
+import { checkAction, checkConnector, checkTrigger, checkWebhook, PLUGIN_ID, PluginError } from './checks.ts'
+import type { AnyAction, AnyConnector, AnyTrigger, AnyWebhook, PluginDefinition } from './definitions.ts'
 
-export type AnyAction = ActionDefinition<TObject, TSchema>
-export type AnyTrigger = TriggerDefinition<TObject, TSchema>
+export type { AnyAction, AnyConnector, AnyTrigger, AnyWebhook }
+export { PluginError }
+
+export type RegistryKind = 'action' | 'trigger' | 'connector'
+
+/** A webhook with the plugin that provides it. */
+export interface RegisteredWebhook {
+  readonly pluginId: string
+  readonly webhook: AnyWebhook
+}
 
 export interface Registry {
   readonly plugins: readonly PluginDefinition[]
   action(type: string): AnyAction | undefined
   trigger(type: string): AnyTrigger | undefined
+  connector(type: string): AnyConnector | undefined
   actions(): readonly AnyAction[]
   triggers(): readonly AnyTrigger[]
-  /** The plugin that provides a type. */
-  pluginOf(type: string): PluginDefinition | undefined
+  connectors(): readonly AnyConnector[]
+  webhooks(): readonly RegisteredWebhook[]
+  /** The plugin that provides a type of that kind. */
+  pluginOf(kind: RegistryKind, type: string): PluginDefinition | undefined
 }
-
-export class PluginError extends Error {
-  override name = 'PluginError'
-  constructor(readonly pluginId: string, problem: string) {
-    super(`plugin "${pluginId}": ${problem}`)
-  }
-}
-
-const TYPE_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/
-const PLUGIN_ID = /^[a-z][a-z0-9-]{0,62}$/
-
-const isSchema = (s: unknown): s is TSchema => !!s && typeof s === 'object' && Kind in (s as object)
 
 export function createRegistry(plugins: readonly PluginDefinition[]): Registry {
-  const actions = new Map<string, AnyAction>()
-  const triggers = new Map<string, AnyTrigger>()
-  const owners = new Map<string, PluginDefinition>()
+  const index: Record<RegistryKind, Map<string, { def: unknown; plugin: PluginDefinition }>> = {
+    action: new Map(), trigger: new Map(), connector: new Map(),
+  }
+  const webhooks: RegisteredWebhook[] = []
+  const paths = new Map<string, string>()
   const ids = new Set<string>()
+  const needed: Array<{ pluginId: string; where: string; type: string }> = []
+
+  const claim = (kind: RegistryKind, plugin: PluginDefinition, type: string, def: unknown) => {
+    const owner = index[kind].get(type)
+    if (owner) throw new PluginError(plugin.id, `${kind} type "${type}" is already provided by plugin "${owner.plugin.id}"`)
+    index[kind].set(type, { def, plugin })
+  }
+  const need = (pluginId: string, where: string, type: string | null) => {
+    if (type) needed.push({ pluginId, where, type })
+  }
 
   for (const plugin of plugins) {
-    const id = typeof plugin?.id === 'string' ? plugin.id : '(unnamed)'
-    if (!PLUGIN_ID.test(id)) throw new PluginError(id, 'id must be lower-case letters, digits and dashes')
+    if (!plugin || typeof plugin !== 'object') throw new PluginError('(unnamed)', 'a plugin must be an object made with definePlugin()')
+    const id = typeof plugin.id === 'string' ? plugin.id : '(unnamed)'
+    if (!PLUGIN_ID.test(id)) throw new PluginError(id, 'id must be lower-case letters, digits and dashes, at most 63')
     if (ids.has(id)) throw new PluginError(id, 'another plugin has the same id')
     ids.add(id)
+    for (const field of ['triggers', 'actions', 'connectors', 'webhooks'] as const) {
+      if (plugin[field] !== undefined && !Array.isArray(plugin[field])) throw new PluginError(id, `${field} must be a list`)
+    }
+    const connectors = [...(plugin.connector ? [plugin.connector] : []), ...(plugin.connectors ?? [])]
+    for (const connector of new Set(connectors)) {
+      checkConnector(id, connector)
+      claim('connector', plugin, connector.type, connector)
+    }
     for (const action of plugin.actions ?? []) {
-      checkCommon(id, 'action', action)
-      if (!isSchema(action.result)) throw new PluginError(id, `action "${action.type}" needs a TypeBox result schema`)
-      if (typeof action.run !== 'function') throw new PluginError(id, `action "${action.type}" needs a run(ctx) function`)
-      claim(id, action.type, plugin)
-      actions.set(action.type, action)
+      need(id, `action "${action?.type}"`, checkAction(id, action))
+      claim('action', plugin, action.type, action)
     }
     for (const trigger of plugin.triggers ?? []) {
-      checkCommon(id, 'trigger', trigger)
-      if (!isSchema(trigger.result)) throw new PluginError(id, `trigger "${trigger.type}" needs a TypeBox result schema`)
-      claim(id, trigger.type, plugin)
-      triggers.set(trigger.type, trigger)
+      need(id, `trigger "${trigger?.type}"`, checkTrigger(id, trigger))
+      claim('trigger', plugin, trigger.type, trigger)
+    }
+    const names = new Set<string>()
+    for (const webhook of plugin.webhooks ?? []) {
+      need(id, `webhook "${webhook?.name}"`, checkWebhook(id, webhook))
+      if (names.has(webhook.name)) throw new PluginError(id, `two webhooks are named "${webhook.name}"`)
+      names.add(webhook.name)
+      const route = webhook.path.replace(/:[A-Za-z0-9]+/g, ':')
+      const taken = paths.get(route)
+      if (taken) throw new PluginError(id, `webhook "${webhook.name}": path ${webhook.path} is already used by plugin "${taken}"`)
+      paths.set(route, id)
+      webhooks.push(Object.freeze({ pluginId: id, webhook }))
     }
   }
-
-  function claim(id: string, type: string, plugin: PluginDefinition) {
-    const owner = owners.get(type)
-    if (owner) throw new PluginError(id, `type "${type}" is already provided by plugin "${owner.id}"`)
-    owners.set(type, plugin)
+  for (const n of needed) {
+    if (!index.connector.has(n.type)) throw new PluginError(n.pluginId, `${n.where} needs connector type "${n.type}", which no loaded plugin defines`)
   }
 
+  const lookup = <T>(kind: RegistryKind) => (type: string) => index[kind].get(type)?.def as T | undefined
+  const all = <T>(kind: RegistryKind) => () => [...index[kind].values()].map((e) => e.def as T)
   return Object.freeze({
     plugins,
-    action: (type: string) => actions.get(type),
-    trigger: (type: string) => triggers.get(type),
-    actions: () => [...actions.values()],
-    triggers: () => [...triggers.values()],
-    pluginOf: (type: string) => owners.get(type),
+    action: lookup<AnyAction>('action'),
+    trigger: lookup<AnyTrigger>('trigger'),
+    connector: lookup<AnyConnector>('connector'),
+    actions: all<AnyAction>('action'),
+    triggers: all<AnyTrigger>('trigger'),
+    connectors: all<AnyConnector>('connector'),
+    webhooks: () => webhooks,
+    pluginOf: (kind: RegistryKind, type: string) => index[kind].get(type)?.plugin,
   })
-}
-
-function checkCommon(pluginId: string, kind: string, def: { type?: unknown; name?: unknown; description?: unknown; payload?: unknown }) {
-  if (typeof def?.type !== 'string' || !TYPE_NAME.test(def.type)) {
-    throw new PluginError(pluginId, `${kind} type ${JSON.stringify(def?.type)} must be lower-case words joined by dashes`)
-  }
-  if (typeof def.name !== 'string' || !def.name) throw new PluginError(pluginId, `${kind} "${def.type}" needs a name`)
-  if (typeof def.description !== 'string') throw new PluginError(pluginId, `${kind} "${def.type}" needs a description`)
-  if (!isSchema(def.payload) || (def.payload as TSchema).type !== 'object') {
-    throw new PluginError(pluginId, `${kind} "${def.type}" needs a TypeBox object schema as payload`)
-  }
 }

@@ -22,8 +22,11 @@ import { members } from '../store/members.ts'
 import { displayVersion, toWorkflow, type VersionRow, versions, type WorkflowRow, workflows } from '../store/workflows.ts'
 import { actorOf, type Principal } from './auth.ts'
 
-/** A check that may refuse a publish (the schedule plugin's minimum interval, for one). */
-export type PublishGuard = (content: WorkflowContent, organizationId: string) => ErrorDetail[] | Promise<ErrorDetail[]>
+/**
+ * A check that may refuse a publish (the schedule plugin's minimum interval, for one). It runs
+ * inside the publish transaction: it may read through `tx`, and must not do anything else.
+ */
+export type PublishGuard = (content: WorkflowContent, organizationId: string, tx: SqlExecutor) => ErrorDetail[] | Promise<ErrorDetail[]>
 
 export interface WorkflowServiceDeps {
   store: Store
@@ -194,7 +197,7 @@ export function createWorkflowService(deps: WorkflowServiceDeps) {
         const draft = await loadVersion(tx, w, w.draft_version)
         const content = JSON.parse(draft.content) as WorkflowContent
         const type = check(content.definition)
-        const guardErrors = (await Promise.all((deps.publishGuards ?? []).map((g) => g(content, w.organization_id)))).flat()
+        const guardErrors = (await Promise.all((deps.publishGuards ?? []).map((g) => g(content, w.organization_id, tx)))).flat()
         if (guardErrors.length > 0) throw badRequest('the workflow cannot be published', guardErrors)
         const previous = w.live_version !== null ? (JSON.parse((await loadVersion(tx, w, w.live_version)).content) as WorkflowContent) : null
         const remainRuns = content.maxRuns === null ? null : previous?.maxRuns === content.maxRuns && w.remain_runs !== null ? w.remain_runs : content.maxRuns

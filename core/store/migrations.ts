@@ -75,6 +75,30 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 5,
+    name: 'connectors',
+    up: [
+      // Non-secret fields of the data are plain JSON (routing reads them); secret fields are one
+      // sealed JSON object. maskedData is computed on output and never stored.
+      `CREATE TABLE connectors (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id),
+        type TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        public_data TEXT NOT NULL,
+        sealed_secrets TEXT,
+        created_at BIGINT NOT NULL,
+        created_by TEXT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        updated_by TEXT NOT NULL
+      )`,
+      'CREATE INDEX connectors_org ON connectors (organization_id, id)',
+      'CREATE INDEX connectors_type ON connectors (type, organization_id)',
+    ],
+  },
+  {
     version: 6,
     name: 'schedules',
     up: [

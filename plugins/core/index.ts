@@ -5,6 +5,7 @@ import { httpRequest, sendWebhook, triggerWorkflow } from './actions/http.ts'
 import { filter, forEach, ifNode, pluck } from './actions/logic.ts'
 import { approval, delay, wait } from './actions/waits.ts'
 import { cronjob } from './triggers/cronjob.ts'
+import { approvalTrigger } from './triggers/approval.ts'
 import { manual } from './triggers/manual.ts'
 import { schedule } from './triggers/schedule.ts'
 
@@ -12,6 +13,6 @@ export default definePlugin({
   id: 'core',
   name: 'Core',
   version: '1.0.0',
-  triggers: [manual, cronjob, schedule],
+  triggers: [manual, cronjob, schedule, approvalTrigger],
   actions: [ifNode, forEach, filter, pluck, delay, wait, approval, log, regex, codeTransform, setVariable, httpRequest, sendWebhook, triggerWorkflow],
 })

@@ -74,9 +74,10 @@ export function createDefinitionChecker(registry: Registry): DefinitionChecker {
       if (!NODE_ID.test(id)) add(at, 'node ids start with a letter or _ and contain letters, digits, _ and -')
       if (id === 'root' && !triggerIds.includes(id)) add(at, '"root" is reserved for the trigger node')
       const isTrigger = triggerIds.includes(id)
-      const action = registry.action(node.type)
       const trigger = registry.trigger(node.type)
-      if (isTrigger && !trigger) add(`${at}/type`, action ? `"${node.type}" is an action, not a trigger type` : `unknown trigger type "${node.type}"`)
+      // A type can be both a trigger and an action (`approval`); the node's place decides which.
+      const action = isTrigger ? undefined : registry.action(node.type)
+      if (isTrigger && !trigger) add(`${at}/type`, registry.action(node.type) ? `"${node.type}" is an action, not a trigger type` : `unknown trigger type "${node.type}"`)
       if (!isTrigger && !action) add(`${at}/type`, trigger ? `"${node.type}" is a trigger type; list this node in triggerNodeIds to use it as a trigger` : `unknown node type "${node.type}"`)
       if (node.loopBody?.length && !action?.loop) add(`${at}/loopBody`, `only a loop node (for-each) has a loopBody`)
       if (action?.loop && !node.loopBody?.length) add(`${at}/loopBody`, 'a loop node needs a loopBody: the nodes to run for each item')
@@ -100,7 +101,7 @@ export function createDefinitionChecker(registry: Registry): DefinitionChecker {
         if (!target) continue
         if (branches && target.branch === undefined) add(`/nodes/${child}/branch`, `is required: a child of "${id}" names its branch (${branches.join(' or ')})`)
         if (branches && target.branch !== undefined && !branches.includes(target.branch)) add(`/nodes/${child}/branch`, `"${target.branch}" is not a branch of "${id}" (${branches.join(', ')})`)
-        if (!branches && target.branch !== undefined && action) add(`/nodes/${child}/branch`, `"${id}" (${node.type}) has no branches`)
+        if (!branches && target.branch !== undefined && (action || isTrigger)) add(`/nodes/${child}/branch`, `"${id}" (${node.type}) has no branches`)
       }
     }
     for (const [child, list] of parents) {
@@ -135,11 +136,13 @@ export function createDefinitionChecker(registry: Registry): DefinitionChecker {
     const node = plan.node(id)
     const at = `/nodes/${id}/payload`
     const payload = node.def.payload ?? {}
-    const schema = (registry.action(node.type)?.payload ?? registry.trigger(node.type)?.payload) as TObject | undefined
-    const raw = new Set<string>(registry.action(node.type)?.raw ?? [])
+    const isTrigger = plan.triggerIds.includes(id)
+    const action = isTrigger ? undefined : registry.action(node.type)
+    const schema = (isTrigger ? registry.trigger(node.type)?.payload : action?.payload) as TObject | undefined
+    const raw = new Set<string>(action?.raw ?? [])
     if (schema) {
-      const validator = compiled(node.type, schema)
-      if (validator.Check(payload)) checkSemantics(node.type, payload, at, add)
+      const validator = compiled(`${isTrigger ? 'trigger' : 'action'}:${node.type}`, schema)
+      if (isTrigger && validator.Check(payload)) checkSemantics(node.type, payload, at, add)
       for (const e of validator.Errors(payload)) {
         const value = valueAt(payload, e.path)
         if (typeof value === 'string' && hasExpression(value)) continue // resolved and checked at run time

@@ -3,6 +3,7 @@
  * HTTP client, the code sandbox, starting another workflow, connector data, logging. The engine
  * itself never reaches the network or the store through these.
  */
+import type { OpenedConnector } from '../../core/domain/connector.ts'
 import type { HttpRequest, HttpResponse } from '../../core/plugin/sdk.ts'
 import type { RunState } from './state.ts'
 
@@ -10,7 +11,10 @@ export interface Capabilities {
   http(request: HttpRequest, signal: AbortSignal): Promise<HttpResponse>
   runCode(code: string, input: unknown, signal: AbortSignal): Promise<{ output: unknown; logs: string[] }>
   triggerWorkflow(from: RunState, workflowId: string, payload: Record<string, unknown>): Promise<{ runId: string }>
-  /** The decrypted data of the connector a node names (issue-free when the node names none). */
-  connector(organizationId: string, ref: { type?: string; id?: string } | undefined, requiredType: string | undefined): Promise<Record<string, unknown> | null>
+  /**
+   * The decrypted data of the connector a node uses, and its secret values (for masking). Throws
+   * a message for the node's error when the connector is missing, ambiguous or of another type.
+   */
+  connector(organizationId: string, ref: { type?: string; id?: string } | undefined, requiredType: string): Promise<OpenedConnector>
   log(state: RunState, nodeId: string, message: string, fields?: Record<string, unknown>): void
 }

@@ -12,6 +12,7 @@ import type { Logger } from '../../core/ports/logger.ts'
 import type { ActionContext, Directive, ResumeContext, WaitRequest } from '../../core/plugin/sdk.ts'
 import type { AnyAction, Registry } from '../../core/plugin/registry.ts'
 import { evaluateCondition, resolveValue } from '../expressions/index.ts'
+import { createRedactor, type Redactor } from './redact.ts'
 import type { Capabilities } from './capabilities.ts'
 import type { NodeRunner, ResumeTask } from './machine.ts'
 import type { Plan } from './plan.ts'
@@ -80,18 +81,21 @@ export function createNodeRunner(deps: { registry: Registry; clock: Clock; capab
     signal.addEventListener('abort', abort, { once: true })
     const varUpdates: Record<string, unknown> = {}
     const logs: string[] = []
+    let redact: Redactor = (value) => value
     try {
-      const connector = action.connector ? await deps.capabilities.connector(state.organizationId, node.def.connector, action.connector.type) : null
+      const opened = action.connector ? await deps.capabilities.connector(state.organizationId, node.def.connector, action.connector.type) : null
+      if (opened) redact = createRedactor(opened.secrets)
       const ctx: ActionContext<Record<string, unknown>> = {
         payload,
         run: { id: state.runId, workflowId: state.workflowId, workflowVersion: state.workflowVersion, organizationId: state.organizationId },
         node: { id: node.id, key: current.key, attempt: instance.attempts },
         idempotencyKey: `${state.runId}:${current.key}:${instance.attempts}`,
         signal: controller.signal,
-        connector,
+        connector: opened?.data ?? null,
         log: (message, fields) => {
-          if (logs.length < 100) logs.push(fields ? `${message} ${JSON.stringify(fields)}` : message)
-          deps.capabilities.log(state, node.id, message, fields)
+          const [text, extra] = redact([message, fields] as const)
+          if (logs.length < 100) logs.push(extra ? `${text} ${JSON.stringify(extra)}` : text)
+          deps.capabilities.log(state, node.id, text, extra)
         },
         now: () => deps.clock.now(),
         http: { send: (request) => deps.capabilities.http(request, controller.signal) },
@@ -112,12 +116,12 @@ export function createNodeRunner(deps: { registry: Registry; clock: Clock; capab
         loop: (items) => makeDirective('loop', items),
       }
       const output = await withTimeout(Promise.resolve().then(() => action.run(ctx)), node.def.timeoutMs, controller)
-      const outcome = toOutcome(output, payload, deps.clock.now())
+      const outcome = redactOutcome(redact, toOutcome(output, payload, deps.clock.now()))
       if (outcome.kind !== 'success') return outcome
-      return { ...outcome, ...(Object.keys(varUpdates).length > 0 ? { vars: varUpdates } : {}), ...(logs.length ? { logs } : {}) }
+      return { ...outcome, ...(Object.keys(varUpdates).length > 0 ? { vars: redact(varUpdates) } : {}), ...(logs.length ? { logs } : {}) }
     } catch (error) {
       const timedOut = error instanceof NodeTimeoutError
-      return { kind: 'failure', error: messageOf(error), code: timedOut ? 'timeout' : undefined, retryable: true, input: payload, logs }
+      return { kind: 'failure', error: redact(messageOf(error)), code: timedOut ? 'timeout' : undefined, retryable: true, input: payload, logs }
     } finally {
       signal.removeEventListener('abort', abort)
     }
@@ -158,7 +162,14 @@ export function createNodeRunner(deps: { registry: Registry; clock: Clock; capab
   return { execute, resume }
 }
 
-function toOutcome(output: unknown, input: unknown, now: number): Outcome {
+/** Masks secrets in everything an outcome carries except the node's input (its resolved payload). */
+function redactOutcome(redact: Redactor, outcome: Outcome): Outcome {
+  const { input, ...rest } = outcome
+  return { ...redact(rest), input } as Outcome
+}
+
+/** Turns what a handler returned (a result or a directive) into an outcome. */
+export function toOutcome(output: unknown, input: unknown, now: number): Outcome {
   if (!isDirective(output)) return { kind: 'success', result: output ?? null, input }
   const d = output as unknown as { kind: string; branch?: string; result?: unknown; wait?: WaitRequest; items?: readonly unknown[] }
   switch (d.kind) {

@@ -48,4 +48,17 @@ describe('the single binary', () => {
       expect(await server.stop('SIGTERM')).toBe(0)
     }
   }, 60_000)
+
+  it('loads external plugins (TypeScript included) from AUTOMATON_PLUGINS_DIR at run time', async () => {
+    const key = 'svcsk_binary_plugins_0123456789abcdef'
+    const env = { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_BOOTSTRAP_KEY: key, AUTOMATON_PLUGINS_DIR: join(ROOT, 'examples', 'weather') }
+    const server = await startServer({ env, cmd: [binary, 'serve'] })
+    try {
+      const action = await api(server.url, 'GET', '/v1/actions/weather-current', key)
+      expect(action.status).toBe(200)
+      expect(action.body.data.plugin).toBe('weather')
+    } finally {
+      expect(await server.stop('SIGTERM')).toBe(0)
+    }
+  }, 60_000)
 })

@@ -1,0 +1,129 @@
+/**
+ * The catalog entries of the loaded plugins, as the catalog endpoints serve them: triggers in
+ * the specification's Trigger catalog entry shape, actions and connector types in the same
+ * spirit. Schemas are plain JSON Schema (TypeBox's symbols stripped). Computed once per
+ * registry; filtering by tags is a lookup, not a rebuild.
+ */
+import type { TSchema } from '@sinclair/typebox'
+import type { ConnectorRequirement, PluginDefinition } from './definitions.ts'
+import type { Registry } from './registry.ts'
+import { secretFieldsOf } from './schemas.ts'
+
+export type JsonSchema = Record<string, unknown>
+
+export interface CatalogConnector {
+  type: string
+  accountType?: string
+  walletSupport?: string[]
+}
+
+export interface TriggerEntry {
+  type: string
+  name: string
+  description: string
+  documentationUrl: string
+  logoUrl: string
+  platform: string
+  createdBy: string
+  plugin: string
+  tags: string[]
+  connector: CatalogConnector | null
+  payloadSchema: JsonSchema
+  resultSchema: JsonSchema
+  waitPayloadSchema: JsonSchema | null
+}
+
+export interface ActionEntry {
+  type: string
+  name: string
+  description: string
+  documentationUrl: string
+  logoUrl: string
+  createdBy: string
+  plugin: string
+  tags: string[]
+  connector: CatalogConnector | null
+  payloadSchema: JsonSchema
+  resultSchema: JsonSchema
+  branches: string[]
+  loop: boolean
+}
+
+export interface ConnectorTypeEntry {
+  type: string
+  name: string
+  description: string
+  provider: string
+  documentationUrl: string
+  logoUrl: string
+  createdBy: string
+  plugin: string
+  tags: string[]
+  accountType: string | null
+  walletSupport: string[] | null
+  dataSchema: JsonSchema
+  secretFields: string[]
+}
+
+export interface Catalog {
+  triggers: readonly TriggerEntry[]
+  actions: readonly ActionEntry[]
+  connectorTypes: readonly ConnectorTypeEntry[]
+}
+
+/** Plain JSON Schema: JSON drops TypeBox's symbol keys. */
+export function jsonSchemaOf(schema: TSchema): JsonSchema {
+  return JSON.parse(JSON.stringify(schema)) as JsonSchema
+}
+
+function connectorOf(requirement: ConnectorRequirement | null | undefined): CatalogConnector | null {
+  if (!requirement) return null
+  return {
+    type: requirement.type,
+    ...(requirement.accountType !== undefined ? { accountType: requirement.accountType } : {}),
+    ...(requirement.walletSupport !== undefined ? { walletSupport: [...requirement.walletSupport] } : {}),
+  }
+}
+
+const byType = <T extends { type: string }>(a: T, b: T) => a.type.localeCompare(b.type)
+
+export function buildCatalog(registry: Registry): Catalog {
+  const owner = (kind: 'action' | 'trigger' | 'connector', type: string) => registry.pluginOf(kind, type) as PluginDefinition
+  const triggers = registry.triggers().map((t): TriggerEntry => {
+    const plugin = owner('trigger', t.type)
+    return {
+      type: t.type, name: t.name, description: t.description,
+      documentationUrl: t.documentationUrl ?? '', logoUrl: t.logoUrl ?? '',
+      platform: t.platform ?? plugin.id, createdBy: plugin.author ?? plugin.id, plugin: plugin.id,
+      tags: [...(t.tags ?? [])], connector: connectorOf(t.connector),
+      payloadSchema: jsonSchemaOf(t.payload), resultSchema: jsonSchemaOf(t.result),
+      waitPayloadSchema: t.waitPayload ? jsonSchemaOf(t.waitPayload) : null,
+    }
+  })
+  const actions = registry.actions().map((a): ActionEntry => {
+    const plugin = owner('action', a.type)
+    return {
+      type: a.type, name: a.name, description: a.description,
+      documentationUrl: a.documentationUrl ?? '', logoUrl: a.logoUrl ?? '',
+      createdBy: plugin.author ?? plugin.id, plugin: plugin.id, tags: [...(a.tags ?? [])],
+      connector: connectorOf(a.connector), payloadSchema: jsonSchemaOf(a.payload), resultSchema: jsonSchemaOf(a.result),
+      branches: [...(a.branches ?? [])], loop: a.loop === true,
+    }
+  })
+  const connectorTypes = registry.connectors().map((c): ConnectorTypeEntry => {
+    const plugin = owner('connector', c.type)
+    return {
+      type: c.type, name: c.name, description: c.description, provider: c.provider,
+      documentationUrl: c.documentationUrl ?? '', logoUrl: c.logoUrl ?? '',
+      createdBy: plugin.author ?? plugin.id, plugin: plugin.id, tags: [...(c.tags ?? [])],
+      accountType: c.accountType ?? null, walletSupport: c.walletSupport ? [...c.walletSupport] : null,
+      dataSchema: jsonSchemaOf(c.data), secretFields: secretFieldsOf(c.data),
+    }
+  })
+  return { triggers: triggers.sort(byType), actions: actions.sort(byType), connectorTypes: connectorTypes.sort(byType) }
+}
+
+/** Entries carrying every one of `tags` (all must match). */
+export function withTags<T extends { tags: string[] }>(entries: readonly T[], tags: readonly string[]): T[] {
+  return entries.filter((e) => tags.every((tag) => e.tags.includes(tag)))
+}
