@@ -1,6 +1,8 @@
 /**
  * `npm run bench`: runs every benchmark and prints one table, with the machine and the date,
- * ready to paste into docs/BENCHMARKS.md. `npm run bench -- store` runs only the named ones.
+ * ready to paste into docs/BENCHMARKS.md. `npm run bench -- store engine` runs only the named
+ * ones; `--scale 0.25` shrinks every workload (quicker, noisier). The Postgres benchmarks need
+ * AUTOMATON_TEST_DATABASE_URL and say so when it is unset.
  */
 import os from 'node:os'
 
@@ -13,9 +15,19 @@ interface Result {
 
 const BENCHES: Record<string, () => Promise<{ run: (o?: { scale?: number }) => Promise<Result[]> }>> = {
   store: () => import('./store-writes.ts'),
+  engine: () => import('./engine.ts'),
+  fanout: () => import('./fanout.ts'),
+  scale: () => import('./scale.ts'),
 }
 
-const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'))
+const args = process.argv.slice(2)
+const scaleAt = args.indexOf('--scale')
+const scale = scaleAt >= 0 ? Number(args[scaleAt + 1]) : 1
+if (!(scale > 0)) {
+  console.error('--scale takes a positive number')
+  process.exit(2)
+}
+const wanted = args.filter((a, i) => !a.startsWith('-') && (scaleAt < 0 || i !== scaleAt + 1))
 const names = wanted.length ? wanted : Object.keys(BENCHES)
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU'
 console.log(`# ${new Date().toISOString().slice(0, 10)} · ${os.cpus().length} × ${cpu} · ${Math.round(os.totalmem() / 2 ** 30)} GiB · Bun ${Bun.version} · ${os.platform()} ${os.release()}\n`)
@@ -27,5 +39,5 @@ for (const name of names) {
     console.error(`unknown benchmark "${name}"; known: ${Object.keys(BENCHES).join(', ')}`)
     process.exit(2)
   }
-  for (const r of await (await load()).run()) console.log(`| ${r.name} | ${r.value.toLocaleString('en')} ${r.unit} | ${r.note ?? ''} |`)
+  for (const r of await (await load()).run({ scale })) console.log(`| ${r.name} | ${r.value.toLocaleString('en')} ${r.unit} | ${r.note ?? ''} |`)
 }
