@@ -18,6 +18,7 @@ import { createIds } from './core/ids.ts'
 import { createJsonLogger } from './core/logger.ts'
 import type { Bus } from './core/ports/bus.ts'
 import { type Clock, systemClock } from './core/ports/clock.ts'
+import type { HttpClient } from './core/ports/http-client.ts'
 import type { HttpServer } from './core/ports/http-server.ts'
 import type { Logger } from './core/ports/logger.ts'
 import type { Store } from './core/ports/store.ts'
@@ -27,12 +28,14 @@ import { createAuthService } from './core/services/auth.ts'
 import { BootstrapKeyError, createOrganizationService } from './core/services/organizations.ts'
 import { createMemberService } from './core/services/members.ts'
 import { createRunService } from './core/services/runs.ts'
+import { createExecutionHookService } from './core/services/execution-hooks.ts'
 import { createServiceAccountService } from './core/services/service-accounts.ts'
 import { createWorkflowService } from './core/services/workflows.ts'
 import { createRegistry } from './core/plugin/registry.ts'
 import type { PluginDefinition } from './core/plugin/sdk.ts'
 import corePlugin from './plugins/core/index.ts'
 import { createEngine } from './runtime/index.ts'
+import { createHookDelivery, type HookDelivery } from './runtime/hooks/index.ts'
 import { createGuardedHttpClient } from './adapters/http/guarded-client.ts'
 import { MIGRATIONS } from './core/store/migrations.ts'
 import { ensureDir, loadOrCreateMasterKey } from './adapters/files/master-key.ts'
@@ -46,8 +49,10 @@ export interface SystemOptions {
   readonly clock?: Clock
   /** Plugins beside the built-in ones (tests). */
   readonly plugins?: readonly PluginDefinition[]
-  /** Whether to recover runs and fire timers; commands that only read or mint keys do not. */
+  /** Whether to recover runs, fire timers and deliver execution hooks; commands that only read or mint keys do not. */
   readonly engine?: boolean
+  /** The outbound HTTP client (tests inject one with their own name resolution); the SSRF-guarded client by default. */
+  readonly http?: HttpClient
 }
 
 export const BUILT_IN_PLUGINS: readonly PluginDefinition[] = [corePlugin]
@@ -81,17 +86,35 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     if (result.created) logger.info('bootstrap key created', { organizationId: result.organization.id, keyId: result.keyId })
   }
   const registry = createRegistry([...BUILT_IN_PLUGINS, ...(options.plugins ?? [])])
-  const http = createGuardedHttpClient({ allow: config.allowPrivateTargets, logger })
+  const http = options.http ?? createGuardedHttpClient({ allow: config.allowPrivateTargets, logger })
   const engine = createEngine({
     store, bus, clock, ids, logger, registry, http, concurrency: config.workerConcurrency, consecutiveFailuresPause: config.consecutiveFailuresPause,
   })
-  if (options.engine !== false) await own(() => engine.start(), () => engine.stop(config.shutdownGraceMs))
+  const hookPolicy = { allowHttp: config.hookAllowHttp, allowList: config.allowPrivateTargets }
+  const executionHooks = createExecutionHookService({ store, bus, clock, ids, http, secretBox, policy: hookPolicy })
+  let hooks: HookDelivery | null = null
+  if (options.engine !== false) {
+    // Hooks send many requests to few hosts: their client keeps connections open.
+    const hookHttp = options.http ?? createGuardedHttpClient({ allow: config.allowPrivateTargets, logger, keepAlive: true })
+    hooks = createHookDelivery({
+      store, bus, clock, ids, logger, http: hookHttp, secretBox, policy: hookPolicy, schedule: config.hookRetrySchedule,
+      concurrency: config.hookConcurrency, timeoutMs: config.hookTimeoutMs, pollMs: config.hookPollMs, userAgent: `Automaton-Webhooks/${VERSION}`,
+    })
+    // Before the engine starts, so the events of recovered runs reach the outbox; the worker stops after the engine.
+    engine.recorder.listen(hooks.outbox)
+    const worker = hooks.worker
+    await own(() => worker.start(), () => worker.stop(config.shutdownGraceMs))
+    await own(() => engine.start(), () => engine.stop(config.shutdownGraceMs))
+  }
   const workflows = createWorkflowService({ store, bus, clock, ids, checker: engine.checker })
   const runs = createRunService({ store, clock, dispatcher: engine.dispatcher, control: engine.control, projection: engine.projection })
   const app = createApp({
-    version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, workflows, runs,
+    version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, workflows, runs, executionHooks,
   })
-  return { config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, registry, engine, workflows, runs, app }
+  return {
+    config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, registry, engine, workflows, runs,
+    executionHooks, hooks, app,
+  }
 }
 
 export type System = Awaited<ReturnType<typeof acquireSystem>> & { close(): Promise<void> }

@@ -13,6 +13,7 @@ interface Result {
 
 const BENCHES: Record<string, () => Promise<{ run: (o?: { scale?: number }) => Promise<Result[]> }>> = {
   store: () => import('./store-writes.ts'),
+  hooks: () => import('./hooks.ts'),
 }
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'))

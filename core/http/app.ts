@@ -9,6 +9,7 @@ import type { Logger } from '../ports/logger.ts'
 import type { Store } from '../ports/store.ts'
 import type { ApiKeyService } from '../services/api-keys.ts'
 import type { AuthService } from '../services/auth.ts'
+import type { ExecutionHookService } from '../services/execution-hooks.ts'
 import type { MemberService } from '../services/members.ts'
 import type { RunService } from '../services/runs.ts'
 import type { ServiceAccountService } from '../services/service-accounts.ts'
@@ -20,6 +21,7 @@ import { envelopePlugin } from './plugins/envelope.ts'
 import { errorsPlugin } from './plugins/errors.ts'
 import { requestIdPlugin } from './plugins/request-id.ts'
 import { apiKeyRoutes } from './routes/api-keys.ts'
+import { executionHookRoutes } from './routes/execution-hooks.ts'
 import { healthRoutes } from './routes/health.ts'
 import { openApiRoutes } from './routes/openapi.ts'
 import { memberRoutes } from './routes/members.ts'
@@ -40,6 +42,7 @@ export interface AppDeps {
   readonly members: MemberService
   readonly workflows: WorkflowService
   readonly runs: RunService
+  readonly executionHooks: ExecutionHookService
 }
 
 export function createApp(deps: AppDeps) {
@@ -58,6 +61,7 @@ export function createApp(deps: AppDeps) {
     .use(workflowRoutes(auth, deps.workflows, deps.runs))
     .use(runRoutes(auth, deps.auth, deps.runs))
     .use(webhookRoutes(deps.runs))
+    .use(executionHookRoutes(auth, deps.executionHooks))
   routes = () => app.routes
   return app
 }

@@ -6,6 +6,7 @@ import { loadConfig } from '../../core/config.ts'
 import { openSystem, type System } from '../../main.ts'
 import { silentLogger } from '../../core/ports/logger.ts'
 import type { Clock } from '../../core/ports/clock.ts'
+import type { HttpClient } from '../../core/ports/http-client.ts'
 import { freshPostgresUrl } from './services.ts'
 import { tempDir } from './tmp.ts'
 
@@ -34,7 +35,7 @@ export interface TestSystem {
   close(): Promise<void>
 }
 
-export async function openTestSystem(kind: 'sqlite' | 'postgres', env: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<TestSystem> {
+export async function openTestSystem(kind: 'sqlite' | 'postgres', env: Record<string, string> = {}, options: { clock?: Clock; http?: HttpClient } = {}): Promise<TestSystem> {
   const dir = tempDir()
   const pg = kind === 'postgres' ? await freshPostgresUrl() : null
   const config = loadConfig({
@@ -44,7 +45,7 @@ export async function openTestSystem(kind: 'sqlite' | 'postgres', env: Record<st
     AUTOMATON_PG_POOL_SIZE: '4',
     ...env,
   })
-  const system = await openSystem(config, { logger: silentLogger, clock: options.clock })
+  const system = await openSystem(config, { logger: silentLogger, clock: options.clock, http: options.http })
 
   async function newOrganization(name: string) {
     const org = await system.organizations.create(name)
