@@ -131,7 +131,7 @@ export function createGuardedHttpClient(options: GuardedHttpClientOptions = {}):
 }
 
 function createAgents() {
-  const options = { keepAlive: true, timeout: 4000, maxFreeSockets: 1024 }
+  const options = { keepAlive: true, timeout: 4000, maxFreeSockets: 4096 }
   return { 'http:': new http.Agent(options), 'https:': new https.Agent(options) }
 }
 

@@ -18,7 +18,8 @@ import type { SecretBox } from '../ports/secret-box.ts'
 import type { Store } from '../ports/store.ts'
 import { hookUrlProblem, type HookUrlPolicy } from '../security/hook-url.ts'
 import { generateSigningSecret } from '../security/webhook-signature.ts'
-import { type EndpointRow, hookDeliveries, hookEndpoints, toDelivery, toEndpoint } from '../store/execution-hooks.ts'
+import { hookDeliveries, toDelivery } from '../store/hook-deliveries.ts'
+import { type EndpointRow, hookEndpoints, toEndpoint } from '../store/hook-endpoints.ts'
 import { actorOf, type Principal } from './auth.ts'
 
 /** Published when an endpoint changes, so caches everywhere drop it: `{ organizationId, endpointId }`. */

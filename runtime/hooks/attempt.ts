@@ -10,8 +10,9 @@ import { OutboundTimeoutError, type OutboundResponse, TargetRefusedError } from 
 import { HOOK_ENDPOINT_CHANGED_SUBJECT } from '../../core/services/execution-hooks.ts'
 import { signatureHeader } from '../../core/security/webhook-signature.ts'
 import {
-  type Completion, type DeliveryRow, hookDeliveries, hookEndpoints, type Lease, MAX_ATTEMPTS_KEPT, type StoredAttempt,
-} from '../../core/store/execution-hooks.ts'
+  type Completion, type DeliveryRow, hookDeliveries, type Lease, MAX_ATTEMPTS_KEPT, type StoredAttempt,
+} from '../../core/store/hook-deliveries.ts'
+import { hookEndpoints } from '../../core/store/hook-endpoints.ts'
 import { parseJson } from '../../core/json.ts'
 import type { SendingEndpoint } from './endpoints.ts'
 import type { DeliveryWorkerDeps } from './worker.ts'

@@ -4,7 +4,11 @@
  * thousands of deliveries a second. It writes; it decides nothing.
  */
 import type { Store } from '../../core/ports/store.ts'
-import { type Completion, hookDeliveries } from '../../core/store/execution-hooks.ts'
+import { type Completion, hookDeliveries } from '../../core/store/hook-deliveries.ts'
+
+// Outcomes wait this long for company: each flush is a commit (a disk flush on SQLite), and
+// nothing waits on an outcome but its own retry, due seconds later at the earliest.
+const FLUSH_MS = 10
 
 interface Waiting {
   readonly completion: Completion
@@ -37,7 +41,7 @@ export function createCompletionWriter(store: Store) {
         queue.push({ completion, resolve, reject })
         if (scheduled) return
         scheduled = true
-        setTimeout(flush, 0)
+        setTimeout(flush, FLUSH_MS)
       })
     },
   }

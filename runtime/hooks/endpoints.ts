@@ -14,7 +14,7 @@ import type { SecretBox } from '../../core/ports/secret-box.ts'
 import type { SqlExecutor, Store } from '../../core/ports/store.ts'
 import { hookUrlProblem, type HookUrlPolicy } from '../../core/security/hook-url.ts'
 import { importSigningKey } from '../../core/security/webhook-signature.ts'
-import { hookEndpoints } from '../../core/store/execution-hooks.ts'
+import { hookEndpoints } from '../../core/store/hook-endpoints.ts'
 
 export interface Subscriber {
   readonly id: string

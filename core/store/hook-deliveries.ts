@@ -1,5 +1,5 @@
 /**
- * Rows of execution-hook endpoints and of their deliveries (the outbox), in portable SQL.
+ * Rows of execution-hook deliveries (the outbox), in portable SQL.
  *
  * A delivery is due when `due_at <= now`. A worker claims due rows by moving `due_at` to the end
  * of its lease and writing its id in `claimed_by`, in one conditional UPDATE; the pair is the
@@ -8,31 +8,10 @@
  * finished. Nothing here sends anything.
  */
 import type { PageRequest } from '../domain/common.ts'
-import type { DeliveryAttempt, DeliveryFilter, DeliveryStatus, EndpointStatus, HookDelivery, HookEndpoint } from '../domain/execution-hook.ts'
+import type { DeliveryAttempt, DeliveryFilter, DeliveryStatus, HookDelivery } from '../domain/execution-hook.ts'
 import { parseJson } from '../json.ts'
 import { type Dialect, forUpdate, type SqlExecutor } from '../ports/store.ts'
 import { iso } from '../time.ts'
-
-export interface EndpointRow {
-  id: string
-  organization_id: string
-  name: string
-  description: string
-  url: string
-  /** Sealed with the secret box. */
-  secret: string
-  previous_secret: string | null
-  previous_secret_until: number | null
-  event_types: string
-  max_retries: number
-  status: EndpointStatus
-  disabled_reason: string | null
-  disabled_at: number | null
-  created_at: number
-  created_by: string
-  updated_at: number
-  updated_by: string
-}
 
 export interface DeliveryRow {
   id: string
@@ -74,25 +53,6 @@ export interface StoredAttempt {
 
 export const MAX_ATTEMPTS_KEPT = 25
 
-export function toEndpoint(r: EndpointRow): HookEndpoint {
-  return {
-    id: r.id,
-    organizationId: r.organization_id,
-    name: r.name,
-    description: r.description,
-    url: r.url,
-    status: r.status,
-    subscribedEventTypes: parseJson<string[]>(r.event_types, []),
-    maxRetries: Number(r.max_retries),
-    disabledReason: r.disabled_reason,
-    disabledAt: iso(r.disabled_at),
-    previousSecretExpiresAt: r.previous_secret ? iso(r.previous_secret_until) : null,
-    createdAt: iso(r.created_at),
-    createdBy: r.created_by,
-    updatedAt: iso(r.updated_at),
-  }
-}
-
 export function toDelivery(r: DeliveryRow, withPayload = false): HookDelivery {
   const attempts = parseJson<StoredAttempt[]>(r.attempts, []).map((a): DeliveryAttempt => ({
     at: iso(a.at), responseStatus: a.status, durationMs: a.ms, errorMessage: a.error,
@@ -122,11 +82,6 @@ export function toDelivery(r: DeliveryRow, withPayload = false): HookDelivery {
   if (withPayload) delivery.payload = parseJson<unknown>(r.payload, null)
   return delivery
 }
-
-const ENDPOINT_COLUMNS = [
-  'id', 'organization_id', 'name', 'description', 'url', 'secret', 'previous_secret', 'previous_secret_until', 'event_types',
-  'max_retries', 'status', 'disabled_reason', 'disabled_at', 'created_at', 'created_by', 'updated_at', 'updated_by',
-] as const
 
 /** The columns a new delivery is written with; the rest take their defaults. */
 export const NEW_DELIVERY_COLUMNS = [
@@ -178,56 +133,33 @@ export function newDeliveryRow(row: NewDelivery): DeliveryRow {
   }
 }
 
-export const hookEndpoints = {
-  async insert(db: SqlExecutor, row: EndpointRow) {
-    await db.run(
-      `INSERT INTO hook_endpoints (${ENDPOINT_COLUMNS.join(', ')}) VALUES (${ENDPOINT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`,
-      ENDPOINT_COLUMNS.map((c) => row[c]),
-    )
-  },
-  byId(db: SqlExecutor, organizationId: string, id: string) {
-    return db.get<EndpointRow>('SELECT * FROM hook_endpoints WHERE organization_id = $1 AND id = $2', [organizationId, id])
-  },
-  /** Any organization's endpoint: for the delivery worker, which works across organizations. */
-  anyById(db: SqlExecutor, id: string) {
-    return db.get<EndpointRow>('SELECT * FROM hook_endpoints WHERE id = $1', [id])
-  },
-  enabledOf(db: SqlExecutor, organizationId: string) {
-    return db.all<Pick<EndpointRow, 'id' | 'event_types' | 'max_retries'>>(
-      "SELECT id, event_types, max_retries FROM hook_endpoints WHERE organization_id = $1 AND status = 'enabled'", [organizationId],
-    )
-  },
-  list(db: SqlExecutor, organizationId: string, page: PageRequest) {
-    return db.all<EndpointRow>('SELECT * FROM hook_endpoints WHERE organization_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3', [
-      organizationId, page.limit + 1, page.offset,
-    ])
-  },
-  setStatus(db: SqlExecutor, organizationId: string, id: string, status: EndpointStatus, reason: string | null, at: number, by: string) {
-    return db.run(
-      `UPDATE hook_endpoints SET status = $1, disabled_reason = $2, disabled_at = $3, updated_at = $4, updated_by = $5
-       WHERE organization_id = $6 AND id = $7 AND status <> $1`,
-      [status, reason, status === 'disabled' ? at : null, at, by, organizationId, id],
-    )
-  },
-  rotateSecret(db: SqlExecutor, organizationId: string, id: string, secret: string, previous: string | null, previousUntil: number | null, at: number, by: string) {
-    return db.run(
-      `UPDATE hook_endpoints SET secret = $1, previous_secret = $2, previous_secret_until = $3, updated_at = $4, updated_by = $5
-       WHERE organization_id = $6 AND id = $7`,
-      [secret, previous, previousUntil, at, by, organizationId, id],
-    )
-  },
-}
+/** Statement texts by shape, built once: the outbox and the worker run them thousands of times a second. */
+const statements = new Map<string, string>()
+const statement = (key: string, build: () => string) => statements.get(key) ?? statements.set(key, build()).get(key)!
+
+const insertSql = (rows: number) => statement(`insert ${rows}`, () => {
+  const n = NEW_DELIVERY_COLUMNS.length
+  const values = Array.from({ length: rows }, (_, i) => `(${NEW_DELIVERY_COLUMNS.map((_, j) => `$${i * n + j + 1}`).join(', ')})`)
+  return `INSERT INTO hook_deliveries (${NEW_DELIVERY_COLUMNS.join(', ')}) VALUES ${values.join(', ')}`
+})
+
+const completeSql = (rows: number) => statement(`complete ${rows}`, () => {
+  const n = COMPLETION_TYPES.length
+  const values = Array.from({ length: rows }, (_, i) => `(${COMPLETION_TYPES.map((type, j) => `CAST($${i * n + j + 1} AS ${type})`).join(', ')})`)
+  return `WITH v (id, worker, lease, status, attempt_count, retry_count, next_retry_at, response_status, response_body, duration_ms, error_message, attempts, updated_at, delivered_at)
+      AS (VALUES ${values.join(', ')})
+    UPDATE hook_deliveries SET status = v.status, attempt_count = v.attempt_count, retry_count = v.retry_count, next_retry_at = v.next_retry_at,
+      due_at = v.next_retry_at, claimed_by = NULL, response_status = v.response_status, response_body = v.response_body, duration_ms = v.duration_ms,
+      error_message = v.error_message, attempts = v.attempts, updated_at = v.updated_at, delivered_at = v.delivered_at
+    FROM v WHERE hook_deliveries.id = v.id AND hook_deliveries.claimed_by = v.worker AND hook_deliveries.due_at = v.lease
+    RETURNING hook_deliveries.id`
+})
 
 export const hookDeliveries = {
   async insert(db: SqlExecutor, rows: readonly NewDelivery[]) {
     for (let start = 0; start < rows.length; start += CHUNK) {
       const chunk = rows.slice(start, start + CHUNK)
-      const n = NEW_DELIVERY_COLUMNS.length
-      const values = chunk.map((_, i) => `(${NEW_DELIVERY_COLUMNS.map((_, j) => `$${i * n + j + 1}`).join(', ')})`)
-      await db.run(
-        `INSERT INTO hook_deliveries (${NEW_DELIVERY_COLUMNS.join(', ')}) VALUES ${values.join(', ')}`,
-        chunk.flatMap((row) => NEW_DELIVERY_COLUMNS.map((c) => row[c])),
-      )
+      await db.run(insertSql(chunk.length), chunk.flatMap((row) => NEW_DELIVERY_COLUMNS.map((c) => row[c])))
     }
   },
   byId(db: SqlExecutor, organizationId: string, id: string) {
@@ -288,21 +220,11 @@ export const hookDeliveries = {
       const size = COMPLETION_CHUNKS.find((n) => items.length - at >= n)!
       const chunk = items.slice(at, at + size)
       at += size
-      const rows = chunk.map((_, i) => `(${COMPLETION_TYPES.map((type, j) => `CAST($${i * COMPLETION_TYPES.length + j + 1} AS ${type})`).join(', ')})`)
       const params = chunk.flatMap(({ lease, outcome: o }) => [
         lease.id, lease.worker, lease.until, o.status, o.attemptCount, o.retryCount, o.nextRetryAt, o.responseStatus, o.responseBody,
         o.durationMs, o.errorMessage, o.attempts, o.at, o.deliveredAt,
       ])
-      const done = await db.all<{ id: string }>(
-        `WITH v (id, worker, lease, status, attempt_count, retry_count, next_retry_at, response_status, response_body, duration_ms, error_message, attempts, updated_at, delivered_at)
-           AS (VALUES ${rows.join(', ')})
-         UPDATE hook_deliveries SET status = v.status, attempt_count = v.attempt_count, retry_count = v.retry_count, next_retry_at = v.next_retry_at,
-           due_at = v.next_retry_at, claimed_by = NULL, response_status = v.response_status, response_body = v.response_body, duration_ms = v.duration_ms,
-           error_message = v.error_message, attempts = v.attempts, updated_at = v.updated_at, delivered_at = v.delivered_at
-         FROM v WHERE hook_deliveries.id = v.id AND hook_deliveries.claimed_by = v.worker AND hook_deliveries.due_at = v.lease
-         RETURNING hook_deliveries.id`,
-        params,
-      )
+      const done = await db.all<{ id: string }>(completeSql(size), params)
       for (const row of done) written.add(row.id)
     }
     return written
