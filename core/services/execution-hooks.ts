@@ -40,6 +40,8 @@ export interface ExecutionHookDeps {
 export function createExecutionHookService(deps: ExecutionHookDeps) {
   const { store, clock } = deps
 
+  // Also after a failed write: the outbox reads endpoints inside journal transactions, which may
+  // have shared a batch with this write and seen it before it was rolled back.
   const changed = (organizationId: string, endpointId: string) =>
     deps.bus.publish(HOOK_ENDPOINT_CHANGED_SUBJECT, { organizationId, endpointId })
 
@@ -67,7 +69,7 @@ export function createExecutionHookService(deps: ExecutionHookDeps) {
     } finally {
       changed(caller.organizationId, id)
     }
-    return toEndpoint((await endpointRow(caller, id)))
+    return toEndpoint(await endpointRow(caller, id))
   }
 
   return {
@@ -135,7 +137,8 @@ export function createExecutionHookService(deps: ExecutionHookDeps) {
       await assertEnabled(caller, row.endpoint_id)
       const requeued = await store.write((tx) => hookDeliveries.requeue(tx, caller.organizationId, id, clock.now()))
       if (requeued === 0) {
-        throw conflict(`only a failed delivery, or one waiting for a retry, can be retried; this one is ${row.status === 'success' ? 'delivered (replay it instead)' : `${row.status} and being sent`}`)
+        const state = row.status === 'success' ? 'was delivered (replay it instead)' : row.status === 'pending' ? 'has not been sent yet' : 'is being sent right now'
+        throw conflict(`only a failed delivery, or one waiting for a retry, can be retried; this one ${state}`)
       }
       deps.bus.publish(HOOK_DELIVERIES_DUE_SUBJECT, { deliveryId: id })
       return toDelivery((await hookDeliveries.byId(store, caller.organizationId, id))!)
