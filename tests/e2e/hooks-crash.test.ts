@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { verifyWebhook } from '../../core/security/webhook-signature.ts'
-import { api, type ServerProcess, startServer } from '../helpers/process.ts'
+import { api, type ServerProcess, startServer, until } from '../helpers/process.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
 import { freshPostgresUrl, storeKinds } from '../helpers/services.ts'
 import { queryDatabase } from '../helpers/stores.ts'
@@ -15,15 +15,6 @@ const KEY = 'svcsk_hooks_crash_test_bootstrap_key_0123456789ab'
 const RUNS = 30
 const CONCURRENCY = 4
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await Bun.sleep(50)
-  }
-}
 
 for (const kind of storeKinds()) {
   describe(`execution hooks survive kill -9 (${kind})`, () => {

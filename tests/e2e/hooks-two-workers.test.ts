@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { generateMasterKey } from '../../core/security/secret-box.ts'
-import { api, type ServerProcess, startServer } from '../helpers/process.ts'
+import { api, type ServerProcess, startServer, until } from '../helpers/process.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
 import { freshPostgresUrl, TEST_DATABASE_URL, warnSkipped } from '../helpers/services.ts'
 import { queryDatabase } from '../helpers/stores.ts'
@@ -15,15 +15,6 @@ import { tempDir } from '../helpers/tmp.ts'
 const KEY = 'svcsk_hooks_two_workers_bootstrap_key_0123456789'
 const RUNS_EACH = 40
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await Bun.sleep(50)
-  }
-}
 
 if (!TEST_DATABASE_URL) warnSkipped('two delivery workers on one Postgres', 'AUTOMATON_TEST_DATABASE_URL')
 

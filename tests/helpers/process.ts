@@ -95,3 +95,14 @@ export async function api(base: string, method: string, path: string, key?: stri
   } catch {}
   return { status: response.status, body: parsed, headers: response.headers }
 }
+
+/** Polls `probe` until it answers something truthy; throws naming `what` after `timeoutMs`. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await probe()
+    if (value) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await Bun.sleep(50)
+  }
+}
