@@ -19,6 +19,7 @@ import { createIds } from './core/ids.ts'
 import { createJsonLogger } from './core/logger.ts'
 import type { Bus } from './core/ports/bus.ts'
 import { type Clock, systemClock } from './core/ports/clock.ts'
+import type { HttpClient } from './core/ports/http-client.ts'
 import type { HttpServer } from './core/ports/http-server.ts'
 import type { Logger } from './core/ports/logger.ts'
 import type { Store } from './core/ports/store.ts'
@@ -30,6 +31,7 @@ import { BootstrapKeyError, createOrganizationService } from './core/services/or
 import { createMemberService } from './core/services/members.ts'
 import { createRunService } from './core/services/runs.ts'
 import { createScheduleService } from './core/services/schedules.ts'
+import { createExecutionHookService } from './core/services/execution-hooks.ts'
 import { createServiceAccountService } from './core/services/service-accounts.ts'
 import { createWorkflowService } from './core/services/workflows.ts'
 import { createRegistryOf, PluginLoadError } from './core/plugin/load.ts'
@@ -37,6 +39,7 @@ import { PluginError } from './core/plugin/registry.ts'
 import type { PluginDefinition } from './core/plugin/sdk.ts'
 import { createConnectorService } from './core/services/connectors.ts'
 import { BUILT_IN_PLUGINS } from './plugins/index.ts'
+import { createHookDelivery, type HookDelivery } from './runtime/hooks/index.ts'
 import { createEngine, type EngineRole } from './runtime/index.ts'
 import { createMinIntervalGuard } from './runtime/schedules/guard.ts'
 import { createStreamHub } from './runtime/streams.ts'
@@ -55,10 +58,12 @@ export interface SystemOptions {
   readonly clock?: Clock
   /** Plugins beside the built-in ones (tests). */
   readonly plugins?: readonly PluginDefinition[]
-  /** Whether to recover runs and fire timers; commands that only read or mint keys do not. */
+  /** Whether to recover runs, fire timers and deliver execution hooks; commands that only read or mint keys do not. */
   readonly engine?: boolean
   /** `embedded` (default without NATS), `api` (default with NATS) or `worker`. */
   readonly role?: EngineRole
+  /** The outbound HTTP client (tests inject one with their own name resolution); the SSRF-guarded client by default. */
+  readonly http?: HttpClient
 }
 
 export { BUILT_IN_PLUGINS }
@@ -99,14 +104,33 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     if (result.created) logger.info('bootstrap key created', { organizationId: result.organization.id, keyId: result.keyId })
   }
   const connectors = createConnectorService({ store, clock, ids, registry, secretBox })
-  const http = createGuardedHttpClient({ allow: config.allowPrivateTargets, logger })
+  const http = options.http ?? createGuardedHttpClient({ allow: config.allowPrivateTargets, logger })
   const engine = createEngine({
     store, bus, workQueue, clock, ids, logger, registry, http, role, workerId: ids.next('wkr'), host: hostname(),
     concurrency: config.workerConcurrency, consecutiveFailuresPause: config.consecutiveFailuresPause,
     workerTimeoutMs: config.workerTimeoutMs, heartbeatMs: config.heartbeatMs, scheduleGraceMs: config.scheduleGraceMs,
     connector: connectors.resolve,
   })
-  if (options.engine !== false) await own(() => engine.start(), () => engine.stop(config.shutdownGraceMs))
+  const hookPolicy = { allowHttp: config.hookAllowHttp, allowList: config.allowPrivateTargets }
+  const executionHooks = createExecutionHookService({ store, bus, clock, ids, http, secretBox, policy: hookPolicy })
+  let hooks: HookDelivery | null = null
+  if (options.engine !== false) {
+    // Hooks send many requests to few hosts: their client keeps connections open.
+    const hookHttp = options.http ?? createGuardedHttpClient({ allow: config.allowPrivateTargets, logger, keepAlive: true })
+    hooks = createHookDelivery({
+      store, bus, clock, ids, logger, http: hookHttp, secretBox, policy: hookPolicy, schedule: config.hookRetrySchedule,
+      concurrency: config.hookConcurrency, timeoutMs: config.hookTimeoutMs, pollMs: config.hookPollMs, userAgent: `Automaton-Webhooks/${VERSION}`,
+    })
+    // Every process that records run events writes their deliveries (the API role records run.started);
+    // before the engine starts, so the events of recovered runs reach the outbox too.
+    engine.recorder.listen(hooks.outbox)
+    // Deliveries are sent where runs execute; the worker stops after the engine.
+    if (engine.role !== 'api') {
+      const worker = hooks.worker
+      await own(() => worker.start(), () => worker.stop(config.shutdownGraceMs))
+    }
+    await own(() => engine.start(), () => engine.stop(config.shutdownGraceMs))
+  }
   const workflows = createWorkflowService({
     store, bus, clock, ids, checker: engine.checker, recorder: engine.recorder,
     publishGuards: [connectors.publishGuard, createMinIntervalGuard({ registry, clock, minIntervalMs: config.minScheduleIntervalMs })],
@@ -117,11 +141,11 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   const streams = { hub: createStreamHub({ store, bus, logger }), heartbeatMs: config.sseHeartbeatMs, maxBufferedBytes: config.sseBufferBytes, pushBody }
   const app = createApp({
     version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, workflows, runs, schedules, streams,
-    registry, connectors,
+    registry, connectors, executionHooks,
   })
   return {
     config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, registry, connectors, engine, workflows, runs,
-    schedules, app,
+    schedules, executionHooks, hooks, app,
   }
 }
 

@@ -18,6 +18,7 @@ const BENCHES: Record<string, () => Promise<{ run: (o?: { scale?: number }) => P
   engine: () => import('./engine.ts'),
   fanout: () => import('./fanout.ts'),
   scale: () => import('./scale.ts'),
+  hooks: () => import('./hooks.ts'),
 }
 
 const args = process.argv.slice(2)

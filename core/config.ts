@@ -4,6 +4,7 @@
  * so tests build configurations without touching globals. docs/configuration.md lists the
  * same entries; a test keeps the two in step.
  */
+import { parseDurationList } from './duration.ts'
 
 export interface Config {
   port: number
@@ -20,7 +21,12 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error'
   minScheduleIntervalMs: number
   scheduleGraceMs: number
-  hookRetrySchedule: string
+  /** Milliseconds before each retry of an execution-hook delivery. */
+  hookRetrySchedule: number[]
+  hookConcurrency: number
+  hookTimeoutMs: number
+  hookPollMs: number
+  hookAllowHttp: boolean
   allowPrivateTargets: string[]
   pluginsDir: string | null
   consecutiveFailuresPause: number
@@ -54,6 +60,20 @@ const int = (min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> => (raw
   }
   return n
 }
+const bool: Parser<boolean> = (raw, name) => {
+  if (/^(true|1|yes)$/i.test(raw)) return true
+  if (/^(false|0|no)$/i.test(raw)) return false
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`)
+}
+const durations: Parser<number[]> = (raw, name) => {
+  try {
+    const list = parseDurationList(raw)
+    if (list.length === 0) throw new Error('it is empty')
+    return list
+  } catch (error) {
+    throw new ConfigError(`${name}: ${(error as Error).message}`)
+  }
+}
 const oneOf = <T extends string>(...values: T[]): Parser<T> => (raw, name) => {
   const v = raw.toLowerCase() as T
   if (!values.includes(v)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`)
@@ -79,7 +99,11 @@ export const CONFIG_ENTRIES: readonly ConfigEntry[] = [
   { env: 'AUTOMATON_LOG_LEVEL', key: 'logLevel', default: 'info', description: '`debug`, `info`, `warn` or `error`; logs are JSON lines on stderr.', parse: oneOf('debug', 'info', 'warn', 'error') },
   { env: 'AUTOMATON_MIN_SCHEDULE_INTERVAL_MS', key: 'minScheduleIntervalMs', default: '60000', description: 'Smallest interval between two ticks of a schedule, checked at publish.', parse: int(0) },
   { env: 'AUTOMATON_SCHEDULE_GRACE_MS', key: 'scheduleGraceMs', default: '60000', description: 'How late a schedule tick may fire and still be on time (at most half the gap to the next tick); later ticks were missed and follow the trigger\'s `catchUp`.', parse: int(0) },
-  { env: 'AUTOMATON_HOOK_RETRY_SCHEDULE', key: 'hookRetrySchedule', default: '0,5s,5m,30m,2h,5h,10h,10h', description: 'Delays before each attempt of an execution-hook delivery.', parse: str },
+  { env: 'AUTOMATON_HOOK_RETRY_SCHEDULE', key: 'hookRetrySchedule', default: '0,5s,5m,30m,2h,5h,10h,10h', description: 'Delays before each retry of a failed execution-hook delivery (`ms`, `s`, `m`, `h`, `d`; a bare number is milliseconds). The first attempt is immediate; past the end of the list the last delay repeats.', parse: durations },
+  { env: 'AUTOMATON_HOOK_CONCURRENCY', key: 'hookConcurrency', default: '1024', description: 'Execution-hook deliveries one process sends at once.', parse: int(1, 100000) },
+  { env: 'AUTOMATON_HOOK_TIMEOUT_MS', key: 'hookTimeoutMs', default: '15000', description: 'Time a hook receiver has to answer a delivery before the attempt counts as failed.', parse: int(100, 300000) },
+  { env: 'AUTOMATON_HOOK_POLL_MS', key: 'hookPollMs', default: '1000', description: 'How often the delivery worker looks for due retries and for deliveries other processes left behind.', parse: int(10, 600000) },
+  { env: 'AUTOMATON_HOOK_ALLOW_HTTP', key: 'hookAllowHttp', default: 'false', description: 'Accept plain `http://` execution-hook URLs on any host; otherwise only hosts listed in `AUTOMATON_ALLOW_PRIVATE_TARGETS` may use http.', parse: bool },
   { env: 'AUTOMATON_ALLOW_PRIVATE_TARGETS', key: 'allowPrivateTargets', default: '', description: 'Comma-separated CIDRs or host names that hooks and HTTP nodes may reach although private.', parse: list },
   { env: 'AUTOMATON_PLUGINS_DIR', key: 'pluginsDir', default: '', description: 'Directory of external plugins (`.js`, `.mjs`, `.ts` files, or folders with an index file) loaded at start; see docs/plugins.md.', parse: nullable },
   { env: 'AUTOMATON_CONSECUTIVE_FAILURES_PAUSE', key: 'consecutiveFailuresPause', default: '5', description: 'Failed automatic runs in a row that pause a live workflow (`consecutive_failures`); 0 never pauses.', parse: int(0) },

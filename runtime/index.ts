@@ -100,7 +100,9 @@ export function createEngine(deps: EngineDeps) {
   const timers = createTimerScheduler({ store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, logger: deps.logger, wake, pollMs: deps.timerPollMs })
   const presence = createWorkerPresence({
     store: deps.store, clock: deps.clock, logger: deps.logger, workerId: deps.workerId, role: deps.role, host: deps.host,
-    heartbeatMs: deps.heartbeatMs ?? 3000, exclusive: deps.role === 'embedded',
+    heartbeatMs: deps.heartbeatMs ?? 3000,
+    // One embedded process owns a SQLite file; on Postgres several may share the database.
+    exclusive: deps.role === 'embedded' && deps.store.dialect === 'sqlite',
     onBeat: () => executor.recover(),
   })
   let consumer: WorkConsumer | null = null

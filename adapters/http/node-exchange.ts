@@ -3,7 +3,8 @@
  * node:http is used rather than fetch for its `lookup` hook: the runtime connects to the addresses
  * the hook hands back, and TLS still checks the certificate against the host name. It never
  * follows redirects, reads at most `maxResponseBytes` of the body and then hangs up, and opens a
- * fresh connection per request (`agent: false`), so no pooled socket outlives its check.
+ * fresh connection per request (`agent: false`) unless it is given a keep-alive agent, which only
+ * gets back connections whose response was read to its end.
  */
 import http from 'node:http'
 import https from 'node:https'
@@ -26,6 +27,8 @@ export interface ExchangeOptions {
   readonly servername?: string
   /** The address to report when the socket does not tell. */
   readonly fallbackAddress: () => string | null
+  /** Keeps connections for reuse; a fresh connection per request when absent. */
+  readonly agent?: http.Agent
 }
 
 const encoder = new TextEncoder()
@@ -38,18 +41,19 @@ export function exchange(options: ExchangeOptions): Promise<OutboundResponse> {
     if (signal.aborted) return reject(signal.reason)
     let settled = false
     let request: http.ClientRequest | undefined
-    const finish = (outcome: () => void) => {
+    /** `reusable`: the response was read to its end, so a keep-alive connection may serve another request. */
+    const finish = (outcome: () => void, reusable = false) => {
       if (settled) return
       settled = true
       signal.removeEventListener('abort', onAbort)
       outcome()
-      request?.destroy()
+      if (!reusable || !options.agent) request?.destroy()
     }
     const onAbort = () => finish(() => reject(signal.reason))
     const onResponse = (response: http.IncomingMessage) => {
       const remoteAddress = response.socket?.remoteAddress ?? request?.socket?.remoteAddress ?? options.fallbackAddress()
       readResponse(response, options.maxResponseBytes, () => settled, {
-        done: (read) => finish(() => resolve({ ...read, durationMs: Math.round(performance.now() - started), remoteAddress })),
+        done: (read) => finish(() => resolve({ ...read, durationMs: Math.round(performance.now() - started), remoteAddress }), !read.truncated),
         fail: (error) => finish(() => reject(error)),
       })
     }
@@ -74,7 +78,7 @@ function open(options: ExchangeOptions, payload: Uint8Array | undefined, onRespo
     path: `${url.pathname}${url.search}`,
     method: options.method.toUpperCase(),
     headers: requestHeaders(url, options.headers, payload),
-    agent: false,
+    agent: options.agent ?? false,
     lookup: options.lookup,
     servername: options.servername,
   }, onResponse)

@@ -11,6 +11,7 @@ import type { Registry } from '../plugin/registry.ts'
 import type { ApiKeyService } from '../services/api-keys.ts'
 import type { AuthService } from '../services/auth.ts'
 import type { ConnectorService } from '../services/connectors.ts'
+import type { ExecutionHookService } from '../services/execution-hooks.ts'
 import type { MemberService } from '../services/members.ts'
 import type { RunService } from '../services/runs.ts'
 import type { ScheduleService } from '../services/schedules.ts'
@@ -27,6 +28,7 @@ import { requestIdPlugin } from './plugins/request-id.ts'
 import { apiKeyRoutes } from './routes/api-keys.ts'
 import { catalogRoutes } from './routes/catalog.ts'
 import { connectorRoutes } from './routes/connectors.ts'
+import { executionHookRoutes } from './routes/execution-hooks.ts'
 import { healthRoutes } from './routes/health.ts'
 import { openApiRoutes } from './routes/openapi.ts'
 import { memberRoutes } from './routes/members.ts'
@@ -53,6 +55,7 @@ export interface AppDeps {
   readonly schedules: ScheduleService
   readonly registry: Registry
   readonly connectors: ConnectorService
+  readonly executionHooks: ExecutionHookService
 }
 
 export function createApp(deps: AppDeps) {
@@ -75,6 +78,7 @@ export function createApp(deps: AppDeps) {
     .use(streamRoutes(auth, { store: deps.store, ...deps.streams }))
     .use(catalogRoutes(auth, deps.registry))
     .use(connectorRoutes(auth, deps.connectors))
+    .use(executionHookRoutes(auth, deps.executionHooks))
   routes = () => app.routes
   return app
 }

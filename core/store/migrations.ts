@@ -75,6 +75,11 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 4,
+    name: 'execution hooks: endpoints and the delivery outbox',
+    up: executionHooks(),
+  },
+  {
     version: 5,
     name: 'connectors',
     up: [
@@ -127,6 +132,64 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
 ]
+
+function executionHooks(): string[] {
+  return [
+    `CREATE TABLE hook_endpoints (
+      id TEXT PRIMARY KEY,
+      organization_id TEXT NOT NULL REFERENCES organizations(id),
+      name TEXT NOT NULL,
+      description TEXT NOT NULL DEFAULT '',
+      url TEXT NOT NULL,
+      secret TEXT NOT NULL,
+      previous_secret TEXT,
+      previous_secret_until BIGINT,
+      event_types TEXT NOT NULL,
+      max_retries INTEGER NOT NULL,
+      status TEXT NOT NULL,
+      disabled_reason TEXT,
+      disabled_at BIGINT,
+      created_at BIGINT NOT NULL,
+      created_by TEXT NOT NULL,
+      updated_at BIGINT NOT NULL,
+      updated_by TEXT NOT NULL
+    )`,
+    'CREATE INDEX hook_endpoints_org ON hook_endpoints (organization_id, id)',
+    // The outbox. due_at is the worker's clock (a retry's time, or the end of a lease) and is
+    // NULL once a delivery is finished, so the partial index holds only the live rows.
+    `CREATE TABLE hook_deliveries (
+      id TEXT PRIMARY KEY,
+      organization_id TEXT NOT NULL,
+      endpoint_id TEXT NOT NULL,
+      event_id TEXT NOT NULL,
+      event_type TEXT NOT NULL,
+      workflow_id TEXT,
+      run_id TEXT,
+      node_id TEXT,
+      payload TEXT NOT NULL,
+      status TEXT NOT NULL,
+      attempt_count INTEGER NOT NULL DEFAULT 0,
+      retry_count INTEGER NOT NULL DEFAULT 0,
+      max_retries INTEGER NOT NULL,
+      due_at BIGINT,
+      next_retry_at BIGINT,
+      claimed_by TEXT,
+      response_status INTEGER,
+      response_body TEXT,
+      duration_ms INTEGER,
+      error_message TEXT,
+      attempts TEXT NOT NULL DEFAULT '[]',
+      replay_of TEXT,
+      created_at BIGINT NOT NULL,
+      updated_at BIGINT NOT NULL,
+      delivered_at BIGINT
+    )`,
+    'CREATE INDEX hook_deliveries_due ON hook_deliveries (due_at) WHERE due_at IS NOT NULL',
+    'CREATE INDEX hook_deliveries_org ON hook_deliveries (organization_id, id)',
+    'CREATE INDEX hook_deliveries_endpoint ON hook_deliveries (endpoint_id, id)',
+    'CREATE INDEX hook_deliveries_run ON hook_deliveries (run_id)',
+  ]
+}
 
 function eventsTable(id: string): string {
   return `CREATE TABLE events (

@@ -42,6 +42,9 @@ for (const kind of storeKinds()) {
       env = {
         AUTOMATON_DATA_DIR: dir.path, AUTOMATON_DATABASE_URL: pg?.url ?? '', AUTOMATON_BOOTSTRAP_KEY: KEY,
         AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', AUTOMATON_WORKER_CONCURRENCY: '16',
+        // On Postgres a restarted process cannot know the old one died: it takes its runs over once
+        // the old heartbeat is this old (15 s by default).
+        AUTOMATON_WORKER_TIMEOUT_MS: '4000', AUTOMATON_HEARTBEAT_MS: '1000',
       }
       server = await startServer({ env })
     })

@@ -164,3 +164,14 @@ export async function startNats(storeDir: string, port?: number) {
     },
   }
 }
+
+/** Polls `probe` until it answers something truthy; throws naming `what` after `timeoutMs`. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await probe()
+    if (value) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await Bun.sleep(50)
+  }
+}

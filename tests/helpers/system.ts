@@ -8,6 +8,7 @@ import { silentLogger } from '../../core/ports/logger.ts'
 import type { Clock } from '../../core/ports/clock.ts'
 import type { PluginDefinition } from '../../core/plugin/sdk.ts'
 import type { EngineRole } from '../../runtime/index.ts'
+import type { HttpClient } from '../../core/ports/http-client.ts'
 import { freshPostgresUrl } from './services.ts'
 import { tempDir } from './tmp.ts'
 
@@ -47,6 +48,7 @@ export interface TestSystemOptions {
   clock?: Clock
   plugins?: readonly PluginDefinition[]
   role?: EngineRole
+  http?: HttpClient
 }
 
 export async function openTestSystem(kind: 'sqlite' | 'postgres', env: Record<string, string> = {}, options: TestSystemOptions = {}): Promise<TestSystem> {
@@ -70,7 +72,7 @@ async function openOn(kind: 'sqlite' | 'postgres', env: Record<string, string>, 
     AUTOMATON_PG_POOL_SIZE: '4',
     ...env,
   })
-  const system = await openSystem(config, { logger: silentLogger, clock: options.clock, plugins: options.plugins, role: options.role })
+  const system = await openSystem(config, { logger: silentLogger, clock: options.clock, plugins: options.plugins, role: options.role, http: options.http })
 
   async function newOrganization(name: string) {
     const org = await system.organizations.create(name)

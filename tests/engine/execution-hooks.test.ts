@@ -1,0 +1,242 @@
+/**
+ * Execution-hook deliveries through real runs on both stores: what is sent and how it is signed,
+ * filtering, retries, Retry-After, 410, redirects, timeouts, and the retry and replay endpoints.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { verifyWebhook } from '../../core/security/webhook-signature.ts'
+import { createHook, requestsTo, settled, waitForDeliveries } from '../helpers/hooks.ts'
+import { type Received, startReceiver, type Receiver } from '../helpers/receiver.ts'
+import { storeKinds } from '../helpers/services.ts'
+import { openTestSystem, type TestSystem } from '../helpers/system.ts'
+import { createWorkflow, linear, runAndWait } from '../helpers/workflows.ts'
+
+for (const kind of storeKinds()) {
+  describe(`execution hook deliveries (${kind})`, () => {
+    let t: TestSystem
+    let receiver: Receiver
+    let workflowId: string
+    const plans = new Map<string, (req: Received, n: number) => Response | Promise<Response>>()
+
+    beforeAll(async () => {
+      receiver = startReceiver()
+      receiver.respond((req) => {
+        const path = req.path
+        const plan = plans.get(path)
+        return plan ? plan(req, receiver.requests.filter((r) => r.path === path).length) : Response.json({ ok: true })
+      })
+      t = await openTestSystem(kind, {
+        AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', AUTOMATON_HOOK_RETRY_SCHEDULE: '0,50ms,100ms',
+        AUTOMATON_HOOK_TIMEOUT_MS: '400', AUTOMATON_HOOK_POLL_MS: '100',
+      })
+      workflowId = (await createWorkflow(t, {
+        definition: linear({ greet: { type: 'log', payload: { message: 'hello {{root.result.body.name}}' } } }, ['greet']),
+      })).id
+    })
+    afterAll(async () => {
+      await t.close()
+      await receiver.stop()
+    })
+
+    /** A hook on its own path; disabled again after the test so later runs do not reach it. */
+    async function withHook(path: string, body: Record<string, unknown>, test: (hook: { id: string; secret: string }) => Promise<void>) {
+      const created = await createHook(t, { url: `${receiver.url}${path}`, ...body })
+      try {
+        await test({ id: created.endpoint.id, secret: created.signingSecret })
+      } finally {
+        await t.call('POST', `/v1/execution-webhooks/${created.endpoint.id}/disable`)
+      }
+    }
+
+    const deliveriesOf = (hookId: string, runId: string) => waitForDeliveries(t, `endpointId=${hookId}&runId=${runId}`, settled)
+
+    it('delivers every run and node event of a run, signed the Standard Webhooks way', async () => {
+      await withHook('/all', {}, async (hook) => {
+        const run = await runAndWait(t, workflowId, { name: 'Ada' }, undefined)
+        const deliveries = await waitForDeliveries(t, `endpointId=${hook.id}&runId=${run.id}`, (items) => items.length === 5 && settled(items))
+        expect(deliveries.every((d) => d.status === 'success' && d.responseStatus === 200 && d.retryCount === 0)).toBe(true)
+        // Deliveries are sent concurrently and may arrive in any order; data.sequence orders a run's events.
+        const received = requestsTo(receiver.requests, '/all').filter((r) => r.json.data.runId === run.id).sort((a, b) => a.json.data.sequence - b.json.data.sequence)
+        expect(received.map((r) => r.json.data.sequence)).toEqual([1, 2, 3, 4, 5])
+        expect(received.map((r) => r.json.type)).toEqual(['run.started', 'node.succeeded', 'node.started', 'node.succeeded', 'run.succeeded'])
+        for (const r of received) {
+          expect(await verifyWebhook(hook.secret, r.headers, r.body)).toBeNull()
+          expect(r.headers['content-type']).toBe('application/json')
+          expect(r.headers['webhook-id']).toMatch(/^evt_\d+$/)
+          expect(r.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/)
+          expect(Math.abs(Number(r.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30)
+          expect(r.json.data).toMatchObject({ organizationId: t.orgId, workflowId, runId: run.id })
+          expect(Date.parse(r.json.timestamp)).toBeGreaterThan(0)
+        }
+        // The delivery log names the same event ids the receiver got.
+        expect(new Set(deliveries.map((d) => d.eventId))).toEqual(new Set(received.map((r) => r.headers['webhook-id'])))
+        const [started, trigger, nodeStarted, nodeDone, done] = received.map((r) => r.json.data)
+        expect(started).toMatchObject({ status: 'running', workflowVersion: 1, triggerNodeId: 'root', triggeredBy: 'key' })
+        expect(trigger).toMatchObject({ nodeId: 'root', status: 'success', trigger: true, result: { body: { name: 'Ada' } } })
+        expect(trigger.result.headers).toBeUndefined()
+        expect(nodeStarted).toMatchObject({ nodeId: 'greet', nodeKey: 'greet', nodeType: 'log', status: 'running', attempt: 1 })
+        expect(nodeDone).toMatchObject({ nodeId: 'greet', status: 'success', result: { message: 'hello Ada' } })
+        expect(nodeDone.input).toBeUndefined()
+        expect(done).toMatchObject({ status: 'success' })
+        // One record per event, readable with the payload that was sent.
+        const one = await t.call('GET', `/v1/execution-webhooks/deliveries/${deliveries[0].id}`)
+        expect(one.body.data.payload.type).toBe(deliveries[0].eventType)
+      })
+    })
+
+    it('sends only the subscribed event types', async () => {
+      await withHook('/terminal', { subscribedEventTypes: ['run.succeeded', 'run.failed'] }, async (hook) => {
+        const run = await runAndWait(t, workflowId, { name: 'Bo' })
+        const deliveries = await deliveriesOf(hook.id, run.id)
+        expect(deliveries.map((d) => d.eventType)).toEqual(['run.succeeded'])
+        expect(requestsTo(receiver.requests, '/terminal').map((r) => r.json.type)).toEqual(['run.succeeded'])
+      })
+    })
+
+    it('retries a failing receiver on the schedule until it answers 2xx, with the same webhook-id and body', async () => {
+      plans.set('/flaky', (_, n) => (n <= 2 ? new Response('busy', { status: 503 }) : Response.json({ ok: true })))
+      await withHook('/flaky', { subscribedEventTypes: ['run.succeeded'] }, async (hook) => {
+        const run = await runAndWait(t, workflowId, { name: 'Cy' })
+        const [delivery] = await deliveriesOf(hook.id, run.id)
+        expect(delivery).toMatchObject({ status: 'success', retryCount: 2, responseStatus: 200, errorMessage: null, nextRetryAt: null })
+        expect(delivery.attempts.map((a: { responseStatus: number }) => a.responseStatus)).toEqual([503, 503, 200])
+        expect(delivery.attempts[0].errorMessage).toBe('answered 503')
+        const sent = requestsTo(receiver.requests, '/flaky')
+        expect(sent).toHaveLength(3)
+        expect(new Set(sent.map((r) => r.headers['webhook-id'])).size).toBe(1)
+        expect(new Set(sent.map((r) => r.body)).size).toBe(1)
+        for (const r of sent) expect(await verifyWebhook(hook.secret, r.headers, r.body)).toBeNull()
+        // The third attempt waited at least the second delay of the schedule (50 ms).
+        expect(Date.parse(delivery.attempts[2].at) - Date.parse(delivery.attempts[1].at)).toBeGreaterThanOrEqual(50)
+      })
+    })
+
+    it('gives up after maxRetries and keeps what the receiver answered', async () => {
+      plans.set('/down', () => new Response('x'.repeat(10_000), { status: 500 }))
+      await withHook('/down', { subscribedEventTypes: ['run.succeeded'], maxRetries: 1 }, async (hook) => {
+        const run = await runAndWait(t, workflowId, { name: 'Di' })
+        const [delivery] = await deliveriesOf(hook.id, run.id)
+        expect(delivery).toMatchObject({ status: 'failure', retryCount: 1, maxRetries: 1, responseStatus: 500, errorMessage: 'answered 500', nextRetryAt: null })
+        expect(delivery.responseBody).toBe('x'.repeat(4096))
+        expect(delivery.durationMs).toBeGreaterThanOrEqual(0)
+        expect(delivery.attempts).toHaveLength(2)
+        expect(requestsTo(receiver.requests, '/down')).toHaveLength(2)
+      })
+    })
+
+    it('waits as long as Retry-After asks when that is later than the schedule', async () => {
+      plans.set('/slow-down', (_, n) => (n === 1 ? new Response('later', { status: 429, headers: { 'retry-after': '1' } }) : Response.json({ ok: true })))
+      await withHook('/slow-down', { subscribedEventTypes: ['run.succeeded'] }, async (hook) => {
+        const run = await runAndWait(t, workflowId, { name: 'Ed' })
+        const [delivery] = await waitForDeliveries(t, `endpointId=${hook.id}&runId=${run.id}`, settled, 5000)
+        expect(delivery.status).toBe('success')
+        const [first, second] = delivery.attempts.map((a: { at: string }) => Date.parse(a.at))
+        expect(second - first).toBeGreaterThanOrEqual(1000)
+      })
+    })
+
+    it('disables the endpoint when the receiver answers 410 Gone', async () => {
+      plans.set('/gone', () => new Response('gone', { status: 410 }))
+      await withHook('/gone', { subscribedEventTypes: ['run.succeeded'] }, async (hook) => {
+        const run = await runAndWait(t, workflowId, { name: 'Fi' })
+        const [delivery] = await deliveriesOf(hook.id, run.id)
+        expect(delivery).toMatchObject({ status: 'failure', responseStatus: 410, retryCount: 0 })
+        expect(delivery.errorMessage).toContain('410')
+        const endpoint = (await t.call('GET', `/v1/execution-webhooks/${hook.id}`)).body.data
+        expect(endpoint.status).toBe('disabled')
+        expect(endpoint.disabledReason).toContain('410')
+        // Nothing more is queued for it: deliveries commit with their events, so a finished run has all of its own.
+        const next = await runAndWait(t, workflowId, { name: 'Gu' })
+        expect((await t.call('GET', `/v1/execution-webhooks/deliveries?endpointId=${hook.id}&runId=${next.id}`)).body.data.items).toEqual([])
+        expect(requestsTo(receiver.requests, '/gone')).toHaveLength(1)
+      })
+    })
+
+    it('does not follow redirects: a 3xx is a failed attempt', async () => {
+      plans.set('/moved', () => new Response(null, { status: 302, headers: { location: `${receiver.url}/elsewhere` } }))
+      await withHook('/moved', { subscribedEventTypes: ['run.succeeded'], maxRetries: 0 }, async (hook) => {
+        const run = await runAndWait(t, workflowId, { name: 'Ha' })
+        const [delivery] = await deliveriesOf(hook.id, run.id)
+        expect(delivery).toMatchObject({ status: 'failure', responseStatus: 302 })
+        expect(delivery.errorMessage).toContain('redirects are not followed')
+        expect(requestsTo(receiver.requests, '/elsewhere')).toHaveLength(0)
+      })
+    })
+
+    it('records a receiver that does not answer in time as a timed-out attempt', async () => {
+      plans.set('/stuck', async () => {
+        await Bun.sleep(1500)
+        return Response.json({ late: true })
+      })
+      await withHook('/stuck', { subscribedEventTypes: ['run.succeeded'], maxRetries: 0 }, async (hook) => {
+        const run = await runAndWait(t, workflowId, { name: 'Io' })
+        const [delivery] = await deliveriesOf(hook.id, run.id)
+        expect(delivery).toMatchObject({ status: 'failure', responseStatus: null })
+        expect(delivery.errorMessage).toContain('timed out')
+        expect(delivery.durationMs).toBeGreaterThanOrEqual(350)
+      })
+    })
+
+    it('retries the same record on request, and replays an event as a new record with the same webhook-id', async () => {
+      let failing = true
+      plans.set('/manual', () => (failing ? new Response('no', { status: 500 }) : Response.json({ ok: true })))
+      await withHook('/manual', { subscribedEventTypes: ['run.succeeded'], maxRetries: 0 }, async (hook) => {
+        const run = await runAndWait(t, workflowId, { name: 'Jo' })
+        const [failed] = await deliveriesOf(hook.id, run.id)
+        expect(failed.status).toBe('failure')
+        failing = false
+        const retried = await t.call('POST', `/v1/execution-webhooks/deliveries/${failed.id}/retry`)
+        expect(retried.status).toBe(200)
+        expect(retried.body.data).toMatchObject({ id: failed.id, status: 'retrying' })
+        const [delivered] = await waitForDeliveries(t, `endpointId=${hook.id}&runId=${run.id}`, (items) => items[0]?.status === 'success')
+        expect(delivered).toMatchObject({ id: failed.id, retryCount: 1, responseStatus: 200 })
+        expect((await t.call('POST', `/v1/execution-webhooks/deliveries/${failed.id}/retry`)).status).toBe(409)
+
+        // Another organization cannot see, retry or replay it.
+        const other = await t.newOrganization(`other-${kind}`)
+        for (const [method, path] of [['GET', ''], ['POST', '/retry'], ['POST', '/replay']] as const) {
+          expect((await t.call(method, `/v1/execution-webhooks/deliveries/${failed.id}${path}`, { key: other.key })).status).toBe(404)
+        }
+        expect((await t.call('GET', `/v1/execution-webhooks/deliveries?runId=${run.id}`, { key: other.key })).body.data.items).toEqual([])
+
+        const replayed = await t.call('POST', `/v1/execution-webhooks/deliveries/${failed.id}/replay`)
+        expect(replayed.status).toBe(200)
+        expect(replayed.body.data).toMatchObject({ status: 'pending', replayOf: failed.id, eventId: failed.eventId, retryCount: 0 })
+        expect(replayed.body.data.id).not.toBe(failed.id)
+        const all = await waitForDeliveries(t, `endpointId=${hook.id}&runId=${run.id}`, (items) => items.length === 2 && settled(items))
+        expect(all.every((d) => d.status === 'success')).toBe(true)
+        const sent = requestsTo(receiver.requests, '/manual')
+        expect(sent).toHaveLength(3)
+        expect(new Set(sent.map((r) => r.headers['webhook-id']))).toEqual(new Set([failed.eventId]))
+        expect(new Set(sent.map((r) => r.body)).size).toBe(1)
+      })
+    })
+
+    it('signs with both the new and the previous secret while the previous one is honoured', async () => {
+      await withHook('/rotate', { subscribedEventTypes: ['run.succeeded'] }, async (hook) => {
+        const rotated = await t.call('POST', `/v1/execution-webhooks/${hook.id}/regenerate-secret`, { body: { previousSecretTtlSeconds: 60 } })
+        expect(rotated.status).toBe(200)
+        const fresh = rotated.body.data.signingSecret
+        expect(fresh).toMatch(/^whsec_/)
+        expect(fresh).not.toBe(hook.secret)
+        expect(rotated.body.data.endpoint.previousSecretExpiresAt).toMatch(/^\d{4}-/)
+        const run = await runAndWait(t, workflowId, { name: 'Ki' })
+        await deliveriesOf(hook.id, run.id)
+        const [sent] = requestsTo(receiver.requests, '/rotate')
+        expect(sent.headers['webhook-signature'].split(' ')).toHaveLength(2)
+        expect(await verifyWebhook(fresh, sent.headers, sent.body)).toBeNull()
+        expect(await verifyWebhook(hook.secret, sent.headers, sent.body)).toBeNull()
+
+        await t.call('POST', `/v1/execution-webhooks/${hook.id}/regenerate-secret`, { body: { previousSecretTtlSeconds: 0 } })
+          .then(async (r) => {
+            const newest = r.body.data.signingSecret
+            const again = await runAndWait(t, workflowId, { name: 'Lu' })
+            await deliveriesOf(hook.id, again.id)
+            const last = requestsTo(receiver.requests, '/rotate').at(-1)!
+            expect(last.headers['webhook-signature'].split(' ')).toHaveLength(1)
+            expect(await verifyWebhook(newest, last.headers, last.body)).toBeNull()
+            expect(await verifyWebhook(fresh, last.headers, last.body)).toBe('no signature matches')
+          })
+      })
+    })
+  })
+}
