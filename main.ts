@@ -120,15 +120,14 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     hooks = createHookDelivery({
       store, bus, clock, ids, logger, http: hookHttp, secretBox, policy: hookPolicy, schedule: config.hookRetrySchedule,
       concurrency: config.hookConcurrency, timeoutMs: config.hookTimeoutMs, pollMs: config.hookPollMs, userAgent: `Automaton-Webhooks/${VERSION}`,
+      // Deliveries are sent where runs execute.
+      sends: engine.role !== 'api',
     })
     // Every process that records run events writes their deliveries (the API role records run.started);
-    // before the engine starts, so the events of recovered runs reach the outbox too.
+    // before the engine starts, so the events of recovered runs reach the outbox too. Stops after the engine.
     engine.recorder.listen(hooks.outbox)
-    // Deliveries are sent where runs execute; the worker stops after the engine.
-    if (engine.role !== 'api') {
-      const worker = hooks.worker
-      await own(() => worker.start(), () => worker.stop(config.shutdownGraceMs))
-    }
+    const delivery = hooks
+    await own(() => delivery.start(), () => delivery.stop(config.shutdownGraceMs))
     await own(() => engine.start(), () => engine.stop(config.shutdownGraceMs))
   }
   const workflows = createWorkflowService({

@@ -1,7 +1,10 @@
 /**
  * Execution-hook delivery, assembled: the endpoint directory (caches), the outbox listener the
  * event recorder calls inside each journal transaction, and the delivery worker. The composition
- * root registers `outbox` with the recorder and owns the worker's lifetime.
+ * root registers `outbox` with the recorder and owns the lifetime (`start`/`stop`).
+ *
+ * Every process that records run events has the outbox (an API process records `run.started`);
+ * only processes that `send` run the worker, and only they take rows straight from the outbox.
  */
 import type { Bus } from '../../core/ports/bus.ts'
 import type { Clock } from '../../core/ports/clock.ts'
@@ -14,6 +17,7 @@ import type { HookUrlPolicy } from '../../core/security/hook-url.ts'
 import { createEndpointDirectory } from './endpoints.ts'
 import { createOutbox } from './outbox.ts'
 import { createDeliveryWorker } from './worker.ts'
+import { HOOK_ENDPOINT_CHANGED_SUBJECT } from '../../core/services/execution-hooks.ts'
 
 export interface HookDeliveryDeps {
   store: Store
@@ -29,13 +33,29 @@ export interface HookDeliveryDeps {
   timeoutMs: number
   pollMs: number
   userAgent: string
+  /** Whether this process sends deliveries (runs the worker). */
+  sends: boolean
 }
 
 export function createHookDelivery(deps: HookDeliveryDeps) {
   const directory = createEndpointDirectory({ store: deps.store, clock: deps.clock, secretBox: deps.secretBox, policy: deps.policy })
-  const worker = createDeliveryWorker({ ...deps, directory })
-  const outbox = createOutbox({ directory, ids: deps.ids, clock: deps.clock, handoff: worker })
-  return { directory, outbox, worker }
+  const worker = deps.sends ? createDeliveryWorker({ ...deps, directory }) : null
+  const outbox = createOutbox({ directory, ids: deps.ids, clock: deps.clock, handoff: worker ?? undefined })
+  let changes: { unsubscribe(): void } | null = null
+  return {
+    directory,
+    outbox,
+    worker,
+    async start() {
+      // Every process caches endpoints for its outbox: each hears when one changes.
+      changes = deps.bus.subscribe<{ organizationId?: string; endpointId?: string }>(HOOK_ENDPOINT_CHANGED_SUBJECT, (m) => directory.invalidate(m.data ?? {}))
+      await worker?.start()
+    },
+    async stop(graceMs: number) {
+      changes?.unsubscribe()
+      await worker?.stop(graceMs)
+    },
+  }
 }
 
 export type HookDelivery = ReturnType<typeof createHookDelivery>

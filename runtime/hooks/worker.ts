@@ -17,7 +17,7 @@ import type { Clock } from '../../core/ports/clock.ts'
 import type { HttpClient } from '../../core/ports/http-client.ts'
 import type { Logger } from '../../core/ports/logger.ts'
 import type { Store } from '../../core/ports/store.ts'
-import { HOOK_DELIVERIES_DUE_SUBJECT, HOOK_ENDPOINT_CHANGED_SUBJECT } from '../../core/services/execution-hooks.ts'
+import { HOOK_DELIVERIES_DUE_SUBJECT } from '../../core/services/execution-hooks.ts'
 import { type DeliveryRow, hookDeliveries, type Lease, type NewDelivery, newDeliveryRow } from '../../core/store/hook-deliveries.ts'
 import { randomToken } from '../../core/ids.ts'
 import type { EndpointDirectory } from './endpoints.ts'
@@ -187,7 +187,6 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
           else if (deps.directory.mayHaveSubscribers(m.data.organizationId)) wake()
         }),
         deps.bus.subscribe(HOOK_DELIVERIES_DUE_SUBJECT, () => wake()),
-        deps.bus.subscribe<{ organizationId?: string; endpointId?: string }>(HOOK_ENDPOINT_CHANGED_SUBJECT, (m) => deps.directory.invalidate(m.data ?? {})),
       )
       poll = setInterval(() => {
         dropStaleHandOvers()

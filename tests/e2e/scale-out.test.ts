@@ -171,7 +171,11 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
     await exactlyOnce(w.id, accepted)
   }, 120_000)
 
-  it('fires each durable timer once with two workers, and streams a worker\'s run through the API', async () => {
+  it('fires each durable timer once with two workers, streams a worker\'s run through the API, and delivers its hooks', async () => {
+    const hook = await api(apiServer.url, 'POST', '/v1/execution-webhooks', KEY, {
+      name: 'scale', url: `${receiver.url}/hooks`, subscribedEventTypes: ['run.started', 'run.succeeded'],
+    })
+    expect(hook.status).toBe(200)
     const created = await api(apiServer.url, 'POST', '/v1/workflows', KEY, {
       definition: {
         triggerNodeIds: ['root'],
@@ -200,5 +204,15 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
     await reader.cancel().catch(() => {})
     for (const id of accepted) expect(text).toContain(`"runId":"${id}"`)
     expect((text.match(/event: run\.succeeded/g) ?? []).length).toBe(100)
+
+    // run.started is recorded by the API process, run.succeeded by the workers: both reach the hook, once each.
+    const deadline = Date.now() + 20_000
+    const hooked = () => receiver.requests.filter((r) => r.path === '/hooks')
+    while (hooked().length < 200 && Date.now() < deadline) await Bun.sleep(100)
+    const bodies = hooked().map((r) => JSON.parse(r.body) as { type: string; data: { runId: string } })
+    for (const type of ['run.started', 'run.succeeded']) {
+      expect(bodies.filter((b) => b.type === type).map((b) => b.data.runId).sort()).toEqual([...accepted].sort())
+    }
+    expect(new Set(hooked().map((r) => r.headers['webhook-id'])).size).toBe(200)
   }, 60_000)
 })

@@ -141,27 +141,38 @@ export async function startWorker(env: Record<string, string>, timeoutMs = 20_00
 export async function startNats(storeDir: string, port?: number) {
   const bin = process.env.NATS_SERVER_BIN ?? ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find((p) => Bun.file(p).size > 0)
   if (!bin) throw new Error('nats-server was not found; set NATS_SERVER_BIN')
-  const chosen = port ?? 20_000 + Math.floor(Math.random() * 20_000)
-  const child = Bun.spawn([bin, '-a', '127.0.0.1', '-p', String(chosen), '-js', '-sd', storeDir], { stdout: 'pipe', stderr: 'pipe' })
-  const deadline = Date.now() + 10_000
-  for (;;) {
-    try {
-      const socket = await Bun.connect({ hostname: '127.0.0.1', port: chosen, socket: { data() {} } })
-      socket.end()
-      break
-    } catch {
-      if (Date.now() > deadline) throw new Error(`nats-server did not listen on ${chosen}`)
-      await Bun.sleep(50)
+  // A random port may be taken: another one is tried, unless the caller named the port.
+  for (let attempt = 1; ; attempt++) {
+    const chosen = port ?? 20_000 + Math.floor(Math.random() * 20_000)
+    const child = Bun.spawn([bin, '-a', '127.0.0.1', '-p', String(chosen), '-js', '-sd', storeDir], { stdout: 'pipe', stderr: 'pipe' })
+    let exited = false
+    void child.exited.then(() => (exited = true))
+    const deadline = Date.now() + 10_000
+    let listening = false
+    while (!exited && Date.now() < deadline) {
+      try {
+        const socket = await Bun.connect({ hostname: '127.0.0.1', port: chosen, socket: { data() {} } })
+        socket.end()
+        listening = true
+        break
+      } catch {
+        await Bun.sleep(50)
+      }
     }
-  }
-  await Bun.sleep(200)
-  return {
-    url: `nats://127.0.0.1:${chosen}`,
-    port: chosen,
-    async stop() {
-      child.kill('SIGKILL')
-      await child.exited
-    },
+    if (listening && !exited) {
+      await Bun.sleep(200)
+      return {
+        url: `nats://127.0.0.1:${chosen}`,
+        port: chosen,
+        async stop() {
+          child.kill('SIGKILL')
+          await child.exited
+        },
+      }
+    }
+    child.kill('SIGKILL')
+    const output = `${await new Response(child.stdout).text()}${await new Response(child.stderr).text()}`
+    if (port !== undefined || attempt >= 5) throw new Error(`nats-server did not listen on ${chosen}:\n${output.slice(-2000)}`)
   }
 }
 
