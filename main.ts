@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { hostname } from 'node:os'
 import { Effect, Exit, Scope } from 'effect'
 import pkg from './package.json' with { type: 'json' }
-import { type Config, ConfigError, loadConfig } from './core/config.ts'
+import { type Config, ConfigError, loadConfig, settingOf } from './core/config.ts'
 import { SCOPES, type Scope as KeyScope } from './core/domain/permissions.ts'
 import { isAppError } from './core/errors.ts'
 import { createApp } from './core/http/app.ts'
@@ -34,6 +34,9 @@ import { createScheduleService } from './core/services/schedules.ts'
 import { createExecutionHookService } from './core/services/execution-hooks.ts'
 import { createServiceAccountService } from './core/services/service-accounts.ts'
 import { createWorkflowService } from './core/services/workflows.ts'
+import { createWebhookEventService } from './core/services/webhook-events.ts'
+import { createWebhookIntake } from './core/services/webhook-intake.ts'
+import { createWebhookSecretService } from './core/services/webhook-secrets.ts'
 import { createRegistryOf, PluginLoadError } from './core/plugin/load.ts'
 import { PluginError } from './core/plugin/registry.ts'
 import type { PluginDefinition } from './core/plugin/sdk.ts'
@@ -136,15 +139,21 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   })
   const schedules = createScheduleService({ store, registry })
   const runs = createRunService({ store, clock, dispatcher: engine.dispatcher, control: engine.control, projection: engine.projection })
+  const webhookSecrets = createWebhookSecretService({ store, secretBox, clock })
+  const webhookEvents = createWebhookEventService({ store, router: engine.router })
+  const webhookIntake = createWebhookIntake({
+    store, clock, ids, logger, connectors, webhookSecrets, router: engine.router,
+    settings: (name) => settingOf(config, process.env, name),
+  })
   const pushBody = isBun ? (await import('./adapters/bun/push-body.ts')).bunPushBody : undefined
   const streams = { hub: createStreamHub({ store, bus, logger }), heartbeatMs: config.sseHeartbeatMs, maxBufferedBytes: config.sseBufferBytes, pushBody }
   const app = createApp({
     version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, workflows, runs, schedules, streams,
-    registry, connectors, executionHooks,
+    registry, connectors, executionHooks, webhookIntake, webhookEvents, webhookSecrets,
   })
   return {
     config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, registry, connectors, engine, workflows, runs,
-    schedules, executionHooks, hooks, app,
+    schedules, executionHooks, hooks, webhookSecrets, webhookEvents, app,
   }
 }
 

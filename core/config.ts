@@ -107,8 +107,8 @@ export const CONFIG_ENTRIES: readonly ConfigEntry[] = [
   { env: 'AUTOMATON_ALLOW_PRIVATE_TARGETS', key: 'allowPrivateTargets', default: '', description: 'Comma-separated CIDRs or host names that hooks and HTTP nodes may reach although private.', parse: list },
   { env: 'AUTOMATON_PLUGINS_DIR', key: 'pluginsDir', default: '', description: 'Directory of external plugins (`.js`, `.mjs`, `.ts` files, or folders with an index file) loaded at start; see docs/plugins.md.', parse: nullable },
   { env: 'AUTOMATON_CONSECUTIVE_FAILURES_PAUSE', key: 'consecutiveFailuresPause', default: '5', description: 'Failed automatic runs in a row that pause a live workflow (`consecutive_failures`); 0 never pauses.', parse: int(0) },
-  { env: 'AUTOMATON_CHATAPP_SIGNING_SECRET', key: 'chatappSigningSecret', default: '', description: 'Signing secret of the chat platform app that posts to `/v1/integrations/chatapp/events`.', parse: nullable },
-  { env: 'AUTOMATON_CROSSCHAIN_API_KEY', key: 'crosschainApiKey', default: '', description: 'The `x-api-key` the cross-chain payment service sends with its callback.', parse: nullable },
+  { env: 'AUTOMATON_CHATAPP_SIGNING_SECRET', key: 'chatappSigningSecret', default: '', description: 'Signing secret of the chat platform app that posts to `/v1/integrations/chatapp/events`; empty: that endpoint refuses every request (401).', parse: nullable },
+  { env: 'AUTOMATON_CROSSCHAIN_API_KEY', key: 'crosschainApiKey', default: '', description: 'The `x-api-key` the cross-chain payment service sends with its callback (`/v1/internal/crosschain/order-completed`); empty: the callback refuses every request (401).', parse: nullable },
   { env: 'AUTOMATON_WORKER_CONCURRENCY', key: 'workerConcurrency', default: '256', description: 'Runs one worker process executes at once.', parse: int(1, 100000) },
   { env: 'AUTOMATON_SHUTDOWN_GRACE_MS', key: 'shutdownGraceMs', default: '10000', description: 'Time given to in-flight requests and runs on SIGTERM before the process exits.', parse: int(0) },
   { env: 'AUTOMATON_WORKER_TIMEOUT_MS', key: 'workerTimeoutMs', default: '15000', description: 'A worker silent this long counts as dead; other workers take its runs over.', parse: int(1000) },
@@ -124,4 +124,15 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     out[entry.key] = entry.parse(raw === undefined ? entry.default : raw.trim(), entry.env)
   }
   return out as unknown as Config
+}
+
+/**
+ * An operator setting by its environment variable name (what a webhook's `auth.setting` names):
+ * the value of a configuration entry when the name is one, else the variable itself; null when
+ * unset or empty.
+ */
+export function settingOf(config: Config, env: Readonly<Record<string, string | undefined>>, name: string): string | null {
+  const entry = CONFIG_ENTRIES.find((e) => e.env === name)
+  const value = entry ? config[entry.key] : env[name]?.trim()
+  return typeof value === 'string' && value !== '' ? value : null
 }

@@ -7,6 +7,7 @@ import chatapp from './chatapp/index.ts'
 import corePlugin from './core/index.ts'
 import crosschain from './crosschain/index.ts'
 import email from './email/index.ts'
+import eventsource from './eventsource/index.ts'
 import eventmarket from './eventmarket/index.ts'
 import mailapp from './mailapp/index.ts'
 import marketdata from './marketdata/index.ts'
@@ -26,5 +27,5 @@ import webshop from './webshop/index.ts'
 export const BUILT_IN_PLUGINS: readonly PluginDefinition[] = [
   corePlugin, onchain, markets, email,
   chatapp, messenger, mailapp, predictmarket, eventmarket, webshop, spendapp,
-  payprovider, paygateway, paylink, crosschain, social, microblog, perpdex, marketdata,
+  payprovider, paygateway, paylink, crosschain, social, microblog, perpdex, marketdata, eventsource,
 ]

@@ -25,6 +25,8 @@ import { createExecutor } from './engine/executor.ts'
 import { createNodeRunner } from './engine/node-runner.ts'
 import { createPlanCache } from './engine/plan.ts'
 import { createEventRecorder } from './events.ts'
+import { createEventRouter } from './integrations/router.ts'
+import { createTriggerIndex } from './integrations/trigger-index.ts'
 import { runProjection } from './projection.ts'
 import { createSandbox } from './sandbox/index.ts'
 import { createReconciler } from './schedules/reconcile.ts'
@@ -108,8 +110,13 @@ export function createEngine(deps: EngineDeps) {
   let consumer: WorkConsumer | null = null
   let wakes: { unsubscribe(): void } | null = null
   const reconciler = createReconciler({ registry: deps.registry, clock: deps.clock, ids: deps.ids, logger: deps.logger, dialect: deps.store.dialect })
-  // Schedule rows change in the same transaction as the workflow event that changes them.
+  const triggerIndex = createTriggerIndex({ dialect: deps.store.dialect, logger: deps.logger })
+  // Schedule rows and the live trigger index change in the same transaction as the workflow event that changes them.
   recorder.listen((tx, events) => reconciler.onEvents(tx, events))
+  recorder.listen((tx, events) => triggerIndex.onEvents(tx, events))
+  const router = createEventRouter({
+    store: deps.store, registry: deps.registry, dispatcher, clock: deps.clock, ids: deps.ids, logger: deps.logger, wake,
+  })
   const schedules = createScheduler({
     store: deps.store, bus: deps.bus, clock: deps.clock, logger: deps.logger, dispatcher, reconciler,
     graceMs: deps.scheduleGraceMs, pollMs: deps.schedulePollMs,
@@ -125,6 +132,8 @@ export function createEngine(deps: EngineDeps) {
     timers,
     schedules,
     reconciler,
+    triggerIndex,
+    router,
     projection: runProjection,
     role: deps.role,
     /**
@@ -143,6 +152,7 @@ export function createEngine(deps: EngineDeps) {
         consumer = await deps.workQueue.consume((runId) => executor.take(runId), deps.concurrency)
       }
       timers.start()
+      await triggerIndex.backfill(deps.store)
       await schedules.reconcileAll()
       schedules.start()
     },

@@ -16,6 +16,9 @@ import type { MemberService } from '../services/members.ts'
 import type { RunService } from '../services/runs.ts'
 import type { ScheduleService } from '../services/schedules.ts'
 import type { ServiceAccountService } from '../services/service-accounts.ts'
+import type { WebhookEventService } from '../services/webhook-events.ts'
+import type { WebhookIntake } from '../services/webhook-intake.ts'
+import type { WebhookSecretService } from '../services/webhook-secrets.ts'
 import type { WorkflowService } from '../services/workflows.ts'
 import type { StreamHub } from '../ports/streams.ts'
 import type { RouteLike } from './openapi.ts'
@@ -30,12 +33,15 @@ import { catalogRoutes } from './routes/catalog.ts'
 import { connectorRoutes } from './routes/connectors.ts'
 import { executionHookRoutes } from './routes/execution-hooks.ts'
 import { healthRoutes } from './routes/health.ts'
+import { integrationRoutes, routeShape } from './routes/integrations.ts'
 import { openApiRoutes } from './routes/openapi.ts'
 import { memberRoutes } from './routes/members.ts'
+import { organizationRoutes } from './routes/organizations.ts'
 import { runRoutes, webhookRoutes } from './routes/runs.ts'
 import { scheduleRoutes } from './routes/schedules.ts'
 import { serviceAccountRoutes } from './routes/service-accounts.ts'
 import { streamRoutes } from './routes/streams.ts'
+import { webhookEventRoutes } from './routes/webhook-events.ts'
 import { workflowRoutes } from './routes/workflows.ts'
 
 export interface AppDeps {
@@ -56,6 +62,9 @@ export interface AppDeps {
   readonly registry: Registry
   readonly connectors: ConnectorService
   readonly executionHooks: ExecutionHookService
+  readonly webhookIntake: WebhookIntake
+  readonly webhookEvents: WebhookEventService
+  readonly webhookSecrets: WebhookSecretService
 }
 
 export function createApp(deps: AppDeps) {
@@ -79,6 +88,11 @@ export function createApp(deps: AppDeps) {
     .use(catalogRoutes(auth, deps.registry))
     .use(connectorRoutes(auth, deps.connectors))
     .use(executionHookRoutes(auth, deps.executionHooks))
+    .use(webhookEventRoutes(auth, deps.webhookEvents))
+    .use(organizationRoutes(auth, deps.webhookSecrets))
+  // Plugins' webhooks last, so that none can take a route of the server.
+  const taken = new Set(app.routes.filter((r) => r.method === 'POST').map((r) => routeShape(r.path)))
+  app.use(integrationRoutes(deps.registry.webhooks(), deps.webhookIntake, taken))
   routes = () => app.routes
   return app
 }

@@ -121,6 +121,9 @@ export function checkWebhook(pluginId: string, webhook: AnyWebhook): string | nu
     if (typeof def[fn] !== 'function') throw new PluginError(pluginId, `webhook "${id}" needs a ${fn}(request, ctx) function`)
   }
   if (def.answer !== undefined && typeof def.answer !== 'function') throw new PluginError(pluginId, `webhook "${id}": answer must be a function`)
+  if ((auth.kind === 'connector' || auth.kind === 'organization') && !(def.path as string).split('/').includes(':orgId')) {
+    throw new PluginError(pluginId, `webhook "${id}": auth kind '${auth.kind}' needs :orgId in the path (the organization whose secret verifies it)`)
+  }
   if (auth.kind !== 'connector') return null
   const type = requirement(pluginId, `webhook "${id}"`, auth.connector)
   if (!type) throw new PluginError(pluginId, `webhook "${id}": auth kind 'connector' needs auth.connector`)

@@ -67,3 +67,37 @@ export interface DefinitionChecker {
   /** Node types a definition uses that no loaded plugin provides. */
   missingTypes(definition: Definition): string[]
 }
+
+/** One trigger event for one organization, as an integration webhook received it (or a replay). */
+export interface RoutedEvent {
+  organizationId: string
+  /** The plugin whose webhook received it. */
+  source: string
+  /** The platform's id of the event: a second delivery of it is a duplicate. */
+  providerEventId: string
+  triggerType: string
+  body: unknown
+  headers: Record<string, string>
+  /** The connector that verified the request or routed it here; trigger nodes naming another one do not match. */
+  connectorId: string | null
+  /** A workflow to start or a waiting run to resume, instead of matching. */
+  target?: { workflowId?: string; runId?: string } | null
+  /** Set on replays: the stored event replayed. A replay is never a duplicate. */
+  replayOf?: string
+}
+
+/** The outcome of routing an event; the specification's Webhook result object. */
+export interface RoutedResult {
+  action: 'triggered' | 'resumed' | 'skipped'
+  eventId: string
+  reason?: string
+  runIds: string[]
+}
+
+/**
+ * Routes events to the runs waiting for them and to the live workflows whose trigger matches,
+ * storing each event with what it did; a provider event is processed once.
+ */
+export interface EventRouter {
+  route(event: RoutedEvent): Promise<RoutedResult>
+}

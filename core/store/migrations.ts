@@ -131,6 +131,53 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX schedules_due ON schedules (next_fire_at) WHERE active = 1',
     ],
   },
+  {
+    version: 7,
+    name: 'integration webhooks',
+    up: [
+      // The organization's webhook secret (the event source's ?secret=), sealed: it is shown again on request.
+      'ALTER TABLE organizations ADD COLUMN webhook_secret TEXT',
+      'ALTER TABLE organizations ADD COLUMN webhook_secret_updated_at BIGINT',
+      // One row per trigger node of a live (active or paused) version: an event finds the
+      // workflows it may start by (organization, trigger type) without reading definitions.
+      `CREATE TABLE live_triggers (
+        workflow_id TEXT NOT NULL,
+        trigger_node_id TEXT NOT NULL,
+        organization_id TEXT NOT NULL,
+        trigger_type TEXT NOT NULL,
+        config TEXT NOT NULL,
+        connector_id TEXT,
+        version INTEGER NOT NULL,
+        active INTEGER NOT NULL,
+        PRIMARY KEY (workflow_id, trigger_node_id)
+      )`,
+      'CREATE INDEX live_triggers_type ON live_triggers (organization_id, trigger_type) WHERE active = 1',
+      // Every event an integration webhook received, with what it did. dedup_key is the
+      // provider's event id (NULL for replays): the unique index makes a delivery count once,
+      // also when two processes receive it at the same moment.
+      `CREATE TABLE webhook_events (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL,
+        source TEXT NOT NULL,
+        provider_event_id TEXT NOT NULL,
+        dedup_key TEXT,
+        trigger_type TEXT NOT NULL,
+        connector_id TEXT,
+        target TEXT,
+        body TEXT NOT NULL,
+        headers TEXT NOT NULL,
+        received_at BIGINT NOT NULL,
+        action TEXT NOT NULL,
+        reason TEXT,
+        problems TEXT,
+        run_ids TEXT NOT NULL,
+        workflow_ids TEXT NOT NULL,
+        replay_of TEXT
+      )`,
+      'CREATE UNIQUE INDEX webhook_events_dedup ON webhook_events (organization_id, source, dedup_key, trigger_type)',
+      'CREATE INDEX webhook_events_org ON webhook_events (organization_id, id)',
+    ],
+  },
 ]
 
 function executionHooks(): string[] {

@@ -22,6 +22,19 @@ export const organizations = {
     const row = await db.get<OrganizationRow>('SELECT * FROM organizations WHERE name = $1', [name])
     return row && toOrganization(row)
   },
+  /** The sealed webhook secret and when it was set; undefined for an unknown organization. */
+  webhookSecret(db: SqlExecutor, id: string) {
+    return db.get<{ webhook_secret: string | null; webhook_secret_updated_at: number | null }>(
+      'SELECT webhook_secret, webhook_secret_updated_at FROM organizations WHERE id = $1', [id],
+    )
+  },
+  /** Sets the sealed webhook secret; with `onlyIfUnset`, only when none is set (the first reader makes it). */
+  setWebhookSecret(tx: SqlExecutor, id: string, sealed: string, at: number, onlyIfUnset: boolean) {
+    return tx.run(
+      `UPDATE organizations SET webhook_secret = $1, webhook_secret_updated_at = $2 WHERE id = $3${onlyIfUnset ? ' AND webhook_secret IS NULL' : ''}`,
+      [sealed, at, id],
+    )
+  },
   async list(db: SqlExecutor) {
     return (await db.all<OrganizationRow>('SELECT * FROM organizations ORDER BY id')).map(toOrganization)
   },

@@ -1,7 +1,8 @@
-/** The chat platform (`chatapp`): its connector and trigger types. Its events webhook is mounted by the integrations. */
+/** The chat platform (`chatapp`): its connector, trigger types and events webhook (POST /v1/integrations/chatapp/events). */
 import { definePlugin } from '../../core/plugin/sdk.ts'
 import { chatappConnector } from './connector.ts'
 import { chatappTriggers } from './triggers.ts'
+import { events } from './webhook.ts'
 
 export default definePlugin({
   id: 'chatapp',
@@ -9,4 +10,5 @@ export default definePlugin({
   version: '1.0.0',
   connector: chatappConnector,
   triggers: chatappTriggers,
+  webhooks: [events],
 })

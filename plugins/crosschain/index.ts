@@ -1,9 +1,10 @@
 /**
  * The cross-chain payment service (`crosschain`): an order completed. Its callback,
  * POST /v1/internal/crosschain/order-completed (x-api-key = AUTOMATON_CROSSCHAIN_API_KEY), is
- * mounted by the integrations: clientReferenceId names the workflow to start or the run to resume.
+ * in webhook.ts: clientReferenceId names the workflow to start or the run to resume.
  */
 import { definePlugin, defineTrigger, TriggerEvent, Type } from '../../core/plugin/sdk.ts'
+import { orderCompleted } from './webhook.ts'
 
 const crosschain = defineTrigger({
   type: 'crosschain',
@@ -35,4 +36,4 @@ const crosschain = defineTrigger({
   matches: (config, { body }) => !config.statuses?.length || config.statuses.includes(body.status),
 })
 
-export default definePlugin({ id: 'crosschain', name: 'Cross-chain payments', version: '1.0.0', triggers: [crosschain] })
+export default definePlugin({ id: 'crosschain', name: 'Cross-chain payments', version: '1.0.0', triggers: [crosschain], webhooks: [orderCompleted] })

@@ -1,5 +1,6 @@
-/** Runs that wait: durable delays, waits resumed by API, approvals, timeouts and cancellation. */
+/** Runs that wait: durable delays, waits resumed by API or by integration events, approvals, timeouts and cancellation. */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { OTHER_WALLET as OTHER, postSource, transfer, WALLET, webhookSecret } from '../integrations/helpers.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { createLive, createWorkflow, linear, runAndWait, waitForRun } from '../helpers/workflows.ts'
@@ -105,6 +106,71 @@ for (const kind of storeKinds()) {
       expect(rejected.nodes.ok.result).toEqual({ approved: false, data: { approved: false, reason: 'not today' } })
       expect(rejected.nodes.no.status).toBe('success')
       expect(rejected.nodes.yes.status).toBe('skipped')
+    })
+
+    it('resumes a wait for a trigger type with a matching integration event, and starts the other matching workflows, not its own', async () => {
+      const secret = await webhookSecret(t)
+      const hash = (digit: string) => `0x${digit.repeat(64)}`
+      const waiting = await createLive(t, {
+        definition: {
+          triggerNodeIds: ['root'],
+          nodes: {
+            root: { type: 'erc20-receive', payload: { chainId: 1, address: WALLET }, children: ['hold'] },
+            hold: { type: 'wait', payload: { triggerType: 'erc20-receive', triggerConfig: { transactionHash: hash('b') }, timeoutMs: 60_000 }, children: ['paid'] },
+            paid: { type: 'log', branch: 'resumed', payload: { message: 'second {{hold.result.data.amount}}' } },
+          },
+        },
+      })
+      const watcher = await createLive(t, { definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'erc20-receive', payload: { chainId: 1, address: WALLET } } } } })
+      const first = await postSource(t, t.orgId, secret, { id: 'wait-1', type: 'erc20-receive', data: transfer(WALLET, '100', 'a') })
+      expect(first.body.action).toBe('triggered')
+      expect(first.body.runIds).toHaveLength(2)
+      const runs = await Promise.all(first.body.runIds.map((id: string) => waitForRun(t, id, (r) => r.status !== 'running')))
+      const held = runs.find((r) => r.workflowId === waiting.id)!
+      expect(held.status).toBe('waiting')
+      // Another transfer to the wallet: not the awaited one, so it starts both workflows again and resumes nothing.
+      const other = await postSource(t, t.orgId, secret, { id: 'wait-2', type: 'erc20-receive', data: transfer(WALLET, '5', 'c') })
+      expect(other.body.runIds).toHaveLength(2)
+      expect(other.body.runIds).not.toContain(held.id)
+      const alsoHeld = (await Promise.all(other.body.runIds.map((id: string) => waitForRun(t, id, (r) => r.status !== 'running')))).find((r) => r.workflowId === waiting.id)!
+      expect((await waitForRun(t, held.id, (r) => r.status !== 'running')).status).toBe('waiting')
+
+      const second = await postSource(t, t.orgId, secret, { id: 'wait-3', type: 'erc20-receive', data: transfer(WALLET, '250', 'b') })
+      expect(second.body.action).toBe('triggered')
+      expect(second.body.runIds).toHaveLength(3)
+      expect(second.body.runIds).toContain(held.id)
+      expect(second.body.runIds).toContain(alsoHeld.id)
+      const started = second.body.runIds.filter((id: string) => id !== held.id && id !== alsoHeld.id)
+      expect((await waitForRun(t, started[0])).workflowId).toBe(watcher.id)
+      const done = await waitForRun(t, held.id)
+      expect(done.nodes.hold.result).toEqual({ resumed: true, data: transfer(WALLET, '250', 'b') })
+      expect(done.nodes.paid.result.message).toBe('second 250')
+      expect(await t.system.store.all('SELECT * FROM waits WHERE run_id = $1', [held.id])).toHaveLength(0)
+      const again = await postSource(t, t.orgId, secret, { id: 'wait-4', type: 'erc20-receive', data: transfer(OTHER, '1', 'b') })
+      expect(again.body).toMatchObject({ action: 'skipped', reason: 'no_matching_workflow' })
+    })
+
+    it('decides an approval with an event that names its run', async () => {
+      const secret = await webhookSecret(t)
+      const w = await createLive(t, {
+        definition: {
+          triggerNodeIds: ['root'],
+          nodes: {
+            root: { type: 'manual', children: ['ok'] },
+            ok: { type: 'approval', payload: { message: 'ship it?' }, children: ['yes', 'no'] },
+            yes: { type: 'log', branch: 'approved', payload: { message: 'shipped by {{ok.result.data.by}}' } },
+            no: { type: 'log', branch: 'rejected', payload: { message: 'held' } },
+          },
+        },
+      })
+      const runId = await start(w.id)
+      await waitForRun(t, runId, (r) => r.status === 'waiting')
+      const r = await postSource(t, t.orgId, secret, { id: 'decision-1', type: 'approval', runId, data: { approved: true, by: 'ada' } })
+      expect(r.body).toMatchObject({ action: 'resumed', runIds: [runId] })
+      const done = await waitForRun(t, runId)
+      expect(done.nodes.yes.result.message).toBe('shipped by ada')
+      const late = await postSource(t, t.orgId, secret, { id: 'decision-2', type: 'approval', runId, data: { approved: false } })
+      expect(late.body).toMatchObject({ action: 'skipped', reason: 'not_waiting', runIds: [] })
     })
 
     it('cancels a waiting run and a running one; a finished run cannot be cancelled', async () => {

@@ -16,15 +16,15 @@ export async function createWorkflow(t: TestSystem, body: Record<string, unknown
   return r.body.data
 }
 
-export async function publish(t: TestSystem, id: string) {
-  const r = await t.call('POST', `/v1/workflows/${id}/publish`)
+export async function publish(t: TestSystem, id: string, key?: string) {
+  const r = await t.call('POST', `/v1/workflows/${id}/publish`, { key })
   if (r.status !== 200) throw new Error(`publish failed: ${r.status} ${JSON.stringify(r.body)}`)
   return r.body.data
 }
 
-export async function createLive(t: TestSystem, body: Record<string, unknown>) {
-  const w = await createWorkflow(t, body)
-  return publish(t, w.id)
+export async function createLive(t: TestSystem, body: Record<string, unknown>, key?: string) {
+  const w = await createWorkflow(t, body, key)
+  return publish(t, w.id, key)
 }
 
 /** Polls a run until its status is terminal (or `until` holds). */

@@ -9,7 +9,8 @@ import { startReceiver, type Receiver } from '../helpers/receiver.ts'
 import { freshPostgresUrl, TEST_DATABASE_URL, warnSkipped } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { tempDir } from '../helpers/tmp.ts'
-import { createWorkflow, linear, runAndWait } from '../helpers/workflows.ts'
+import { createWorkflow, linear, runAndWait, waitForRun } from '../helpers/workflows.ts'
+import { hmacSha256, toHex } from '../../core/security/hash.ts'
 
 const EXAMPLE_DIR = join(ROOT, 'examples', 'weather')
 const API_KEY = 'wk_live_example_0123456789'
@@ -51,6 +52,25 @@ describe('the example plugin on Bun', () => {
     expect(run.status).toBe('success')
     expect(run.nodes.now.result).toEqual({ city: 'Oslo', celsius: 21.5 })
     expect(receiver.requests.at(-1)?.path).toBe('/current?city=Oslo')
+  })
+
+  it('mounts its webhook: a signed alert starts the workflow whose trigger matches', async () => {
+    const secret = 'weather_hook_secret_0123456789'
+    await t.call('POST', '/v1/connectors', { body: { type: 'weather', name: 'alerts', data: { baseUrl: receiver.url, apiKey: API_KEY, webhookSecret: secret } } })
+    const created = await createWorkflow(t, { definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'weather-alert', payload: { city: 'Oslo', minLevel: 'orange' }, children: ['say'] }, say: { type: 'log', payload: { message: '{{$trigger.body.message}}' } } } } })
+    expect((await t.call('POST', `/v1/workflows/${created.id}/publish`)).status).toBe(200)
+    const send = async (alert: Record<string, unknown>, signature?: string) => {
+      const rawBody = JSON.stringify(alert)
+      const mac = toHex(await hmacSha256(secret, rawBody))
+      return t.call('POST', `/v1/orgs/${t.orgId}/integrations/weather`, { key: null, rawBody, headers: { 'content-type': 'application/json', 'x-weather-signature': signature ?? mac } })
+    }
+    const red = await send({ id: 'al-1', city: 'Oslo', level: 'red', message: 'storm' })
+    expect(red.body.action).toBe('triggered')
+    expect((await waitForRun(t, red.body.runIds[0])).nodes.say.result.message).toBe('storm')
+    expect((await send({ id: 'al-2', city: 'Oslo', level: 'yellow', message: 'drizzle' })).body).toMatchObject({ action: 'skipped', reason: 'no_matching_workflow' })
+    const forged = await send({ id: 'al-3', city: 'Oslo', level: 'red', message: 'fake' }, '00')
+    expect(forged.status).toBe(401)
+    expect(forged.body).toMatchObject({ code: 401, message: 'bad signature' })
   })
 })
 

@@ -99,6 +99,7 @@ describe('the registry', () => {
     expect(refused([definePlugin({ id: 'p', webhooks: [webhook('p', { auth: { kind: 'setting', setting: 'lower' } })] })])).toContain('auth.setting must name an environment variable')
     expect(refused([definePlugin({ id: 'p', webhooks: [webhook('p', { receive: undefined })] })])).toContain('needs a receive(request, ctx) function')
     expect(refused([definePlugin({ id: 'p', webhooks: [webhook('p', { auth: { kind: 'connector', connector: { type: 'ghost' } } })] })])).toContain('needs connector type "ghost"')
+    expect(refused([definePlugin({ id: 'p', webhooks: [webhook('p', { path: '/v1/integrations/p', auth: { kind: 'organization' } })] })])).toContain('needs :orgId in the path')
     const same = (id: string) => definePlugin({ id, webhooks: [webhook('events', { path: `/v1/orgs/:${id}/integrations/x` })] })
     expect(refused([same('a'), same('b')])).toContain('path /v1/orgs/:b/integrations/x is already used by plugin "a"')
   })

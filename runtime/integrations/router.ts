@@ -1,0 +1,124 @@
+/**
+ * The engine's event router: routes one integration event in one organization and stores it.
+ *
+ * Order of effects, in ONE transaction (runs start and waiting runs wake after the commit):
+ * 1. claim the event: insert its `webhook_events` row; if a row with the same (organization,
+ *    source, provider event id, trigger type) exists, this is a duplicate and nothing else
+ *    happens (Postgres makes a concurrent second insert wait for the first, then skip it);
+ * 2. resume the runs waiting for it: each matched `waits` row is deleted (a claim: one event
+ *    resumes a wait once) and a RESUME with the event body goes to the run's inbox;
+ * 3. start the live workflows whose trigger matches, except those whose waiting run this event
+ *    just resumed (a reply continues the conversation it answers instead of starting another);
+ *    each run's idempotency key comes from the provider event id;
+ * 4. settle the row with what happened.
+ *
+ * The answer is the Webhook result: `triggered` when a run started, else `resumed` when a
+ * waiting run resumed, else `skipped` with a reason; `runIds` lists started, then resumed runs.
+ */
+import type { EventRouter, RoutedEvent, RoutedResult, TriggerEvent } from '../../core/ports/engine.ts'
+import type { Clock } from '../../core/ports/clock.ts'
+import type { Ids } from '../../core/ports/ids.ts'
+import type { Logger } from '../../core/ports/logger.ts'
+import type { SqlExecutor, Store } from '../../core/ports/store.ts'
+import type { Registry } from '../../core/plugin/registry.ts'
+import { liveTriggers } from '../../core/store/live-triggers.ts'
+import { type WebhookEventRow, webhookEvents } from '../../core/store/webhook-events.ts'
+import { iso } from '../../core/time.ts'
+import type { EngineDispatcher } from '../dispatch.ts'
+import { createRoutePlanner, type RoutePlan } from './route-plan.ts'
+
+export interface EventRouterDeps {
+  store: Store
+  registry: Registry
+  dispatcher: EngineDispatcher
+  clock: Clock
+  ids: Ids
+  logger: Logger
+  /** After commit: tells whoever executes a run that its inbox has an event. */
+  wake(runId: string): void
+}
+
+type Admit = Parameters<Parameters<EngineDispatcher['transaction']>[0]>[1]
+
+interface Committed {
+  result: RoutedResult
+  resumed: string[]
+}
+
+const unique = (list: readonly string[]) => [...new Set(list)]
+/** Idempotency keys are stored in full; a provider id is capped at 255 characters by the host. */
+const runKey = (event: RoutedEvent, rowId: string, nodeId: string) =>
+  event.replayOf ? `integration:replay:${rowId}:${nodeId}` : `integration:${event.source}:${event.triggerType}:${event.providerEventId}:${nodeId}`
+
+export function createEventRouter(deps: EventRouterDeps): EventRouter {
+  const planner = createRoutePlanner({ db: deps.store, registry: deps.registry, logger: deps.logger })
+
+  function rowOf(id: string, event: RoutedEvent, plan: RoutePlan, now: number): WebhookEventRow {
+    return {
+      id, organization_id: event.organizationId, source: event.source, provider_event_id: event.providerEventId,
+      dedup_key: event.replayOf ? null : event.providerEventId, trigger_type: event.triggerType, connector_id: event.connectorId,
+      target: event.target ? JSON.stringify(event.target) : null, body: JSON.stringify(event.body ?? null), headers: JSON.stringify(event.headers),
+      received_at: now, action: 'skipped', reason: plan.reason ?? null, problems: plan.problems ? JSON.stringify(plan.problems) : null,
+      run_ids: '[]', workflow_ids: '[]', replay_of: event.replayOf ?? null,
+    }
+  }
+
+  async function resume(tx: SqlExecutor, plan: RoutePlan, body: unknown, now: number) {
+    const resumed: { runId: string; workflowId: string }[] = []
+    for (const wait of plan.waits) {
+      if ((await tx.run('DELETE FROM waits WHERE id = $1', [wait.id])) === 0) continue
+      const event = JSON.stringify({ type: 'RESUME', key: wait.node_key, data: body ?? null })
+      await tx.run('INSERT INTO run_inbox (id, run_id, event, created_at) VALUES ($1, $2, $3, $4)', [deps.ids.next('evt'), wait.run_id, event, now])
+      resumed.push({ runId: wait.run_id, workflowId: wait.workflow_id })
+    }
+    return resumed
+  }
+
+  async function start(tx: SqlExecutor, admit: Admit, event: RoutedEvent, plan: RoutePlan, rowId: string, triggerEvent: TriggerEvent, skip: Set<string>) {
+    const started: { runId: string; workflowId: string }[] = []
+    const reasons: string[] = []
+    for (const t of plan.triggers) {
+      if (skip.has(t.workflow_id)) continue
+      // The node must still be live in the version the plan saw (a publish may have come between).
+      const current = await liveTriggers.get(tx, t.workflow_id, t.trigger_node_id)
+      if (!current || current.version !== t.version || current.trigger_type !== t.trigger_type) continue
+      const result = await admit({
+        organizationId: event.organizationId, workflowId: t.workflow_id, version: 'live', automatic: true, triggeredBy: 'integration',
+        triggerNodeId: t.trigger_node_id, event: triggerEvent, idempotencyKey: runKey(event, rowId, t.trigger_node_id), eventId: rowId,
+      })
+      if (result.action === 'triggered') started.push({ runId: result.runId, workflowId: t.workflow_id })
+      else reasons.push(result.reason)
+    }
+    return { started, reasons }
+  }
+
+  async function commit(event: RoutedEvent, plan: RoutePlan, triggerEvent: TriggerEvent, now: number): Promise<Committed> {
+    const id = deps.ids.next('evt')
+    const row = rowOf(id, event, plan, now)
+    return deps.dispatcher.transaction(async (tx, admit): Promise<Committed> => {
+      if (!(await webhookEvents.claim(tx, row))) {
+        const first = await webhookEvents.byDedupKey(tx, row)
+        return { result: { action: 'skipped', eventId: first?.id ?? id, reason: 'duplicate', runIds: first ? JSON.parse(first.run_ids) : [] }, resumed: [] }
+      }
+      if (plan.reason) return { result: { action: 'skipped', eventId: id, reason: plan.reason, runIds: [] }, resumed: [] }
+      const resumed = await resume(tx, plan, event.body, now)
+      const { started, reasons } = await start(tx, admit, event, plan, id, triggerEvent, new Set(resumed.map((r) => r.workflowId)))
+      const action = started.length > 0 ? 'triggered' : resumed.length > 0 ? 'resumed' : 'skipped'
+      const reason = action !== 'skipped' ? null : (reasons[0] ?? (event.target?.runId ? 'not_waiting' : 'no_matching_workflow'))
+      const runIds = unique([...started, ...resumed].map((r) => r.runId))
+      await webhookEvents.settle(tx, id, { action, reason, runIds, workflowIds: unique([...started, ...resumed].map((r) => r.workflowId)) })
+      return { result: { action, eventId: id, ...(reason ? { reason } : {}), runIds }, resumed: unique(resumed.map((r) => r.runId)) }
+    })
+  }
+
+  return {
+    async route(event) {
+      const now = deps.clock.now()
+      const triggerEvent: TriggerEvent = { type: event.triggerType, body: event.body ?? null, headers: event.headers, receivedAt: iso(now) }
+      const plan = await planner.plan(event, triggerEvent, now)
+      const { result, resumed } = await commit(event, plan, triggerEvent, now)
+      for (const runId of resumed) deps.wake(runId)
+      return result
+    },
+  }
+}
