@@ -101,7 +101,8 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   const apiKeys = createApiKeyService({ store, clock, ids, auth })
   const serviceAccounts = createServiceAccountService({ store, clock, ids, auth })
   const organizations = createOrganizationService({ store, clock, ids, logger, apiKeys })
-  const members = createMemberService({ store, bus, clock, ids, auth })
+  // The engine is built below; its recorder is only called once requests arrive.
+  const members = createMemberService({ store, bus, clock, ids, auth, recorder: { record: (tx, list) => engine.recorder.record(tx, list) } })
   if (config.bootstrapKey) {
     const result = await organizations.bootstrap(config.bootstrapKey)
     if (result.created) logger.info('bootstrap key created', { organizationId: result.organization.id, keyId: result.keyId })

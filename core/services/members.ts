@@ -6,11 +6,11 @@ import type { Member } from '../domain/member.ts'
 import type { PageRequest } from '../domain/common.ts'
 import { ROLE_PERMISSIONS, type Role } from '../domain/permissions.ts'
 import { notFound } from '../errors.ts'
-import { publishEvents, recordEvents } from '../events.ts'
+import { type DomainEvent, publishEvents, type RecordedEvent, recordEvents } from '../events.ts'
 import type { Bus } from '../ports/bus.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Ids } from '../ports/ids.ts'
-import type { Store } from '../ports/store.ts'
+import type { SqlExecutor, Store } from '../ports/store.ts'
 import { type MemberRow, members } from '../store/members.ts'
 import { workflows } from '../store/workflows.ts'
 import { iso } from '../time.ts'
@@ -21,8 +21,17 @@ const toMember = (r: MemberRow): Member => ({
   userId: r.user_id, organizationId: r.organization_id, email: r.email, name: r.name, role: r.role, createdAt: iso(r.created_at),
 })
 
-export function createMemberService(deps: { store: Store; bus: Bus; clock: Clock; ids: Ids; auth: AuthService }) {
+export function createMemberService(deps: {
+  store: Store
+  bus: Bus
+  clock: Clock
+  ids: Ids
+  auth: AuthService
+  /** Records workflow events so that the engine's listeners (schedules, live triggers) follow the pause in the same transaction. */
+  recorder?: { record(tx: SqlExecutor, events: readonly DomainEvent[]): Promise<RecordedEvent[]> }
+}) {
   const { store, clock } = deps
+  const record = (tx: SqlExecutor, list: readonly DomainEvent[]) => (deps.recorder ? deps.recorder.record(tx, list) : recordEvents(tx, list))
 
   async function get(caller: Principal, userId: string): Promise<Member> {
     const row = await members.get(store, caller.organizationId, userId)
@@ -66,7 +75,7 @@ export function createMemberService(deps: { store: Store; bus: Bus; clock: Clock
           await workflows.update(tx, w.id, { live_status: 'paused', paused_reason: 'member_removed', updated_at: at, updated_by: actorOf(caller) })
           pausedIds.push(w.id)
         }
-        const events = await recordEvents(tx, pausedIds.map((id) => ({
+        const events = await record(tx, pausedIds.map((id) => ({
           organizationId: caller.organizationId, workflowId: id, runId: null, seq: null, nodeId: null,
           type: 'workflow.paused', data: { workflowId: id, reason: 'member_removed', userId }, at,
         })))
