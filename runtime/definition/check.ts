@@ -156,6 +156,7 @@ export function createDefinitionChecker(registry: Registry): DefinitionChecker {
         }
       }
     }
+    if (action?.type === 'wait') checkWaitTarget(payload, at, add)
     const { refs, errors } = collectReferences(payload)
     for (const e of errors) add(`${at}${e.pointer}`, e.message)
     const ancestors = plan.ancestors(id)
@@ -201,6 +202,23 @@ export function createDefinitionChecker(registry: Registry): DefinitionChecker {
   }
 
   /** A trigger's own check of a payload that matches its schema (a cron expression's syntax). */
+  /** A `wait` node on a trigger type: the type must take waits, and what it matches on fits its wait schema. */
+  function checkWaitTarget(payload: Record<string, unknown>, at: string, add: (p: string, m: string) => void) {
+    const type = payload.triggerType
+    if (typeof type !== 'string' || hasExpression(type)) return
+    const trigger = registry.trigger(type)
+    if (!trigger) return add(`${at}/triggerType`, `unknown trigger type "${type}"`)
+    if (trigger.schedule) return add(`${at}/triggerType`, `"${type}" fires on a schedule and cannot be waited for; use a delay node to wait for a time`)
+    if (!trigger.waitPayload) return add(`${at}/triggerType`, `"${type}" cannot be waited for; leave triggerType out to wait for a resume call`)
+    const config = payload.triggerConfig
+    if (!config || typeof config !== 'object') return
+    for (const e of compiled(`wait:${type}`, trigger.waitPayload).Errors(config)) {
+      const value = valueAt(config as Record<string, unknown>, e.path)
+      if (typeof value === 'string' && hasExpression(value)) continue
+      add(`${at}/triggerConfig${e.path}`, e.message)
+    }
+  }
+
   function checkSemantics(type: string, payload: unknown, at: string, add: (p: string, m: string) => void) {
     const validate = registry.trigger(type)?.validate
     if (!validate) return

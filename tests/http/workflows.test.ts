@@ -116,6 +116,26 @@ for (const kind of storeKinds()) {
       expect(m2.some((m: string) => m.includes('{{c.result'))).toBe(false)
     })
 
+    it('checks what a wait node waits for: a trigger type that takes waits, matched on fields of its wait schema', async () => {
+      const waitingOn = (payload: Record<string, unknown>) =>
+        t.call('POST', '/v1/workflows/validate', {
+          body: { definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['hold'] }, hold: { type: 'wait', payload } } } },
+        })
+      const problems = async (payload: Record<string, unknown>) => {
+        const r = await waitingOn(payload)
+        return r.body.data.errors.map((d: { path: string; message: string }) => `${d.path}: ${d.message}`)
+      }
+      expect(await problems({ triggerType: 'no-such-trigger' })).toEqual([expect.stringContaining('/nodes/hold/payload/triggerType: unknown trigger type')])
+      expect(await problems({ triggerType: 'cronjob' })).toEqual([expect.stringContaining('fires on a schedule and cannot be waited for')])
+      expect(await problems({ triggerType: 'manual' })).toEqual([expect.stringContaining('"manual" cannot be waited for')])
+      expect(await problems({ triggerType: 'erc20-receive', triggerConfig: { transactionHash: 42 } })).toEqual([
+        expect.stringContaining('/nodes/hold/payload/triggerConfig/transactionHash'),
+      ])
+      for (const fine of [{}, { triggerType: 'erc20-receive', triggerConfig: { transactionHash: `0x${'ab'.repeat(32)}` } }, { triggerType: 'erc20-receive', triggerConfig: { transactionHash: '{{root.result.body.hash}}' } }]) {
+        expect((await waitingOn(fine)).body.data).toMatchObject({ valid: true, errors: [] })
+      }
+    })
+
     it('refuses cycles and the triggerNodeIds misuses', async () => {
       const cycle = await t.call('POST', '/v1/workflows/validate', {
         body: { definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['a'] }, a: { type: 'log', payload: { message: 1 }, children: ['b'] }, b: { type: 'log', payload: { message: 2 }, children: ['a'] } } } },
