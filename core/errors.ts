@@ -36,6 +36,11 @@ export const tooManyRequests = (message: string, retryAfterSeconds?: number) =>
   new AppError(429, message, [], retryAfterSeconds ? { 'retry-after': String(retryAfterSeconds) } : {})
 export const unavailable = (message: string) => new AppError(503, message)
 
+/** A node's connector is missing, ambiguous or of the wrong type: the node fails without retries. */
+export class ConnectorUnavailableError extends Error {
+  override readonly name = 'ConnectorUnavailableError'
+}
+
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError
 }

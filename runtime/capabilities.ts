@@ -2,6 +2,7 @@
  * The host services nodes use, built from adapters by the composition root: the guarded HTTP
  * client, the code sandbox, starting another workflow, connector data and logging.
  */
+import { ConnectorUnavailableError } from '../core/errors.ts'
 import type { Dispatcher } from '../core/ports/engine.ts'
 import type { HttpClient } from '../core/ports/http-client.ts'
 import type { Logger } from '../core/ports/logger.ts'
@@ -49,7 +50,7 @@ export function createCapabilities(deps: CapabilityDeps): Capabilities {
     },
     async connector(organizationId, ref, requiredType) {
       if (deps.connector) return deps.connector(organizationId, ref, requiredType)
-      throw new Error(`this node needs a ${requiredType} connector, and this process has no connectors`)
+      throw new ConnectorUnavailableError(`this node needs a ${requiredType} connector, and this process has no connectors`)
     },
     log(state, nodeId, message, fields) {
       deps.logger.debug('node log', { runId: state.runId, nodeId, message, ...fields })

@@ -7,7 +7,7 @@
 import { type Connector, type CreateConnectorBody, type OpenedConnector, type UpdateConnectorBody } from '../domain/connector.ts'
 import { type Page, type PageRequest, toPage } from '../domain/common.ts'
 import type { Definition, WorkflowContent } from '../domain/workflow.ts'
-import { badRequest, conflict, type ErrorDetail, notFound } from '../errors.ts'
+import { badRequest, conflict, ConnectorUnavailableError, type ErrorDetail, notFound } from '../errors.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Ids } from '../ports/ids.ts'
 import type { SecretBox } from '../ports/secret-box.ts'
@@ -118,18 +118,23 @@ export function createConnectorService(deps: ConnectorServiceDeps) {
       return toConnector(row)
     },
 
-    /** The engine's connector capability: the connector a node uses, opened. Errors become the node's error. */
+    /**
+     * The engine's connector capability: the connector a node uses, opened. A missing or
+     * ambiguous connector is a ConnectorUnavailableError (retrying will not help); other errors
+     * (the database) are worth a retry.
+     */
     async resolve(organizationId: string, ref: { type?: string; id?: string } | undefined, requiredType: string): Promise<OpenedConnector> {
-      if (ref?.type && ref.type !== requiredType) throw new Error(`the node names a ${ref.type} connector, but it needs a ${requiredType} connector`)
+      const unavailable = (message: string) => new ConnectorUnavailableError(message)
+      if (ref?.type && ref.type !== requiredType) throw unavailable(`the node names a ${ref.type} connector, but it needs a ${requiredType} connector`)
       if (ref?.id) {
         const row = await connectors.byId(store, organizationId, ref.id)
-        if (!row) throw new Error(`connector ${ref.id} does not exist in this organization`)
-        if (row.type !== requiredType) throw new Error(`connector ${ref.id} is a ${row.type} connector; this node needs a ${requiredType} connector`)
+        if (!row) throw unavailable(`connector ${ref.id} does not exist in this organization`)
+        if (row.type !== requiredType) throw unavailable(`connector ${ref.id} is a ${row.type} connector; this node needs a ${requiredType} connector`)
         return open(row)
       }
       const rows = await connectors.ofType(store, organizationId, requiredType, 2)
-      if (rows.length === 0) throw new Error(`this node needs a ${requiredType} connector: create one (POST /v1/connectors) and name it in the node's connector.id`)
-      if (rows.length > 1) throw new Error(`the organization has several ${requiredType} connectors: name one in the node's connector.id`)
+      if (rows.length === 0) throw unavailable(`this node needs a ${requiredType} connector: create one (POST /v1/connectors) and name it in the node's connector.id`)
+      if (rows.length > 1) throw unavailable(`the organization has several ${requiredType} connectors: name one in the node's connector.id`)
       return open(rows[0])
     },
 

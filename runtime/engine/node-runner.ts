@@ -7,6 +7,7 @@
 import { Value } from '@sinclair/typebox/value'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import type { TObject } from '@sinclair/typebox'
+import { ConnectorUnavailableError } from '../../core/errors.ts'
 import type { Clock } from '../../core/ports/clock.ts'
 import type { Logger } from '../../core/ports/logger.ts'
 import type { ActionContext, Directive, ResumeContext, WaitRequest } from '../../core/plugin/sdk.ts'
@@ -120,6 +121,7 @@ export function createNodeRunner(deps: { registry: Registry; clock: Clock; capab
       if (outcome.kind !== 'success') return outcome
       return { ...outcome, ...(Object.keys(varUpdates).length > 0 ? { vars: redact(varUpdates) } : {}), ...(logs.length ? { logs } : {}) }
     } catch (error) {
+      if (error instanceof ConnectorUnavailableError) return { kind: 'failure', error: error.message, code: 'connector_unavailable', retryable: false, input: payload, logs }
       const timedOut = error instanceof NodeTimeoutError
       return { kind: 'failure', error: redact(messageOf(error)), code: timedOut ? 'timeout' : undefined, retryable: true, input: payload, logs }
     } finally {

@@ -162,6 +162,16 @@ for (const kind of storeKinds()) {
       for (const id of [chat.id, one.id, two.id]) await t.call('DELETE', `/v1/connectors/${id}`)
     })
 
+    it('does not retry a node whose connector is missing: retrying cannot create it', async () => {
+      const w = await createWorkflow(t, {
+        definition: linear({ call: { type: 'vault-call', payload: { path: '/' }, retry: { maxAttempts: 3, backoffMs: 10 } } }, ['call']),
+      })
+      const run = await runAndWait(t, w.id)
+      expect(run.status).toBe('failure')
+      expect(run.nodes.call).toMatchObject({ status: 'failure', attempts: 1 })
+      expect(run.nodes.call.error).toContain('this node needs a vault connector')
+    })
+
     it('refuses to publish a workflow whose connectors cannot be found', async () => {
       const missing = await createWorkflow(t, { definition: linear({ call: { type: 'vault-call', connector: { id: 'con_nope' }, payload: { path: '/' } } }, ['call']) })
       const r = await t.call('POST', `/v1/workflows/${missing.id}/publish`)
