@@ -145,7 +145,8 @@ export function createConnectorService(deps: ConnectorServiceDeps) {
 
     /** Connectors of a type, in any organization, whose plain data has these field values (installation-wide routing). */
     async findByData(type: string, fields: Readonly<Record<string, string>>): Promise<OpenedConnector[]> {
-      const rows = (await connectors.allOfType(store, type)).filter((row) => {
+      const rows = (await connectors.withPublicData(store, store.dialect, type, fields)).filter((row) => {
+        // The database compared text; a field stored as another JSON type must not match a string.
         const plain = JSON.parse(row.public_data) as Data
         return Object.entries(fields).every(([k, v]) => plain[k] === v)
       })

@@ -47,9 +47,19 @@ export const connectors = {
   ofType(db: SqlExecutor, organizationId: string, type: string, limit = 100) {
     return db.all<ConnectorRow>('SELECT * FROM connectors WHERE organization_id = $1 AND type = $2 ORDER BY id LIMIT $3', [organizationId, type, limit])
   },
-  /** Every organization's connectors of a type (installation-wide routing filters their public data). */
-  allOfType(db: SqlExecutor, type: string) {
-    return db.all<ConnectorRow>('SELECT * FROM connectors WHERE type = $1 ORDER BY id', [type])
+  /**
+   * Every organization's connectors of a type whose public (non-secret) fields equal `fields`:
+   * installation-wide routing (a chat platform's team id). Compared in the database, so only
+   * matching rows travel.
+   */
+  withPublicData(db: SqlExecutor, dialect: 'sqlite' | 'postgres', type: string, fields: Readonly<Record<string, string>>) {
+    const params: unknown[] = [type]
+    const conditions = Object.entries(fields).map(([key, value]) => {
+      params.push(dialect === 'postgres' ? key : `$."${key.replaceAll('"', '""')}"`, value)
+      const [k, v] = [params.length - 1, params.length]
+      return dialect === 'postgres' ? `(public_data::jsonb ->> $${k}) = $${v}` : `json_extract(public_data, $${k}) = $${v}`
+    })
+    return db.all<ConnectorRow>(`SELECT * FROM connectors WHERE type = $1${conditions.map((c) => ` AND ${c}`).join('')} ORDER BY id`, params as never)
   },
   async update(db: SqlExecutor, row: Pick<ConnectorRow, 'id' | 'organization_id' | 'name' | 'description' | 'public_data' | 'sealed_secrets' | 'updated_at' | 'updated_by'>) {
     return db.run(
