@@ -27,6 +27,11 @@ export interface Guard {
   check(): boolean
   /** Why the run was stopped, if it was. */
   tripped(): GuardTrip | undefined
+  /**
+   * One last heap sample when the transform has finished: a run shorter than the sampling
+   * interval is judged by what it holds at the end, so the limit does not depend on timing.
+   */
+  finish(): boolean
 }
 
 /** Run time before the first heap sample, and the least time between samples. */
@@ -61,7 +66,12 @@ export function createGuard(options: GuardOptions): Guard {
     return trip !== undefined
   }
 
-  return { check, tripped: () => trip }
+  function finish(): boolean {
+    if (trip === undefined && (options.wasmBytes() - wasmBaseline > options.memoryBytes || options.heapBytes() > options.memoryBytes)) trip = 'memory'
+    return trip !== undefined
+  }
+
+  return { check, tripped: () => trip, finish }
 }
 
 /**

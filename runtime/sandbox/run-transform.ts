@@ -114,7 +114,9 @@ function execute(run: Run, code: string, inputJson: string): unknown {
   const transform = lookupTransform(run)
   run.phase = 'call'
   const result = unwrap(run, run.vm.callFunction(transform, run.vm.undefined, input))
-  return extractOutput(run, helpers, settle(run, result))
+  const settled = settle(run, result)
+  if (run.guard.finish()) throw fromTrip(run.guard.tripped() ?? 'memory', run.limits)
+  return extractOutput(run, helpers, settled)
 }
 
 function bootstrap(run: Run): VmHelpers {
