@@ -13,6 +13,7 @@ import type { Ids } from '../core/ports/ids.ts'
 import type { Logger } from '../core/ports/logger.ts'
 import type { Store } from '../core/ports/store.ts'
 import type { RecordedEvent } from '../core/events.ts'
+import { createWakeLoop } from './wake-loop.ts'
 
 export interface TimerSchedulerDeps {
   store: Store
@@ -44,10 +45,8 @@ interface TimerRow {
 export function createTimerScheduler(deps: TimerSchedulerDeps): TimerScheduler {
   const pollMs = deps.pollMs ?? 500
   const batch = deps.batch ?? 500
-  let timer: ReturnType<typeof setTimeout> | null = null
-  let nextAt = Number.POSITIVE_INFINITY
   let running: Promise<number> | null = null
-  let stopped = true
+  const loop = createWakeLoop({ clock: deps.clock, pollMs, tick: () => tick() })
   let subscription: { unsubscribe(): void } | null = null
 
   async function fire(row: TimerRow): Promise<boolean> {
@@ -73,8 +72,7 @@ export function createTimerScheduler(deps: TimerSchedulerDeps): TimerScheduler {
           deps.wake(row.run_id)
         }
         const next = await deps.store.get<{ at: number | null }>('SELECT MIN(fire_at) AS at FROM timers')
-        nextAt = next?.at ?? Number.POSITIVE_INFINITY
-        if (due.length === batch) nextAt = deps.clock.now()
+        loop.setNext(due.length === batch ? deps.clock.now() : (next?.at ?? Number.POSITIVE_INFINITY))
       } catch (error) {
         deps.logger.error('timer scheduler tick failed', { error: String(error) })
       } finally {
@@ -85,37 +83,21 @@ export function createTimerScheduler(deps: TimerSchedulerDeps): TimerScheduler {
     return running
   }
 
-  function schedule() {
-    if (stopped) return
-    if (timer) clearTimeout(timer)
-    const wait = Math.max(0, Math.min(pollMs, nextAt - deps.clock.now()))
-    timer = setTimeout(async () => {
-      timer = null
-      await tick()
-      schedule()
-    }, wait)
-    ;(timer as { unref?: () => void }).unref?.()
-  }
 
   return {
     start() {
-      stopped = false
       subscription = deps.bus.subscribe<RecordedEvent>('evt.>', (m) => {
         if (m.data.type !== 'node.waiting') return
         const wait = m.data.data.wait as { until?: number; timeoutMs?: number; startedAt: number } | undefined
         const at = Math.min(wait?.until ?? Number.POSITIVE_INFINITY, wait?.timeoutMs !== undefined ? wait.startedAt + wait.timeoutMs : Number.POSITIVE_INFINITY)
-        if (at < nextAt) {
-          nextAt = at
-          schedule()
-        }
+        loop.dueAt(at)
       })
-      schedule()
+      loop.start()
     },
     tick,
     async stop() {
-      stopped = true
       subscription?.unsubscribe()
-      if (timer) clearTimeout(timer)
+      loop.stop()
       await running
     },
   }

@@ -18,15 +18,8 @@ import { organizations } from '../store/organizations.ts'
 import { createDestinations, type DestinationDeps, type Origin } from './webhook-destinations.ts'
 import { createWebhookVerifier, type VerifyDeps } from './webhook-verify.ts'
 
-export interface InboundRequest {
-  readonly method: string
-  readonly url: string
-  readonly params: Readonly<Record<string, string>>
-  readonly query: Readonly<Record<string, string>>
-  /** Lower-case names. */
-  readonly headers: Readonly<Record<string, string>>
-  readonly rawBody: string
-}
+/** The request as received, before its body is parsed. */
+export type InboundRequest = Omit<WebhookRequest, 'body'>
 
 export interface WebhookAnswer {
   readonly status: number

@@ -27,6 +27,7 @@ import type { TriggerSchedule } from '../../core/plugin/sdk.ts'
 import { type ScheduleRow, schedules } from '../../core/store/schedules.ts'
 import { iso } from '../../core/time.ts'
 import type { EngineDispatcher } from '../dispatch.ts'
+import { createWakeLoop } from '../wake-loop.ts'
 import { planTick, type TickPlan } from './plan.ts'
 import type { Reconciler } from './reconcile.ts'
 
@@ -54,10 +55,8 @@ export function createScheduler(deps: SchedulerDeps) {
   const pollMs = deps.pollMs ?? 1000
   const batch = deps.batch ?? 200
   const cache = new Map<string, TriggerSchedule | null>()
-  let timer: ReturnType<typeof setTimeout> | null = null
-  let nextAt = Number.POSITIVE_INFINITY
+  const loop = createWakeLoop({ clock: deps.clock, pollMs, tick: () => tick() })
   let chain: Promise<number> = Promise.resolve(0)
-  let stopped = true
   let subscription: { unsubscribe(): void } | null = null
 
   function scheduleOf(row: ScheduleRow): TriggerSchedule | null {
@@ -151,13 +150,13 @@ export function createScheduler(deps: SchedulerDeps) {
         fired += outcomes.filter((o) => o === 'fired').length
         moved = !failed && outcomes.some((o) => o === 'fired' || o === 'skipped' || o === 'stale')
       }
-      nextAt = (await schedules.nextDue(deps.store)) ?? Number.POSITIVE_INFINITY
+      loop.setNext((await schedules.nextDue(deps.store)) ?? Number.POSITIVE_INFINITY)
     } catch (error) {
       failed = true
       deps.logger.error('schedule scheduler tick failed', { error: String(error) })
     }
     // After a failure, wait a poll before trying again rather than spinning on a due tick.
-    if (failed) nextAt = Math.max(nextAt, deps.clock.now() + pollMs)
+    if (failed) loop.setNext(Math.max(loop.next, deps.clock.now() + pollMs))
     return fired
   }
 
@@ -167,17 +166,6 @@ export function createScheduler(deps: SchedulerDeps) {
     return chain
   }
 
-  function schedule() {
-    if (stopped) return
-    if (timer) clearTimeout(timer)
-    const wait = Math.max(0, Math.min(pollMs, nextAt - deps.clock.now()))
-    timer = setTimeout(async () => {
-      timer = null
-      await tick()
-      schedule()
-    }, wait)
-    ;(timer as { unref?: () => void }).unref?.()
-  }
 
   return {
     tick,
@@ -189,19 +177,15 @@ export function createScheduler(deps: SchedulerDeps) {
       return ids.length
     },
     start() {
-      stopped = false
       subscription = deps.bus.subscribe<RecordedEvent>('evt.>', (m) => {
-        if (!WAKING_EVENTS.has(m.data.type)) return
-        nextAt = deps.clock.now()
-        schedule()
+        if (WAKING_EVENTS.has(m.data.type)) loop.dueAt(deps.clock.now())
       })
-      nextAt = deps.clock.now()
-      schedule()
+      loop.start()
+      loop.dueAt(deps.clock.now())
     },
     async stop() {
-      stopped = true
       subscription?.unsubscribe()
-      if (timer) clearTimeout(timer)
+      loop.stop()
       await chain
     },
   }

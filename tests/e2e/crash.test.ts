@@ -4,7 +4,7 @@
  * repeated except as a retry of the same attempt (same idempotency key).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { api, type ServerProcess, startServer } from '../helpers/process.ts'
+import { api, type ServerProcess, startServer, until } from '../helpers/process.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
 import { freshPostgresUrl, storeKinds } from '../helpers/services.ts'
 import { queryDatabase } from '../helpers/stores.ts'
@@ -13,15 +13,6 @@ import { tempDir } from '../helpers/tmp.ts'
 const KEY = 'svcsk_crash_test_bootstrap_key_0123456789abcdef'
 const RUNS = 40
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await Bun.sleep(50)
-  }
-}
 
 for (const kind of storeKinds()) {
   describe(`kill -9 and restart (${kind})`, () => {

@@ -4,22 +4,13 @@
  * runs: the runs table holds one row per tick (idempotency key and scheduledFor both unique).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { api, type ServerProcess, startServer } from '../helpers/process.ts'
+import { api, type ServerProcess, startServer, until } from '../helpers/process.ts'
 import { freshPostgresUrl, storeKinds } from '../helpers/services.ts'
 import { queryDatabase } from '../helpers/stores.ts'
 import { tempDir } from '../helpers/tmp.ts'
 
 const KEY = 'svcsk_schedule_test_bootstrap_key_0123456789ab'
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await Bun.sleep(50)
-  }
-}
 
 for (const kind of storeKinds()) {
   describe(`schedule ticks across kill -9 and two processes (${kind})`, () => {

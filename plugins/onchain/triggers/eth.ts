@@ -4,30 +4,22 @@ import { Address, Amount, atLeast, ChainId, NativeTransfer, sameAddress, TAGS, T
 const Config = Type.Object({ chainId: ChainId, address: Address, minAmount: Type.Optional(Amount) })
 const Wait = Type.Object({ transactionHash: Type.Optional(TxHash), from: Type.Optional(Address), to: Type.Optional(Address) })
 
-/** A wallet receives the chain's native token. */
-export const ethReceive = defineTrigger({
-  type: 'eth-receive',
-  name: 'ETH received',
-  description: 'A wallet receives the native token of an EVM chain (ETH on Ethereum), at least an amount in wei.',
-  tags: [...TAGS, 'evm', 'native'],
-  platform: 'evm',
-  connector: null,
-  payload: Config,
-  result: TriggerEvent(NativeTransfer),
-  waitPayload: Wait,
-  matches: (config, { body }) => body.chainId === config.chainId && sameAddress(body.to, config.address) && atLeast(body.value, config.minAmount),
-})
+/** A wallet receives or sends the chain's native token: the same event, seen from `to` or from `from`. */
+function nativeTransfer(direction: 'receive' | 'send') {
+  const side = direction === 'receive' ? 'to' : 'from'
+  return defineTrigger({
+    type: `eth-${direction}`,
+    name: direction === 'receive' ? 'ETH received' : 'ETH sent',
+    description: `A wallet ${direction === 'receive' ? 'receives' : 'sends'} the native token of an EVM chain (ETH on Ethereum), at least an amount in wei.`,
+    tags: [...TAGS, 'evm', 'native'],
+    platform: 'evm',
+    connector: null,
+    payload: Config,
+    result: TriggerEvent(NativeTransfer),
+    waitPayload: Wait,
+    matches: (config, { body }) => body.chainId === config.chainId && sameAddress(body[side], config.address) && atLeast(body.value, config.minAmount),
+  })
+}
 
-/** A wallet sends the chain's native token. */
-export const ethSend = defineTrigger({
-  type: 'eth-send',
-  name: 'ETH sent',
-  description: 'A wallet sends the native token of an EVM chain (ETH on Ethereum), at least an amount in wei.',
-  tags: [...TAGS, 'evm', 'native'],
-  platform: 'evm',
-  connector: null,
-  payload: Config,
-  result: TriggerEvent(NativeTransfer),
-  waitPayload: Wait,
-  matches: (config, { body }) => body.chainId === config.chainId && sameAddress(body.from, config.address) && atLeast(body.value, config.minAmount),
-})
+export const ethReceive = nativeTransfer('receive')
+export const ethSend = nativeTransfer('send')
