@@ -54,6 +54,16 @@ export const CreateHookEndpointBody = t.Object({
 })
 export type CreateHookEndpointBody = Static<typeof CreateHookEndpointBody>
 
+/** Any of the fields of creation; at least one. Queued deliveries go to the new URL on their next attempt. */
+export const UpdateHookEndpointBody = t.Object({
+  name: t.Optional(CreateHookEndpointBody.properties.name),
+  url: t.Optional(CreateHookEndpointBody.properties.url),
+  description: t.Optional(t.String({ maxLength: 500 })),
+  subscribedEventTypes: t.Optional(CreateHookEndpointBody.properties.subscribedEventTypes),
+  maxRetries: t.Optional(t.Integer({ minimum: 0, maximum: MAX_RETRIES_LIMIT })),
+}, { minProperties: 1 })
+export type UpdateHookEndpointBody = Static<typeof UpdateHookEndpointBody>
+
 export const CreatedHookEndpoint = t.Object({
   endpoint: HookEndpoint,
   signingSecret: t.String({ description: '`whsec_…`; shown here and on regeneration only' }),

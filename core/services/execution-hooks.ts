@@ -7,7 +7,7 @@
 import { type Page, type PageRequest, toPage } from '../domain/common.ts'
 import {
   type CreateHookEndpointBody, type DeliveryFilter, HOOK_EVENT_TYPES, type HookDelivery, type HookEndpoint,
-  isHookEventType, type RegenerateSecretBody,
+  isHookEventType, type RegenerateSecretBody, type UpdateHookEndpointBody,
 } from '../domain/execution-hook.ts'
 import { type AppError, badRequest, conflict, type ErrorDetail, notFound } from '../errors.ts'
 import type { Bus } from '../ports/bus.ts'
@@ -98,6 +98,33 @@ export function createExecutionHookService(deps: ExecutionHookDeps) {
 
     async get(caller: Principal, id: string): Promise<HookEndpoint> {
       return toEndpoint(await endpointRow(caller, id))
+    },
+
+    /** Changes what was given; a new URL passes the same checks as at creation. */
+    async update(caller: Principal, id: string, body: UpdateHookEndpointBody): Promise<HookEndpoint> {
+      await endpointRow(caller, id)
+      const eventTypes = body.subscribedEventTypes === undefined ? undefined : checkEventTypes(body.subscribedEventTypes)
+      if (body.url !== undefined) await checkUrl(body.url)
+      try {
+        await store.write((tx) => hookEndpoints.update(tx, caller.organizationId, id, {
+          name: body.name, description: body.description, url: body.url,
+          event_types: eventTypes && JSON.stringify(eventTypes), max_retries: body.maxRetries,
+        }, clock.now(), actorOf(caller)))
+      } finally {
+        changed(caller.organizationId, id)
+      }
+      return toEndpoint(await endpointRow(caller, id))
+    },
+
+    /** Deletes the endpoint; its delivery records stay readable, and queued ones are not sent. */
+    async remove(caller: Principal, id: string): Promise<HookEndpoint> {
+      const row = await endpointRow(caller, id)
+      try {
+        await store.write((tx) => hookEndpoints.remove(tx, caller.organizationId, id))
+      } finally {
+        changed(caller.organizationId, id)
+      }
+      return toEndpoint(row)
     },
 
     enable: (caller: Principal, id: string) => setStatus(caller, id, 'enabled'),

@@ -84,6 +84,19 @@ export const hookEndpoints = {
       [status, reason, status === 'disabled' ? at : null, at, by, organizationId, id],
     )
   },
+  /** Sets the given columns; the SQL names only columns of this table. */
+  update(db: SqlExecutor, organizationId: string, id: string, fields: Partial<Pick<EndpointRow, 'name' | 'description' | 'url' | 'event_types' | 'max_retries'>>, at: number, by: string) {
+    const entries = Object.entries(fields).filter(([, v]) => v !== undefined)
+    const sets = [...entries.map(([column], i) => `${column} = $${i + 1}`), `updated_at = $${entries.length + 1}`, `updated_by = $${entries.length + 2}`]
+    return db.run(
+      `UPDATE hook_endpoints SET ${sets.join(', ')} WHERE organization_id = $${entries.length + 3} AND id = $${entries.length + 4}`,
+      [...entries.map(([, v]) => v), at, by, organizationId, id],
+    )
+  },
+  /** The delivery records stay; the worker closes those still queued as "the endpoint no longer exists". */
+  remove(db: SqlExecutor, organizationId: string, id: string) {
+    return db.run('DELETE FROM hook_endpoints WHERE organization_id = $1 AND id = $2', [organizationId, id])
+  },
   rotateSecret(db: SqlExecutor, organizationId: string, id: string, secret: string, previous: string | null, previousUntil: number | null, at: number, by: string) {
     return db.run(
       `UPDATE hook_endpoints SET secret = $1, previous_secret = $2, previous_secret_until = $3, updated_at = $4, updated_by = $5

@@ -134,6 +134,39 @@ for (const kind of storeKinds()) {
       })
     })
 
+    it('sends a queued retry to the URL a PATCH gave the endpoint', async () => {
+      plans.set('/moving', () => new Response('moved on', { status: 503, headers: { 'retry-after': '1' } }))
+      await withHook('/moving', { subscribedEventTypes: ['run.succeeded'] }, async (hook) => {
+        const run = await runAndWait(t, workflowId, { name: 'Mo' })
+        await waitForDeliveries(t, `endpointId=${hook.id}&runId=${run.id}`, (items) => items[0]?.status === 'retrying', 5000)
+        const patched = await t.call('PATCH', `/v1/execution-webhooks/${hook.id}`, { body: { url: `${receiver.url}/moved` } })
+        expect(patched.status).toBe(200)
+        const [delivery] = await waitForDeliveries(t, `endpointId=${hook.id}&runId=${run.id}`, settled, 5000)
+        expect(delivery.status).toBe('success')
+        expect(delivery.attempts.map((a: { responseStatus: number }) => a.responseStatus)).toEqual([503, 200])
+        expect(requestsTo(receiver.requests, '/moving')).toHaveLength(1)
+        const moved = requestsTo(receiver.requests, '/moved')
+        expect(moved).toHaveLength(1)
+        expect(moved[0].json.data.runId).toBe(run.id)
+      })
+    })
+
+    it('closes a queued retry unsent when its endpoint is deleted, and keeps the record', async () => {
+      plans.set('/deleted', () => new Response('later', { status: 503, headers: { 'retry-after': '1' } }))
+      await withHook('/deleted', { subscribedEventTypes: ['run.succeeded'] }, async (hook) => {
+        const run = await runAndWait(t, workflowId, { name: 'Ny' })
+        await waitForDeliveries(t, `endpointId=${hook.id}&runId=${run.id}`, (items) => items[0]?.status === 'retrying', 5000)
+        expect((await t.call('DELETE', `/v1/execution-webhooks/${hook.id}`)).status).toBe(200)
+        const [delivery] = await waitForDeliveries(t, `endpointId=${hook.id}&runId=${run.id}`, settled, 5000)
+        expect(delivery).toMatchObject({ status: 'failure', errorMessage: 'not sent: the endpoint no longer exists' })
+        expect(delivery.attempts).toHaveLength(1)
+        expect(requestsTo(receiver.requests, '/deleted')).toHaveLength(1)
+        const next = await runAndWait(t, workflowId, { name: 'Ob' })
+        await Bun.sleep(300)
+        expect((await t.call('GET', `/v1/execution-webhooks/deliveries?runId=${next.id}&endpointId=${hook.id}`)).body.data.items).toEqual([])
+      })
+    })
+
     it('disables the endpoint when the receiver answers 410 Gone', async () => {
       plans.set('/gone', () => new Response('gone', { status: 410 }))
       await withHook('/gone', { subscribedEventTypes: ['run.succeeded'] }, async (hook) => {

@@ -57,6 +57,37 @@ for (const kind of storeKinds()) {
       expect(now.body.data.endpoint.previousSecretExpiresAt).toBeNull()
     })
 
+    it('changes an endpoint with PATCH, checking a new URL and event types as at creation', async () => {
+      const { endpoint } = (await create({ url: PUBLIC_URL, subscribedEventTypes: ['run.failed'] })).body.data
+      const r = await t.call('PATCH', `/v1/execution-webhooks/${endpoint.id}`, {
+        body: { name: 'renamed', url: `${PUBLIC_URL}/v2`, subscribedEventTypes: [], maxRetries: 3 },
+      })
+      expect(r.status).toBe(200)
+      expect(r.body.data).toMatchObject({ id: endpoint.id, name: 'renamed', url: `${PUBLIC_URL}/v2`, subscribedEventTypes: [], maxRetries: 3, description: '' })
+      expect((await t.call('GET', `/v1/execution-webhooks/${endpoint.id}`)).body.data).toEqual(r.body.data)
+
+      const privateUrl = await t.call('PATCH', `/v1/execution-webhooks/${endpoint.id}`, { body: { url: 'https://10.0.0.1/hook' } })
+      expect(privateUrl.status).toBe(400)
+      expect(privateUrl.body.details[0].path).toBe('/url')
+      const types = await t.call('PATCH', `/v1/execution-webhooks/${endpoint.id}`, { body: { subscribedEventTypes: ['nope'] } })
+      expect(types.status).toBe(400)
+      expect(types.body.details[0].path).toBe('/subscribedEventTypes/0')
+      expect((await t.call('PATCH', `/v1/execution-webhooks/${endpoint.id}`, { body: {} })).status).toBe(400)
+      expect((await t.call('GET', `/v1/execution-webhooks/${endpoint.id}`)).body.data.url).toBe(`${PUBLIC_URL}/v2`)
+      expect((await t.call('PATCH', '/v1/execution-webhooks/hook_missing', { body: { name: 'x' } })).status).toBe(404)
+    })
+
+    it('deletes an endpoint: answered once, then 404, and gone from the list', async () => {
+      const { endpoint } = (await create({ url: PUBLIC_URL })).body.data
+      const r = await t.call('DELETE', `/v1/execution-webhooks/${endpoint.id}`)
+      expect(r.status).toBe(200)
+      expect(r.body.data.id).toBe(endpoint.id)
+      expect((await t.call('GET', `/v1/execution-webhooks/${endpoint.id}`)).status).toBe(404)
+      expect((await t.call('DELETE', `/v1/execution-webhooks/${endpoint.id}`)).status).toBe(404)
+      const list = await t.call('GET', '/v1/execution-webhooks')
+      expect(list.body.data.items.map((e: { id: string }) => e.id)).not.toContain(endpoint.id)
+    })
+
     it('answers 400 for bad bodies, naming each field', async () => {
       const bad = await t.call('POST', '/v1/execution-webhooks', { body: { url: 7, maxRetries: 99, subscribedEventTypes: 'all' } })
       expect(bad.status).toBe(400)
@@ -93,6 +124,8 @@ for (const kind of storeKinds()) {
         expect((await t.call('GET', '/v1/execution-webhooks', { key: k })).status).toBe(403)
         expect((await create({ url: PUBLIC_URL }, k)).status).toBe(403)
         expect((await t.call('POST', `/v1/execution-webhooks/${endpoint.id}/disable`, { key: k })).status).toBe(403)
+        expect((await t.call('PATCH', `/v1/execution-webhooks/${endpoint.id}`, { key: k, body: { name: 'x' } })).status).toBe(403)
+        expect((await t.call('DELETE', `/v1/execution-webhooks/${endpoint.id}`, { key: k })).status).toBe(403)
         expect((await t.call('GET', '/v1/execution-webhooks/deliveries', { key: k })).status).toBe(403)
       }
       expect((await t.call('GET', '/v1/execution-webhooks', { key: null })).status).toBe(401)
@@ -101,10 +134,11 @@ for (const kind of storeKinds()) {
     it('keeps organizations apart: another organization sees 404 and an empty list', async () => {
       const { endpoint } = (await create({ url: PUBLIC_URL })).body.data
       const other = await t.newOrganization(`other-${crypto.randomUUID().slice(0, 8)}`)
-      for (const [method, path] of [['GET', ''], ['POST', '/enable'], ['POST', '/disable'], ['POST', '/regenerate-secret']] as const) {
-        const r = await t.call(method, `/v1/execution-webhooks/${endpoint.id}${path}`, { key: other.key })
+      for (const [method, path] of [['GET', ''], ['POST', '/enable'], ['POST', '/disable'], ['POST', '/regenerate-secret'], ['PATCH', ''], ['DELETE', '']] as const) {
+        const r = await t.call(method, `/v1/execution-webhooks/${endpoint.id}${path}`, { key: other.key, body: method === 'PATCH' ? { name: 'theirs' } : undefined })
         expect(r.status).toBe(404)
       }
+      expect((await t.call('GET', `/v1/execution-webhooks/${endpoint.id}`)).body.data.name).toBe('orders')
       expect((await t.call('GET', '/v1/execution-webhooks', { key: other.key })).body.data.items).toEqual([])
       expect((await t.call('GET', `/v1/execution-webhooks/deliveries?endpointId=${endpoint.id}`, { key: other.key })).body.data.items).toEqual([])
     })

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { Page, pageRequest } from '../../domain/common.ts'
 import {
-  CreatedHookEndpoint, CreateHookEndpointBody, DELIVERY_STATUSES, HookDelivery, HookEndpoint, RegenerateSecretBody,
+  CreatedHookEndpoint, CreateHookEndpointBody, DELIVERY_STATUSES, HookDelivery, HookEndpoint, RegenerateSecretBody, UpdateHookEndpointBody,
 } from '../../domain/execution-hook.ts'
 import type { ExecutionHookService } from '../../services/execution-hooks.ts'
 import { doc } from '../docs.ts'
@@ -64,6 +64,25 @@ export function executionHookRoutes(auth: AuthPlugin, hooks: ExecutionHookServic
       permission,
       params: IdParams,
       detail: doc({ summary: 'Read an execution webhook', tags, permission, response: HookEndpoint, errors: [404] }),
+    })
+    .patch('/:id', ({ principal, params, body }) => hooks.update(principal, params.id, body), {
+      permission,
+      params: IdParams,
+      body: UpdateHookEndpointBody,
+      detail: doc({
+        summary: 'Change an endpoint\'s name, description, URL, event types or retries',
+        description: 'A new URL is checked as at creation. Deliveries already queued go to the new URL on their next attempt; a new maxRetries applies to deliveries made after the change.',
+        tags, permission, response: HookEndpoint, errors: [404],
+      }),
+    })
+    .delete('/:id', ({ principal, params }) => hooks.remove(principal, params.id), {
+      permission,
+      params: IdParams,
+      detail: doc({
+        summary: 'Delete an endpoint; answers the deleted endpoint',
+        description: 'Its delivery records stay readable; deliveries still queued are closed unsent ("the endpoint no longer exists").',
+        tags, permission, response: HookEndpoint, errors: [404],
+      }),
     })
     .post('/:id/enable', ({ principal, params }) => hooks.enable(principal, params.id), {
       permission,
