@@ -41,19 +41,30 @@ export class NodeTimeoutError extends Error {
 }
 
 export function createNodeRunner(deps: { registry: Registry; clock: Clock; capabilities: Capabilities; logger: Logger }): NodeRunner {
-  const checks = new Map<string, TypeCheck<TObject>>()
-  const checkerFor = (action: AnyAction) => {
-    let check = checks.get(action.type)
-    if (!check) checks.set(action.type, (check = TypeCompiler.Compile(action.payload)))
-    return check
+  const now = () => deps.clock.now()
+
+  /** What a payload check needs of an action, worked out once per action type. */
+  interface PayloadRules {
+    readonly check: TypeCheck<TObject>
+    readonly keep: ReadonlySet<string>
+    /** Whether the schema declares any default; if not, filling defaults is a no-op to skip. */
+    readonly defaults: boolean
+  }
+  const rules = new Map<string, PayloadRules>()
+  const rulesFor = (action: AnyAction) => {
+    let found = rules.get(action.type)
+    if (!found) {
+      found = { check: TypeCompiler.Compile(action.payload), keep: new Set(action.raw ?? []), defaults: declaresDefault(action.payload) }
+      rules.set(action.type, found)
+    }
+    return found
   }
 
   function resolvePayload(action: AnyAction, raw: Record<string, unknown>, lookup: ReturnType<typeof scopeLookup>) {
-    const keep = new Set<string>(action.raw ?? [])
+    const { check, keep, defaults } = rulesFor(action)
     const resolved: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(raw)) resolved[k] = keep.has(k) ? v : resolveValue(v, lookup)
-    const withDefaults = Value.Default(action.payload, resolved) as Record<string, unknown>
-    const check = checkerFor(action)
+    for (const k in raw) if (Object.hasOwn(raw, k)) resolved[k] = keep.has(k) ? raw[k] : resolveValue(raw[k], lookup)
+    const withDefaults = defaults ? Value.Default(action.payload, resolved) as Record<string, unknown> : resolved
     if (!check.Check(withDefaults)) {
       const problems = [...check.Errors(withDefaults)].slice(0, 5).map((e) => `${e.path || '/'}: ${e.message}`)
       throw new Error(`the payload does not match the action's schema (${problems.join('; ')})`)
@@ -68,13 +79,13 @@ export function createNodeRunner(deps: { registry: Registry; clock: Clock; capab
    * a promise) comes back pending, for the machine to await in an invoked actor.
    */
   function execute(plan: Plan, state: RunState): Outcome | PendingOutcome {
-    const controller = new AbortController()
+    const controller = lazyController()
     const delay = state.current!.frame.retryDelayMs
     if (!delay) return start(plan, state, controller)
     return pendingOf(controller, sleep(delay, controller.signal).then(() => outcomeOf(start(plan, state, controller))))
   }
 
-  function start(plan: Plan, state: RunState, controller: AbortController): Outcome | PendingOutcome {
+  function start(plan: Plan, state: RunState, controller: Controller): Outcome | PendingOutcome {
     const node = plan.node(state.current!.frame.nodeId)
     const action = deps.registry.action(node.type)
     if (!action) {
@@ -96,7 +107,7 @@ export function createNodeRunner(deps: { registry: Registry; clock: Clock; capab
 
   /** Calls the handler; its outcome, or the pending outcome of the promise it returned. */
   function invoke(
-    plan: Plan, state: RunState, action: AnyAction, payload: Record<string, unknown>, controller: AbortController,
+    plan: Plan, state: RunState, action: AnyAction, payload: Record<string, unknown>, controller: Controller,
     opened: OpenedConnector | null,
   ): Outcome | PendingOutcome {
     const current = state.current!
@@ -104,6 +115,7 @@ export function createNodeRunner(deps: { registry: Registry; clock: Clock; capab
     const node = plan.node(frame.nodeId)
     const instance = state.nodes[current.key]
     const varUpdates: Record<string, unknown> = {}
+    let varsSet = false
     const logs: string[] = []
     const redact: Redactor = opened ? createRedactor(opened.secrets) : (value) => value
     const ctx: ActionContext<Record<string, unknown>> = {
@@ -111,14 +123,16 @@ export function createNodeRunner(deps: { registry: Registry; clock: Clock; capab
       run: { id: state.runId, workflowId: state.workflowId, workflowVersion: state.workflowVersion, organizationId: state.organizationId },
       node: { id: node.id, key: current.key, attempt: instance.attempts },
       idempotencyKey: `${state.runId}:${current.key}:${instance.attempts}`,
-      signal: controller.signal,
+      get signal() {
+        return controller.signal
+      },
       connector: opened?.data ?? null,
       log: (message, fields) => {
         const [text, extra] = redact([message, fields] as const)
         if (logs.length < 100) logs.push(extra ? `${text} ${JSON.stringify(extra)}` : text)
         deps.capabilities.log(state, node.id, text, extra)
       },
-      now: () => deps.clock.now(),
+      now,
       http: { send: (request) => deps.capabilities.http(request, controller.signal) },
       evaluate: (value, extra) => resolveValue(value, scopeLookup(plan, state, frame.scope, extra)),
       evaluateCondition: (condition, extra) => evaluateCondition(condition, scopeLookup(plan, state, frame.scope, extra)),
@@ -126,20 +140,21 @@ export function createNodeRunner(deps: { registry: Registry; clock: Clock; capab
         get: (name) => (Object.hasOwn(varUpdates, name) ? varUpdates[name] : state.vars[name]),
         set: (name, value) => {
           varUpdates[name] = value
+          varsSet = true
         },
       },
       services: {
         runCode: (code, input) => deps.capabilities.runCode(code, input, controller.signal),
         triggerWorkflow: (workflowId, input) => deps.capabilities.triggerWorkflow(state, workflowId, input),
       },
-      branch: (branch, result) => makeDirective('branch', branch, result),
-      wait: (request) => makeDirective('wait', request),
-      loop: (items) => makeDirective('loop', items),
+      ...DIRECTIVES,
     }
     const succeeded = (output: unknown): Outcome => {
-      const outcome = redactOutcome(redact, toOutcome(output, payload, deps.clock.now()))
-      if (outcome.kind !== 'success') return outcome
-      return { ...outcome, ...(Object.keys(varUpdates).length > 0 ? { vars: redact(varUpdates) } : {}), ...(logs.length ? { logs } : {}) }
+      const outcome = toOutcome(output, payload, deps.clock.now())
+      // Without a connector there is no secret to mask: the outcome is used as it is.
+      const masked = opened ? redactOutcome(redact, outcome) : outcome
+      if (masked.kind !== 'success' || (!varsSet && logs.length === 0)) return masked
+      return { ...masked, ...(varsSet ? { vars: redact(varUpdates) } : {}), ...(logs.length ? { logs } : {}) }
     }
     try {
       const output = action.run(ctx)
@@ -217,7 +232,33 @@ export function toOutcome(output: unknown, input: unknown, now: number): Outcome
   }
 }
 
-const pendingOf = (controller: AbortController, pending: Promise<Outcome>): PendingOutcome => ({
+/** The directive helpers of every action context: they hold no state, so one set serves all. */
+const DIRECTIVES = Object.freeze({
+  branch: (branch: string, result: unknown) => makeDirective('branch', branch, result),
+  wait: (request: WaitRequest) => makeDirective('wait', request),
+  loop: (items: readonly unknown[]) => makeDirective('loop', items),
+})
+
+type Controller = Pick<AbortController, 'signal' | 'abort'>
+
+/**
+ * A node's abort controller, made when something first asks for its signal or aborts it:
+ * most handlers answer synchronously and never look, and an AbortController with its signal
+ * is one of the larger allocations of a node execution.
+ */
+function lazyController(): Controller {
+  let controller: AbortController | undefined
+  return {
+    get signal() {
+      return (controller ??= new AbortController()).signal
+    },
+    abort(reason?: unknown) {
+      ;(controller ??= new AbortController()).abort(reason)
+    },
+  }
+}
+
+const pendingOf = (controller: Controller, pending: Promise<Outcome>): PendingOutcome => ({
   pending,
   abort: (reason) => controller.abort(reason),
 })
@@ -227,7 +268,7 @@ const outcomeOf = (result: Outcome | PendingOutcome): Outcome | Promise<Outcome>
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   !!value && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function'
 
-function withTimeout<T>(work: Promise<T>, timeoutMs: number | undefined, controller: AbortController): Promise<T> {
+function withTimeout<T>(work: Promise<T>, timeoutMs: number | undefined, controller: Controller): Promise<T> {
   const aborted = new Promise<never>((_, reject) => {
     if (controller.signal.aborted) reject(controller.signal.reason)
     controller.signal.addEventListener('abort', () => reject(controller.signal.reason ?? new Error('aborted')), { once: true })
@@ -247,6 +288,14 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       reject(signal.reason)
     }, { once: true })
   })
+}
+
+/** Whether a schema, or any schema inside it, has a `default` (a value or a function). */
+function declaresDefault(schema: unknown, seen = new Set<unknown>()): boolean {
+  if (!schema || typeof schema !== 'object' || seen.has(schema)) return false
+  seen.add(schema)
+  if (!Array.isArray(schema) && Object.hasOwn(schema, 'default')) return true
+  return Object.values(schema).some((value) => declaresDefault(value, seen))
 }
 
 function messageOf(error: unknown): string {
