@@ -12,13 +12,18 @@ const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
 export function createIds(clock: Clock): Ids {
   const random = new Uint8Array(10)
   let lastTime = -1
+  // Busy processes make many ids per millisecond: the time part is encoded once per millisecond.
+  let lastTimeText = ''
   return Object.freeze({
     next(prefix: IdPrefix) {
       const now = Math.max(clock.now(), lastTime)
       if (now === lastTime) increment(random)
-      else crypto.getRandomValues(random)
+      else {
+        crypto.getRandomValues(random)
+        lastTimeText = encodeTime(now)
+      }
       lastTime = now
-      return `${prefix}_${encodeTime(now)}${encodeRandom(random)}`
+      return `${prefix}_${lastTimeText}${encodeRandom(random)}`
     },
   })
 }

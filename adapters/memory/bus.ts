@@ -2,12 +2,13 @@
  * The in-process bus of the embedded mode. Handlers run on a later microtask, never inside
  * `publish`, so a publisher is not re-entered; a throwing handler is logged and skipped.
  */
-import { type Bus, type BusMessage, subjectMatches } from '../../core/ports/bus.ts'
+import { type Bus, type BusMessage, subjectMatcher } from '../../core/ports/bus.ts'
 import type { Logger } from '../../core/ports/logger.ts'
 
 interface Entry {
   pattern: string
   exact: boolean
+  matches: (subject: string) => boolean
   handler: (message: BusMessage) => void
 }
 
@@ -32,10 +33,10 @@ export function memoryBus(logger?: Logger): Bus {
       const message = { subject, data }
       const direct = exact.get(subject)
       if (direct) for (const entry of direct) deliver(entry, message)
-      for (const entry of wildcard) if (subjectMatches(entry.pattern, subject)) deliver(entry, message)
+      for (const entry of wildcard) if (entry.matches(subject)) deliver(entry, message)
     },
     subscribe(pattern, handler) {
-      const entry: Entry = { pattern, exact: !/(^|\.)[*>](\.|$)/.test(pattern), handler: handler as Entry['handler'] }
+      const entry: Entry = { pattern, exact: !/(^|\.)[*>](\.|$)/.test(pattern), matches: subjectMatcher(pattern), handler: handler as Entry['handler'] }
       if (entry.exact) {
         let set = exact.get(pattern)
         if (!set) exact.set(pattern, (set = new Set()))

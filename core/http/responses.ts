@@ -10,10 +10,10 @@ export class Raw {
 }
 export const raw = (body: unknown, status = 200) => new Raw(body, status)
 
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' }
-
+/** A JSON response; `headers` (the caller's own object) is completed in place with the content type unless it names one. */
 export function jsonResponse(body: unknown, status: number, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } })
+  headers['content-type'] ??= 'application/json; charset=utf-8'
+  return new Response(JSON.stringify(body), { status, headers })
 }
 
 export function envelope(data: unknown, requestId: string) {

@@ -25,13 +25,31 @@ export interface Bus {
 
 /** True when `subject` matches a NATS-style `pattern`. */
 export function subjectMatches(pattern: string, subject: string): boolean {
-  if (pattern === subject || pattern === '>') return true
+  return subjectMatcher(pattern)(subject)
+}
+
+/**
+ * A pattern compiled once into a test of subjects, for buses that check every published
+ * subject against their subscriptions. The common `a.b.>` needs no splitting at all: it
+ * matches exactly the subjects that start with `a.b.`.
+ */
+export function subjectMatcher(pattern: string): (subject: string) => boolean {
+  if (pattern === '>') return () => true
   const p = pattern.split('.')
-  const s = subject.split('.')
-  for (let i = 0; i < p.length; i++) {
-    if (p[i] === '>') return s.length > i
-    if (i >= s.length) return false
-    if (p[i] !== '*' && p[i] !== s[i]) return false
+  const wild = p.findIndex((token) => token === '*' || token === '>')
+  if (wild < 0) return (subject) => subject === pattern
+  if (wild === p.length - 1 && p[wild] === '>') {
+    const prefix = pattern.slice(0, -1)
+    return (subject) => subject.startsWith(prefix)
   }
-  return p.length === s.length
+  return (subject) => {
+    if (subject === pattern) return true
+    const s = subject.split('.')
+    for (let i = 0; i < p.length; i++) {
+      if (p[i] === '>') return s.length > i
+      if (i >= s.length) return false
+      if (p[i] !== '*' && p[i] !== s[i]) return false
+    }
+    return p.length === s.length
+  }
 }

@@ -21,19 +21,32 @@ export type NewEvent = Omit<EventRow, 'id'>
 const COLUMNS = ['organization_id', 'workflow_id', 'run_id', 'seq', 'type', 'node_id', 'data', 'at'] as const
 const CHUNK = 200
 
+/**
+ * The INSERT for n rows, built once per n: stores cache prepared statements by their SQL
+ * text, and a string built anew for every insert would be hashed again on each lookup.
+ */
+const insertSql: string[] = []
+function insertSqlFor(rows: number): string {
+  let sql = insertSql[rows]
+  if (sql === undefined) {
+    const values = Array.from({ length: rows }, (_, i) => `(${COLUMNS.map((_, j) => `$${i * COLUMNS.length + j + 1}`).join(', ')})`)
+    sql = insertSql[rows] = `INSERT INTO events (${COLUMNS.join(', ')}) VALUES ${values.join(', ')} RETURNING id`
+  }
+  return sql
+}
+
 export const events = {
   /** Inserts events in multi-row statements; resolves to their ids, in order. */
   async insert(db: SqlExecutor, rows: readonly NewEvent[]): Promise<number[]> {
     const ids: number[] = []
     for (let start = 0; start < rows.length; start += CHUNK) {
-      const chunk = rows.slice(start, start + CHUNK)
-      const values = chunk.map((_, i) => `(${COLUMNS.map((_, j) => `$${i * COLUMNS.length + j + 1}`).join(', ')})`)
-      const returned = await db.all<{ id: number }>(
-        `INSERT INTO events (${COLUMNS.join(', ')}) VALUES ${values.join(', ')} RETURNING id`,
-        chunk.flatMap((e) => COLUMNS.map((c) => e[c])),
-      )
+      const end = Math.min(rows.length, start + CHUNK)
+      const params: Array<string | number | null> = []
+      for (let r = start; r < end; r++) for (const c of COLUMNS) params.push(rows[r][c])
+      const returned = await db.all<{ id: number }>(insertSqlFor(end - start), params)
       // Both databases number the rows of one INSERT in VALUES order; sort to be independent of RETURNING's order.
-      ids.push(...returned.map((r) => Number(r.id)).sort((a, b) => a - b))
+      const chunk = returned.map((r) => Number(r.id)).sort((a, b) => a - b)
+      for (const id of chunk) ids.push(id)
     }
     return ids
   },

@@ -1,7 +1,8 @@
 /**
  * The executor keeps live runs in memory as actors, at most `concurrency` at once.
  *
- * A run enters when it is admitted here (`startNew`, no database read) or when something wakes
+ * A run enters when it is admitted here (`startNew`, no database read; it starts on a later
+ * turn, see SLICE_WHILE_ADMITTING) or when something wakes
  * it (`wake`: recovery, a fired timer, a resume or cancel in its inbox). It leaves when it ends
  * or starts waiting: its journal is flushed and its actor stopped, so a waiting run costs a
  * row, not memory. Inbox events are sent to the actor and deleted with the next flush.
@@ -17,6 +18,7 @@ import { createRunMachine, type NodeRunner, type RunActor, type RunEvent, type R
 import type { Plan } from './plan.ts'
 import { type BranchesOf, startState, type Emitted, type RunInput, type RunState } from './state.ts'
 import type { createPlanCache } from './plan.ts'
+import { createFifo } from './fifo.ts'
 
 export interface FreshRun {
   readonly meta: RunMeta
@@ -42,7 +44,7 @@ export interface Executor {
   wake(runId: string): void
   /** Like wake, resolving once the run is live here or found to need nothing (work-queue backpressure). */
   take(runId: string): Promise<void>
-  /** Whether the run is live in this process. */
+  /** Whether the run is live in this process, or queued to start here. */
   has(runId: string): boolean
   /** Loads every run that was running, or has inbox events, when the process stopped. */
   recover(): Promise<number>
@@ -64,14 +66,43 @@ interface Entry {
 }
 
 
+/**
+ * Starting a run executes its first nodes at once. Starting every admitted run in the turn
+ * that commits it would hold back the answers to the requests being admitted meanwhile, so
+ * runs start on later turns, a slice per turn: a small one while admissions keep coming, a
+ * large one when the process is otherwise idle.
+ */
+const SLICE_WHILE_ADMITTING = 16
+const SLICE_WHEN_IDLE = 256
+/**
+ * Queued fresh runs keep their payload (trigger event, variables, definition) so that they
+ * start without a database read. Beyond this many, a burst would hold them all in memory: the
+ * rest queue by id and are read back from the store, where they are already committed.
+ */
+const MAX_FRESH_QUEUED = 10_000
+
+const nextTurn: (fn: () => void) => void =
+  typeof setImmediate === 'function' ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0)
+
+interface Queued {
+  runId: string
+  fresh?: FreshRun
+  taken?: () => void
+  /** Inbox events arrived while a fresh run waited in the queue: read them once it starts. */
+  woken?: boolean
+}
+
 export function createExecutor(deps: ExecutorDeps): Executor {
   const machines = new Map<string, RunMachine>()
   const entries = new Map<string, Entry>()
-  const queue: Array<{ runId: string; fresh?: FreshRun; taken?: () => void }> = []
-  const queued = new Set<string>()
+  const queue = createFifo<Queued>()
+  const queued = new Map<string, Queued>()
   const idleWaiters: Array<() => void> = []
   let running = 0
   let stopped = false
+  let freshQueued = 0
+  let admittedSinceTurn = 0
+  let turnScheduled = false
   const branchesOf: BranchesOf = (type) => deps.registry.action(type)?.branches
   const now = () => deps.clock.now()
 
@@ -85,31 +116,54 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     return machine
   }
 
-  function enqueue(item: { runId: string; fresh?: FreshRun; taken?: () => void }) {
-    if (stopped || queued.has(item.runId)) return item.taken?.()
-    queued.add(item.runId)
+  function enqueue(item: Queued) {
+    if (stopped) return item.taken?.()
+    const waiting = queued.get(item.runId)
+    if (waiting) {
+      if (item.woken) waiting.woken = true
+      return item.taken?.()
+    }
+    queued.set(item.runId, item)
     queue.push(item)
-    pump()
+    if (item.fresh) freshQueued++
+    scheduleTurn()
   }
 
-  function pump() {
-    while (running < deps.concurrency && queue.length > 0) {
-      const item = queue.shift()!
-      queued.delete(item.runId)
-      if (entries.has(item.runId)) {
-        entries.get(item.runId)!.wakePending = true
-        item.taken?.()
-        continue
-      }
-      const entry: Entry = { runId: item.runId, phase: 'loading', wakePending: false, pulling: false, sent: new Set() }
-      entries.set(item.runId, entry)
-      running++
-      const activation = item.fresh ? activateFresh(entry, item.fresh) : activateStored(entry)
-      activation.catch((error) => {
-        deps.logger.error('could not start run', { runId: item.runId, error: error instanceof Error ? error.stack : String(error) })
-        release(entry)
-      }).finally(() => item.taken?.())
+  function scheduleTurn() {
+    if (turnScheduled || queue.length === 0 || running >= deps.concurrency) return
+    turnScheduled = true
+    nextTurn(turn)
+  }
+
+  function turn() {
+    turnScheduled = false
+    const slice = admittedSinceTurn > 0 ? SLICE_WHILE_ADMITTING : SLICE_WHEN_IDLE
+    admittedSinceTurn = 0
+    for (let started = 0; started < slice && running < deps.concurrency && queue.length > 0; started++) startNext()
+    scheduleTurn()
+    notifyIdle()
+  }
+
+  function startNext() {
+    const item = queue.shift()!
+    queued.delete(item.runId)
+    if (item.fresh) freshQueued--
+    if (entries.has(item.runId)) {
+      entries.get(item.runId)!.wakePending = true
+      item.taken?.()
+      return
     }
+    const entry: Entry = { runId: item.runId, phase: 'loading', wakePending: false, pulling: false, sent: new Set() }
+    entries.set(item.runId, entry)
+    running++
+    const activation = item.fresh ? activateFresh(entry, item.fresh, item.woken === true) : activateStored(entry)
+    activation.catch((error) => {
+      deps.logger.error('could not start run', { runId: item.runId, error: error instanceof Error ? error.stack : String(error) })
+      release(entry)
+    }).finally(() => item.taken?.())
+  }
+
+  function notifyIdle() {
     if (running === 0 && queue.length === 0) for (const done of idleWaiters.splice(0)) done()
   }
 
@@ -118,13 +172,15 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     entries.delete(entry.runId)
     running--
     if (entry.wakePending && !stopped) enqueue({ runId: entry.runId })
-    pump()
+    scheduleTurn()
+    notifyIdle()
   }
 
-  async function activateFresh(entry: Entry, fresh: FreshRun) {
+  async function activateFresh(entry: Entry, fresh: FreshRun, woken: boolean) {
     const plan = deps.plans.get(fresh.meta.definitionHash, () => fresh.definition)
     const step = startState(fresh.input, plan, branchesOf, now())
     attach(entry, fresh.meta, plan, { input: step.state }, step.events, new Set())
+    if (woken) deliverInbox(entry).catch((error) => deps.logger.error('could not read run inbox', { runId: entry.runId, error: String(error) }))
   }
 
   /** Takes ownership of a run unless a live worker holds it. */
@@ -247,9 +303,10 @@ export function createExecutor(deps: ExecutorDeps): Executor {
 
   return {
     startNew(run) {
-      enqueue({ runId: run.meta.runId, fresh: run })
+      admittedSinceTurn++
+      enqueue(freshQueued < MAX_FRESH_QUEUED ? { runId: run.meta.runId, fresh: run } : { runId: run.meta.runId })
     },
-    has: (runId) => entries.has(runId),
+    has: (runId) => entries.has(runId) || queued.has(runId),
     take(runId) {
       const entry = entries.get(runId)
       if (entry) {
@@ -260,7 +317,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     },
     wake(runId) {
       const entry = entries.get(runId)
-      if (!entry) return enqueue({ runId })
+      if (!entry) return enqueue({ runId, woken: true })
       if (entry.phase === 'active') {
         deliverInbox(entry).catch((error) => deps.logger.error('could not read run inbox', { runId, error: String(error) }))
       } else entry.wakePending = true
@@ -275,7 +332,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       )
       let woken = 0
       for (const { id } of rows) {
-        if (entries.has(id)) continue
+        if (entries.has(id) || queued.has(id)) continue
         enqueue({ runId: id })
         woken++
       }
@@ -290,8 +347,9 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     },
     async stop(graceMs) {
       stopped = true
-      queue.length = 0
+      queue.clear()
       queued.clear()
+      freshQueued = 0
       const deadline = now() + graceMs
       while (running > 0 && now() < deadline) await new Promise((r) => setTimeout(r, 20))
       await Promise.all([...entries.values()].map(async (entry) => {

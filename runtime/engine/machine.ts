@@ -1,14 +1,16 @@
 /**
  * The run machine: one XState actor per run, made from the run's compiled plan.
  *
- * States: `running` (entered once per node: it invokes the node, and the node's completion
- * settles its outcome, advances to the next node and re-enters), `waiting` (a node waits for
+ * States: `stepping` (executes every node whose handler answers synchronously, in one
+ * transition), `running` (invokes a node that has to be awaited; its completion settles its
+ * outcome, advances to the next node and steps on), `waiting` (a node waits for
  * time or an event; the actor may be stopped and restored later), `resuming`, and the final
  * `success`, `partial`, `failure`, `cancelled`. The input state is already advanced to its
  * first node (see `startState`). The context is the RunState; every transition
  * is computed by the pure functions of state.ts, and the events a step produced are emitted
- * (`actor.on('*')`) for the journal. The machine performs no I/O: node execution and resumption
- * are invoked actors (`executeNode`, `resumeNode`), referenced by name so snapshots persist.
+ * (`actor.on('*')`) for the journal. The machine performs no I/O: a handler that answers
+ * synchronously cannot wait for any, and whatever has to be awaited (and resumption) runs in
+ * invoked actors (`executeNode`, `resumeNode`), referenced by name so snapshots persist.
  */
 import { type ActorRefFrom, emit, enqueueActions, fromPromise, setup, type SnapshotFrom } from 'xstate'
 import type { Plan } from './plan.ts'
@@ -26,8 +28,17 @@ export interface ResumeTask {
   readonly event: RunEvent & ({ type: 'RESUME' } | { type: 'TIMER' })
 }
 
+/** A node whose handler has not answered yet; `abort` cancels it (the run was cancelled or put away). */
+export interface PendingOutcome {
+  readonly pending: Promise<Outcome>
+  abort(reason: unknown): void
+}
+
+export const isPending = (result: Outcome | PendingOutcome): result is PendingOutcome => 'pending' in result
+
 export interface NodeRunner {
-  execute(plan: Plan, state: RunState, signal: AbortSignal): Promise<Outcome>
+  /** Executes the current node: its outcome when the handler answered synchronously, else pending. */
+  execute(plan: Plan, state: RunState): Outcome | PendingOutcome
   resume(plan: Plan, task: ResumeTask, signal: AbortSignal): Promise<Outcome>
 }
 
@@ -42,6 +53,53 @@ export function createRunMachine(plan: Plan, runner: NodeRunner, branchesOf: Bra
       enqueue.assign(() => state)
       for (const e of events) enqueue.emit(journal(e))
     })
+
+  /**
+   * Nodes a chain step started whose handlers answered with a promise, for the invoked actor
+   * that awaits them. Keyed by the context's `current` object: XState copies the context on
+   * every assign, but shallowly, so `current` is the very object the invocation's input holds.
+   * A restored snapshot brings new objects, finds nothing, and executes the node again.
+   */
+  const started = new WeakMap<object, PendingOutcome>()
+
+  const execute = (state: RunState): Outcome | PendingOutcome => {
+    try {
+      return runner.execute(plan, state)
+    } catch (error) {
+      return crashed(error)
+    }
+  }
+
+  /**
+   * Executes nodes as long as their handlers answer synchronously, all in one transition,
+   * instead of one invoked actor (and its promise, events and snapshots) per node. The events
+   * are the same, in the same order, as if each node had been invoked alone.
+   */
+  const chain = (state: RunState): Step => {
+    let s = state
+    const events: Emitted[] = []
+    while (s.current && !s.failed && !isWaiting(s)) {
+      const result = execute(s)
+      if (isPending(result)) {
+        started.set(s.current, result)
+        break
+      }
+      const next = settle(s, result)
+      s = next.state
+      for (const e of next.events) events.push(e)
+    }
+    return { state: s, events }
+  }
+
+  /** The node the chain left pending, or (restored, or after a resume) the current node executed now. */
+  const awaitNode = (state: RunState, signal: AbortSignal): Promise<Outcome> => {
+    const current = state.current!
+    const result = started.get(current) ?? execute(state)
+    started.delete(current)
+    if (!isPending(result)) return Promise.resolve(result)
+    signal.addEventListener('abort', () => result.abort(signal.reason), { once: true })
+    return result.pending.catch(crashed)
+  }
 
   /** Applies what a node produced and moves to the next node, in one step. */
   const settle = (state: RunState, outcome: Outcome): Step => {
@@ -59,7 +117,7 @@ export function createRunMachine(plan: Plan, runner: NodeRunner, branchesOf: Bra
       emitted: {} as JournalEvent,
     },
     actors: {
-      executeNode: fromPromise<Outcome, { state: RunState }>(({ input, signal }) => runner.execute(plan, input.state, signal).catch(crashed)),
+      executeNode: fromPromise<Outcome, { state: RunState }>(({ input, signal }) => awaitNode(input.state, signal)),
       resumeNode: fromPromise<Outcome, ResumeTask>(({ input, signal }) => runner.resume(plan, input, signal).catch(crashed)),
     },
     guards: {
@@ -77,24 +135,30 @@ export function createRunMachine(plan: Plan, runner: NodeRunner, branchesOf: Bra
     },
     actions: {
       settle: step((s, event) => settle(s, (event as unknown as { output: Outcome }).output)),
+      chain: step((s) => chain(s)),
       cancel: step((s) => applyCancel(s, now())),
     },
   }).createMachine({
     id: 'run',
     context: ({ input }) => input,
-    initial: 'running',
+    initial: 'stepping',
     states: {
-      // One node executes per entry; its completion settles, advances and re-enters.
-      running: {
+      // Executes the synchronous nodes from here on, then moves to where the run stands.
+      stepping: {
+        entry: 'chain',
         always: [
           { guard: 'hasFailed', target: 'failure' },
           { guard: 'isWaiting', target: 'waiting' },
           { guard: 'isDone', target: 'completing' },
+          { target: 'running' },
         ],
+      },
+      // One asynchronous node executes; its completion settles, advances and steps on.
+      running: {
         invoke: {
           src: 'executeNode',
           input: ({ context }) => ({ state: context }),
-          onDone: { target: 'running', reenter: true, actions: 'settle' },
+          onDone: { target: 'stepping', actions: 'settle' },
         },
       },
       waiting: {
@@ -109,7 +173,7 @@ export function createRunMachine(plan: Plan, runner: NodeRunner, branchesOf: Bra
         invoke: {
           src: 'resumeNode',
           input: ({ context, event }) => ({ state: context, event: event as ResumeTask['event'] }),
-          onDone: { target: 'running', actions: 'settle' },
+          onDone: { target: 'stepping', actions: 'settle' },
         },
       },
       completing: {

@@ -7,6 +7,7 @@
 import { Value } from '@sinclair/typebox/value'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import type { TObject } from '@sinclair/typebox'
+import type { OpenedConnector } from '../../core/domain/connector.ts'
 import { ConnectorUnavailableError } from '../../core/errors.ts'
 import type { Clock } from '../../core/ports/clock.ts'
 import type { Logger } from '../../core/ports/logger.ts'
@@ -15,7 +16,7 @@ import type { AnyAction, Registry } from '../../core/plugin/registry.ts'
 import { evaluateCondition, resolveValue } from '../expressions/index.ts'
 import { createRedactor, type Redactor } from './redact.ts'
 import type { Capabilities } from './capabilities.ts'
-import type { NodeRunner, ResumeTask } from './machine.ts'
+import { isPending, type NodeRunner, type PendingOutcome, type ResumeTask } from './machine.ts'
 import type { Plan } from './plan.ts'
 import { scopeLookup } from './scope.ts'
 import type { Outcome, RunState } from './state.ts'
@@ -40,19 +41,30 @@ export class NodeTimeoutError extends Error {
 }
 
 export function createNodeRunner(deps: { registry: Registry; clock: Clock; capabilities: Capabilities; logger: Logger }): NodeRunner {
-  const checks = new Map<string, TypeCheck<TObject>>()
-  const checkerFor = (action: AnyAction) => {
-    let check = checks.get(action.type)
-    if (!check) checks.set(action.type, (check = TypeCompiler.Compile(action.payload)))
-    return check
+  const now = () => deps.clock.now()
+
+  /** What a payload check needs of an action, worked out once per action type. */
+  interface PayloadRules {
+    readonly check: TypeCheck<TObject>
+    readonly keep: ReadonlySet<string>
+    /** Whether the schema declares any default; if not, filling defaults is a no-op to skip. */
+    readonly defaults: boolean
+  }
+  const rules = new Map<string, PayloadRules>()
+  const rulesFor = (action: AnyAction) => {
+    let found = rules.get(action.type)
+    if (!found) {
+      found = { check: TypeCompiler.Compile(action.payload), keep: new Set(action.raw ?? []), defaults: declaresDefault(action.payload) }
+      rules.set(action.type, found)
+    }
+    return found
   }
 
   function resolvePayload(action: AnyAction, raw: Record<string, unknown>, lookup: ReturnType<typeof scopeLookup>) {
-    const keep = new Set<string>(action.raw ?? [])
+    const { check, keep, defaults } = rulesFor(action)
     const resolved: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(raw)) resolved[k] = keep.has(k) ? v : resolveValue(v, lookup)
-    const withDefaults = Value.Default(action.payload, resolved) as Record<string, unknown>
-    const check = checkerFor(action)
+    for (const k in raw) if (Object.hasOwn(raw, k)) resolved[k] = keep.has(k) ? raw[k] : resolveValue(raw[k], lookup)
+    const withDefaults = defaults ? Value.Default(action.payload, resolved) as Record<string, unknown> : resolved
     if (!check.Check(withDefaults)) {
       const problems = [...check.Errors(withDefaults)].slice(0, 5).map((e) => `${e.path || '/'}: ${e.message}`)
       throw new Error(`the payload does not match the action's schema (${problems.join('; ')})`)
@@ -60,73 +72,103 @@ export function createNodeRunner(deps: { registry: Registry; clock: Clock; capab
     return withDefaults
   }
 
-  async function execute(plan: Plan, state: RunState, signal: AbortSignal): Promise<Outcome> {
-    const current = state.current!
-    const frame = current.frame
-    const node = plan.node(frame.nodeId)
-    if (frame.retryDelayMs) await sleep(frame.retryDelayMs, signal)
+  /**
+   * Executes the current node. A handler that answers synchronously (most built-in actions do)
+   * gives its outcome at once, so the run machine executes a chain of such nodes in one
+   * transition; whatever has to wait (a retry delay, opening a connector, a handler returning
+   * a promise) comes back pending, for the machine to await in an invoked actor.
+   */
+  function execute(plan: Plan, state: RunState): Outcome | PendingOutcome {
+    const controller = lazyController()
+    const delay = state.current!.frame.retryDelayMs
+    if (!delay) return start(plan, state, controller)
+    return pendingOf(controller, sleep(delay, controller.signal).then(() => outcomeOf(start(plan, state, controller))))
+  }
+
+  function start(plan: Plan, state: RunState, controller: Controller): Outcome | PendingOutcome {
+    const node = plan.node(state.current!.frame.nodeId)
     const action = deps.registry.action(node.type)
     if (!action) {
       return { kind: 'failure', error: `the action "${node.type}" is not available: no loaded plugin provides it`, code: 'disabled_action', retryable: false }
     }
-    const lookup = scopeLookup(plan, state, frame.scope)
     let payload: Record<string, unknown>
     try {
-      payload = resolvePayload(action, node.def.payload ?? {}, lookup)
+      payload = resolvePayload(action, node.def.payload ?? {}, scopeLookup(plan, state, state.current!.frame.scope))
     } catch (error) {
       return { kind: 'failure', error: messageOf(error), code: 'invalid_payload', retryable: false }
     }
+    if (!action.connector) return invoke(plan, state, action, payload, controller, null)
+    const opening = deps.capabilities.connector(state.organizationId, node.def.connector, action.connector.type)
+    return pendingOf(controller, opening.then(
+      (opened) => outcomeOf(invoke(plan, state, action, payload, controller, opened)),
+      (error) => failed(error, payload, (value) => value, []),
+    ))
+  }
+
+  /** Calls the handler; its outcome, or the pending outcome of the promise it returned. */
+  function invoke(
+    plan: Plan, state: RunState, action: AnyAction, payload: Record<string, unknown>, controller: Controller,
+    opened: OpenedConnector | null,
+  ): Outcome | PendingOutcome {
+    const current = state.current!
+    const frame = current.frame
+    const node = plan.node(frame.nodeId)
     const instance = state.nodes[current.key]
-    const controller = new AbortController()
-    const abort = () => controller.abort(signal.reason)
-    signal.addEventListener('abort', abort, { once: true })
     const varUpdates: Record<string, unknown> = {}
+    let varsSet = false
     const logs: string[] = []
-    let redact: Redactor = (value) => value
-    try {
-      const opened = action.connector ? await deps.capabilities.connector(state.organizationId, node.def.connector, action.connector.type) : null
-      if (opened) redact = createRedactor(opened.secrets)
-      const ctx: ActionContext<Record<string, unknown>> = {
-        payload,
-        run: { id: state.runId, workflowId: state.workflowId, workflowVersion: state.workflowVersion, organizationId: state.organizationId },
-        node: { id: node.id, key: current.key, attempt: instance.attempts },
-        idempotencyKey: `${state.runId}:${current.key}:${instance.attempts}`,
-        signal: controller.signal,
-        connector: opened?.data ?? null,
-        log: (message, fields) => {
-          const [text, extra] = redact([message, fields] as const)
-          if (logs.length < 100) logs.push(extra ? `${text} ${JSON.stringify(extra)}` : text)
-          deps.capabilities.log(state, node.id, text, extra)
+    const redact: Redactor = opened ? createRedactor(opened.secrets) : (value) => value
+    const ctx: ActionContext<Record<string, unknown>> = {
+      payload,
+      run: { id: state.runId, workflowId: state.workflowId, workflowVersion: state.workflowVersion, organizationId: state.organizationId },
+      node: { id: node.id, key: current.key, attempt: instance.attempts },
+      idempotencyKey: `${state.runId}:${current.key}:${instance.attempts}`,
+      get signal() {
+        return controller.signal
+      },
+      connector: opened?.data ?? null,
+      log: (message, fields) => {
+        const [text, extra] = redact([message, fields] as const)
+        if (logs.length < 100) logs.push(extra ? `${text} ${JSON.stringify(extra)}` : text)
+        deps.capabilities.log(state, node.id, text, extra)
+      },
+      now,
+      http: { send: (request) => deps.capabilities.http(request, controller.signal) },
+      evaluate: (value, extra) => resolveValue(value, scopeLookup(plan, state, frame.scope, extra)),
+      evaluateCondition: (condition, extra) => evaluateCondition(condition, scopeLookup(plan, state, frame.scope, extra)),
+      vars: {
+        get: (name) => (Object.hasOwn(varUpdates, name) ? varUpdates[name] : state.vars[name]),
+        set: (name, value) => {
+          varUpdates[name] = value
+          varsSet = true
         },
-        now: () => deps.clock.now(),
-        http: { send: (request) => deps.capabilities.http(request, controller.signal) },
-        evaluate: (value, extra) => resolveValue(value, scopeLookup(plan, state, frame.scope, extra)),
-        evaluateCondition: (condition, extra) => evaluateCondition(condition, scopeLookup(plan, state, frame.scope, extra)),
-        vars: {
-          get: (name) => (Object.hasOwn(varUpdates, name) ? varUpdates[name] : state.vars[name]),
-          set: (name, value) => {
-            varUpdates[name] = value
-          },
-        },
-        services: {
-          runCode: (code, input) => deps.capabilities.runCode(code, input, controller.signal),
-          triggerWorkflow: (workflowId, input) => deps.capabilities.triggerWorkflow(state, workflowId, input),
-        },
-        branch: (branch, result) => makeDirective('branch', branch, result),
-        wait: (request) => makeDirective('wait', request),
-        loop: (items) => makeDirective('loop', items),
-      }
-      const output = await withTimeout(Promise.resolve().then(() => action.run(ctx)), node.def.timeoutMs, controller)
-      const outcome = redactOutcome(redact, toOutcome(output, payload, deps.clock.now()))
-      if (outcome.kind !== 'success') return outcome
-      return { ...outcome, ...(Object.keys(varUpdates).length > 0 ? { vars: redact(varUpdates) } : {}), ...(logs.length ? { logs } : {}) }
-    } catch (error) {
-      if (error instanceof ConnectorUnavailableError) return { kind: 'failure', error: error.message, code: 'connector_unavailable', retryable: false, input: payload, logs }
-      const timedOut = error instanceof NodeTimeoutError
-      return { kind: 'failure', error: redact(messageOf(error)), code: timedOut ? 'timeout' : undefined, retryable: true, input: payload, logs }
-    } finally {
-      signal.removeEventListener('abort', abort)
+      },
+      services: {
+        runCode: (code, input) => deps.capabilities.runCode(code, input, controller.signal),
+        triggerWorkflow: (workflowId, input) => deps.capabilities.triggerWorkflow(state, workflowId, input),
+      },
+      ...DIRECTIVES,
     }
+    const succeeded = (output: unknown): Outcome => {
+      const outcome = toOutcome(output, payload, deps.clock.now())
+      // Without a connector there is no secret to mask: the outcome is used as it is.
+      const masked = opened ? redactOutcome(redact, outcome) : outcome
+      if (masked.kind !== 'success' || (!varsSet && logs.length === 0)) return masked
+      return { ...masked, ...(varsSet ? { vars: redact(varUpdates) } : {}), ...(logs.length ? { logs } : {}) }
+    }
+    try {
+      const output = action.run(ctx)
+      if (!isThenable(output)) return succeeded(output)
+      return pendingOf(controller, withTimeout(Promise.resolve(output), node.def.timeoutMs, controller).then(succeeded, (error) => failed(error, payload, redact, logs)))
+    } catch (error) {
+      return failed(error, payload, redact, logs)
+    }
+  }
+
+  function failed(error: unknown, payload: Record<string, unknown>, redact: Redactor, logs: string[]): Outcome {
+    if (error instanceof ConnectorUnavailableError) return { kind: 'failure', error: error.message, code: 'connector_unavailable', retryable: false, input: payload, logs }
+    const timedOut = error instanceof NodeTimeoutError
+    return { kind: 'failure', error: redact(messageOf(error)), code: timedOut ? 'timeout' : undefined, retryable: true, input: payload, logs }
   }
 
   async function resume(plan: Plan, task: ResumeTask, signal: AbortSignal): Promise<Outcome> {
@@ -190,7 +232,43 @@ export function toOutcome(output: unknown, input: unknown, now: number): Outcome
   }
 }
 
-function withTimeout<T>(work: Promise<T>, timeoutMs: number | undefined, controller: AbortController): Promise<T> {
+/** The directive helpers of every action context: they hold no state, so one set serves all. */
+const DIRECTIVES = Object.freeze({
+  branch: (branch: string, result: unknown) => makeDirective('branch', branch, result),
+  wait: (request: WaitRequest) => makeDirective('wait', request),
+  loop: (items: readonly unknown[]) => makeDirective('loop', items),
+})
+
+type Controller = Pick<AbortController, 'signal' | 'abort'>
+
+/**
+ * A node's abort controller, made when something first asks for its signal or aborts it:
+ * most handlers answer synchronously and never look, and an AbortController with its signal
+ * is one of the larger allocations of a node execution.
+ */
+function lazyController(): Controller {
+  let controller: AbortController | undefined
+  return {
+    get signal() {
+      return (controller ??= new AbortController()).signal
+    },
+    abort(reason?: unknown) {
+      ;(controller ??= new AbortController()).abort(reason)
+    },
+  }
+}
+
+const pendingOf = (controller: Controller, pending: Promise<Outcome>): PendingOutcome => ({
+  pending,
+  abort: (reason) => controller.abort(reason),
+})
+
+const outcomeOf = (result: Outcome | PendingOutcome): Outcome | Promise<Outcome> => (isPending(result) ? result.pending : result)
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  !!value && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function'
+
+function withTimeout<T>(work: Promise<T>, timeoutMs: number | undefined, controller: Controller): Promise<T> {
   const aborted = new Promise<never>((_, reject) => {
     if (controller.signal.aborted) reject(controller.signal.reason)
     controller.signal.addEventListener('abort', () => reject(controller.signal.reason ?? new Error('aborted')), { once: true })
@@ -210,6 +288,14 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       reject(signal.reason)
     }, { once: true })
   })
+}
+
+/** Whether a schema, or any schema inside it, has a `default` (a value or a function). */
+function declaresDefault(schema: unknown, seen = new Set<unknown>()): boolean {
+  if (!schema || typeof schema !== 'object' || seen.has(schema)) return false
+  seen.add(schema)
+  if (!Array.isArray(schema) && Object.hasOwn(schema, 'default')) return true
+  return Object.values(schema).some((value) => declaresDefault(value, seen))
 }
 
 function messageOf(error: unknown): string {

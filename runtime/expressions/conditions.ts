@@ -49,10 +49,20 @@ export class ConditionError extends Error {
 
 /** True when the condition holds; throws ConditionError when it is malformed. */
 export function evaluateCondition(condition: unknown, lookup: Lookup): boolean {
-  const problems = validateCondition(condition)
-  if (problems.length > 0) throw new ConditionError(problems)
+  if (!validated.has(condition as object)) {
+    const problems = validateCondition(condition)
+    if (problems.length > 0) throw new ConditionError(problems)
+    if (condition && typeof condition === 'object') validated.add(condition)
+  }
   return evaluateGroup(condition as Record<string, unknown>, lookup)
 }
+
+/**
+ * Conditions found valid. An `if` node hands over the same condition object of its definition
+ * on every run (its payload is kept raw), so it is checked once, not once per run. Definitions
+ * are never changed in place; a changed workflow brings new objects.
+ */
+const validated = new WeakSet<object>()
 
 function evaluateGroup(group: Record<string, unknown>, lookup: Lookup): boolean {
   if (Object.hasOwn(group, '$and')) return (group.$and as unknown[]).every((item) => evaluateItem(item, lookup))

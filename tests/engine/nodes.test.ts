@@ -18,6 +18,34 @@ for (const kind of storeKinds()) {
       await receiver.stop()
     })
 
+    it('journals nodes that answer at once and nodes that are awaited in the same order', async () => {
+      const w = await createWorkflow(t, {
+        definition: {
+          triggerNodeIds: ['root'],
+          nodes: {
+            root: { type: 'manual', payload: {}, children: ['a'] },
+            a: { type: 'log', payload: { message: 'first' }, children: ['code'] },
+            code: { type: 'code-transform', payload: { code: 'function transform(i) { return i.n + 1 }', input: { n: 1 } }, children: ['check'] },
+            check: { type: 'if', payload: { condition: { $and: [{ '{{code.result.output}}': { $gt: 1 } }] } }, children: ['yes', 'no'] },
+            yes: { type: 'log', branch: 'then', payload: { message: 'yes' }, children: ['last'] },
+            no: { type: 'log', branch: 'else', payload: { message: 'no' } },
+            last: { type: 'set-variable', payload: { name: 'seen', value: '{{code.result.output}}' } },
+          },
+        },
+        variableDefs: [{ name: 'seen', type: 'number', default: 0 }],
+      })
+      const run = await runAndWait(t, w.id, {})
+      expect(run.status).toBe('success')
+      const events = await t.system.store.all<{ seq: number; type: string; node_id: string | null }>('SELECT seq, type, node_id FROM events WHERE run_id = $1 ORDER BY seq', [run.id])
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))
+      expect(events.map((e) => `${e.type} ${e.node_id ?? ''}`.trim())).toEqual([
+        'run.started', 'node.succeeded root', 'node.started a', 'node.succeeded a', 'node.started code', 'node.succeeded code',
+        'node.started check', 'node.succeeded check', 'node.skipped no', 'node.started yes', 'node.succeeded yes',
+        'node.started last', 'node.succeeded last', 'run.succeeded',
+      ])
+      expect(run.vars.seen).toBe(2)
+    })
+
     it('runs a five-node workflow and keeps the JSON type of whole expressions', async () => {
       const w = await createWorkflow(t, {
         definition: linear({

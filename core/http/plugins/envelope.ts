@@ -7,10 +7,14 @@ export function envelopePlugin() {
   return new Elysia({ name: 'envelope' }).mapResponse({ as: 'global' }, ({ responseValue, request, set }) => {
     if (responseValue instanceof Response) return
     const requestId = stateOf(request)?.id ?? ''
-    const headers = { ...(set.headers as Record<string, string>), 'x-request-id': requestId }
+    // The request's own header object, completed in place rather than copied twice per answer;
+    // headers a handler set (content-type included) win, as they did when spread last.
+    const headers = set.headers as Record<string, string>
+    headers['x-request-id'] = requestId
     if (responseValue instanceof Raw) {
       if (typeof responseValue.body === 'string') {
-        return new Response(responseValue.body, { status: responseValue.status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } })
+        headers['content-type'] ??= 'text/plain; charset=utf-8'
+        return new Response(responseValue.body, { status: responseValue.status, headers })
       }
       return jsonResponse(responseValue.body, responseValue.status, headers)
     }
