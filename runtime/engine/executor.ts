@@ -11,7 +11,7 @@ import { createActor } from 'xstate'
 import type { Definition } from '../../core/domain/workflow.ts'
 import { isTerminal } from '../../core/domain/run.ts'
 import { parseJson } from '../../core/json.ts'
-import type { RunRow } from '../../core/store/runs.ts'
+import { type RunRow, runs } from '../../core/store/runs.ts'
 import type { Registry } from '../../core/plugin/registry.ts'
 import { createRunJournal, type JournalDeps, type RunJournal, type RunMeta } from './journal.ts'
 import { createRunMachine, type NodeRunner, type RunActor, type RunEvent, type RunMachine, statusOf } from './machine.ts'
@@ -325,11 +325,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     /** Runs that were running without a live owner, and runs with inbox events nobody took. */
     async recover() {
       const stale = now() - deps.workerTimeoutMs
-      const rows = await deps.store.all<{ id: string }>(
-        `SELECT id FROM runs WHERE status = 'running' AND (owner IS NULL OR owner = $1 OR owner NOT IN (SELECT id FROM workers WHERE heartbeat_at >= $2))
-         UNION SELECT DISTINCT run_id AS id FROM run_inbox`,
-        [deps.workerId, stale],
-      )
+      const rows = await runs.needingExecution(deps.store, deps.workerId, stale)
       let woken = 0
       for (const { id } of rows) {
         if (entries.has(id) || queued.has(id)) continue
