@@ -35,10 +35,12 @@ const SUMMARY_COLUMNS =
 
 export const runs = {
   /**
-   * Runs that need an executor: running without a live owner (or owned by `workerId`), and runs
-   * with inbox events. Every heartbeat asks, so it must read active runs only: the redundant
-   * `status IN (…)` states the condition of the partial index runs_active word for word, which
-   * SQLite needs to use it (without it, it read every run ever made: ~140 ms at 60,000 runs).
+   * Runs that need an executor: running runs without an owner, owned by a worker that is not
+   * alive, or owned by `workerId` but left untouched since `staleBefore` (a run this process
+   * lost track of); and runs with inbox events. Every heartbeat asks, so each part reads the
+   * partial index runs_running_owner by owner and never every running run: the runs this
+   * process is executing or has queued (tens of thousands under a burst) are not read at all.
+   * Each part states the index's condition (`status = 'running'`), which SQLite needs to use it.
    */
   needingExecution(db: SqlExecutor, workerId: string, staleBefore: number) {
     return db.all<{ id: string }>(NEEDING_EXECUTION_SQL, [workerId, staleBefore])
@@ -90,7 +92,10 @@ export const runs = {
   },
 }
 
-export const NEEDING_EXECUTION_SQL =
-  `SELECT id FROM runs WHERE status IN ('running', 'waiting') AND status = 'running'
-     AND (owner IS NULL OR owner = $1 OR owner NOT IN (SELECT id FROM workers WHERE heartbeat_at >= $2))
-   UNION SELECT DISTINCT run_id AS id FROM run_inbox`
+export const NEEDING_EXECUTION_SQL = `
+  SELECT id FROM runs WHERE status = 'running' AND owner IS NULL
+  UNION SELECT id FROM runs WHERE status = 'running' AND owner = $1 AND updated_at < $2
+  UNION SELECT id FROM runs WHERE status = 'running' AND owner IN (
+    SELECT DISTINCT owner FROM runs WHERE status = 'running' AND owner IS NOT NULL AND owner <> $1
+      AND owner NOT IN (SELECT id FROM workers WHERE heartbeat_at >= $2))
+  UNION SELECT DISTINCT run_id AS id FROM run_inbox`

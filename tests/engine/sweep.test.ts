@@ -1,0 +1,59 @@
+/**
+ * The heartbeat sweep (`runs.needingExecution`): which runs it hands to an executor, on both
+ * stores, and (SQLite) that it reads them by index, never every running run: it runs every
+ * few seconds, also while a burst has queued tens of thousands of runs in this process.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { MIGRATIONS } from '../../core/store/migrations.ts'
+import { NEEDING_EXECUTION_SQL, runs } from '../../core/store/runs.ts'
+import { storeKinds } from '../helpers/services.ts'
+import { openTestStore, type TestStore } from '../helpers/stores.ts'
+
+const NOW = 1_800_000_000_000
+const STALE_BEFORE = NOW - 15_000
+
+for (const kind of storeKinds()) {
+  describe(`the heartbeat sweep (${kind})`, () => {
+    let t: TestStore
+    beforeAll(async () => {
+      t = await openTestStore(kind)
+      await t.store.migrate(MIGRATIONS)
+      await t.store.write(async (tx) => {
+        for (const [id, heartbeat] of [['wkr_me', NOW], ['wkr_alive', NOW - 1000], ['wkr_dead', NOW - 60_000]] as const) {
+          await tx.run('INSERT INTO workers (id, role, host, started_at, heartbeat_at) VALUES ($1, $2, $3, $4, $5)', [id, 'worker', 'h', 0, heartbeat])
+        }
+        const run = (id: string, status: string, owner: string | null, updatedAt = NOW) => tx.run(
+          `INSERT INTO runs (id, organization_id, workflow_id, workflow_version, status, trigger_type, trigger_node_id, triggered_by,
+             automatic, live, definition_hash, trigger_event, prop_values, vars, last_seq, started_at, updated_at, owner)
+           VALUES ($1, 'org_1', 'wf_1', 1, $2, 'manual', 'root', 'api', 0, 1, 'h', '{}', '{}', '{}', 0, 0, $3, $4)`,
+          [id, status, updatedAt, owner],
+        )
+        await run('run_unowned', 'running', null)
+        await run('run_of_dead', 'running', 'wkr_dead')
+        await run('run_of_vanished', 'running', 'wkr_gone')
+        await run('run_mine_stale', 'running', 'wkr_me', NOW - 60_000)
+        await run('run_mine_busy', 'running', 'wkr_me')
+        await run('run_of_alive', 'running', 'wkr_alive', NOW - 60_000)
+        await run('run_waiting', 'waiting', null)
+        await run('run_done', 'success', 'wkr_dead')
+        await run('run_waiting_with_inbox', 'waiting', 'wkr_alive')
+        await tx.run('INSERT INTO run_inbox (id, run_id, event, created_at) VALUES ($1, $2, $3, $4)', ['evt_1', 'run_waiting_with_inbox', '{}', NOW])
+      })
+    })
+    afterAll(() => t.dispose())
+
+    it('hands over runs without a live owner, its own runs left untouched, and runs with inbox events', async () => {
+      const ids = (await runs.needingExecution(t.store, 'wkr_me', STALE_BEFORE)).map((r) => r.id).sort()
+      expect(ids).toEqual(['run_mine_stale', 'run_of_dead', 'run_of_vanished', 'run_unowned', 'run_waiting_with_inbox'])
+    })
+
+    if (kind === 'sqlite') {
+      it('reads running runs by owner through the partial index, never scanning them', async () => {
+        const plan = await t.store.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${NEEDING_EXECUTION_SQL}`, ['wkr_me', STALE_BEFORE])
+        const onRuns = plan.map((row) => row.detail).filter((d) => / runs\b/.test(d))
+        expect(onRuns.length).toBeGreaterThan(0)
+        for (const detail of onRuns) expect(detail).toContain('runs_running_owner')
+      })
+    }
+  })
+}
