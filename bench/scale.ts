@@ -5,6 +5,8 @@
  * AUTOMATON_TEST_DATABASE_URL; starts its own nats-server.
  *   bun bench/scale.ts
  */
+import { readFileSync } from 'node:fs'
+import { cpus } from 'node:os'
 import { join } from 'node:path'
 import { api, BUN, ROOT, startNats, startServer, startWorker } from '../tests/helpers/process.ts'
 import { freshPostgresUrl } from '../tests/helpers/services.ts'
@@ -14,7 +16,32 @@ import type { Result } from './store-writes.ts'
 
 const KEY = 'svcsk_scale_bench_bootstrap_key_0123456789'
 
-async function runsPerSecond(workers: number, total: number, natsUrl: string): Promise<{ rate: number; accepted: number }> {
+/** CPU seconds a process has used (user + system), from /proc. */
+function processCpu(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND
+}
+
+/** CPU seconds the whole machine has been busy, and its core count. */
+function machineCpu(): number {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number)
+  const idle = ticks[3] + ticks[4]
+  return (ticks.slice(0, 8).reduce((a, b) => a + b, 0) - idle) / TICKS_PER_SECOND
+}
+const TICKS_PER_SECOND = 100
+
+interface Measured {
+  rate: number
+  accepted: number
+  /** Share of the machine's CPU in use while the runs were accepted and executed. */
+  busy: number
+  /** CPU per run, in microseconds: the API process, the workers together, and everything else. */
+  apiUs: number
+  workersUs: number
+  restUs: number
+}
+
+async function runsPerSecond(workers: number, total: number, natsUrl: string): Promise<Measured> {
   const pg = await freshPostgresUrl()
   const dir = tempDir('automaton-scale-')
   const env = {
@@ -40,6 +67,7 @@ async function runsPerSecond(workers: number, total: number, natsUrl: string): P
       },
     })
     const w = (await api(server.url, 'POST', `/v1/workflows/${created.body.data.id}/publish`, KEY)).body.data
+    const cpuAtStart = { machine: machineCpu(), api: processCpu(server.pid), workers: procs.map((p) => processCpu(p.pid)), at: performance.now() }
     const client = Bun.spawn([BUN, join(ROOT, 'bench', 'load-client.ts'), `${server.url}/v1/webhooks/${w.triggerSecret}`, String(total), '64'], { stdout: 'pipe', stderr: 'inherit' })
     const accepted = JSON.parse((await new Response(client.stdout).text()).trim().split('\n').at(-1)!).count as number
     const deadline = Date.now() + 300_000
@@ -48,8 +76,16 @@ async function runsPerSecond(workers: number, total: number, natsUrl: string): P
       if (Number(done[0].n) >= total || Date.now() > deadline) break
       await Bun.sleep(250)
     }
+    const elapsed = (performance.now() - cpuAtStart.at) / 1000
+    const machine = machineCpu() - cpuAtStart.machine
+    const apiCpu = processCpu(server.pid) - cpuAtStart.api
+    const workerCpu = procs.reduce((sum, p, i) => sum + processCpu(p.pid) - cpuAtStart.workers[i], 0)
     const span = await queryDatabase<{ first: number; last: number; n: number }>(env, "SELECT MIN(started_at) AS first, MAX(finished_at) AS last, COUNT(*) AS n FROM runs WHERE status = 'success'")
-    return { rate: Number(span[0].n) / ((Number(span[0].last) - Number(span[0].first)) / 1000), accepted }
+    const perRun = (seconds: number) => Math.round((seconds / total) * 1e6)
+    return {
+      rate: Number(span[0].n) / ((Number(span[0].last) - Number(span[0].first)) / 1000), accepted,
+      busy: machine / (elapsed * cpus().length), apiUs: perRun(apiCpu), workersUs: perRun(workerCpu), restUs: perRun(machine - apiCpu - workerCpu),
+    }
   } finally {
     for (const p of procs) await p.stop('SIGKILL')
     await server.stop('SIGKILL')
@@ -57,6 +93,9 @@ async function runsPerSecond(workers: number, total: number, natsUrl: string): P
     dir.remove()
   }
 }
+
+const cpuNote = (m: Measured) =>
+  `machine CPU ${Math.round(m.busy * 100)}% busy; CPU per run: API ${m.apiUs} µs, workers ${m.workersUs} µs, Postgres + NATS + load client ${m.restUs} µs`
 
 export async function run(options: { scale?: number } = {}): Promise<Result[]> {
   if (!process.env.AUTOMATON_TEST_DATABASE_URL) {
@@ -70,8 +109,8 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
     const one = await runsPerSecond(1, total, nats.url)
     const two = await runsPerSecond(2, total, nats.url)
     return [
-      { name: 'scaled out, 1 API + 1 worker: 5-node runs/s (Postgres + NATS)', value: Math.round(one.rate), unit: 'runs/s' },
-      { name: 'scaled out, 1 API + 2 workers: 5-node runs/s (Postgres + NATS)', value: Math.round(two.rate), unit: 'runs/s', note: `${(two.rate / one.rate).toFixed(2)}× one worker` },
+      { name: 'scaled out, 1 API + 1 worker: 5-node runs/s (Postgres + NATS)', value: Math.round(one.rate), unit: 'runs/s', note: cpuNote(one) },
+      { name: 'scaled out, 1 API + 2 workers: 5-node runs/s (Postgres + NATS)', value: Math.round(two.rate), unit: 'runs/s', note: `${(two.rate / one.rate).toFixed(2)}× one worker; ${cpuNote(two)}` },
     ]
   } finally {
     await nats.stop()
