@@ -92,7 +92,7 @@ export const runs = {
   },
 }
 
-export const NEEDING_EXECUTION_SQL = `
+const NEEDING_EXECUTION_SQL = `
   SELECT id FROM runs WHERE status = 'running' AND owner IS NULL
   UNION SELECT id FROM runs WHERE status = 'running' AND owner = $1 AND updated_at < $2
   UNION SELECT id FROM runs WHERE status = 'running' AND owner IN (

@@ -1,11 +1,13 @@
 /**
- * The heartbeat sweep (`runs.needingExecution`): which runs it hands to an executor, on both
- * stores, and (SQLite) that it reads them by index, never every running run: it runs every
- * few seconds, also while a burst has queued tens of thousands of runs in this process.
+ * Run queries that are asked often and must not read every run ever made: the heartbeat sweep
+ * (`runs.needingExecution`, every few seconds, also while a burst has queued tens of thousands
+ * of runs in this process) and status counts (dashboards poll them). What they answer, on both
+ * stores, and (SQLite) that they read an index.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { MIGRATIONS } from '../../core/store/migrations.ts'
-import { NEEDING_EXECUTION_SQL, runs } from '../../core/store/runs.ts'
+import type { SqlValue, Store } from '../../core/ports/store.ts'
+import { runs } from '../../core/store/runs.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestStore, type TestStore } from '../helpers/stores.ts'
 
@@ -13,7 +15,7 @@ const NOW = 1_800_000_000_000
 const STALE_BEFORE = NOW - 15_000
 
 for (const kind of storeKinds()) {
-  describe(`the heartbeat sweep (${kind})`, () => {
+  describe(`run queries (${kind})`, () => {
     let t: TestStore
     beforeAll(async () => {
       t = await openTestStore(kind)
@@ -47,10 +49,29 @@ for (const kind of storeKinds()) {
       expect(ids).toEqual(['run_mine_stale', 'run_of_dead', 'run_of_vanished', 'run_unowned', 'run_waiting_with_inbox'])
     })
 
+    it('counts runs by status for an organization, a workflow, and since a time', async () => {
+      const counts = async (filter: { workflowId?: string; since?: number }) =>
+        Object.fromEntries((await runs.statusCounts(t.store, 'org_1', filter)).map((r) => [r.status, Number(r.n)]))
+      expect(await counts({})).toEqual({ running: 6, waiting: 2, success: 1 })
+      expect(await counts({ workflowId: 'wf_1' })).toEqual({ running: 6, waiting: 2, success: 1 })
+      expect(await counts({ workflowId: 'wf_other' })).toEqual({})
+      expect(await counts({ since: 1 })).toEqual({})
+      expect(Object.fromEntries((await runs.statusCounts(t.store, 'org_other', {})).map((r) => [r.status, r.n]))).toEqual({})
+    })
+
     if (kind === 'sqlite') {
+      /** The store's own queries, explained: a query function given this asks for its plan instead. */
+      const explain = () => ({ all: (sql: string, params: readonly SqlValue[]) => t.store.all(`EXPLAIN QUERY PLAN ${sql}`, params) }) as unknown as Store
+      const details = (plan: unknown) => (plan as Array<{ detail: string }>).map((row) => row.detail)
+
+      it('counts statuses from the index alone', async () => {
+        for (const filter of [{}, { workflowId: 'wf_1' }, { workflowId: 'wf_1', since: 0 }, { since: 0 }]) {
+          expect(details(await runs.statusCounts(explain(), 'org_1', filter)).join(' | ')).toContain('USING COVERING INDEX runs_status_counts')
+        }
+      })
+
       it('reads running runs by owner through the partial index, never scanning them', async () => {
-        const plan = await t.store.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${NEEDING_EXECUTION_SQL}`, ['wkr_me', STALE_BEFORE])
-        const onRuns = plan.map((row) => row.detail).filter((d) => / runs\b/.test(d))
+        const onRuns = details(await runs.needingExecution(explain(), 'wkr_me', STALE_BEFORE)).filter((d) => / runs\b/.test(d))
         expect(onRuns.length).toBeGreaterThan(0)
         for (const detail of onRuns) expect(detail).toContain('runs_running_owner')
       })
