@@ -19,6 +19,7 @@ import type { Plan } from './plan.ts'
 import { type BranchesOf, startState, type Emitted, type RunInput, type RunState } from './state.ts'
 import type { createPlanCache } from './plan.ts'
 import { createFifo } from './fifo.ts'
+import { nextTurn } from './next-turn.ts'
 
 export interface FreshRun {
   readonly meta: RunMeta
@@ -81,8 +82,6 @@ const SLICE_WHEN_IDLE = 256
  */
 const MAX_FRESH_QUEUED = 10_000
 
-const nextTurn: (fn: () => void) => void =
-  typeof setImmediate === 'function' ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0)
 
 interface Queued {
   runId: string

@@ -13,6 +13,7 @@
  * invoked actors (`executeNode`, `resumeNode`), referenced by name so snapshots persist.
  */
 import { type ActorRefFrom, emit, enqueueActions, fromPromise, setup, type SnapshotFrom } from 'xstate'
+import { nextTurn } from './next-turn.ts'
 import type { Plan } from './plan.ts'
 import { advance, applyCancel, applyOutcome, type BranchesOf, type Emitted, isWaiting, type Outcome, type RunState, type Step } from './state.ts'
 
@@ -46,6 +47,9 @@ const crashed = (error: unknown): Outcome => ({
   kind: 'failure', error: `internal error: ${error instanceof Error ? error.message : String(error)}`, retryable: false,
 })
 
+/** Nodes a chain executes in one transition before it yields to the event loop. */
+export const MAX_CHAIN = 256
+
 export function createRunMachine(plan: Plan, runner: NodeRunner, branchesOf: BranchesOf, now: () => number) {
   const step = (fn: (state: RunState, event: RunEvent) => Step) =>
     enqueueActions<RunState, RunEvent, undefined, RunEvent, never, never, never, never, JournalEvent>(({ context, event, enqueue }) => {
@@ -78,7 +82,13 @@ export function createRunMachine(plan: Plan, runner: NodeRunner, branchesOf: Bra
   const chain = (state: RunState): Step => {
     let s = state
     const events: Emitted[] = []
-    while (s.current && !s.failed && !isWaiting(s)) {
+    for (let executed = 0; s.current && !s.failed && !isWaiting(s); executed++) {
+      if (executed === MAX_CHAIN) {
+        // A long chain (a loop over many items) gives the event loop a turn now and then, so
+        // one run cannot hold back requests, heartbeats and other runs for its whole length.
+        started.set(s.current, onNextTurn(s))
+        break
+      }
       const result = execute(s)
       if (isPending(result)) {
         started.set(s.current, result)
@@ -89,6 +99,26 @@ export function createRunMachine(plan: Plan, runner: NodeRunner, branchesOf: Bra
       for (const e of next.events) events.push(e)
     }
     return { state: s, events }
+  }
+
+  /** Executes the current node on a later turn of the event loop (not at all once aborted). */
+  const onNextTurn = (state: RunState): PendingOutcome => {
+    let inner: PendingOutcome | null = null
+    let aborted = false
+    const pending = new Promise<void>((resolve) => nextTurn(resolve)).then((): Outcome | Promise<Outcome> => {
+      if (aborted) return crashed(new Error('the run was stopped'))
+      const result = execute(state)
+      if (!isPending(result)) return result
+      inner = result
+      return result.pending
+    })
+    return {
+      pending,
+      abort(reason) {
+        aborted = true
+        inner?.abort(reason)
+      },
+    }
   }
 
   /** The node the chain left pending, or (restored, or after a resume) the current node executed now. */
