@@ -16,20 +16,21 @@ import type { Result } from './store-writes.ts'
 
 const KEY = 'svcsk_scale_bench_bootstrap_key_0123456789'
 
+/** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100
+
 /** CPU seconds a process has used (user + system), from /proc. */
 function processCpu(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND
 }
 
-/** CPU seconds the whole machine has been busy, and its core count. */
+/** CPU seconds the whole machine has been busy (all cores together). */
 function machineCpu(): number {
   const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number)
   const idle = ticks[3] + ticks[4]
   return (ticks.slice(0, 8).reduce((a, b) => a + b, 0) - idle) / TICKS_PER_SECOND
 }
-const TICKS_PER_SECOND = 100
-
 interface Measured {
   rate: number
   accepted: number

@@ -23,13 +23,8 @@ export interface Bus {
   close(): Promise<void>
 }
 
-/** True when `subject` matches a NATS-style `pattern`. */
-export function subjectMatches(pattern: string, subject: string): boolean {
-  return subjectMatcher(pattern)(subject)
-}
-
 /**
- * A pattern compiled once into a test of subjects, for buses that check every published
+ * A NATS-style pattern compiled once into a test of subjects, for buses that check every published
  * subject against their subscriptions. The common `a.b.>` needs no splitting at all: it
  * matches exactly the subjects that start with `a.b.`.
  */

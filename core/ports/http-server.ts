@@ -1,4 +1,4 @@
-/** A listening HTTP server, as the server adapters (Bun.serve, Deno.serve) return it. */
+/** A listening HTTP server, as the server adapters (one per runtime) return it. */
 export interface HttpServer {
   readonly port: number
   /** Stops accepting connections; `graceful` lets in-flight requests finish. */

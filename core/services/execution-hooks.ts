@@ -15,7 +15,7 @@ import type { Clock } from '../ports/clock.ts'
 import { type HttpClient, TargetRefusedError } from '../ports/http-client.ts'
 import type { Ids } from '../ports/ids.ts'
 import type { SecretBox } from '../ports/secret-box.ts'
-import type { Store } from '../ports/store.ts'
+import type { SqlExecutor, Store } from '../ports/store.ts'
 import { hookUrlProblem, type HookUrlPolicy } from '../security/hook-url.ts'
 import { generateSigningSecret } from '../security/webhook-signature.ts'
 import { hookDeliveries, toDelivery } from '../store/hook-deliveries.ts'
@@ -40,10 +40,18 @@ export interface ExecutionHookDeps {
 export function createExecutionHookService(deps: ExecutionHookDeps) {
   const { store, clock } = deps
 
-  // Also after a failed write: the outbox reads endpoints inside journal transactions, which may
-  // have shared a batch with this write and seen it before it was rolled back.
-  const changed = (organizationId: string, endpointId: string) =>
-    deps.bus.publish(HOOK_ENDPOINT_CHANGED_SUBJECT, { organizationId, endpointId })
+  /**
+   * Writes a change to an endpoint and tells every process's cache. Also after a failed write:
+   * the outbox reads endpoints inside journal transactions, which may have shared a batch with
+   * this write and seen it before it was rolled back.
+   */
+  async function writeEndpoint(organizationId: string, endpointId: string, work: (tx: SqlExecutor) => Promise<unknown>): Promise<void> {
+    try {
+      await store.write(work)
+    } finally {
+      deps.bus.publish(HOOK_ENDPOINT_CHANGED_SUBJECT, { organizationId, endpointId })
+    }
+  }
 
   async function endpointRow(caller: Principal, id: string): Promise<EndpointRow> {
     const row = await hookEndpoints.byId(store, caller.organizationId, id)
@@ -64,11 +72,7 @@ export function createExecutionHookService(deps: ExecutionHookDeps) {
   async function setStatus(caller: Principal, id: string, status: 'enabled' | 'disabled'): Promise<HookEndpoint> {
     await endpointRow(caller, id)
     const reason = status === 'disabled' ? `disabled by ${actorOf(caller)}` : null
-    try {
-      await store.write((tx) => hookEndpoints.setStatus(tx, caller.organizationId, id, status, reason, clock.now(), actorOf(caller)))
-    } finally {
-      changed(caller.organizationId, id)
-    }
+    await writeEndpoint(caller.organizationId, id, (tx) => hookEndpoints.setStatus(tx, caller.organizationId, id, status, reason, clock.now(), actorOf(caller)))
     return toEndpoint(await endpointRow(caller, id))
   }
 
@@ -84,11 +88,7 @@ export function createExecutionHookService(deps: ExecutionHookDeps) {
         event_types: JSON.stringify(eventTypes), max_retries: body.maxRetries ?? 8, status: 'enabled', disabled_reason: null, disabled_at: null,
         created_at: now, created_by: actorOf(caller), updated_at: now, updated_by: actorOf(caller),
       }
-      try {
-        await store.write((tx) => hookEndpoints.insert(tx, row))
-      } finally {
-        changed(caller.organizationId, row.id)
-      }
+      await writeEndpoint(caller.organizationId, row.id, (tx) => hookEndpoints.insert(tx, row))
       return { endpoint: toEndpoint(row), signingSecret }
     },
 
@@ -105,25 +105,17 @@ export function createExecutionHookService(deps: ExecutionHookDeps) {
       await endpointRow(caller, id)
       const eventTypes = body.subscribedEventTypes === undefined ? undefined : checkEventTypes(body.subscribedEventTypes)
       if (body.url !== undefined) await checkUrl(body.url)
-      try {
-        await store.write((tx) => hookEndpoints.update(tx, caller.organizationId, id, {
-          name: body.name, description: body.description, url: body.url,
-          event_types: eventTypes && JSON.stringify(eventTypes), max_retries: body.maxRetries,
-        }, clock.now(), actorOf(caller)))
-      } finally {
-        changed(caller.organizationId, id)
-      }
+      await writeEndpoint(caller.organizationId, id, (tx) => hookEndpoints.update(tx, caller.organizationId, id, {
+        name: body.name, description: body.description, url: body.url,
+        event_types: eventTypes && JSON.stringify(eventTypes), max_retries: body.maxRetries,
+      }, clock.now(), actorOf(caller)))
       return toEndpoint(await endpointRow(caller, id))
     },
 
     /** Deletes the endpoint; its delivery records stay readable, and queued ones are not sent. */
     async remove(caller: Principal, id: string): Promise<HookEndpoint> {
       const row = await endpointRow(caller, id)
-      try {
-        await store.write((tx) => hookEndpoints.remove(tx, caller.organizationId, id))
-      } finally {
-        changed(caller.organizationId, id)
-      }
+      await writeEndpoint(caller.organizationId, id, (tx) => hookEndpoints.remove(tx, caller.organizationId, id))
       return toEndpoint(row)
     },
 
@@ -137,13 +129,9 @@ export function createExecutionHookService(deps: ExecutionHookDeps) {
       const signingSecret = generateSigningSecret()
       const sealed = await deps.secretBox.seal(signingSecret)
       const now = clock.now()
-      try {
-        await store.write((tx) => hookEndpoints.rotateSecret(
-          tx, caller.organizationId, id, sealed, ttlSeconds > 0 ? current.secret : null, ttlSeconds > 0 ? now + ttlSeconds * 1000 : null, now, actorOf(caller),
-        ))
-      } finally {
-        changed(caller.organizationId, id)
-      }
+      await writeEndpoint(caller.organizationId, id, (tx) => hookEndpoints.rotateSecret(
+        tx, caller.organizationId, id, sealed, ttlSeconds > 0 ? current.secret : null, ttlSeconds > 0 ? now + ttlSeconds * 1000 : null, now, actorOf(caller),
+      ))
       return { endpoint: toEndpoint(await endpointRow(caller, id)), signingSecret }
     },
 

@@ -162,6 +162,11 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     }).finally(() => item.taken?.())
   }
 
+  /** Live in this process, or queued to start here. */
+  function isHere(runId: string): boolean {
+    return entries.has(runId) || queued.has(runId)
+  }
+
   function notifyIdle() {
     if (running === 0 && queue.length === 0) for (const done of idleWaiters.splice(0)) done()
   }
@@ -305,7 +310,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       admittedSinceTurn++
       enqueue(freshQueued < MAX_FRESH_QUEUED ? { runId: run.meta.runId, fresh: run } : { runId: run.meta.runId })
     },
-    has: (runId) => entries.has(runId) || queued.has(runId),
+    has: isHere,
     take(runId) {
       const entry = entries.get(runId)
       if (entry) {
@@ -327,7 +332,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       const rows = await runs.needingExecution(deps.store, deps.workerId, stale)
       let woken = 0
       for (const { id } of rows) {
-        if (entries.has(id) || queued.has(id)) continue
+        if (isHere(id)) continue
         enqueue({ runId: id })
         woken++
       }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'bun:test'
-import { subjectMatcher, subjectMatches } from '../../core/ports/bus.ts'
+import { subjectMatcher } from '../../core/ports/bus.ts'
+
+const subjectMatches = (pattern: string, subject: string) => subjectMatcher(pattern)(subject)
 
 describe('subject patterns', () => {
   it('match NATS-style wildcards', () => {
