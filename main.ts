@@ -29,6 +29,7 @@ import { createApiKeyService } from './core/services/api-keys.ts'
 import { createAuthService } from './core/services/auth.ts'
 import { BootstrapKeyError, createOrganizationService } from './core/services/organizations.ts'
 import { createMemberService } from './core/services/members.ts'
+import { createOrganizationSettingsService } from './core/services/organization-settings.ts'
 import { createRunService } from './core/services/runs.ts'
 import { createScheduleService } from './core/services/schedules.ts'
 import { createExecutionHookService } from './core/services/execution-hooks.ts'
@@ -45,6 +46,7 @@ import { BUILT_IN_PLUGINS } from './plugins/index.ts'
 import { createHookDelivery, type HookDelivery } from './runtime/hooks/index.ts'
 import { createEngine, type EngineRole } from './runtime/index.ts'
 import { createMinIntervalGuard } from './runtime/schedules/guard.ts'
+import { createPruner } from './runtime/retention.ts'
 import { createStreamHub } from './runtime/streams.ts'
 import { createGuardedHttpClient } from './adapters/http/guarded-client.ts'
 import { MIGRATIONS } from './core/store/migrations.ts'
@@ -134,6 +136,9 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     await own(() => delivery.start(), () => delivery.stop(config.shutdownGraceMs))
     await own(() => engine.start(), () => engine.stop(config.shutdownGraceMs))
   }
+  // Processes that execute runs also prune them; an API process leaves it to its workers.
+  const pruner = createPruner({ store, clock, logger, defaultRetentionMs: config.runRetentionMs, intervalMs: config.pruneIntervalMs })
+  if (options.engine !== false && engine.role !== 'api') await own(() => pruner.start(), () => pruner.stop())
   const workflows = createWorkflowService({
     store, bus, clock, ids, checker: engine.checker, recorder: engine.recorder,
     publishGuards: [connectors.publishGuard, createMinIntervalGuard({ registry, clock, minIntervalMs: config.minScheduleIntervalMs })],
@@ -142,6 +147,7 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   const runs = createRunService({ store, clock, dispatcher: engine.dispatcher, control: engine.control, projection: engine.projection })
   const webhookSecrets = createWebhookSecretService({ store, secretBox, clock })
   const webhookEvents = createWebhookEventService({ store, router: engine.router })
+  const organizationSettings = createOrganizationSettingsService({ store, defaultRetentionMs: config.runRetentionMs })
   const webhookIntake = createWebhookIntake({
     store, clock, ids, logger, connectors, webhookSecrets, router: engine.router,
     settings: (name) => settingOf(config, process.env, name),
@@ -151,10 +157,12 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   const app = createApp({
     version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, workflows, runs, schedules, streams,
     registry, connectors, executionHooks, webhookIntake, webhookEvents, webhookSecrets,
+    organizationSettings, trustedProxies: config.trustedProxies,
   })
   return {
     config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, registry, connectors, engine, workflows, runs,
     schedules, executionHooks, hooks, webhookSecrets, webhookEvents, app,
+    organizationSettings, pruner,
   }
 }
 

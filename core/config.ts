@@ -5,6 +5,8 @@
  * same entries; a test keeps the two in step.
  */
 import { parseDurationList } from './duration.ts'
+import { parseRetention } from './domain/retention.ts'
+import { parseCidr } from './security/ip-ranges.ts'
 
 export interface Config {
   port: number
@@ -38,6 +40,13 @@ export interface Config {
   heartbeatMs: number
   sseHeartbeatMs: number
   sseBufferBytes: number
+  /** Milliseconds finished runs are kept; 0 keeps them for ever. */
+  runRetentionMs: number
+  pruneIntervalMs: number
+  tlsCertFile: string | null
+  tlsKeyFile: string | null
+  trustedProxies: string[]
+  masterKeyPrevious: string | null
 }
 
 type Parser<T> = (raw: string, name: string) => T
@@ -80,6 +89,17 @@ const oneOf = <T extends string>(...values: T[]): Parser<T> => (raw, name) => {
   return v
 }
 
+const retention: Parser<number> = (raw, name) => {
+  const ms = parseRetention(raw)
+  if (ms === null) throw new ConfigError(`${name} must be 0 or whole minutes, hours, days or weeks (90m, 12h, 30d, 2w), got "${raw}"`)
+  return ms
+}
+const cidrs: Parser<string[]> = (raw, name) => {
+  const out = list(raw, name)
+  for (const entry of out) if (!parseCidr(entry)) throw new ConfigError(`${name}: "${entry}" is not an IP address or CIDR range`)
+  return out
+}
+
 export class ConfigError extends Error {
   override name = 'ConfigError'
 }
@@ -115,6 +135,12 @@ export const CONFIG_ENTRIES: readonly ConfigEntry[] = [
   { env: 'AUTOMATON_HEARTBEAT_MS', key: 'heartbeatMs', default: '3000', description: 'How often a worker refreshes its heartbeat and sweeps for runs nobody executes.', parse: int(100) },
   { env: 'AUTOMATON_SSE_HEARTBEAT_MS', key: 'sseHeartbeatMs', default: '15000', description: 'Interval of the heartbeat comment on server-sent event streams.', parse: int(100) },
   { env: 'AUTOMATON_SSE_BUFFER_BYTES', key: 'sseBufferBytes', default: '1048576', description: 'Bytes a stream may hold for a client that does not read; beyond it the client is disconnected.', parse: int(1024) },
+  { env: 'AUTOMATON_RUN_RETENTION', key: 'runRetentionMs', default: '30d', description: 'How long finished runs (with their journal, hook deliveries and stored webhook events) are kept: whole minutes, hours, days or weeks (`90m`, `12h`, `30d`, `2w`); `0` keeps them for ever. Organizations and workflows may set their own; see operations.md.', parse: retention },
+  { env: 'AUTOMATON_PRUNE_INTERVAL_MS', key: 'pruneIntervalMs', default: '60000', description: 'Time between two passes of the pruner that deletes runs past their retention.', parse: int(1000) },
+  { env: 'AUTOMATON_TLS_CERT_FILE', key: 'tlsCertFile', default: '', description: 'PEM certificate (chain) file: with `AUTOMATON_TLS_KEY_FILE`, `serve` answers HTTPS on `PORT`; both files are read again on SIGHUP.', parse: nullable },
+  { env: 'AUTOMATON_TLS_KEY_FILE', key: 'tlsKeyFile', default: '', description: 'PEM private key file of `AUTOMATON_TLS_CERT_FILE`.', parse: nullable },
+  { env: 'AUTOMATON_TRUSTED_PROXIES', key: 'trustedProxies', default: '', description: 'Comma-separated addresses or CIDRs of reverse proxies: only requests from them have their client address taken from `X-Forwarded-For` and their scheme from `X-Forwarded-Proto`.', parse: cidrs },
+  { env: 'AUTOMATON_MASTER_KEY_PREVIOUS', key: 'masterKeyPrevious', default: '', description: 'The master key being replaced, during a key rotation: secrets sealed with it still open, and it keeps sealing until `automaton master-key rotate` has switched to `AUTOMATON_MASTER_KEY`.', parse: nullable },
 ]
 
 export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {

@@ -6,6 +6,10 @@
  * rest commit. A second connection
  * serves reads, which therefore see committed data only. `synchronous=FULL` (the default)
  * makes every commit durable on power loss; `normal` trades that for speed.
+ *
+ * The file uses incremental auto_vacuum, so pruned rows give their pages back to the file
+ * system (`compact`). A file made before that setting is converted once, when it is opened,
+ * by a VACUUM that rewrites it (it needs free disk space as large as the file for a moment).
  */
 import { Database, type Statement } from 'bun:sqlite'
 import type { Migration, SqlExecutor, SqlValue, Store } from '../../core/ports/store.ts'
@@ -68,6 +72,18 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     async migrate(migrations) {
       return commits.submit((tx) => applyMigrations(tx, migrations))
     },
+    async compact() {
+      await commits.submit(async () => {
+        // Keeps a tenth of the file free for the writes to come; the rest goes back to the disk.
+        const free = (writer.query('PRAGMA freelist_count').get() as { freelist_count: number }).freelist_count
+        const pages = (writer.query('PRAGMA page_count').get() as { page_count: number }).page_count
+        const surplus = free - Math.floor(pages / 10)
+        if (surplus > 0) writer.query(`PRAGMA incremental_vacuum(${surplus})`).all()
+      })
+      // The file shrinks when the log is copied back into it. A passive checkpoint waits for no
+      // reader; between two batches no transaction is open on the writer.
+      if (!writer.inTransaction) writer.query('PRAGMA wal_checkpoint(PASSIVE)').get()
+    },
     async ping() {
       reader.query('SELECT 1').get()
     },
@@ -85,13 +101,28 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
 function open(options: SqliteStoreOptions, forReads: boolean): Database {
   const db = new Database(options.path, { create: true })
   db.run(`PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5000}`)
+  if (!forReads) useIncrementalVacuum(db)
   db.run('PRAGMA journal_mode = WAL')
+  // After a checkpoint the write-ahead log shrinks back to this size instead of keeping its peak.
+  db.run('PRAGMA journal_size_limit = 67108864')
   db.run(`PRAGMA synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`)
   db.run('PRAGMA foreign_keys = ON')
   db.run('PRAGMA temp_store = MEMORY')
   db.run('PRAGMA cache_size = -32000')
   if (forReads) db.run('PRAGMA query_only = ON')
   return db
+}
+
+/**
+ * Sets incremental auto_vacuum. A new file takes it at once; an existing file only through one
+ * VACUUM, done here before anything else uses the file.
+ */
+function useIncrementalVacuum(db: Database): void {
+  const INCREMENTAL = 2
+  if ((db.query('PRAGMA auto_vacuum').get() as { auto_vacuum: number }).auto_vacuum === INCREMENTAL) return
+  db.run('PRAGMA auto_vacuum = INCREMENTAL')
+  const tables = (db.query('SELECT COUNT(*) AS n FROM sqlite_schema').get() as { n: number }).n
+  if (tables > 0) db.run('VACUUM')
 }
 
 function executor(db: Database): SqlExecutor {

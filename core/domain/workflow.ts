@@ -4,6 +4,7 @@
  */
 import { type Static, type TOptional, type TSchema, Type as t } from '@sinclair/typebox'
 import { MaybeTimestamp, Timestamp } from './common.ts'
+import { RunRetention } from './retention.ts'
 
 const nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()])
 
@@ -175,6 +176,7 @@ const contentFields = {
   variableDefs: t.Array(VariableDef),
   uiMetadata: UiMetadata,
   sourceTemplateId: nullable(t.String({ maxLength: 100 })),
+  runRetention: nullable(RunRetention),
 }
 
 type ContentFields = typeof contentFields
@@ -255,6 +257,7 @@ export function defaultContent(definition: Definition): WorkflowContent {
     variableDefs: [],
     uiMetadata: { comments: [], nodePositions: {}, stickyNotes: [] },
     sourceTemplateId: null,
+    runRetention: null,
   }
 }
 

@@ -13,6 +13,7 @@ import type { AuthService } from '../services/auth.ts'
 import type { ConnectorService } from '../services/connectors.ts'
 import type { ExecutionHookService } from '../services/execution-hooks.ts'
 import type { MemberService } from '../services/members.ts'
+import type { OrganizationSettingsService } from '../services/organization-settings.ts'
 import type { RunService } from '../services/runs.ts'
 import type { ScheduleService } from '../services/schedules.ts'
 import type { ServiceAccountService } from '../services/service-accounts.ts'
@@ -65,6 +66,9 @@ export interface AppDeps {
   readonly webhookIntake: WebhookIntake
   readonly webhookEvents: WebhookEventService
   readonly webhookSecrets: WebhookSecretService
+  readonly organizationSettings: OrganizationSettingsService
+  /** AUTOMATON_TRUSTED_PROXIES: addresses whose X-Forwarded-For and X-Forwarded-Proto are believed. */
+  readonly trustedProxies?: readonly string[]
 }
 
 export function createApp(deps: AppDeps) {
@@ -89,7 +93,7 @@ export function createApp(deps: AppDeps) {
     .use(connectorRoutes(auth, deps.connectors))
     .use(executionHookRoutes(auth, deps.executionHooks))
     .use(webhookEventRoutes(auth, deps.webhookEvents))
-    .use(organizationRoutes(auth, deps.webhookSecrets))
+    .use(organizationRoutes(auth, deps.webhookSecrets, deps.organizationSettings))
   // Plugins' webhooks last, so that none can take a route of the server.
   const taken = new Set(app.routes.filter((r) => r.method === 'POST').map((r) => routeShape(r.path)))
   app.use(integrationRoutes(deps.registry.webhooks(), deps.webhookIntake, taken))

@@ -43,6 +43,11 @@ export interface Store extends SqlExecutor {
   write<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>
   /** Applies the migrations not yet applied, in order; safe when several processes start at once. */
   migrate(migrations: readonly Migration[]): Promise<number>
+  /**
+   * Gives the space of deleted rows back to the file system where the database needs asking:
+   * SQLite frees its free pages (incremental auto_vacuum); on Postgres autovacuum does it.
+   */
+  compact(): Promise<void>
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>
   /** Flushes pending writes and releases connections. */

@@ -11,6 +11,7 @@ import type { Clock } from '../ports/clock.ts'
 import type { Dispatcher, DispatchResult, RunControl, RunProjection, TriggerEvent } from '../ports/engine.ts'
 import type { Store } from '../ports/store.ts'
 import { timingSafeEqual } from '../security/hash.ts'
+import { retention } from '../store/retention.ts'
 import { type RunRow, runs } from '../store/runs.ts'
 import { workflows } from '../store/workflows.ts'
 import { iso } from '../time.ts'
@@ -99,11 +100,14 @@ export function createRunService(deps: RunServiceDeps) {
     },
 
     async statusCounts(caller: Principal, filter: { workflowId?: string; since?: number }) {
-      const rows = await runs.statusCounts(store, caller.organizationId, filter)
+      // Runs still stored, and those pruned by retention (counted by the UTC day they started).
+      const [rows, pruned] = await Promise.all([
+        runs.statusCounts(store, caller.organizationId, filter), retention.rolledUpByStatus(store, caller.organizationId, filter),
+      ])
       const counts = Object.fromEntries(RUN_STATUSES.map((s) => [s, 0])) as Record<string, number>
       let total = 0
-      for (const r of rows) {
-        counts[r.status] = Number(r.n)
+      for (const r of [...rows, ...pruned]) {
+        counts[r.status] = (counts[r.status] ?? 0) + Number(r.n)
         total += Number(r.n)
       }
       return { total, counts }
@@ -115,8 +119,12 @@ export function createRunService(deps: RunServiceDeps) {
       if (to < from) problems.push({ path: '/to', message: 'must not be before from' })
       if (to - from > MAX_RANGE_MS) problems.push({ path: '/to', message: 'must be at most 365 days after from' })
       if (problems.length) throw badRequest('invalid time range', problems)
-      const rows = await runs.finishedBetween(store, caller.organizationId, from, to)
-      const n = (status: string) => Number(rows.find((r) => r.status === status)?.n ?? 0)
+      // Pruned runs count by the UTC day they finished.
+      const rows = [
+        ...(await runs.finishedBetween(store, caller.organizationId, from, to)),
+        ...(await retention.rolledUpFinishedBetween(store, caller.organizationId, from, to)),
+      ]
+      const n = (status: string) => rows.filter((r) => r.status === status).reduce((sum, r) => sum + Number(r.n), 0)
       const total = n('success') + n('partial') + n('failure')
       const failed = n('failure')
       return { total, failed, partial: n('partial'), failureRate: total === 0 ? 0 : Math.round((failed / total) * 10_000) / 100 }

@@ -190,6 +190,33 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX runs_status_counts ON runs (organization_id, workflow_id, status, started_at)',
     ],
   },
+  {
+    version: 19,
+    name: 'operations: run retention, rolled-up counts of pruned runs, installation settings',
+    up: [
+      // The organization's run retention in milliseconds (0 keeps for ever); NULL follows AUTOMATON_RUN_RETENTION.
+      'ALTER TABLE organizations ADD COLUMN run_retention_ms BIGINT',
+      // Pruned runs, counted per UTC day they started and finished: status counts and the
+      // failure rate add these to the runs still stored, so pruning changes no figure.
+      `CREATE TABLE run_rollups (
+        organization_id TEXT NOT NULL,
+        workflow_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        started_day BIGINT NOT NULL,
+        finished_day BIGINT NOT NULL,
+        runs BIGINT NOT NULL,
+        PRIMARY KEY (organization_id, workflow_id, status, started_day, finished_day)
+      )`,
+      // Stored webhook events are pruned by age within their organization.
+      'CREATE INDEX webhook_events_received ON webhook_events (organization_id, received_at)',
+      // Facts about the installation as a whole, such as which master key seals new secrets.
+      `CREATE TABLE installation_settings (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+    ],
+  },
 ]
 
 function executionHooks(): string[] {

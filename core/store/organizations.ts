@@ -38,4 +38,11 @@ export const organizations = {
   async list(db: SqlExecutor) {
     return (await db.all<OrganizationRow>('SELECT * FROM organizations ORDER BY id')).map(toOrganization)
   },
+  /** The organization's own run retention in milliseconds (null: the installation's); undefined for an unknown organization. */
+  runRetention(db: SqlExecutor, id: string) {
+    return db.get<{ run_retention_ms: number | null }>('SELECT run_retention_ms FROM organizations WHERE id = $1', [id])
+  },
+  setRunRetention(tx: SqlExecutor, id: string, ms: number | null) {
+    return tx.run('UPDATE organizations SET run_retention_ms = $1 WHERE id = $2', [ms, id])
+  },
 }

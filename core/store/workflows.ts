@@ -56,6 +56,8 @@ export function toWorkflow(w: WorkflowRow, v: VersionRow): Workflow {
   return {
     id: w.id,
     ...content,
+    // Versions saved before the field existed have none.
+    runRetention: content.runRetention ?? null,
     organizationId: w.organization_id,
     ownerUserId: w.owner_user_id,
     createdAt: iso(w.created_at),
