@@ -26,6 +26,7 @@ import type { RouteLike } from './openapi.ts'
 import type { PushBodyFactory } from './sse.ts'
 import { authPlugin } from './plugins/auth.ts'
 import { bodyPlugin } from './plugins/body.ts'
+import { clientPlugin } from './plugins/client.ts'
 import { envelopePlugin } from './plugins/envelope.ts'
 import { errorsPlugin } from './plugins/errors.ts'
 import { requestIdPlugin } from './plugins/request-id.ts'
@@ -76,6 +77,7 @@ export function createApp(deps: AppDeps) {
   let routes: () => readonly RouteLike[] = () => []
   const app = new Elysia({ name: 'automaton' })
     .use(requestIdPlugin(deps.ids))
+    .use(clientPlugin(deps.trustedProxies ?? []))
     .use(errorsPlugin(deps.logger))
     .use(envelopePlugin())
     .use(bodyPlugin(deps.maxBodyBytes))

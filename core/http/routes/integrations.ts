@@ -9,7 +9,7 @@ import { WebhookResult } from '../../domain/run.ts'
 import type { RegisteredWebhook } from '../../plugin/registry.ts'
 import type { InboundRequest, WebhookAnswer, WebhookIntake } from '../../services/webhook-intake.ts'
 import { doc } from '../docs.ts'
-import { rawBodyOf, stateOf } from '../request-state.ts'
+import { clientUrlOf, rawBodyOf, stateOf } from '../request-state.ts'
 import { jsonResponse } from '../responses.ts'
 import { t } from '../schemas.ts'
 
@@ -19,7 +19,7 @@ export const routeShape = (path: string) => path.replace(/:[A-Za-z0-9_]+/g, ':')
 function inbound(request: Request, params: Record<string, string>, query: Record<string, unknown>): InboundRequest {
   const flat: Record<string, string> = {}
   for (const [k, v] of Object.entries(query)) flat[k] = Array.isArray(v) ? String(v[0]) : String(v)
-  return { method: request.method, url: request.url, params, query: flat, headers: Object.fromEntries(request.headers), rawBody: rawBodyOf(request) }
+  return { method: request.method, url: clientUrlOf(request), params, query: flat, headers: Object.fromEntries(request.headers), rawBody: rawBodyOf(request) }
 }
 
 function toResponse(answer: WebhookAnswer, request: Request): Response {
