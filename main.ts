@@ -8,6 +8,7 @@
  */
 import process from 'node:process'
 import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { Effect, Exit, Scope } from 'effect'
 import pkg from './package.json' with { type: 'json' }
@@ -20,7 +21,7 @@ import { createJsonLogger } from './core/logger.ts'
 import type { Bus } from './core/ports/bus.ts'
 import { type Clock, systemClock } from './core/ports/clock.ts'
 import type { HttpClient } from './core/ports/http-client.ts'
-import type { HttpServer } from './core/ports/http-server.ts'
+import type { HttpServer, TlsPem } from './core/ports/http-server.ts'
 import type { Logger } from './core/ports/logger.ts'
 import type { Store } from './core/ports/store.ts'
 import type { WorkQueue } from './core/ports/work-queue.ts'
@@ -223,15 +224,41 @@ export async function openSystem(config: Config, options: SystemOptions = {}): P
   }
 }
 
+/** The PEM files of AUTOMATON_TLS_CERT_FILE and AUTOMATON_TLS_KEY_FILE; undefined when HTTPS is off. */
+function readTls(config: Config): TlsPem | undefined {
+  if (!config.tlsCertFile && !config.tlsKeyFile) return undefined
+  if (!config.tlsCertFile || !config.tlsKeyFile) throw new ConfigError('HTTPS needs both AUTOMATON_TLS_CERT_FILE and AUTOMATON_TLS_KEY_FILE')
+  try {
+    return { cert: readFileSync(config.tlsCertFile, 'utf8'), key: readFileSync(config.tlsKeyFile, 'utf8') }
+  } catch (error) {
+    throw new ConfigError(`cannot read the TLS certificate or key: ${(error as Error).message}`)
+  }
+}
+
 async function listen(system: System): Promise<HttpServer> {
   const { config } = system
   const fetch = system.app.fetch
+  const tls = readTls(config)
   if (isBun) {
     const { serveWithBun } = await import('./adapters/bun/serve.ts')
-    return serveWithBun(fetch, { port: config.port, host: config.host, maxBodyBytes: config.maxBodyBytes })
+    return serveWithBun(fetch, { port: config.port, host: config.host, maxBodyBytes: config.maxBodyBytes, tls })
   }
   const { serveWithDeno } = await import('./adapters/deno/serve.ts')
-  return serveWithDeno(fetch, { port: config.port, host: config.host })
+  return serveWithDeno(fetch, { port: config.port, host: config.host, tls })
+}
+
+/** SIGHUP reads the certificate files again; a file that cannot be used leaves the served one in place. */
+function reloadTlsOnHangup(system: System, server: HttpServer): () => void {
+  const onHangup = () => {
+    Promise.resolve()
+      .then(() => server.reloadTls(readTls(system.config)!))
+      .then(
+        () => system.logger.info('reloaded the TLS certificate', { certFile: system.config.tlsCertFile }),
+        (error) => system.logger.error('could not reload the TLS certificate; still serving the previous one', { error: (error as Error).message }),
+      )
+  }
+  process.on('SIGHUP', onHangup)
+  return () => process.off('SIGHUP', onHangup)
 }
 
 const untilSignal = () =>
@@ -259,11 +286,14 @@ async function serve(config: Config): Promise<void> {
     await system.close()
     throw error
   }
+  const stopReloading = server.secure ? reloadTlsOnHangup(system, server) : () => {}
   system.logger.info('automaton is serving', {
     port: server.port, version: VERSION, runtime: isBun ? 'bun' : 'deno',
     store: system.store.dialect, bus: config.natsUrl ? 'nats' : 'in-process', role: system.engine.role,
+    scheme: server.secure ? 'https' : 'http',
   })
   await untilSignal()
+  stopReloading()
   const stopServer = Effect.promise(() => server.stop(true)).pipe(Effect.timeout(config.shutdownGraceMs), Effect.ignore)
   await Effect.runPromise(stopServer)
   await system.close()

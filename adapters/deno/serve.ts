@@ -1,23 +1,46 @@
-/** Serves the app with Deno.serve. */
+/**
+ * Serves the app with Deno.serve, as HTTP or HTTPS. `reloadTls` works as on Bun: a second
+ * listener on the same port (reusePort, Linux) with the new certificate, then the first one
+ * shuts down gracefully.
+ */
 import { setClientAddress } from '../../core/http/request-state.ts'
-import type { FetchHandler, HttpServer } from '../../core/ports/http-server.ts'
+import type { FetchHandler, HttpServer, ServeOptions, TlsPem } from '../../core/ports/http-server.ts'
+
+interface DenoServer {
+  finished: Promise<void>
+  shutdown(): Promise<void>
+  addr: { port: number }
+}
 
 declare const Deno: {
   serve(
-    options: { port: number; hostname: string; onListen?: (addr: { port: number }) => void },
+    options: { port: number; hostname: string; onListen?: (addr: { port: number }) => void; cert?: string; key?: string; reusePort?: boolean },
     handler: (request: Request, info: { remoteAddr: { hostname: string } }) => Response | Promise<Response>,
-  ): { finished: Promise<void>; shutdown(): Promise<void>; addr: { port: number } }
+  ): DenoServer
 }
 
-export function serveWithDeno(fetch: FetchHandler, options: { port: number; host: string }): HttpServer {
-  const server = Deno.serve({ port: options.port, hostname: options.host, onListen: () => {} }, (request, info) => {
-    setClientAddress(request, info.remoteAddr.hostname)
-    return fetch(request)
-  })
+export function serveWithDeno(fetch: FetchHandler, options: Pick<ServeOptions, 'port' | 'host' | 'tls'>): HttpServer {
+  const listen = (port: number, tls: TlsPem | undefined) =>
+    Deno.serve({ port, hostname: options.host, onListen: () => {}, ...(tls ? { cert: tls.cert, key: tls.key, reusePort: true } : {}) }, (request, info) => {
+      setClientAddress(request, info.remoteAddr.hostname)
+      return fetch(request)
+    })
+  let server = listen(options.port, options.tls)
+  const port = server.addr.port
+  const draining = new Set<Promise<void>>()
   return {
-    port: server.addr.port,
+    port,
+    secure: options.tls !== undefined,
+    async reloadTls(tls) {
+      if (!options.tls) throw new Error('this server answers plain HTTP; set AUTOMATON_TLS_CERT_FILE and AUTOMATON_TLS_KEY_FILE and restart')
+      const next = listen(port, tls)
+      const previous = server
+      server = next
+      const done = previous.shutdown().then(() => void draining.delete(done))
+      draining.add(done)
+    },
     async stop() {
-      await server.shutdown()
+      await Promise.all([server.shutdown(), ...draining])
     },
   }
 }
