@@ -25,11 +25,13 @@ import type { HttpServer, TlsPem } from './core/ports/http-server.ts'
 import type { Logger } from './core/ports/logger.ts'
 import type { Store } from './core/ports/store.ts'
 import type { WorkQueue } from './core/ports/work-queue.ts'
-import { createSecretBox, decodeMasterKey, generateMasterKey, MasterKeyError } from './core/security/secret-box.ts'
+import { createSecretBox, decodeMasterKey, generateMasterKey, type Keyring, MasterKeyError, masterKeyId } from './core/security/secret-box.ts'
+import { installationSettings, SEALING_KEY } from './core/store/installation-settings.ts'
 import { createApiKeyService } from './core/services/api-keys.ts'
 import { createAuthService } from './core/services/auth.ts'
 import { BootstrapKeyError, createOrganizationService } from './core/services/organizations.ts'
 import { createMemberService } from './core/services/members.ts'
+import { rotateMasterKey } from './core/services/master-key.ts'
 import { createOrganizationSettingsService } from './core/services/organization-settings.ts'
 import { createRunService } from './core/services/runs.ts'
 import { createScheduleService } from './core/services/schedules.ts'
@@ -51,7 +53,7 @@ import { createPruner } from './runtime/retention.ts'
 import { createStreamHub } from './runtime/streams.ts'
 import { createGuardedHttpClient } from './adapters/http/guarded-client.ts'
 import { MIGRATIONS } from './core/store/migrations.ts'
-import { ensureDir, loadOrCreateMasterKey } from './adapters/files/master-key.ts'
+import { ensureDir, loadOrCreateMasterKey, promoteNextMasterKey, readMasterKeys, stageNextMasterKey } from './adapters/files/master-key.ts'
 import { loadPluginsDir } from './adapters/files/plugins-dir.ts'
 import { memoryBus } from './adapters/memory/bus.ts'
 import { memoryWorkQueue } from './adapters/memory/work-queue.ts'
@@ -99,7 +101,7 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   await store.migrate(MIGRATIONS)
   const role: EngineRole = options.role ?? (config.natsUrl ? 'api' : 'embedded')
   const { bus, workQueue } = await openMessaging(config, role, logger, own)
-  const secretBox = await createSecretBox(decodeMasterKey(masterKeyOf(config, logger)))
+  const secretBox = await openKeyring(config, logger, store, clock)
   const auth = await own(() => createAuthService({ store, clock, bus, logger }), (a) => a.stop())
   const apiKeys = createApiKeyService({ store, clock, ids, auth })
   const serviceAccounts = createServiceAccountService({ store, clock, ids, auth })
@@ -197,14 +199,43 @@ async function openStore(config: Config): Promise<Store> {
   return sqliteStore({ path: join(config.dataDir, 'automaton.db'), synchronous: config.sqliteSynchronous })
 }
 
-function masterKeyOf(config: Config, logger: Logger): string {
-  if (config.masterKey) return config.masterKey
-  const { key, created } = loadOrCreateMasterKey(config.dataDir, generateMasterKey)
+/** The master keys this process holds, first the one it was given, and where they come from. */
+function masterKeysOf(config: Config, logger: Logger): { keys: Uint8Array[]; fromDataDir: boolean } {
+  if (config.masterKey) {
+    const previous = config.masterKeyPrevious ? [decodeMasterKey(config.masterKeyPrevious, 'AUTOMATON_MASTER_KEY_PREVIOUS')] : []
+    return { keys: [decodeMasterKey(config.masterKey), ...previous], fromDataDir: false }
+  }
+  const { created } = loadOrCreateMasterKey(config.dataDir, generateMasterKey)
   if (created) logger.info('generated a master key', { file: join(config.dataDir, 'master.key') })
   if (config.databaseUrl) {
     logger.warn('AUTOMATON_MASTER_KEY is not set: using the data dir key; every process of this deployment must use the same key')
   }
-  return key
+  return { keys: readMasterKeys(config.dataDir).map((k) => decodeMasterKey(k, 'the data dir\'s master key')), fromDataDir: true }
+}
+
+/**
+ * The secret box with every key this process holds. New secrets are sealed with the key the
+ * installation names (stored at the first start, switched by `master-key rotate`); a process
+ * that lacks that key stops here with a message instead of sealing with a key others cannot use.
+ */
+async function openKeyring(config: Config, logger: Logger, store: Store, clock: Clock): Promise<Keyring> {
+  const { keys, fromDataDir } = masterKeysOf(config, logger)
+  const box = await createSecretBox(keys[0], {
+    others: keys.slice(1),
+    sealingKeyId: () => installationSettings.get(store, SEALING_KEY),
+    reload: fromDataDir ? () => readMasterKeys(config.dataDir).map((k) => decodeMasterKey(k, 'the data dir\'s master key')) : undefined,
+  })
+  // While a rotation is being prepared (AUTOMATON_MASTER_KEY_PREVIOUS), the previous key goes on sealing.
+  const initial = !fromDataDir && keys.length > 1 ? await masterKeyId(keys[1]) : box.keyId
+  await store.write((tx) => installationSettings.setIfAbsent(tx, SEALING_KEY, initial, clock.now()))
+  const sealing = (await installationSettings.get(store, SEALING_KEY))!
+  if (!(await box.has(sealing))) {
+    throw new MasterKeyError(
+      `this installation seals its secrets with master key ${sealing}, which this process was not given (it holds ${box.keyIds().join(', ')}): `
+        + 'set AUTOMATON_MASTER_KEY to that key, or during a rotation AUTOMATON_MASTER_KEY=<new> and AUTOMATON_MASTER_KEY_PREVIOUS=<old>',
+    )
+  }
+  return box
 }
 
 /** Opens a system for a test or a command; `close()` releases everything it opened, in reverse order. */
@@ -314,6 +345,10 @@ Usage: automaton <command> [options]
   orgs list                              list organizations as JSON
   keys create --org <id|name> --name <n> [--scope read|read-write] [--description <d>] [--expires-at <RFC 3339>]
                                          mint an owner key; prints it as JSON, the raw key in "key"
+  master-key generate                    print a new random master key
+  master-key rotate                      re-seal every stored secret under a new master key; prints it
+                                         (see docs/operations.md: with AUTOMATON_MASTER_KEY set, run it
+                                         with AUTOMATON_MASTER_KEY=<new> AUTOMATON_MASTER_KEY_PREVIOUS=<old>)
   version                                print the version
 
 Configuration comes from the environment; see docs/configuration.md.`
@@ -349,6 +384,30 @@ async function withSystem<T>(config: Config, fn: (system: System) => Promise<T>)
   } finally {
     await system.close()
   }
+}
+
+/**
+ * `master-key rotate`. A data dir key: a new key is written beside the old one, every secret is
+ * re-sealed under it, then it replaces the old file (a running server finds it there). A key
+ * from the environment: the processes already hold the new key as AUTOMATON_MASTER_KEY and the
+ * old one as AUTOMATON_MASTER_KEY_PREVIOUS; the rotation moves every secret to the new one.
+ */
+async function rotateKey(config: Config, s: System) {
+  const oneTransaction = s.store.dialect === 'sqlite'
+  const deps = { store: s.store, clock: s.clock, reader: s.secretBox }
+  if (config.masterKey) {
+    if (!config.masterKeyPrevious) {
+      throw new UsageError('AUTOMATON_MASTER_KEY is set, so the new key must reach every process first: run `automaton master-key generate`, '
+        + 'restart every process with AUTOMATON_MASTER_KEY=<new key> and AUTOMATON_MASTER_KEY_PREVIOUS=<current key>, then run `master-key rotate` with the same two')
+    }
+    const result = await rotateMasterKey(deps, decodeMasterKey(config.masterKey), { oneTransaction })
+    return { masterKey: config.masterKey, ...result, then: 'restart every process without AUTOMATON_MASTER_KEY_PREVIOUS' }
+  }
+  const next = generateMasterKey()
+  stageNextMasterKey(config.dataDir, next)
+  const result = await rotateMasterKey(deps, decodeMasterKey(next), { oneTransaction })
+  promoteNextMasterKey(config.dataDir)
+  return { masterKey: next, ...result, file: join(config.dataDir, 'master.key') }
 }
 
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`)
@@ -406,6 +465,16 @@ export async function runCli(argv: readonly string[], env: Record<string, string
         return 0
       }
       throw new UsageError(`unknown command "keys ${sub ?? ''}"`)
+    case 'master-key':
+      if (sub === 'generate') {
+        print({ masterKey: generateMasterKey() })
+        return 0
+      }
+      if (sub === 'rotate') {
+        await withSystem(config, async (s) => print(await rotateKey(config, s)))
+        return 0
+      }
+      throw new UsageError(`unknown command "master-key ${sub ?? ''}"`)
     default:
       throw new UsageError(`unknown command "${command}"`)
   }

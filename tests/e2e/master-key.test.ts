@@ -1,0 +1,145 @@
+/**
+ * `automaton master-key rotate`: every sealed value (SEALED_COLUMNS) moves to a new key; every
+ * connector keeps working throughout and afterwards, and the old key opens nothing. The CLI
+ * runs as its own process while the service is up, as an operator would run it.
+ */
+import { afterAll, describe, expect, it } from 'bun:test'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { createSecretBox, decodeMasterKey, generateMasterKey } from '../../core/security/secret-box.ts'
+import { SEALED_COLUMNS } from '../../core/store/sealed-columns.ts'
+import { runCli } from '../helpers/process.ts'
+import { TEST_DATABASE_URL, warnSkipped } from '../helpers/services.ts'
+import { openTestSystem, type TestSystem } from '../helpers/system.ts'
+
+const PUBLIC_URL = 'https://93.184.215.14/hooks/automaton'
+
+/** One sealed value in every sealed column, and connectors whose tokens end in known digits. */
+async function fillSecrets(t: TestSystem, label: string): Promise<Array<{ id: string; token: string }>> {
+  const made = []
+  for (let i = 0; i < 3; i++) {
+    const token = `xoxb-${label}-${i}-${crypto.randomUUID()}`
+    const r = await t.call('POST', '/v1/connectors', { body: { type: 'chatapp', name: `${label} ${i}`, data: { teamId: `T${label}${i}`, botToken: token } } })
+    expect(r.status).toBe(200)
+    made.push({ id: r.body.data.id, token })
+  }
+  const hook = await t.call('POST', '/v1/execution-webhooks', { body: { name: `${label} hook`, url: PUBLIC_URL } })
+  expect(hook.status).toBe(200)
+  expect((await t.call('POST', `/v1/execution-webhooks/${hook.body.data.endpoint.id}/regenerate-secret`)).status).toBe(200)
+  expect((await t.call('GET', `/v1/organizations/${t.orgId}/webhook-secret`)).status).toBe(200)
+  return made
+}
+
+/** Every connector opens with its full token, through the API (masked) and as a node gets it. */
+async function expectConnectorsWork(t: TestSystem, connectors: Array<{ id: string; token: string }>) {
+  for (const c of connectors) {
+    const r = await t.call('GET', `/v1/connectors/${c.id}`)
+    expect(r.status).toBe(200)
+    expect(r.body.data.maskedData.botToken).toBe(`••••${c.token.slice(-4)}`)
+    expect((await t.system.connectors.resolve(t.orgId, { id: c.id }, 'chatapp')).data.botToken).toBe(c.token)
+  }
+  expect((await t.call('GET', `/v1/organizations/${t.orgId}/webhook-secret`)).body.data.webhookSecret).toMatch(/^whsec_/)
+}
+
+/** Every stored sealed value, by column; each column must hold at least one. */
+async function sealedValues(t: TestSystem): Promise<string[]> {
+  const out: string[] = []
+  for (const c of SEALED_COLUMNS) {
+    const rows = await t.system.store.all<{ v: string }>(`SELECT ${c.column} AS v FROM ${c.table} WHERE ${c.column} IS NOT NULL`)
+    expect(rows.length).toBeGreaterThan(0)
+    out.push(...rows.map((r) => r.v))
+  }
+  return out
+}
+
+async function expectOnlyKeyOpens(values: string[], only: string, not: string) {
+  const good = await createSecretBox(decodeMasterKey(only))
+  const old = await createSecretBox(decodeMasterKey(not))
+  for (const v of values) {
+    expect(typeof (await good.open(v))).toBe('string')
+    await expect(old.open(v)).rejects.toThrow()
+  }
+}
+
+describe('master-key rotation, key in the data dir (SQLite, one transaction)', () => {
+  let t: TestSystem
+  afterAll(() => t?.close())
+
+  it('re-seals every secret under a new key while the service runs; the old key opens nothing', async () => {
+    t = await openTestSystem('sqlite')
+    const dataDir = t.system.config.dataDir
+    const oldKey = readFileSync(join(dataDir, 'master.key'), 'utf8').trim()
+    const connectors = await fillSecrets(t, 'a')
+    const before = await sealedValues(t)
+
+    const rotated = await runCli(['master-key', 'rotate'], { AUTOMATON_DATA_DIR: dataDir, AUTOMATON_LOG_LEVEL: 'error' })
+    expect(rotated.code).toBe(0)
+    const out = JSON.parse(rotated.stdout)
+    expect(out.resealed).toBe(before.length)
+    expect(out.masterKey).not.toBe(oldKey)
+    expect(readFileSync(join(dataDir, 'master.key'), 'utf8').trim()).toBe(out.masterKey)
+    expect(existsSync(join(dataDir, 'master.key.next'))).toBe(false)
+
+    // The running service, which started with the old key, reads and seals with the new one.
+    await expectConnectorsWork(t, connectors)
+    connectors.push(...(await fillSecrets(t, 'b')))
+    await expectOnlyKeyOpens(await sealedValues(t), out.masterKey, oldKey)
+
+    // After a restart too.
+    const restarted = await t.openSibling()
+    await expectConnectorsWork(restarted, connectors)
+    await restarted.stop()
+  })
+})
+
+if (!TEST_DATABASE_URL) warnSkipped('master-key rotation on Postgres', 'AUTOMATON_TEST_DATABASE_URL')
+
+describe.skipIf(!TEST_DATABASE_URL)('master-key rotation, key in the environment (Postgres, batches)', () => {
+  const oldKey = generateMasterKey()
+  const newKey = generateMasterKey()
+  let t: TestSystem
+  afterAll(() => t?.close())
+
+  it('moves every secret to the new key with both keys readable during the change; the old key opens nothing', async () => {
+    t = await openTestSystem('postgres', { AUTOMATON_MASTER_KEY: oldKey })
+    const connectors = await fillSecrets(t, 'a')
+    const env = { AUTOMATON_DATA_DIR: t.system.config.dataDir, AUTOMATON_DATABASE_URL: t.system.config.databaseUrl!, AUTOMATON_LOG_LEVEL: 'error' }
+
+    // Without the previous key the command explains the steps instead of stranding the processes.
+    const refused = await runCli(['master-key', 'rotate'], { ...env, AUTOMATON_MASTER_KEY: newKey })
+    expect(refused.code).not.toBe(0)
+    expect(refused.stderr).toContain('AUTOMATON_MASTER_KEY_PREVIOUS')
+
+    // A rolling restart: a process with both keys beside one with the old key only; what the new
+    // one seals (still with the old key) the old one reads.
+    const both = await t.openSibling({ AUTOMATON_MASTER_KEY: newKey, AUTOMATON_MASTER_KEY_PREVIOUS: oldKey })
+    connectors.push(...(await fillSecrets(both, 'b')))
+    await expectConnectorsWork(t, connectors)
+    await t.stop()
+
+    // Connectors are read throughout the rotation, which runs with a small batch in its own process.
+    let reading = true
+    let reads = 0
+    const reader = (async () => {
+      while (reading) {
+        await expectConnectorsWork(both, connectors)
+        reads++
+      }
+    })()
+    const rotated = await runCli(['master-key', 'rotate'], { ...env, AUTOMATON_MASTER_KEY: newKey, AUTOMATON_MASTER_KEY_PREVIOUS: oldKey })
+    reading = false
+    await reader
+    expect(rotated.code).toBe(0)
+    expect(reads).toBeGreaterThan(0)
+    expect(JSON.parse(rotated.stdout)).toMatchObject({ masterKey: newKey, resealed: (await sealedValues(both)).length })
+    // Sealed after the switch: the new key.
+    connectors.push(...(await fillSecrets(both, 'c')))
+    await both.stop()
+
+    const after = await t.openSibling({ AUTOMATON_MASTER_KEY: newKey })
+    await expectConnectorsWork(after, connectors)
+    await expectOnlyKeyOpens(await sealedValues(after), newKey, oldKey)
+    await after.stop()
+    await expect(t.openSibling({ AUTOMATON_MASTER_KEY: oldKey })).rejects.toThrow(/seals its secrets with master key/)
+  }, 60_000)
+})
