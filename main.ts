@@ -55,6 +55,8 @@ import { createGuardedHttpClient } from './adapters/http/guarded-client.ts'
 import { MIGRATIONS } from './core/store/migrations.ts'
 import { ensureDir, loadOrCreateMasterKey, promoteNextMasterKey, readMasterKeys, stageNextMasterKey } from './adapters/files/master-key.ts'
 import { loadPluginsDir } from './adapters/files/plugins-dir.ts'
+import { BackupError, createBackup, restoreBackup } from './adapters/files/backup.ts'
+import { PassphraseError } from './core/security/passphrase.ts'
 import { memoryBus } from './adapters/memory/bus.ts'
 import { memoryWorkQueue } from './adapters/memory/work-queue.ts'
 
@@ -345,6 +347,11 @@ Usage: automaton <command> [options]
   orgs list                              list organizations as JSON
   keys create --org <id|name> --name <n> [--scope read|read-write] [--description <d>] [--expires-at <RFC 3339>]
                                          mint an owner key; prints it as JSON, the raw key in "key"
+  backup create <file> [--passphrase-file <f>]
+                                         write a consistent backup of the embedded store while it serves,
+                                         with the master key sealed by a passphrase (from stdin or the file)
+  backup restore <file> --data-dir <dir> [--passphrase-file <f>]
+                                         restore a backup into a new or empty data dir
   master-key generate                    print a new random master key
   master-key rotate                      re-seal every stored secret under a new master key; prints it
                                          (see docs/operations.md: with AUTOMATON_MASTER_KEY set, run it
@@ -410,6 +417,34 @@ async function rotateKey(config: Config, s: System) {
   return { masterKey: next, ...result, file: join(config.dataDir, 'master.key') }
 }
 
+/** The passphrase: the first line of --passphrase-file, or of standard input. */
+async function readPassphrase(flags: Record<string, string>): Promise<string> {
+  let text: string
+  if (flags['passphrase-file']) text = readFileSync(flags['passphrase-file'], 'utf8')
+  else {
+    if (process.stdin.isTTY) process.stderr.write('passphrase: ')
+    text = ''
+    for await (const chunk of process.stdin) {
+      text += String(chunk)
+      if (text.includes('\n')) break
+    }
+  }
+  const passphrase = text.split(/\r?\n/)[0]
+  if (passphrase.length < 8) throw new UsageError('the passphrase must be at least 8 characters (from --passphrase-file or standard input)')
+  return passphrase
+}
+
+/** `backup create`: the embedded store only; Postgres has pg_dump (docs/operations.md). */
+async function backupCommand(config: Config, file: string, passphrase: string) {
+  if (config.databaseUrl) throw new ConfigError('backup create covers the embedded SQLite store; on Postgres use pg_dump and keep the master key (see docs/operations.md)')
+  if (!isBun) throw new ConfigError('the embedded SQLite store needs Bun')
+  const raw = config.masterKey ? [config.masterKey, ...(config.masterKeyPrevious ? [config.masterKeyPrevious] : [])] : readMasterKeys(config.dataDir)
+  if (raw.length === 0) throw new MasterKeyError(`no master key: set AUTOMATON_MASTER_KEY or point AUTOMATON_DATA_DIR at the installation's data dir`)
+  const keys = await Promise.all(raw.map(async (key) => ({ key, id: await masterKeyId(decodeMasterKey(key)) })))
+  const { snapshotSqlite } = await import('./adapters/sqlite/backup.ts')
+  return createBackup(file, { database: join(config.dataDir, 'automaton.db'), snapshot: snapshotSqlite, keys, passphrase, version: VERSION, now: new Date() })
+}
+
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`)
 
 export async function runCli(argv: readonly string[], env: Record<string, string | undefined>): Promise<number> {
@@ -465,6 +500,19 @@ export async function runCli(argv: readonly string[], env: Record<string, string
         return 0
       }
       throw new UsageError(`unknown command "keys ${sub ?? ''}"`)
+    case 'backup':
+      if (sub === 'create') {
+        if (!rest[0]) throw new UsageError('backup create needs the file to write')
+        print(await backupCommand(config, rest[0], await readPassphrase(flags)))
+        return 0
+      }
+      if (sub === 'restore') {
+        if (!rest[0]) throw new UsageError('backup restore needs the backup file')
+        if (!flags['data-dir']) throw new UsageError('backup restore needs --data-dir <dir>, a new or empty directory')
+        print(await restoreBackup(rest[0], flags['data-dir'], await readPassphrase(flags)))
+        return 0
+      }
+      throw new UsageError(`unknown command "backup ${sub ?? ''}"`)
     case 'master-key':
       if (sub === 'generate') {
         print({ masterKey: generateMasterKey() })
@@ -489,6 +537,7 @@ if (import.meta.main) {
         process.exit(2)
       }
       const known = error instanceof ConfigError || error instanceof MasterKeyError || error instanceof BootstrapKeyError || isAppError(error)
+        || error instanceof BackupError || error instanceof PassphraseError
         || error instanceof PluginLoadError || error instanceof PluginError
       process.stderr.write(`automaton: ${known ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
       process.exit(1)
