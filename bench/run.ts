@@ -19,6 +19,7 @@ const BENCHES: Record<string, () => Promise<{ run: (o?: { scale?: number }) => P
   fanout: () => import('./fanout.ts'),
   scale: () => import('./scale.ts'),
   hooks: () => import('./hooks.ts'),
+  retention: () => import('./retention.ts'),
 }
 
 const args = process.argv.slice(2)
