@@ -40,25 +40,31 @@ import { createServiceAccountService } from './core/services/service-accounts.ts
 import { createWorkflowService } from './core/services/workflows.ts'
 import { createWebhookEventService } from './core/services/webhook-events.ts'
 import { createWebhookIntake } from './core/services/webhook-intake.ts'
-import { createWebhookSecretService } from './core/services/webhook-secrets.ts'
+import { createOrganizationWebhookSecretService } from './core/services/organization-webhook-secret.ts'
 import { createRegistryOf, PluginLoadError } from './core/plugin/load.ts'
 import { PluginError } from './core/plugin/registry.ts'
 import type { PluginDefinition } from './core/plugin/sdk.ts'
 import { createConnectorService } from './core/services/connectors.ts'
+import { createSecretMasks } from './core/services/secret-masks.ts'
 import { BUILT_IN_PLUGINS } from './plugins/index.ts'
 import { createHookDelivery, type HookDelivery } from './runtime/hooks/index.ts'
 import { createEngine, type EngineRole } from './runtime/index.ts'
+import { createEventRecorder } from './runtime/events.ts'
 import { createMinIntervalGuard } from './runtime/schedules/guard.ts'
 import { createPruner } from './runtime/retention.ts'
 import { createStreamHub } from './runtime/streams.ts'
 import { createGuardedHttpClient } from './adapters/http/guarded-client.ts'
 import { MIGRATIONS } from './core/store/migrations.ts'
+import { aiCredits } from './core/store/ai-credits.ts'
 import { ensureDir, loadOrCreateMasterKey, promoteNextMasterKey, readMasterKeys, stageNextMasterKey } from './adapters/files/master-key.ts'
 import { loadPluginsDir } from './adapters/files/plugins-dir.ts'
 import { BackupError, createBackup, restoreBackup } from './adapters/files/backup.ts'
 import { PassphraseError } from './core/security/passphrase.ts'
 import { memoryBus } from './adapters/memory/bus.ts'
 import { memoryWorkQueue } from './adapters/memory/work-queue.ts'
+import { routable } from './core/http/request-state.ts'
+import { createUniverseService, situationSymbolsCheck, UniverseFileError } from './core/services/universe.ts'
+import { SHIPPED_UNIVERSE_CSV } from './plugins/markets/universe/tickers.csv.ts'
 
 export const VERSION: string = pkg.version
 const isBun = typeof (globalThis as { Bun?: unknown }).Bun !== 'undefined'
@@ -108,19 +114,22 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   const apiKeys = createApiKeyService({ store, clock, ids, auth })
   const serviceAccounts = createServiceAccountService({ store, clock, ids, auth })
   const organizations = createOrganizationService({ store, clock, ids, logger, apiKeys })
-  // The engine is built below; its recorder is only called once requests arrive.
-  const members = createMemberService({ store, bus, clock, ids, auth, recorder: { record: (tx, list) => engine.recorder.record(tx, list) } })
+  // One recorder of journal events for the engine and the services that record workflow events.
+  const recorder = createEventRecorder()
+  const members = createMemberService({ store, bus, clock, ids, auth, recorder })
   if (config.bootstrapKey) {
     const result = await organizations.bootstrap(config.bootstrapKey)
     if (result.created) logger.info('bootstrap key created', { organizationId: result.organization.id, keyId: result.keyId })
   }
-  const connectors = createConnectorService({ store, clock, ids, registry, secretBox })
+  const masks = createSecretMasks({ store, secretBox, clock, logger })
+  const connectors = createConnectorService({ store, clock, ids, registry, secretBox, onChange: (organizationId) => masks.forget(organizationId) })
   const http = options.http ?? createGuardedHttpClient({ allow: config.allowPrivateTargets, logger })
   const engine = createEngine({
     store, bus, workQueue, clock, ids, logger, registry, http, role, workerId: ids.next('wkr'), host: hostname(),
     concurrency: config.workerConcurrency, consecutiveFailuresPause: config.consecutiveFailuresPause,
     workerTimeoutMs: config.workerTimeoutMs, heartbeatMs: config.heartbeatMs, scheduleGraceMs: config.scheduleGraceMs,
     connector: connectors.resolve,
+    backlog: { max: config.maxBacklog, orgSharePercent: config.maxBacklogOrgShare }, recorder, masks,
   })
   const hookPolicy = { allowHttp: config.hookAllowHttp, allowList: config.allowPrivateTargets }
   const executionHooks = createExecutionHookService({ store, bus, clock, ids, http, secretBox, policy: hookPolicy })
@@ -144,13 +153,16 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   // Processes that execute runs also prune them; an API process leaves it to its workers.
   const pruner = createPruner({ store, clock, logger, defaultRetentionMs: config.runRetentionMs, intervalMs: config.pruneIntervalMs })
   if (options.engine !== false && engine.role !== 'api') await own(() => pruner.start(), () => pruner.stop())
+  const universe = createUniverseService({ store, clock, logger, enabled: config.situationUniverse, shipped: () => SHIPPED_UNIVERSE_CSV })
+  await universe.ensureLoaded()
   const workflows = createWorkflowService({
     store, bus, clock, ids, checker: engine.checker, recorder: engine.recorder,
+    saveChecks: [situationSymbolsCheck(universe)],
     publishGuards: [connectors.publishGuard, createMinIntervalGuard({ registry, clock, minIntervalMs: config.minScheduleIntervalMs })],
   })
   const schedules = createScheduleService({ store, registry })
   const runs = createRunService({ store, clock, dispatcher: engine.dispatcher, control: engine.control, projection: engine.projection })
-  const webhookSecrets = createWebhookSecretService({ store, secretBox, clock })
+  const webhookSecrets = createOrganizationWebhookSecretService({ store, secretBox, clock })
   const webhookEvents = createWebhookEventService({ store, router: engine.router })
   const organizationSettings = createOrganizationSettingsService({ store, defaultRetentionMs: config.runRetentionMs })
   const webhookIntake = createWebhookIntake({
@@ -158,16 +170,18 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     settings: (name) => settingOf(config, process.env, name),
   })
   const pushBody = isBun ? (await import('./adapters/bun/push-body.ts')).bunPushBody : undefined
-  const streams = { hub: createStreamHub({ store, bus, logger }), heartbeatMs: config.sseHeartbeatMs, maxBufferedBytes: config.sseBufferBytes, pushBody }
+  const streams = { hub: createStreamHub({ store, bus, logger }), heartbeatMs: config.sseHeartbeatMs, maxBufferedBytes: config.sseBufferBytes, pushBody,
+    runAppearWaitMs: config.sseRunWaitMs, maxStreamsPerCaller: config.sseMaxStreamsPerKey,
+  }
   const app = createApp({
     version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, workflows, runs, schedules, streams,
     registry, connectors, executionHooks, webhookIntake, webhookEvents, webhookSecrets,
-    organizationSettings, trustedProxies: config.trustedProxies,
+    organizationSettings, trustedProxies: config.trustedProxies, backlog: engine.backlog, universe,
   })
   return {
     config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, registry, connectors, engine, workflows, runs,
     schedules, executionHooks, hooks, webhookSecrets, webhookEvents, app,
-    organizationSettings, pruner,
+    organizationSettings, pruner, universe,
   }
 }
 
@@ -270,7 +284,9 @@ function readTls(config: Config): TlsPem | undefined {
 
 async function listen(system: System): Promise<HttpServer> {
   const { config } = system
-  const fetch = system.app.fetch
+  const app = system.app
+  // A short Host header must not hide the routes (see routable).
+  const fetch = (request: Request) => app.fetch(routable(request))
   const tls = readTls(config)
   if (isBun) {
     const { serveWithBun } = await import('./adapters/bun/serve.ts')
@@ -346,6 +362,7 @@ Usage: automaton <command> [options]
   orgs create <name>                     create an organization; prints it as JSON
   orgs list                              list organizations as JSON
   keys create --org <id|name> --name <n> [--scope read|read-write] [--description <d>] [--expires-at <RFC 3339>]
+  credits grant --org <id|name> --amount <n> [--note <text>]
                                          mint an owner key; prints it as JSON, the raw key in "key"
   backup create <file> [--passphrase-file <f>]
                                          write a consistent backup of the embedded store while it serves,
@@ -356,6 +373,8 @@ Usage: automaton <command> [options]
   master-key rotate                      re-seal every stored secret under a new master key; prints it
                                          (see docs/operations.md: with AUTOMATON_MASTER_KEY set, run it
                                          with AUTOMATON_MASTER_KEY=<new> AUTOMATON_MASTER_KEY_PREVIOUS=<old>)
+  universe import <file.csv>             replace the situation universe with the file's tickers
+                                         (symbol,name,exchange,type,rank); searches answer 503 meanwhile
   version                                print the version
 
 Configuration comes from the environment; see docs/configuration.md.`
@@ -500,6 +519,19 @@ export async function runCli(argv: readonly string[], env: Record<string, string
         return 0
       }
       throw new UsageError(`unknown command "keys ${sub ?? ''}"`)
+    case 'credits':
+      if (sub === 'grant') {
+        if (!flags.org) throw new UsageError('credits grant needs --org <id|name>')
+        const amount = Number(flags.amount)
+        if (!Number.isSafeInteger(amount) || amount === 0) throw new UsageError('credits grant needs --amount <whole number of credits, not 0; negative takes credits away>')
+        await withSystem(config, async (s) => {
+          const org = await s.organizations.resolve(flags.org)
+          await s.store.write((tx) => aiCredits.grant(tx, { id: `acr_${crypto.randomUUID()}`, organizationId: org.id, amount, note: flags.note ?? 'cli', at: Date.now() }))
+          print({ organizationId: org.id, granted: amount, balance: await aiCredits.balance(s.store, org.id) })
+        })
+        return 0
+      }
+      throw new UsageError(`unknown command "credits ${sub ?? ''}"`)
     case 'backup':
       if (sub === 'create') {
         if (!rest[0]) throw new UsageError('backup create needs the file to write')
@@ -513,6 +545,14 @@ export async function runCli(argv: readonly string[], env: Record<string, string
         return 0
       }
       throw new UsageError(`unknown command "backup ${sub ?? ''}"`)
+    case 'universe':
+      if (sub === 'import') {
+        if (!rest[0]) throw new UsageError('universe import needs the CSV file')
+        const csv = readFileSync(rest[0], 'utf8')
+        await withSystem(config, async (s) => print(await s.universe.import(csv, rest[0])))
+        return 0
+      }
+      throw new UsageError(`unknown command "universe ${sub ?? ''}"`)
     case 'master-key':
       if (sub === 'generate') {
         print({ masterKey: generateMasterKey() })
@@ -538,7 +578,7 @@ if (import.meta.main) {
       }
       const known = error instanceof ConfigError || error instanceof MasterKeyError || error instanceof BootstrapKeyError || isAppError(error)
         || error instanceof BackupError || error instanceof PassphraseError
-        || error instanceof PluginLoadError || error instanceof PluginError
+        || error instanceof PluginLoadError || error instanceof PluginError || error instanceof UniverseFileError
       process.stderr.write(`automaton: ${known ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
       process.exit(1)
     },

@@ -1,7 +1,7 @@
 /**
  * A load generator, run as its own process so it does not share an event loop with the server:
  *   bun bench/load-client.ts <url> <total> <concurrency> [rate per second, 0 = as fast as possible] [unique-key prefix]
- * Each request POSTs {"i": n}. Prints one JSON line: count, seconds, rps and latency percentiles
+ * Each request POSTs {"i": n}; a 429 counts as refused, apart from errors. Prints one JSON line: count, seconds, rps and latency percentiles
  * in milliseconds, plus each request's send time (epoch ms, sub-millisecond) when asked with
  * BENCH_SEND_TIMES=1.
  */
@@ -16,6 +16,8 @@ const sendTimes: number[] = []
 const runIds: string[] = []
 let next = 0
 let errors = 0
+/** Answered 429 (the backlog is full): counted apart from errors, and not retried. */
+let refused = 0
 const started = now()
 
 async function one(i: number) {
@@ -34,7 +36,8 @@ async function one(i: number) {
     })
     const text = await response.text()
     latencies.push(now() - t0)
-    if (response.status !== 200) errors++
+    if (response.status === 429) refused++
+    else if (response.status !== 200) errors++
     else if (process.env.BENCH_SEND_TIMES) runIds[i] = JSON.parse(text).data?.runIds?.[0] ?? ''
   } catch (error) {
     errors++
@@ -49,7 +52,7 @@ const seconds = (now() - started) / 1000
 latencies.sort((a, b) => a - b)
 const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]
 const out: Record<string, unknown> = {
-  count: latencies.length, errors, seconds, rps: latencies.length / seconds, p50: pct(50), p90: pct(90), p99: pct(99), max: latencies.at(-1),
+  count: latencies.length, accepted: latencies.length - errors - refused, refused, errors, seconds, rps: latencies.length / seconds, p50: pct(50), p90: pct(90), p99: pct(99), max: latencies.at(-1),
 }
 if (process.env.BENCH_SEND_TIMES) {
   out.sendTimes = sendTimes

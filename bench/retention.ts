@@ -6,26 +6,18 @@
  * stop growing once the first minute of runs starts being pruned.
  *   bun bench/retention.ts [--scale 0.5] [--rate 200]
  */
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { api, BUN, ROOT, startServer } from '../tests/helpers/process.ts'
 import { queryDatabase } from '../tests/helpers/stores.ts'
 import { tempDir } from '../tests/helpers/tmp.ts'
+import { mb, publishTwoNodeWorkflow, rssOf } from './served.ts'
 import type { Result } from './store-writes.ts'
 
 const KEY = 'svcsk_bench_retention_bootstrap_key_0123456789'
 const SAMPLE_MS = 10_000
 
-const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10
 const fileSize = (path: string) => (existsSync(path) ? statSync(path).size : 0)
-/** Resident memory of a process (Linux), in bytes; 0 elsewhere. */
-const rssOf = (pid: number) => {
-  try {
-    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
-  } catch {
-    return 0
-  }
-}
 
 export async function run(options: { scale?: number } = {}): Promise<Result[]> {
   const arg = (name: string) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : undefined)
@@ -38,17 +30,7 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
   }
   const server = await startServer({ env: { ...env, AUTOMATON_LOG_LEVEL: 'info' } })
   try {
-    const created = await api(server.url, 'POST', '/v1/workflows', KEY, {
-      definition: {
-        triggerNodeIds: ['root'],
-        nodes: {
-          root: { type: 'manual', children: ['a'] },
-          a: { type: 'log', payload: { message: 'order {{$trigger.body.order.id}}' }, children: ['b'] },
-          b: { type: 'set-variable', payload: { name: 'last', value: '{{$trigger.body.i}}' } },
-        },
-      },
-    })
-    const w = (await api(server.url, 'POST', `/v1/workflows/${created.body.data.id}/publish`, KEY)).body.data
+    const w = await publishTwoNodeWorkflow(server.url, KEY)
     const db = join(dir.path, 'automaton.db')
     const size = () => fileSize(db) + fileSize(`${db}-wal`)
     const logSize = () => fileSize(`${db}-wal`)

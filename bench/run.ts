@@ -20,6 +20,8 @@ const BENCHES: Record<string, () => Promise<{ run: (o?: { scale?: number }) => P
   scale: () => import('./scale.ts'),
   hooks: () => import('./hooks.ts'),
   retention: () => import('./retention.ts'),
+  soak: () => import('./soak.ts'),
+  universe: () => import('./universe.ts'),
 }
 
 const args = process.argv.slice(2)

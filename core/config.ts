@@ -35,6 +35,11 @@ export interface Config {
   chatappSigningSecret: string | null
   crosschainApiKey: string | null
   workerConcurrency: number
+  maxBacklog: number
+  situationUniverse: boolean
+  sseRunWaitMs: number
+  sseMaxStreamsPerKey: number
+  maxBacklogOrgShare: number
   shutdownGraceMs: number
   workerTimeoutMs: number
   heartbeatMs: number
@@ -73,6 +78,11 @@ const bool: Parser<boolean> = (raw, name) => {
   if (/^(true|1|yes)$/i.test(raw)) return true
   if (/^(false|0|no)$/i.test(raw)) return false
   throw new ConfigError(`${name} must be true or false, got "${raw}"`)
+}
+const onOff: Parser<boolean> = (raw, name) => {
+  if (/^(on|true|1|yes)$/i.test(raw)) return true
+  if (/^(off|false|0|no)$/i.test(raw)) return false
+  throw new ConfigError(`${name} must be on or off, got "${raw}"`)
 }
 const durations: Parser<number[]> = (raw, name) => {
   try {
@@ -130,10 +140,15 @@ export const CONFIG_ENTRIES: readonly ConfigEntry[] = [
   { env: 'AUTOMATON_CHATAPP_SIGNING_SECRET', key: 'chatappSigningSecret', default: '', description: 'Signing secret of the chat platform app that posts to `/v1/integrations/chatapp/events`; empty: that endpoint refuses every request (401).', parse: nullable },
   { env: 'AUTOMATON_CROSSCHAIN_API_KEY', key: 'crosschainApiKey', default: '', description: 'The `x-api-key` the cross-chain payment service sends with its callback (`/v1/internal/crosschain/order-completed`); empty: the callback refuses every request (401).', parse: nullable },
   { env: 'AUTOMATON_WORKER_CONCURRENCY', key: 'workerConcurrency', default: '256', description: 'Runs one worker process executes at once.', parse: int(1, 100000) },
+  { env: 'AUTOMATON_SITUATION_UNIVERSE', key: 'situationUniverse', default: 'on', description: 'The ticker universe of the situation trigger: `on` loads the shipped list at first start (replace it with `automaton universe import`); `off` answers 503 on `GET /v1/situation/universe` and checks no symbols.', parse: onOff },
+  { env: 'AUTOMATON_MAX_BACKLOG', key: 'maxBacklog', default: '100000', description: 'Runs admitted and not started yet that the installation holds; past it, webhooks, integration events and API runs answer 429 with `Retry-After` (nothing accepted is dropped). See operations.md.', parse: int(1) },
+  { env: 'AUTOMATON_MAX_BACKLOG_ORG_SHARE', key: 'maxBacklogOrgShare', default: '50', description: 'The share of `AUTOMATON_MAX_BACKLOG`, in percent, one organization may hold, so that one tenant cannot fill it for the others.', parse: int(1, 100) },
   { env: 'AUTOMATON_SHUTDOWN_GRACE_MS', key: 'shutdownGraceMs', default: '10000', description: 'Time given to in-flight requests and runs on SIGTERM before the process exits.', parse: int(0) },
   { env: 'AUTOMATON_WORKER_TIMEOUT_MS', key: 'workerTimeoutMs', default: '15000', description: 'A worker silent this long counts as dead; other workers take its runs over.', parse: int(1000) },
   { env: 'AUTOMATON_HEARTBEAT_MS', key: 'heartbeatMs', default: '3000', description: 'How often a worker refreshes its heartbeat and sweeps for runs nobody executes.', parse: int(100) },
   { env: 'AUTOMATON_SSE_HEARTBEAT_MS', key: 'sseHeartbeatMs', default: '15000', description: 'Interval of the heartbeat comment on server-sent event streams.', parse: int(100) },
+  { env: 'AUTOMATON_SSE_RUN_WAIT_MS', key: 'sseRunWaitMs', default: '60000', description: 'How long the stream of a run id that does not exist yet waits for the run before it ends (a run id you chose may be followed before the run starts).', parse: int(100) },
+  { env: 'AUTOMATON_SSE_MAX_STREAMS_PER_KEY', key: 'sseMaxStreamsPerKey', default: '1024', description: 'Streams one API key may hold open at once; one more answers 429.', parse: int(1, 100000) },
   { env: 'AUTOMATON_SSE_BUFFER_BYTES', key: 'sseBufferBytes', default: '1048576', description: 'Bytes a stream may hold for a client that does not read; beyond it the client is disconnected.', parse: int(1024) },
   { env: 'AUTOMATON_RUN_RETENTION', key: 'runRetentionMs', default: '30d', description: 'How long finished runs (with their journal, hook deliveries and stored webhook events) are kept: whole minutes, hours, days or weeks (`90m`, `12h`, `30d`, `2w`); `0` keeps them for ever. Organizations and workflows may set their own; see operations.md.', parse: retention },
   { env: 'AUTOMATON_PRUNE_INTERVAL_MS', key: 'pruneIntervalMs', default: '60000', description: 'Time between two passes of the pruner that deletes runs past their retention.', parse: int(1000) },

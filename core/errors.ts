@@ -44,3 +44,14 @@ export class ConnectorUnavailableError extends Error {
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError
 }
+
+/** The message of anything thrown: an Error's message (or its name when empty), a string, else its JSON. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name
+  if (typeof error === 'string') return error
+  try {
+    return JSON.stringify(error) ?? String(error)
+  } catch {
+    return String(error)
+  }
+}

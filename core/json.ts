@@ -25,3 +25,22 @@ export function parseJson<T>(text: string | null | undefined, fallback: T): T {
     return fallback
   }
 }
+
+/**
+ * Whether arrays and objects in `value` nest deeper than `limit` (the value itself is level 1).
+ * Iterative, so any depth is measured without a stack overflow; stops as soon as it knows.
+ */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  if (value === null || typeof value !== 'object') return false
+  const stack: Array<[object, number]> = [[value, 1]]
+  const seen = new Set<object>()
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!
+    if (depth > limit) return true
+    if (seen.has(current)) continue
+    seen.add(current)
+    const children = Array.isArray(current) ? current : Object.values(current)
+    for (const child of children) if (child !== null && typeof child === 'object') stack.push([child, depth + 1])
+  }
+  return false
+}

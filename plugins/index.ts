@@ -4,7 +4,7 @@
  */
 import type { PluginDefinition } from '../core/plugin/sdk.ts'
 import chatapp from './chatapp/index.ts'
-import corePlugin from './core/index.ts'
+import corePlugin from './builtin/index.ts'
 import crosschain from './crosschain/index.ts'
 import email from './email/index.ts'
 import eventsource from './eventsource/index.ts'

@@ -8,6 +8,7 @@ import type { HttpClient } from '../core/ports/http-client.ts'
 import type { Logger } from '../core/ports/logger.ts'
 import type { Capabilities } from './engine/capabilities.ts'
 import type { Sandbox } from './sandbox/index.ts'
+import type { Clock } from '../core/ports/clock.ts'
 
 export const MAX_WORKFLOW_DEPTH = 10
 
@@ -15,8 +16,8 @@ export interface CapabilityDeps {
   http: HttpClient
   sandbox: Sandbox
   logger: Logger
-  /** Late-bound: the dispatcher is built after the executor that uses these capabilities. */
-  dispatcher: () => Dispatcher
+  clock: Clock
+  dispatcher: Dispatcher
   connector?: Capabilities['connector']
 }
 
@@ -35,12 +36,12 @@ export function createCapabilities(deps: CapabilityDeps): Capabilities {
     async triggerWorkflow(from, workflowId, payload) {
       const depth = Number(from.trigger.headers['x-automaton-depth'] ?? 0) + 1
       if (depth > MAX_WORKFLOW_DEPTH) throw new Error(`workflows may start each other at most ${MAX_WORKFLOW_DEPTH} levels deep`)
-      const result = await deps.dispatcher().dispatch({
+      const result = await deps.dispatcher.dispatch({
         organizationId: from.organizationId, workflowId, version: 'live', automatic: false, triggeredBy: 'workflow',
         event: {
           type: 'workflow', body: payload,
           headers: { 'x-automaton-parent-run': from.runId, 'x-automaton-parent-workflow': from.workflowId, 'x-automaton-depth': String(depth) },
-          receivedAt: new Date().toISOString(),
+          receivedAt: new Date(deps.clock.now()).toISOString(),
         },
       }).catch((error) => {
         throw new Error(`could not start workflow ${workflowId}: ${error instanceof Error ? error.message : String(error)}`)

@@ -1,26 +1,68 @@
 /**
  * Steering runs from the API: cancel and resume become events in the run's inbox (durable
  * before the call answers), and the run is woken to take them.
+ *
+ * A cancel always ends a run that has not ended: when nobody took the cancel from the inbox
+ * within the wait (no worker is running, or the run cannot be executed), the run is ended as
+ * cancelled here, and fenced so that no worker writes to it again.
  */
 import type { RunStatus } from '../core/domain/run.ts'
 import { isTerminal } from '../core/domain/run.ts'
 import { conflict, notFound } from '../core/errors.ts'
 import type { RecordedEvent } from '../core/events.ts'
-import { parseJson } from '../core/json.ts'
 import type { Bus } from '../core/ports/bus.ts'
 import type { Clock } from '../core/ports/clock.ts'
 import type { RunControl } from '../core/ports/engine.ts'
 import type { Ids } from '../core/ports/ids.ts'
 import type { Store } from '../core/ports/store.ts'
-import type { RunState } from './engine/state.ts'
+import { runStateOf } from './engine/state.ts'
+import { isTerminalRunEvent } from '../core/domain/run-events.ts'
+import { publishEvents } from '../core/events.ts'
+import type { EventRecorder } from './events.ts'
+import type { SecretMasks } from '../core/security/value-mask.ts'
 
-const TERMINAL_EVENTS = new Set(['run.succeeded', 'run.partial', 'run.failed', 'run.cancelled'])
+/** The owner a run ended by a forced cancel keeps: no worker id, so no worker's journal may write to it again. */
+export const CANCELLED_OWNER = 'cancelled'
 
-export function createRunControl(deps: { store: Store; bus: Bus; clock: Clock; ids: Ids; wake(runId: string): void; cancelWaitMs?: number }): RunControl {
-  const post = (runId: string, event: Record<string, unknown>) =>
-    deps.store.write((tx) =>
-      tx.run('INSERT INTO run_inbox (id, run_id, event, created_at) VALUES ($1, $2, $3, $4)', [deps.ids.next('evt'), runId, JSON.stringify(event), deps.clock.now()]),
-    )
+const CANCEL_REASON = 'cancelled through the API'
+
+export function createRunControl(deps: {
+  store: Store; bus: Bus; clock: Clock; ids: Ids; wake(runId: string): void; cancelWaitMs?: number
+  /** Records the run.cancelled event of a forced cancel (hooks and streams see it like any other). */
+  recorder: EventRecorder
+  /** The organization's secret values, masked in resume data before it reaches the run's inbox. */
+  masks?: SecretMasks
+}): RunControl {
+  const post = async (runId: string, event: Record<string, unknown>) => {
+    const id = deps.ids.next('evt')
+    await deps.store.write((tx) => tx.run('INSERT INTO run_inbox (id, run_id, event, created_at) VALUES ($1, $2, $3, $4)', [id, runId, JSON.stringify(event), deps.clock.now()]))
+    return id
+  }
+
+  /** Ends a run as cancelled without its executor, if it has not ended and the cancel is still untaken. */
+  async function forceCancel(runId: string, inboxId: string): Promise<void> {
+    const at = deps.clock.now()
+    const recorded = await deps.store.write(async (tx) => {
+      const row = await tx.get<{ organization_id: string; workflow_id: string; last_seq: number; status: string }>(
+        'SELECT organization_id, workflow_id, last_seq, status FROM runs WHERE id = $1', [runId],
+      )
+      if (!row || isTerminal(row.status)) return []
+      const untaken = await tx.get<{ id: string }>('SELECT id FROM run_inbox WHERE id = $1', [inboxId])
+      if (!untaken) return []
+      const seq = Number(row.last_seq) + 1
+      const changed = await tx.run(
+        "UPDATE runs SET status = 'cancelled', finished_at = $1, updated_at = $1, last_seq = $2, owner = $3 WHERE id = $4 AND status IN ('running', 'waiting')",
+        [at, seq, CANCELLED_OWNER, runId],
+      )
+      if (changed === 0) return []
+      await tx.run('DELETE FROM run_inbox WHERE run_id = $1', [runId])
+      await tx.run('DELETE FROM timers WHERE run_id = $1', [runId])
+      await tx.run('DELETE FROM waits WHERE run_id = $1', [runId])
+      const event = { organizationId: row.organization_id, workflowId: row.workflow_id, runId, seq, nodeId: null, type: 'run.cancelled', data: { runId, workflowId: row.workflow_id, reason: CANCEL_REASON }, at }
+      return deps.recorder.record(tx, [event])
+    })
+    publishEvents(deps.bus, recorded)
+  }
 
   /** Resolves with the run's status once it is terminal, or after `ms`. */
   function untilTerminal(runId: string, ms: number): Promise<RunStatus> {
@@ -35,7 +77,7 @@ export function createRunControl(deps: { store: Store; bus: Bus; clock: Clock; i
         resolve(row?.status ?? 'cancelled')
       }
       const subscription = deps.bus.subscribe<RecordedEvent>(`evt.*.*.${runId}`, (m) => {
-        if (TERMINAL_EVENTS.has(m.data.type)) void finish()
+        if (isTerminalRunEvent(m.data.type)) void finish()
       })
       const timer = setTimeout(finish, ms)
       deps.store.get<{ status: string }>('SELECT status FROM runs WHERE id = $1', [runId]).then((row) => {
@@ -50,19 +92,24 @@ export function createRunControl(deps: { store: Store; bus: Bus; clock: Clock; i
       if (!row) throw notFound('run')
       if (isTerminal(row.status)) throw conflict(`the run has already finished (${row.status})`)
       const finished = untilTerminal(runId, deps.cancelWaitMs ?? 5000)
-      await post(runId, { type: 'CANCEL', reason: 'cancelled through the API' })
+      const inboxId = await post(runId, { type: 'CANCEL', reason: CANCEL_REASON })
       deps.wake(runId)
-      return finished
+      const status = await finished
+      if (isTerminal(status)) return status
+      await forceCancel(runId, inboxId)
+      const after = await deps.store.get<{ status: RunStatus }>('SELECT status FROM runs WHERE id = $1', [runId])
+      return after?.status ?? status
     },
 
     async resume(organizationId, runId, nodeId, data) {
       const row = await deps.store.get<{ status: string; snapshot: string | null }>('SELECT status, snapshot FROM runs WHERE organization_id = $1 AND id = $2', [organizationId, runId])
       if (!row) throw notFound('run')
-      const state = parseJson<{ context?: RunState } | null>(row.snapshot, null)?.context
+      const state = runStateOf(row.snapshot)
       const waiting = Object.values(state?.nodes ?? {}).find((n) => n.nodeId === nodeId && (n.status === 'waiting' || n.status === 'scheduled'))
       if (!waiting) throw conflict(`node "${nodeId}" is not waiting`)
       if (waiting.status === 'scheduled') throw conflict(`node "${nodeId}" is a delay; it resumes by itself`)
-      await post(runId, { type: 'RESUME', key: waiting.key, data: data ?? null })
+      const mask = deps.masks ? await deps.masks.of(organizationId) : (value: unknown) => value
+      await post(runId, { type: 'RESUME', key: waiting.key, data: mask(data ?? null) })
       deps.wake(runId)
     },
   }

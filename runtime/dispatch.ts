@@ -15,11 +15,24 @@ import type { Clock } from '../core/ports/clock.ts'
 import type { Ids } from '../core/ports/ids.ts'
 import { forUpdate, type SqlExecutor, type Store } from '../core/ports/store.ts'
 import { sha256Hex } from '../core/security/hash.ts'
-import { displayVersion, type WorkflowRow } from '../core/store/workflows.ts'
-import type { FreshRun } from './engine/executor.ts'
+import { runs } from '../core/store/runs.ts'
+import { displayVersion, type WorkflowRow, workflows } from '../core/store/workflows.ts'
+import type { FreshRun } from './engine/types.ts'
 import { triggerIdsOf } from './engine/plan.ts'
-import type { RunState } from './engine/state.ts'
+import { type RunState, runStateOf } from './engine/state.ts'
 import type { EventRecorder } from './events.ts'
+import type { Backlog } from './backlog.ts'
+import { workflowPaused } from '../core/domain/run-events.ts'
+import type { TriggeredBy } from '../core/domain/run.ts'
+import { BoundedMap } from '../core/bounded-map.ts'
+import { noMask, type SecretMasks } from '../core/security/value-mask.ts'
+
+/** A client-chosen run id that cannot name this run: the same 400 whatever the reason. */
+const unusableRunId = () =>
+  badRequest('request validation failed', [{ path: '/runId', in: 'body', message: 'cannot be used for this run; choose a new random id (run_ and 10 to 40 letters or digits)' }])
+
+/** Admissions the backlog may refuse (429): what callers outside send. Runs started by runs, schedules and retries are the work itself. */
+const BACKPRESSURED: ReadonlySet<TriggeredBy> = new Set<TriggeredBy>(['key', 'user', 'webhook', 'public', 'integration'])
 
 export interface DispatcherDeps {
   store: Store
@@ -31,6 +44,10 @@ export interface DispatcherDeps {
   owner: string | null
   /** After commit: start the run here, or notify the workers. */
   handOff(run: FreshRun): void
+  /** The bound on runs admitted and not started yet; none admits without bound. */
+  backlog?: Backlog
+  /** The organization's secret values, masked in the trigger event and prop values before they are stored. */
+  masks?: SecretMasks
 }
 
 /** The engine's dispatcher: the port, plus admission inside a caller's transaction. */
@@ -57,7 +74,7 @@ interface VersionContent {
 
 export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
   const { store, clock, ids } = deps
-  const contents = new Map<string, VersionContent>()
+  const contents = new BoundedMap<string, VersionContent>(5000)
   const knownDefinitions = new Set<string>()
   const lastTriggered = createTriggerTimes(store)
 
@@ -74,7 +91,6 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
     const body = canonicalJson({ definition: content.definition, variableDefs: mergedVariableDefs(content) })
     const entry = { content, body, hash: await sha256Hex(body) }
     contents.set(cacheKey, entry)
-    if (contents.size > 5000) contents.delete(contents.keys().next().value!)
     return entry
   }
 
@@ -86,7 +102,7 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
 
   async function admit(tx: SqlExecutor, req: DispatchRequest, runId: string, eventId: string): Promise<Admitted> {
     const skipped = (reason: string, existing?: string): Admitted => ({ result: { action: 'skipped', reason, eventId, runId: existing }, events: [] })
-    let w = await tx.get<WorkflowRow>('SELECT * FROM workflows WHERE organization_id = $1 AND id = $2', [req.organizationId, req.workflowId])
+    let w = await workflows.byId(tx, req.organizationId, req.workflowId)
     if (!w) throw notFound('workflow')
     if (w.archived_at !== null) {
       if (!req.automatic) throw conflict('the workflow is archived; unarchive it to run it')
@@ -106,7 +122,9 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
     if (req.runId) {
       const existing = await tx.get<{ id: string; workflow_id: string; organization_id: string }>('SELECT id, workflow_id, organization_id FROM runs WHERE id = $1', [req.runId])
       if (existing) {
-        if (existing.workflow_id !== w.id || existing.organization_id !== w.organization_id) throw conflict('that run id is already taken')
+        // Another workflow's or another organization's run: answered as any unusable id, so
+        // that the answer tells nothing about what exists elsewhere.
+        if (existing.workflow_id !== w.id || existing.organization_id !== w.organization_id) throw unusableRunId()
         return skipped('duplicate', existing.id)
       }
     }
@@ -135,10 +153,7 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
         if (w.remain_runs - 1 === 0) {
           patch.live_status = 'paused'
           patch.paused_reason = 'max_runs_exhausted'
-          events.push(...(await deps.recorder.record(tx, [{
-            organizationId: w.organization_id, workflowId: w.id, runId: null, seq: null, nodeId: null, type: 'workflow.paused',
-            data: { workflowId: w.id, reason: 'max_runs_exhausted' }, at: now,
-          }])))
+          events.push(...(await deps.recorder.record(tx, [workflowPaused({ organizationId: w.organization_id, workflowId: w.id }, 'max_runs_exhausted', now)])))
         }
       }
     }
@@ -150,52 +165,80 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
     const triggerNodeId = req.triggerNodeId ?? pickTrigger(content.definition, req.event.type)
     const vars = await initialVars(tx, w.id, mergedVariableDefs(content))
     const triggerType = content.definition.nodes[triggerNodeId]?.type ?? req.event.type
-    const live = version === w.live_version
-    await tx.run(
-      `INSERT INTO runs (id, organization_id, workflow_id, workflow_version, status, trigger_type, trigger_node_id, triggered_by, automatic, live,
-         event_id, idempotency_key, retry_of, definition_hash, trigger_event, prop_values, vars, seed, snapshot, last_seq, error, started_at, finished_at, updated_at, owner)
-       VALUES ($1, $2, $3, $4, 'running', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, NULL, 1, NULL, $18, NULL, $18, $19)`,
-      [
-        runId, w.organization_id, w.id, version, triggerType, triggerNodeId, req.triggeredBy, req.automatic ? 1 : 0, live ? 1 : 0,
-        eventId, req.idempotencyKey ?? null, req.seed?.fromRunId ?? null, hash, JSON.stringify(req.event), JSON.stringify(req.propValues ?? {}),
-        JSON.stringify(vars), req.seed ? JSON.stringify(req.seed.nodes) : null, now, deps.owner,
-      ],
-    )
-    events.push(...(await deps.recorder.record(tx, [{
-      organizationId: w.organization_id, workflowId: w.id, runId, seq: 1, nodeId: null, type: 'run.started',
-      data: { runId, workflowId: w.id, workflowVersion: version, triggerType, triggerNodeId, triggeredBy: req.triggeredBy, eventId, retryOf: req.seed?.fromRunId ?? null },
-      at: now,
-    }])))
+    const started = await startRun(tx, {
+      runId, eventId, workflow: w, version, triggerType, triggerNodeId, triggeredBy: req.triggeredBy, automatic: req.automatic,
+      idempotencyKey: req.idempotencyKey ?? null, retryOf: req.seed?.fromRunId ?? null, definitionHash: hash, definition: content.definition,
+      variableDefs: mergedVariableDefs(content), event: req.event, props: req.propValues ?? {}, vars, seed: req.seed?.nodes as RunState['seed'] | undefined, now,
+    })
+    events.push(...started.events)
+    return { result: { action: 'triggered', runId, eventId }, events, fresh: started.fresh }
+  }
+
+  /**
+   * The one way a run begins, for admissions and retries alike: the run row, its `run.started`
+   * event (sequence 1), and the fresh run handed to the executor after the commit.
+   */
+  async function startRun(tx: SqlExecutor, r: {
+    runId: string; eventId: string; workflow: WorkflowRow; version: number; triggerType: string; triggerNodeId: string; triggeredBy: TriggeredBy
+    automatic: boolean; idempotencyKey: string | null; retryOf: string | null; definitionHash: string; definition: Definition; variableDefs: VariableDef[]
+    event: TriggerEvent; props: Record<string, unknown>; vars: Record<string, unknown>; seed: RunState['seed'] | undefined; now: number
+  }): Promise<{ events: RecordedEvent[]; fresh: FreshRun }> {
+    const w = r.workflow
+    const live = r.version === w.live_version
+    await runs.insert(tx, {
+      id: r.runId, organizationId: w.organization_id, workflowId: w.id, workflowVersion: r.version, triggerType: r.triggerType, triggerNodeId: r.triggerNodeId,
+      triggeredBy: r.triggeredBy, automatic: r.automatic, live, eventId: r.eventId, idempotencyKey: r.idempotencyKey, retryOf: r.retryOf,
+      definitionHash: r.definitionHash, triggerEvent: JSON.stringify(r.event), propValues: JSON.stringify(r.props), vars: JSON.stringify(r.vars),
+      seed: r.seed ? JSON.stringify(r.seed) : null, startedAt: r.now, owner: deps.owner,
+    })
+    const events = await deps.recorder.record(tx, [{
+      organizationId: w.organization_id, workflowId: w.id, runId: r.runId, seq: 1, nodeId: null, type: 'run.started',
+      data: {
+        runId: r.runId, workflowId: w.id, workflowVersion: r.version, triggerType: r.triggerType, triggerNodeId: r.triggerNodeId,
+        triggeredBy: r.triggeredBy, eventId: r.eventId, retryOf: r.retryOf,
+      },
+      at: r.now,
+    }])
     return {
-      result: { action: 'triggered', runId, eventId },
       events,
       fresh: {
         meta: {
-          runId, organizationId: w.organization_id, workflowId: w.id, workflowVersion: version, automatic: req.automatic, live,
-          definitionHash: hash, variableDefs: mergedVariableDefs(content), lastSeq: 1,
+          runId: r.runId, organizationId: w.organization_id, workflowId: w.id, workflowVersion: r.version, automatic: r.automatic, live,
+          definitionHash: r.definitionHash, variableDefs: r.variableDefs, lastSeq: 1,
         },
         input: {
-          runId, workflowId: w.id, organizationId: w.organization_id, workflowVersion: version, triggerNodeId, trigger: req.event,
-          vars, props: req.propValues ?? {}, seed: req.seed?.nodes as RunState['seed'] | undefined,
+          runId: r.runId, workflowId: w.id, organizationId: w.organization_id, workflowVersion: r.version, triggerNodeId: r.triggerNodeId,
+          trigger: r.event, vars: r.vars, props: r.props, seed: r.seed,
         },
-        definition: content.definition,
+        definition: r.definition,
       },
     }
   }
 
-  async function dispatch(req: DispatchRequest): Promise<DispatchResult> {
+  /** The request with the organization's secret values masked in what the run will keep. */
+  async function masked(req: DispatchRequest): Promise<DispatchRequest> {
+    if (!deps.masks) return req
+    const mask = deps.masks.peek(req.organizationId) ?? (await deps.masks.of(req.organizationId))
+    if (mask === noMask) return req
+    return { ...req, event: mask(req.event), ...(req.propValues ? { propValues: mask(req.propValues) } : {}) }
+  }
+
+  async function dispatch(unmasked: DispatchRequest): Promise<DispatchResult> {
+    if (deps.backlog && BACKPRESSURED.has(unmasked.triggeredBy)) deps.backlog.check(unmasked.organizationId)
+    const req = await masked(unmasked)
     const runId = req.runId ?? ids.next('run')
     const eventId = req.eventId ?? ids.next('evt')
     const admitted = await store.write((tx) => admit(tx, req, runId, eventId))
-    started(admitted)
+    afterCommit(admitted)
     return admitted.result
   }
 
   /** After the commit: announce the events and hand the run to whoever executes it. */
-  function started(admitted: Admitted) {
+  function afterCommit(admitted: Admitted) {
     publishEvents(deps.bus, admitted.events)
     if (admitted.fresh) {
       knownDefinitions.add(admitted.fresh.meta.definitionHash)
+      deps.backlog?.admitted(admitted.fresh.meta.organizationId)
       deps.handOff(admitted.fresh)
     }
   }
@@ -213,7 +256,7 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
         })
         return { value, admitted }
       })
-      for (const one of admitted) started(one)
+      for (const one of admitted) afterCommit(one)
       return value
     },
     async retry(organizationId, runId) {
@@ -221,7 +264,7 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
         workflow_id: string; workflow_version: number; trigger_event: string; prop_values: string; snapshot: string | null; definition_hash: string; trigger_node_id: string
       }>('SELECT workflow_id, workflow_version, trigger_event, prop_values, snapshot, definition_hash, trigger_node_id FROM runs WHERE organization_id = $1 AND id = $2', [organizationId, runId])
       if (!original) throw notFound('run')
-      const context = parseJson<{ context?: RunState } | null>(original.snapshot, null)?.context
+      const context = runStateOf(original.snapshot)
       const nodes: Record<string, { result: unknown; branch?: string; input?: unknown }> = {}
       const instances = Object.values(context?.nodes ?? {})
       // A loop's own result is rebuilt from its iterations, so loops run again (reusing their items' nodes).
@@ -234,36 +277,19 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
       const newRunId = ids.next('run')
       const eventId = ids.next('evt')
       const admitted = await store.write(async (tx) => {
-        const body = await tx.get<{ body: string }>('SELECT body FROM definitions WHERE hash = $1', [original.definition_hash])
+        const body = await runs.definition(tx, original.definition_hash)
         if (!body) throw notFound('definition of the run')
         const stored = JSON.parse(body.body) as { definition: Definition; variableDefs: VariableDef[] }
-        const w = await tx.get<WorkflowRow>('SELECT * FROM workflows WHERE organization_id = $1 AND id = $2', [organizationId, original.workflow_id])
+        const w = await workflows.byId(tx, organizationId, original.workflow_id)
         if (!w) throw notFound('workflow')
         const event = JSON.parse(original.trigger_event) as TriggerEvent
-        const vars = await initialVars(tx, w.id, stored.variableDefs ?? [])
-        const now = clock.now()
-        const live = original.workflow_version === w.live_version
-        const triggerType = stored.definition.nodes[original.trigger_node_id]?.type ?? event.type
-        await tx.run(
-          `INSERT INTO runs (id, organization_id, workflow_id, workflow_version, status, trigger_type, trigger_node_id, triggered_by, automatic, live,
-             event_id, idempotency_key, retry_of, definition_hash, trigger_event, prop_values, vars, seed, snapshot, last_seq, error, started_at, finished_at, updated_at, owner)
-           VALUES ($1, $2, $3, $4, 'running', $5, $6, 'retry', 0, $7, $8, NULL, $9, $10, $11, $12, $13, $14, NULL, 1, NULL, $15, NULL, $15, $16)`,
-          [newRunId, organizationId, w.id, original.workflow_version, triggerType, original.trigger_node_id, live ? 1 : 0, eventId, runId,
-            original.definition_hash, original.trigger_event, original.prop_values, JSON.stringify(vars), JSON.stringify(nodes), now, deps.owner],
-        )
-        const events = await deps.recorder.record(tx, [{
-          organizationId, workflowId: w.id, runId: newRunId, seq: 1, nodeId: null, type: 'run.started',
-          data: { runId: newRunId, workflowId: w.id, workflowVersion: original.workflow_version, triggerType, triggerNodeId: original.trigger_node_id, triggeredBy: 'retry', eventId, retryOf: runId },
-          at: now,
-        }])
-        return {
-          events,
-          fresh: {
-            meta: { runId: newRunId, organizationId, workflowId: w.id, workflowVersion: original.workflow_version, automatic: false, live, definitionHash: original.definition_hash, variableDefs: stored.variableDefs ?? [], lastSeq: 1 },
-            input: { runId: newRunId, workflowId: w.id, organizationId, workflowVersion: original.workflow_version, triggerNodeId: original.trigger_node_id, trigger: event, vars, props: parseJson(original.prop_values, {}), seed: nodes },
-            definition: stored.definition,
-          },
-        }
+        return startRun(tx, {
+          runId: newRunId, eventId, workflow: w, version: original.workflow_version,
+          triggerType: stored.definition.nodes[original.trigger_node_id]?.type ?? event.type, triggerNodeId: original.trigger_node_id,
+          triggeredBy: 'retry', automatic: false, idempotencyKey: null, retryOf: runId, definitionHash: original.definition_hash,
+          definition: stored.definition, variableDefs: stored.variableDefs ?? [], event, props: parseJson(original.prop_values, {}),
+          vars: await initialVars(tx, w.id, stored.variableDefs ?? []), seed: nodes as RunState['seed'], now: clock.now(),
+        })
       })
       publishEvents(deps.bus, admitted.events)
       deps.handOff(admitted.fresh)

@@ -16,6 +16,7 @@ import type { Logger } from '../core/ports/logger.ts'
 import type { Store } from '../core/ports/store.ts'
 import type { WorkConsumer, WorkQueue } from '../core/ports/work-queue.ts'
 import type { Registry } from '../core/plugin/registry.ts'
+import { type Backlog, type BacklogLimits, createBacklog, executorBacklogSource, storeBacklogSource } from './backlog.ts'
 import { createCapabilities } from './capabilities.ts'
 import { createRunControl } from './control.ts'
 import { createDefinitionChecker } from './definition/check.ts'
@@ -24,15 +25,17 @@ import type { Capabilities } from './engine/capabilities.ts'
 import { createExecutor } from './engine/executor.ts'
 import { createNodeRunner } from './engine/node-runner.ts'
 import { createPlanCache } from './engine/plan.ts'
-import { createEventRecorder } from './events.ts'
+import { createEventRecorder, type EventRecorder } from './events.ts'
 import { createEventRouter } from './integrations/router.ts'
 import { createTriggerIndex } from './integrations/trigger-index.ts'
 import { runProjection } from './projection.ts'
 import { createSandbox } from './sandbox/index.ts'
 import { createReconciler } from './schedules/reconcile.ts'
-import { createScheduler } from './schedules/scheduler.ts'
-import { createTimerScheduler } from './timers.ts'
+import { createScheduleTicker } from './schedules/scheduler.ts'
+import { createDurableTimers } from './timers.ts'
 import { createWorkerPresence } from './workers.ts'
+
+import type { SecretMasks } from '../core/security/value-mask.ts'
 
 export type EngineRole = 'embedded' | 'api' | 'worker'
 
@@ -60,23 +63,44 @@ export interface EngineDeps {
   scheduleGraceMs: number
   schedulePollMs?: number
   connector?: Capabilities['connector']
+  /** Bounds runs admitted and not started yet (AUTOMATON_MAX_BACKLOG); without it admission is unbounded. */
+  backlog?: BacklogLimits
+  /** The event recorder, when the composition root made it first (services record with it too). */
+  recorder?: EventRecorder
+  /** The organizations' secret values, masked by value in everything a run keeps or sends. */
+  masks?: SecretMasks
 }
 
 export function createEngine(deps: EngineDeps) {
-  const recorder = createEventRecorder()
+  const recorder = deps.recorder ?? createEventRecorder()
   const plans = createPlanCache()
   const checker = createDefinitionChecker(deps.registry)
   const executes = deps.role !== 'api'
-  let dispatcher: EngineDispatcher | undefined
+  // An embedded process executes what it admits, so its executor's queue is the backlog; API and
+  // worker processes share theirs through the store.
+  const backlog: Backlog | null = deps.backlog
+    ? createBacklog({
+      limits: deps.backlog, clock: deps.clock,
+      source: deps.role === 'embedded' ? executorBacklogSource(() => executor.backlog()) : storeBacklogSource({ store: deps.store, logger: deps.logger }),
+    })
+    : null
+  // Runs admitted here start in the executor built below (handOff runs only after a commit).
+  const dispatcher: EngineDispatcher = createDispatcher({
+    backlog: backlog ?? undefined,
+    store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, recorder, masks: deps.masks,
+    owner: executes ? deps.workerId : null,
+    handOff: executes ? (fresh) => executor.enqueueFresh(fresh) : (fresh) => void notify(fresh.meta.runId),
+  })
   const sandbox = createSandbox()
   const capabilities = createCapabilities({
     http: deps.http,
     sandbox,
     logger: deps.logger,
-    dispatcher: () => dispatcher!,
+    clock: deps.clock,
+    dispatcher,
     connector: deps.connector,
   })
-  const runner = createNodeRunner({ registry: deps.registry, clock: deps.clock, capabilities, logger: deps.logger })
+  const runner = createNodeRunner({ registry: deps.registry, clock: deps.clock, capabilities, logger: deps.logger, masks: deps.masks })
   const workerTimeoutMs = deps.workerTimeoutMs ?? 15_000
   const executor = createExecutor({
     store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, logger: deps.logger, recorder,
@@ -93,19 +117,14 @@ export function createEngine(deps: EngineDeps) {
     void notify(runId)
   }
 
-  dispatcher = createDispatcher({
-    store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, recorder,
-    owner: executes ? deps.workerId : null,
-    handOff: executes ? (fresh) => executor.startNew(fresh) : (fresh) => void notify(fresh.meta.runId),
-  })
-  const control = createRunControl({ store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, wake })
-  const timers = createTimerScheduler({ store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, logger: deps.logger, wake, pollMs: deps.timerPollMs })
+  const control = createRunControl({ store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, wake, recorder, masks: deps.masks })
+  const timers = createDurableTimers({ store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, logger: deps.logger, wake, pollMs: deps.timerPollMs })
   const presence = createWorkerPresence({
     store: deps.store, clock: deps.clock, logger: deps.logger, workerId: deps.workerId, role: deps.role, host: deps.host,
     heartbeatMs: deps.heartbeatMs ?? 3000,
     // One embedded process owns a SQLite file; on Postgres several may share the database.
     exclusive: deps.role === 'embedded' && deps.store.dialect === 'sqlite',
-    onBeat: () => executor.recover(),
+    onBeat: () => executor.sweep(),
   })
   let consumer: WorkConsumer | null = null
   let wakes: { unsubscribe(): void } | null = null
@@ -115,9 +134,10 @@ export function createEngine(deps: EngineDeps) {
   recorder.listen((tx, events) => reconciler.onEvents(tx, events))
   recorder.listen((tx, events) => triggerIndex.onEvents(tx, events))
   const router = createEventRouter({
-    store: deps.store, registry: deps.registry, dispatcher, clock: deps.clock, ids: deps.ids, logger: deps.logger, wake,
+    backlog: backlog ?? undefined,
+    store: deps.store, registry: deps.registry, dispatcher, clock: deps.clock, ids: deps.ids, logger: deps.logger, wake, masks: deps.masks,
   })
-  const schedules = createScheduler({
+  const schedules = createScheduleTicker({
     store: deps.store, bus: deps.bus, clock: deps.clock, logger: deps.logger, dispatcher, reconciler,
     graceMs: deps.scheduleGraceMs, pollMs: deps.schedulePollMs,
   })
@@ -136,6 +156,8 @@ export function createEngine(deps: EngineDeps) {
     router,
     projection: runProjection,
     role: deps.role,
+    /** The admission backlog (for /readyz), or null when unbounded. */
+    backlog: () => backlog?.report() ?? null,
     /**
      * Workers: register, recover unfinished runs, take work, fire timers and schedule ticks.
      * The API role does none of it.
@@ -143,7 +165,7 @@ export function createEngine(deps: EngineDeps) {
     async start() {
       if (!executes) return
       await presence.start()
-      const recovered = await executor.recover()
+      const recovered = await executor.sweep()
       if (recovered > 0) deps.logger.info('recovering runs', { count: recovered })
       if (deps.role === 'worker') {
         wakes = deps.bus.subscribe<{ runId: string }>(WAKE_SUBJECT, (m) => {
@@ -162,6 +184,7 @@ export function createEngine(deps: EngineDeps) {
       await schedules.stop()
       await timers.stop()
       await executor.stop(graceMs)
+      backlog?.stop()
       if (executes) await presence.stop()
       await sandbox.close()
     },

@@ -6,9 +6,8 @@
 import type { NodeRecord, NodeStatus } from '../core/domain/run.ts'
 import type { Definition } from '../core/domain/workflow.ts'
 import type { RunProjection } from '../core/ports/engine.ts'
-import { parseJson } from '../core/json.ts'
 import { iso } from '../core/time.ts'
-import type { NodeInstance, RunState } from './engine/state.ts'
+import { type NodeInstance, runStateOf } from './engine/state.ts'
 
 const record = (n: NodeInstance): NodeRecord => {
   const out: NodeRecord = {
@@ -37,7 +36,7 @@ function summarize(type: string, iterations: NodeInstance[]): NodeRecord {
 
 export const runProjection: RunProjection = {
   project(snapshot: string | null, definition: Definition) {
-    const state = parseJson<{ context?: RunState } | null>(snapshot, null)?.context
+    const state = runStateOf(snapshot)
     const nodes: Record<string, NodeRecord> = {}
     const scoped = new Map<string, NodeInstance[]>()
     for (const instance of Object.values(state?.nodes ?? {})) {

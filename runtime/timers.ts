@@ -15,7 +15,7 @@ import type { Store } from '../core/ports/store.ts'
 import type { RecordedEvent } from '../core/events.ts'
 import { createWakeLoop } from './wake-loop.ts'
 
-export interface TimerSchedulerDeps {
+export interface DurableTimersDeps {
   store: Store
   bus: Bus
   clock: Clock
@@ -27,7 +27,7 @@ export interface TimerSchedulerDeps {
   batch?: number
 }
 
-export interface TimerScheduler {
+export interface DurableTimers {
   start(): void
   /** Fires what is due now; resolves to the number fired. */
   tick(): Promise<number>
@@ -42,7 +42,7 @@ interface TimerRow {
   fire_at: number
 }
 
-export function createTimerScheduler(deps: TimerSchedulerDeps): TimerScheduler {
+export function createDurableTimers(deps: DurableTimersDeps): DurableTimers {
   const pollMs = deps.pollMs ?? 500
   const batch = deps.batch ?? 500
   let running: Promise<number> | null = null

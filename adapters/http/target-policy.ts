@@ -35,7 +35,7 @@ export function createTargetPolicy(allow: readonly string[]): TargetPolicy {
       const forbidden = classifyAddress(address)
       if (forbidden && !cidrs.some((block) => inCidr(address, block))) {
         const via = target.literal ? '' : ` (${target.host} resolves to it)`
-        throw new TargetRefusedError('forbidden-address', `${address} is a ${forbidden.range} address${via}`, { address, range: forbidden.range })
+        throw new TargetRefusedError('forbidden-address', `${address} is a ${forbidden.range} address${via}; an operator may allow it with AUTOMATON_ALLOW_PRIVATE_TARGETS`, { address, range: forbidden.range })
       }
     }
   }
@@ -47,7 +47,7 @@ export function createTargetPolicy(allow: readonly string[]): TargetPolicy {
     const target: Target = { url, host, literal, allowedByName: names.has(withoutFinalDot(host)) }
     if (literal) checkAddresses(target, [host])
     else if (!target.allowedByName && isForbiddenHostname(host)) {
-      throw new TargetRefusedError('forbidden-hostname', `${host} names a private or internal host`)
+      throw new TargetRefusedError('forbidden-hostname', `${host} names a private or internal host; an operator may allow it with AUTOMATON_ALLOW_PRIVATE_TARGETS`)
     }
     return target
   }

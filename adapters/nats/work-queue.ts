@@ -1,8 +1,9 @@
 /**
  * The work queue on JetStream: a work-queue stream (`AUTOMATON_WORK`, subjects
  * `automaton.work.<runId>`) with one durable pull consumer shared by every worker, explicit acks,
- * and redelivery of what a worker did not acknowledge. A run notified several times within the
- * stream's duplicate window is stored once.
+ * and redelivery of what a worker did not acknowledge. Every notification is stored (a run
+ * notified twice is handed out twice): ownership is decided in the store, so a repeat is
+ * harmless, and a wake after a run was taken must not be lost to deduplication.
  */
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream'
 import type { NatsConnection } from '@nats-io/transport-node'

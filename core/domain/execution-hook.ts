@@ -4,13 +4,10 @@
  */
 import { type Static, Type as t } from '@sinclair/typebox'
 import { MaybeTimestamp, Timestamp } from './common.ts'
+import { NODE_EVENT_TYPES, RUN_EVENT_TYPES } from './run-events.ts'
 
 /** The journal events that go to execution hooks; workflow events (`workflow.*`) do not. */
-export const HOOK_EVENT_TYPES = [
-  'run.started', 'run.waiting', 'run.resumed', 'run.succeeded', 'run.partial', 'run.failed', 'run.cancelled',
-  'node.started', 'node.succeeded', 'node.partial', 'node.failed', 'node.skipped', 'node.waiting', 'node.retrying',
-  'node.looping', 'node.cancelled',
-] as const
+export const HOOK_EVENT_TYPES = [...RUN_EVENT_TYPES, ...NODE_EVENT_TYPES] as const
 export type HookEventType = (typeof HOOK_EVENT_TYPES)[number]
 
 const HOOK_EVENT_SET: ReadonlySet<string> = new Set(HOOK_EVENT_TYPES)

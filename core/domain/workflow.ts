@@ -46,8 +46,18 @@ export const InputField = t.Object({
   required: t.Optional(t.Boolean()),
 })
 
+/**
+ * Names a user chooses that become object keys (node ids, variable names, prop keys): a checked
+ * charset, and never a name that reaches an object's prototype.
+ */
+export const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype'])
+export const NODE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/
+export const isNodeId = (id: string) => NODE_ID_PATTERN.test(id) && !PROTOTYPE_KEYS.has(id)
+/** A key of user data (prop values, variables): not a prototype name. */
+export const isSafeKey = (key: string) => !PROTOTYPE_KEYS.has(key)
+
 export const VariableDef = t.Object({
-  name: t.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
+  name: t.String({ minLength: 1, maxLength: 100, pattern: '^(?!(__proto__|constructor|prototype)$)[A-Za-z_][A-Za-z0-9_]*$' }),
   type: literals(['number', 'text', 'boolean', 'list', 'object'] as const),
   default: t.Optional(t.Any()),
   description: t.Optional(t.String()),

@@ -3,6 +3,7 @@
  * Knows no runtime: server adapters call `app.handle(request)`.
  */
 import { Elysia } from 'elysia'
+import { registerFormats } from '../plugin/formats.ts'
 import type { Bus } from '../ports/bus.ts'
 import type { Ids } from '../ports/ids.ts'
 import type { Logger } from '../ports/logger.ts'
@@ -19,32 +20,37 @@ import type { ScheduleService } from '../services/schedules.ts'
 import type { ServiceAccountService } from '../services/service-accounts.ts'
 import type { WebhookEventService } from '../services/webhook-events.ts'
 import type { WebhookIntake } from '../services/webhook-intake.ts'
-import type { WebhookSecretService } from '../services/webhook-secrets.ts'
+import type { OrganizationWebhookSecretService } from '../services/organization-webhook-secret.ts'
 import type { WorkflowService } from '../services/workflows.ts'
 import type { StreamHub } from '../ports/streams.ts'
 import type { RouteLike } from './openapi.ts'
 import type { PushBodyFactory } from './sse.ts'
-import { authPlugin } from './plugins/auth.ts'
-import { bodyPlugin } from './plugins/body.ts'
-import { clientPlugin } from './plugins/client.ts'
-import { envelopePlugin } from './plugins/envelope.ts'
-import { errorsPlugin } from './plugins/errors.ts'
-import { requestIdPlugin } from './plugins/request-id.ts'
+import { authenticatedRoutes, authPlugin, createAuthGate } from './middleware/auth.ts'
+import { bodyPlugin } from './middleware/body.ts'
+import { clientPlugin } from './middleware/client.ts'
+import { envelopePlugin } from './middleware/envelope.ts'
+import { errorsPlugin } from './middleware/errors.ts'
+import { requestIdPlugin } from './middleware/request-id.ts'
+import { aiRoutes } from './routes/ai.ts'
 import { apiKeyRoutes } from './routes/api-keys.ts'
 import { catalogRoutes } from './routes/catalog.ts'
 import { connectorRoutes } from './routes/connectors.ts'
 import { executionHookRoutes } from './routes/execution-hooks.ts'
 import { healthRoutes } from './routes/health.ts'
+import type { BacklogReport } from '../ports/engine.ts'
 import { integrationRoutes, routeShape } from './routes/integrations.ts'
 import { openApiRoutes } from './routes/openapi.ts'
 import { memberRoutes } from './routes/members.ts'
 import { organizationRoutes } from './routes/organizations.ts'
-import { runRoutes, webhookRoutes } from './routes/runs.ts'
+import { runRoutes } from './routes/runs.ts'
+import { workflowWebhookRoutes } from './routes/workflow-webhooks.ts'
 import { scheduleRoutes } from './routes/schedules.ts'
 import { serviceAccountRoutes } from './routes/service-accounts.ts'
 import { streamRoutes } from './routes/streams.ts'
 import { webhookEventRoutes } from './routes/webhook-events.ts'
 import { workflowRoutes } from './routes/workflows.ts'
+import { universeRoutes } from './routes/universe.ts'
+import type { UniverseService } from '../services/universe.ts'
 
 export interface AppDeps {
   readonly version: string
@@ -66,21 +72,30 @@ export interface AppDeps {
   readonly executionHooks: ExecutionHookService
   readonly webhookIntake: WebhookIntake
   readonly webhookEvents: WebhookEventService
-  readonly webhookSecrets: WebhookSecretService
+  readonly webhookSecrets: OrganizationWebhookSecretService
   readonly organizationSettings: OrganizationSettingsService
   /** AUTOMATON_TRUSTED_PROXIES: addresses whose X-Forwarded-For and X-Forwarded-Proto are believed. */
   readonly trustedProxies?: readonly string[]
+  readonly universe: UniverseService
+  /** The admission backlog, reported by /readyz (null: unbounded). */
+  readonly backlog?: () => BacklogReport | null
 }
 
 export function createApp(deps: AppDeps) {
-  const auth = authPlugin(deps.auth)
+  // Once every module is loaded: the framework's own string formats give way to ours (formats.ts).
+  registerFormats()
+  const gate = createAuthGate(deps.auth)
+  const auth = authPlugin(gate)
   let routes: () => readonly RouteLike[] = () => []
-  const app = new Elysia({ name: 'automaton' })
+  let keyed: ReadonlySet<string> = new Set()
+  // 'typebox' normalization drops unknown properties but refuses wrong types (the default would
+  // coerce a number or an array given for an object into {}).
+  const app = new Elysia({ name: 'automaton', normalize: 'typebox' })
     .use(requestIdPlugin(deps.ids))
     .use(clientPlugin(deps.trustedProxies ?? []))
     .use(errorsPlugin(deps.logger))
     .use(envelopePlugin())
-    .use(bodyPlugin(deps.maxBodyBytes))
+    .use(bodyPlugin(deps.maxBodyBytes, { keyed: () => keyed, authenticate: (request) => gate.principalOf(request) }))
     .use(healthRoutes(deps))
     .use(openApiRoutes(() => routes(), deps.version))
     .use(apiKeyRoutes(auth, deps.apiKeys))
@@ -89,17 +104,20 @@ export function createApp(deps: AppDeps) {
     .use(workflowRoutes(auth, deps.workflows, deps.runs))
     .use(scheduleRoutes(auth, deps.schedules))
     .use(runRoutes(auth, deps.auth, deps.runs))
-    .use(webhookRoutes(deps.runs))
+    .use(workflowWebhookRoutes(deps.runs))
     .use(streamRoutes(auth, { store: deps.store, ...deps.streams }))
     .use(catalogRoutes(auth, deps.registry))
     .use(connectorRoutes(auth, deps.connectors))
+    .use(aiRoutes(auth, deps.store))
     .use(executionHookRoutes(auth, deps.executionHooks))
     .use(webhookEventRoutes(auth, deps.webhookEvents))
     .use(organizationRoutes(auth, deps.webhookSecrets, deps.organizationSettings))
+    .use(universeRoutes(auth, deps.universe))
   // Plugins' webhooks last, so that none can take a route of the server.
   const taken = new Set(app.routes.filter((r) => r.method === 'POST').map((r) => routeShape(r.path)))
   app.use(integrationRoutes(deps.registry.webhooks(), deps.webhookIntake, taken))
   routes = () => app.routes
+  keyed = authenticatedRoutes(app.routes)
   return app
 }
 

@@ -19,7 +19,8 @@ export function buildOpenApi(routes: readonly RouteLike[], info: { title: string
   for (const route of routes) {
     const detail = route.hooks?.detail as RouteDoc | undefined
     if (!detail || detail.hide || route.method === 'ALL' || route.path.includes('*')) continue
-    const path = route.path.replace(/:(\w+)/g, '{$1}')
+    // A route a prefix group declares as '/' answers without the slash too; the document lists it without.
+    const path = route.path.replace(/:(\w+)/g, '{$1}').replace(/(.)\/$/, '$1')
     const op: Record<string, unknown> = {
       summary: detail.summary,
       tags: detail.tags,

@@ -13,9 +13,13 @@ export interface RequestState {
   startedAt: number
   rawBody?: string
   clientAddress?: string | null
+  /** Who is calling, once authenticated (the auth middleware authenticates before the body is read). */
+  principal?: unknown
 }
 
 const states = new WeakMap<Request, RequestState>()
+/** The URL a request arrived with, when it had to be rewritten to be routed (see routable). */
+const originalUrls = new WeakMap<Request, string>()
 const addresses = new WeakMap<Request, string>()
 const forwarded = new WeakMap<Request, { address: string | null; scheme: 'http' | 'https' | null }>()
 
@@ -50,9 +54,27 @@ export function clientAddressOf(request: Request): string | null {
 
 /** The URL as the client asked for it: with the scheme a trusted proxy forwarded (TLS ended at the proxy). */
 export function clientUrlOf(request: Request): string {
+  const url = originalUrls.get(request) ?? request.url
   const scheme = forwarded.get(request)?.scheme
-  if (!scheme || request.url.startsWith(`${scheme}:`)) return request.url
-  return `${scheme}${request.url.slice(request.url.indexOf(':'))}`
+  if (!scheme || url.startsWith(`${scheme}:`)) return url
+  return `${scheme}${url.slice(url.indexOf(':'))}`
+}
+
+/**
+ * The router finds a request's path by looking for the first "/" after the eleventh character of
+ * its URL, so a short Host (`api`, `ab`, `api:80`) would hide every route. Such a request is
+ * routed under a placeholder host; `clientUrlOf` still answers the URL the client used, and the
+ * client address carries over.
+ */
+export function routable(request: Request): Request {
+  const url = request.url
+  const pathAt = url.indexOf('/', url.indexOf('//') + 2)
+  if (pathAt < 0 || pathAt >= 11) return request
+  const rewritten = new Request(`${url.slice(0, url.indexOf('//') + 2)}short-host.invalid${url.slice(pathAt)}`, request)
+  originalUrls.set(rewritten, url)
+  const address = addresses.get(request)
+  if (address) addresses.set(rewritten, address)
+  return rewritten
 }
 
 export function rawBodyOf(request: Request): string {

@@ -27,6 +27,8 @@ export interface SseOptions {
   pushBody?: PushBodyFactory
   /** Extra response headers. */
   headers?: Record<string, string>
+  /** Called once when the stream ends for any reason, opened or not (a slot given back). */
+  ended?: () => void
 }
 
 /** A response body written from outside, as events happen. */
@@ -88,6 +90,7 @@ export function sseResponse(options: SseOptions): Response {
     closed = true
     if (heartbeat) clearInterval(heartbeat)
     cleanup?.()
+    options.ended?.()
   }
 
   // Frames of one moment are joined and written once: a write costs far more than a copy.
@@ -123,6 +126,8 @@ export function sseResponse(options: SseOptions): Response {
     },
     close() {
       if (closed) return
+      // Frames queued in this moment go out first: the stream ends after everything sent.
+      flush()
       finish()
       body.close()
     },

@@ -71,6 +71,11 @@ export interface ActionContext<P, K = ConnectorData> {
   log(message: string, fields?: Record<string, unknown>): void
   /** The engine's clock, in milliseconds since the epoch. */
   now(): number
+  /**
+   * Outbound HTTP through the server's SSRF guard. Every request is aborted with `signal` (on
+   * cancel, timeout or shutdown) without your passing it; a refused private target names
+   * AUTOMATON_ALLOW_PRIVATE_TARGETS in its message.
+   */
   readonly http: { send(request: HttpRequest): Promise<HttpResponse> }
   /** Resolves expressions in a value, with extra roots such as `$item`. */
   evaluate(value: unknown, extra?: Record<string, unknown>): unknown

@@ -7,6 +7,7 @@
 import type { PluginDefinition } from './definitions.ts'
 import { createRegistry, PluginError, type Registry } from './registry.ts'
 import { definePlugin, sdk } from './sdk.ts'
+import { errorMessage } from '../errors.ts'
 
 /** A plugin that failed to load, with the file it came from. */
 export class PluginLoadError extends Error {
@@ -22,7 +23,6 @@ export interface LoadedPlugin {
   readonly source?: string
 }
 
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /** Interprets an imported module namespace as a plugin. */
 export async function pluginFromModule(module: unknown, source: string): Promise<PluginDefinition> {
@@ -33,7 +33,7 @@ export async function pluginFromModule(module: unknown, source: string): Promise
     try {
       value = await (exported as (s: typeof sdk) => unknown)(sdk)
     } catch (error) {
-      throw new PluginLoadError(source, `its default export threw: ${messageOf(error)}`)
+      throw new PluginLoadError(source, `its default export threw: ${errorMessage(error)}`)
     }
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
@@ -44,7 +44,7 @@ export async function pluginFromModule(module: unknown, source: string): Promise
   try {
     return definePlugin(plugin)
   } catch (error) {
-    throw new PluginLoadError(source, messageOf(error))
+    throw new PluginLoadError(source, errorMessage(error))
   }
 }
 

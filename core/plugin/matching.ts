@@ -6,6 +6,7 @@
  * never fails because of one plugin.
  */
 import type { AnyTrigger } from './definitions.ts'
+import { errorMessage } from '../errors.ts'
 
 export interface MatchOutcome {
   readonly matched: boolean
@@ -37,7 +38,6 @@ export function fieldsMatch(match: Readonly<Record<string, unknown>> | null | un
   return Object.entries(match ?? {}).every(([path, expected]) => jsonEqual(valueAtPath(event.body, path), expected))
 }
 
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /** Whether `event` starts a workflow whose trigger node of this type has `config`. */
 export function matchTrigger(trigger: AnyTrigger, config: Record<string, unknown>, event: unknown): MatchOutcome {
@@ -45,7 +45,7 @@ export function matchTrigger(trigger: AnyTrigger, config: Record<string, unknown
   try {
     return { matched: trigger.matches(config ?? {}, event) === true }
   } catch (error) {
-    return { matched: false, error: `trigger "${trigger.type}" matches() threw: ${messageOf(error)}` }
+    return { matched: false, error: `trigger "${trigger.type}" matches() threw: ${errorMessage(error)}` }
   }
 }
 
@@ -55,6 +55,6 @@ export function matchWait(trigger: AnyTrigger | undefined, match: Record<string,
     if (trigger?.matchesWait) return { matched: trigger.matchesWait(match ?? {}, event) === true }
     return { matched: fieldsMatch(match, event as { body?: unknown }) }
   } catch (error) {
-    return { matched: false, error: `trigger "${trigger?.type}" matchesWait() threw: ${messageOf(error)}` }
+    return { matched: false, error: `trigger "${trigger?.type}" matchesWait() threw: ${errorMessage(error)}` }
   }
 }

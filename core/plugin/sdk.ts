@@ -21,6 +21,8 @@
  * ```
  */
 import { type Static, type TObject, type TSchema, Type } from '@sinclair/typebox'
+// Schemas written with the SDK check string formats (date-time, email, uri …) the same everywhere.
+import './formats.ts'
 import type { ConnectorData } from './contexts.ts'
 import type { ActionDefinition, ConnectorDefinition, PluginDefinition, TriggerDefinition } from './definitions.ts'
 import { Condition, Secret, TriggerEvent } from './schemas.ts'

@@ -101,3 +101,12 @@ export interface RoutedResult {
 export interface EventRouter {
   route(event: RoutedEvent): Promise<RoutedResult>
 }
+
+/** The admission backlog: runs admitted and not started yet, and its bounds (AUTOMATON_MAX_BACKLOG). */
+export interface BacklogReport {
+  total: number
+  max: number
+  perOrganizationMax: number
+  /** Runs started per second over the last few seconds. */
+  drainPerSecond: number
+}

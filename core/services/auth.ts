@@ -16,6 +16,7 @@ import type { Store } from '../ports/store.ts'
 import { sha256Hex } from '../security/hash.ts'
 import { type ApiKeyRow, apiKeys, type LastUse } from '../store/api-keys.ts'
 import { type ServiceAccountRow, serviceAccounts } from '../store/service-accounts.ts'
+import { BoundedMap } from '../bounded-map.ts'
 
 export interface Principal {
   readonly organizationId: string
@@ -58,7 +59,7 @@ export function createAuthService(deps: {
   flushEveryMs?: number
 }): AuthService {
   const ttl = deps.cacheTtlMs ?? 2000
-  const cache = new Map<string, CacheEntry>()
+  const cache = new BoundedMap<string, CacheEntry>(10_000)
   const pendingUses = new Map<string, LastUse>()
 
   const forget = (target: { keyId?: string; serviceAccountId?: string; all?: boolean }) => {
@@ -82,7 +83,6 @@ export function createAuthService(deps: {
     }
     const account = key.service_account_id ? ((await serviceAccounts.byIdAnyState(deps.store, key.service_account_id)) ?? null) : null
     const entry = { key, account, loadedAt: now }
-    if (cache.size > 10_000) cache.clear()
     cache.set(hash, entry)
     return entry
   }

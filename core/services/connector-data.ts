@@ -4,6 +4,7 @@
  * the client left out or sent back masked. Pure functions; no store, no secret box.
  */
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
+import '../plugin/formats.ts'
 import { Value } from '@sinclair/typebox/value'
 import type { TObject } from '@sinclair/typebox'
 import { badRequest } from '../errors.ts'

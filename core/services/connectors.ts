@@ -24,6 +24,8 @@ export interface ConnectorServiceDeps {
   ids: Ids
   registry: Registry
   secretBox: SecretBox
+  /** Told after a connector of the organization was created, changed or deleted (secret masks forget theirs). */
+  onChange?(organizationId: string): void
 }
 
 export function createConnectorService(deps: ConnectorServiceDeps) {
@@ -75,6 +77,7 @@ export function createConnectorService(deps: ConnectorServiceDeps) {
         created_at: at, created_by: actorOf(caller), updated_at: at, updated_by: actorOf(caller),
       }
       await store.write((tx) => connectors.insert(tx, row))
+      deps.onChange?.(caller.organizationId)
       return toConnector(row)
     },
 
@@ -101,6 +104,7 @@ export function createConnectorService(deps: ConnectorServiceDeps) {
       const next = { ...row, ...data, name: body.name ?? row.name, description: body.description ?? row.description, updated_at: clock.now(), updated_by: actorOf(caller) }
       const changed = await store.write((tx) => connectors.update(tx, next))
       if (changed === 0) throw notFound('connector')
+      deps.onChange?.(caller.organizationId)
       return toConnector(next)
     },
 
@@ -115,6 +119,7 @@ export function createConnectorService(deps: ConnectorServiceDeps) {
       if (users.length > 0) {
         throw conflict('the connector is used by live workflows; change or archive them first', users.map((workflowId) => ({ path: '/id', message: `used by workflow ${workflowId}`, workflowId })))
       }
+      deps.onChange?.(caller.organizationId)
       return toConnector(row)
     },
 

@@ -5,6 +5,7 @@
 import type { Member } from '../domain/member.ts'
 import type { PageRequest } from '../domain/common.ts'
 import { ROLE_PERMISSIONS, type Role } from '../domain/permissions.ts'
+import { workflowPaused } from '../domain/run-events.ts'
 import { notFound } from '../errors.ts'
 import { type DomainEvent, publishEvents, type RecordedEvent, recordEvents } from '../events.ts'
 import type { Bus } from '../ports/bus.ts'
@@ -75,10 +76,7 @@ export function createMemberService(deps: {
           await workflows.update(tx, w.id, { live_status: 'paused', paused_reason: 'member_removed', updated_at: at, updated_by: actorOf(caller) })
           pausedIds.push(w.id)
         }
-        const events = await record(tx, pausedIds.map((id) => ({
-          organizationId: caller.organizationId, workflowId: id, runId: null, seq: null, nodeId: null,
-          type: 'workflow.paused', data: { workflowId: id, reason: 'member_removed', userId }, at,
-        })))
+        const events = await record(tx, pausedIds.map((id) => workflowPaused({ organizationId: caller.organizationId, workflowId: id }, 'member_removed', at, { userId })))
         return { paused: pausedIds, recorded: events }
       })
       publishEvents(deps.bus, recorded)

@@ -16,6 +16,7 @@ import { type RunRow, runs } from '../store/runs.ts'
 import { workflows } from '../store/workflows.ts'
 import { iso } from '../time.ts'
 import type { Principal } from './auth.ts'
+import { redactHeaders } from '../security/redact.ts'
 
 const MAX_RANGE_MS = 365 * 24 * 60 * 60 * 1000
 
@@ -34,7 +35,8 @@ export function triggerEvent(type: string, body: unknown, headers: Headers | Rec
   const kept: Record<string, string> = {}
   const entries = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers)
   for (const [k, v] of entries) if (!DROPPED_HEADERS.has(k.toLowerCase())) kept[k.toLowerCase()] = v
-  return { type, body: body ?? {}, headers: kept, receivedAt: new Date(at).toISOString() }
+  // Credential-like headers (tokens, keys, signatures, cookies…) never reach what a run keeps.
+  return { type, body: body ?? {}, headers: redactHeaders(kept), receivedAt: new Date(at).toISOString() }
 }
 
 export function createRunService(deps: RunServiceDeps) {

@@ -53,7 +53,8 @@ export function createServiceAccountService(deps: { store: Store; clock: Clock; 
     },
 
     async update(caller: Principal, id: string, body: UpdateServiceAccountBody): Promise<ServiceAccount> {
-      await load(caller, id)
+      // A caller acts only on accounts whose permissions it holds itself.
+      assertDelegable(caller, checkPermissions(JSON.parse((await load(caller, id)).permissions)))
       const permissions = body.permissions ? checkPermissions(body.permissions) : undefined
       if (permissions) assertDelegable(caller, permissions)
       await store.write((tx) => serviceAccounts.update(tx, caller.organizationId, id, { ...body, permissions }, clock.now()))
@@ -63,8 +64,8 @@ export function createServiceAccountService(deps: { store: Store; clock: Clock; 
 
     async setStatus(caller: Principal, id: string, status: 'active' | 'disabled'): Promise<ServiceAccount> {
       const row = await load(caller, id)
-      // Turning an account back on hands its permissions out again.
-      if (status === 'active') assertDelegable(caller, checkPermissions(JSON.parse(row.permissions)))
+      // A caller acts only on accounts whose permissions it holds (turning one back on hands them out again).
+      assertDelegable(caller, checkPermissions(JSON.parse(row.permissions)))
       if (row.status !== status) {
         await store.write((tx) => serviceAccounts.setStatus(tx, caller.organizationId, id, status, clock.now()))
         deps.auth.invalidate({ serviceAccountId: id })
@@ -74,7 +75,7 @@ export function createServiceAccountService(deps: { store: Store; clock: Clock; 
 
     /** Deleting an account revokes its keys; the records stay for audit. */
     async remove(caller: Principal, id: string): Promise<{ id: string; deleted: true }> {
-      await load(caller, id)
+      assertDelegable(caller, checkPermissions(JSON.parse((await load(caller, id)).permissions)))
       const at = clock.now()
       await store.write(async (tx) => {
         await serviceAccounts.softDelete(tx, caller.organizationId, id, at)

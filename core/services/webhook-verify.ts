@@ -12,13 +12,14 @@ import type { RegisteredWebhook } from '../plugin/registry.ts'
 import type { WebhookContext, WebhookRequest } from '../plugin/webhook.ts'
 import { webhookCrypto } from '../plugin/webhook-crypto.ts'
 import type { ConnectorService } from './connectors.ts'
-import type { WebhookSecretService } from './webhook-secrets.ts'
+import type { OrganizationWebhookSecretService } from './organization-webhook-secret.ts'
+import { errorMessage } from '../errors.ts'
 
 export interface VerifyDeps {
   clock: Clock
   logger: Logger
   connectors: Pick<ConnectorService, 'openAll'>
-  webhookSecrets: Pick<WebhookSecretService, 'secretOf'>
+  webhookSecrets: Pick<OrganizationWebhookSecretService, 'secretOf'>
   /** An operator setting by its environment variable name; null when unset. */
   settings(name: string): string | null
 }
@@ -32,7 +33,6 @@ export interface Verified {
 
 const STATUSES = new Set([400, 401, 404])
 const refused = (status: number, message: string) => new AppError(STATUSES.has(status) ? status : 401, message)
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 export function createWebhookVerifier(deps: VerifyDeps) {
   function context(entry: RegisteredWebhook, organizationId: string | null, connector: Record<string, unknown> | null, secret: string | null): WebhookContext {
@@ -78,7 +78,7 @@ export function createWebhookVerifier(deps: VerifyDeps) {
         try {
           verdict = await entry.webhook.verify(request, candidate.ctx)
         } catch (error) {
-          deps.logger.warn('a webhook verify() threw', { plugin: entry.pluginId, webhook: entry.webhook.name, error: messageOf(error) })
+          deps.logger.warn('a webhook verify() threw', { plugin: entry.pluginId, webhook: entry.webhook.name, error: errorMessage(error) })
           throw refused(400, 'the request could not be verified')
         }
         if (verdict?.ok === true) return candidate

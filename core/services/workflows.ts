@@ -27,6 +27,8 @@ import { actorOf, type Principal } from './auth.ts'
  * inside the publish transaction: it may read through `tx`, and must not do anything else.
  */
 export type PublishGuard = (content: WorkflowContent, organizationId: string, tx: SqlExecutor) => ErrorDetail[] | Promise<ErrorDetail[]>
+/** Problems of a definition being saved; paths relative to the definition. */
+export type SaveCheck = (definition: Definition) => Promise<ErrorDetail[]>
 
 export interface WorkflowServiceDeps {
   store: Store
@@ -35,6 +37,8 @@ export interface WorkflowServiceDeps {
   ids: Ids
   checker: DefinitionChecker
   publishGuards?: PublishGuard[]
+  /** Checks a definition must pass whenever it is saved (beyond its shape): e.g. symbols the situation universe knows. */
+  saveChecks?: SaveCheck[]
   /** Records workflow events; the engine's recorder lets its listeners act in the same transaction (schedules). */
   recorder?: { record(tx: SqlExecutor, events: readonly DomainEvent[]): Promise<RecordedEvent[]> }
 }
@@ -71,6 +75,20 @@ export function createWorkflowService(deps: WorkflowServiceDeps) {
     return type ?? 'manual'
   }
 
+  async function saveProblems(definition: Definition): Promise<ErrorDetail[]> {
+    return (await Promise.all((deps.saveChecks ?? []).map((c) => c(definition)))).flat()
+  }
+
+  /** The shape check, then the save checks: a definition that fails either is not saved. */
+  async function checkForSave(definition: Definition): Promise<string> {
+    const type = check(definition)
+    const problems = await saveProblems(definition)
+    if (problems.length > 0) {
+      throw badRequest('the workflow definition is invalid', problems.map((e) => ({ ...e, path: `/definition${e.path ?? ''}` })))
+    }
+    return type
+  }
+
   /** Runs `work` in one transaction on the locked row, records its change, publishes after commit. */
   async function mutate(caller: Principal, id: string, work: (tx: SqlExecutor, w: WorkflowRow) => Promise<Change | null>): Promise<Workflow> {
     const recorded = await store.write(async (tx) => {
@@ -104,7 +122,7 @@ export function createWorkflowService(deps: WorkflowServiceDeps) {
 
   return {
     async create(caller: Principal, body: CreateWorkflowBody): Promise<Workflow> {
-      const type = check(body.definition)
+      const type = await checkForSave(body.definition)
       const { ownerUserId, ...fields } = body
       const content = normalizeContent({ ...defaultContent(body.definition), ...stripUndefined(fields) })
       if (ownerUserId) await ensureMember(caller.organizationId, ownerUserId, '/ownerUserId')
@@ -164,8 +182,8 @@ export function createWorkflowService(deps: WorkflowServiceDeps) {
     },
 
     /** A content change: updates the draft, or creates one from the live version; identical content is a no-op. */
-    update(caller: Principal, id: string, body: UpdateWorkflowBody): Promise<Workflow> {
-      const type = body.definition ? check(body.definition) : null
+    async update(caller: Principal, id: string, body: UpdateWorkflowBody): Promise<Workflow> {
+      const type = body.definition ? await checkForSave(body.definition) : null
       return mutate(caller, id, async (tx, w) => {
         requireNotArchived(w)
         const base = await loadVersion(tx, w, displayVersion(w))
@@ -311,9 +329,11 @@ export function createWorkflowService(deps: WorkflowServiceDeps) {
       return patchInPlace(caller, id, (c) => ({ ...c, uiMetadata: { ...c.uiMetadata, ...stripUndefined(patch) } }), 'workflow.ui_metadata_changed', {}, true)
     },
 
-    validate(definition: unknown) {
+    async validate(definition: unknown) {
       const { type, errors } = deps.checker.check(definition as Definition)
-      return { valid: errors.length === 0, type, errors: errors.map((e) => ({ path: e.path ?? '', message: e.message })) }
+      const problems = errors.length === 0 ? await saveProblems(definition as Definition) : []
+      const all = [...errors, ...problems]
+      return { valid: all.length === 0, type, errors: all.map((e) => ({ path: e.path ?? '', message: e.message })) }
     },
   }
 

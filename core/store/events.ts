@@ -2,7 +2,7 @@
  * The event journal: one row per run transition (sequence-numbered per run) and per workflow
  * change. Streams replay from here; the bus only tells listeners that rows were added.
  */
-import type { SqlExecutor } from '../ports/store.ts'
+import type { SqlExecutor, Store } from '../ports/store.ts'
 
 export interface EventRow {
   id: number
@@ -52,6 +52,22 @@ export const events = {
   },
   forRun(db: SqlExecutor, runId: string, afterSeq: number, limit = 1000) {
     return db.all<EventRow>('SELECT * FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [runId, afterSeq, limit])
+  },
+  /**
+   * A mark of the transactions that may still be writing journal rows: on Postgres the first
+   * transaction id not yet handed out. Null on SQLite, whose single writer commits ids in order,
+   * so an id missing from what a reader sees will never appear.
+   */
+  async writersMark(store: Store): Promise<string | null> {
+    if (store.dialect !== 'postgres') return null
+    const row = await store.get<{ mark: string }>('SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS mark')
+    return row?.mark ?? null
+  },
+  /** True once every transaction begun before the mark has committed or rolled back. */
+  async writersDone(store: Store, mark: string | null): Promise<boolean> {
+    if (mark === null) return true
+    const row = await store.get<{ done: boolean }>('SELECT pg_snapshot_xmin(pg_current_snapshot()) >= $1::text::xid8 AS done', [mark])
+    return row?.done === true
   },
   /** Events of an organization (or one workflow) after an id: a primary-key range scan from that id. */
   forOrganization(db: SqlExecutor, organizationId: string, afterId: number, limit = 1000, workflowId?: string) {

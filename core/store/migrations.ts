@@ -217,6 +217,76 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 25,
+    name: 'the situation universe: tickers, their name words, a full-text index, the load state',
+    up: (() => {
+      const common = (collate: string) => [
+        `CREATE TABLE universe_tickers (
+          symbol TEXT PRIMARY KEY,
+          norm TEXT${collate} NOT NULL UNIQUE,
+          name TEXT NOT NULL,
+          name_lower TEXT NOT NULL,
+          -- What full-text search looks in: the name and the symbol, lower case.
+          search_text TEXT NOT NULL,
+          exchange TEXT NOT NULL,
+          type TEXT NOT NULL,
+          rank INTEGER NOT NULL
+        )`,
+        'CREATE INDEX universe_tickers_rank ON universe_tickers (rank, symbol)',
+        'CREATE INDEX universe_tickers_type_rank ON universe_tickers (type, rank, symbol)',
+        // Name words for word-prefix search: a range scan on (word) finds every name with a word starting so.
+        `CREATE TABLE universe_words (
+          word TEXT${collate} NOT NULL,
+          symbol TEXT NOT NULL,
+          rank INTEGER NOT NULL,
+          -- The whole name again, so that a several-word search filters here before any join.
+          name_lower TEXT NOT NULL,
+          PRIMARY KEY (word, symbol)
+        )`,
+        // A word prefix's best-ranked names straight from the index, however many names share it.
+        'CREATE INDEX universe_words_rank ON universe_words (word, rank, symbol, name_lower)',
+        `CREATE TABLE universe_state (
+          id INTEGER PRIMARY KEY,
+          status TEXT NOT NULL,
+          count INTEGER NOT NULL,
+          source TEXT NOT NULL,
+          loaded_at BIGINT NOT NULL
+        )`,
+      ]
+      return {
+        // Byte order for the range scans on symbols and words (SQLite compares bytes already).
+        sqlite: [...common(''), "CREATE VIRTUAL TABLE universe_fts USING fts5(search_text, symbol UNINDEXED, tokenize = 'trigram')"],
+        // The trigram index of full-text search needs the pg_trgm extension, which only some
+        // database users may create: the universe service adds it at start when it can.
+        postgres: common(' COLLATE "C"'),
+      }
+    })(),
+  },
+  {
+    version: 24,
+    name: 'ai credit ledger',
+    up: [
+      // The balance is the running total of the append-only entries, kept so a reservation is one
+      // conditional UPDATE that can never take it below zero, in either dialect.
+      `CREATE TABLE ai_credit_balances (
+        organization_id TEXT PRIMARY KEY,
+        balance BIGINT NOT NULL
+      )`,
+      `CREATE TABLE ai_credit_entries (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        amount BIGINT NOT NULL,
+        turn_id TEXT,
+        note TEXT NOT NULL DEFAULT '',
+        created_at BIGINT NOT NULL
+      )`,
+      'CREATE INDEX ai_credit_entries_org ON ai_credit_entries (organization_id, created_at, id)',
+      // One reservation, one settlement and one refund per turn: a retried call never charges twice.
+      'CREATE UNIQUE INDEX ai_credit_entries_turn ON ai_credit_entries (turn_id, kind)',
+    ],
+  },
 ]
 
 function executionHooks(): string[] {

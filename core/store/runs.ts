@@ -1,4 +1,4 @@
-/** Run rows, read side: the record, lists and counts. The engine owns the write side. */
+/** Run rows: the record, lists and counts, and the insert of a run being admitted (the engine's journal writes the rest). */
 import type { PageRequest } from '../domain/common.ts'
 import type { SqlExecutor } from '../ports/store.ts'
 
@@ -30,10 +30,46 @@ export interface RunRow {
   owner: string | null
 }
 
+/** What admission stores of a new run; status `running`, sequence 1, no snapshot yet. */
+export interface NewRun {
+  id: string
+  organizationId: string
+  workflowId: string
+  workflowVersion: number
+  triggerType: string
+  triggerNodeId: string
+  triggeredBy: string
+  automatic: boolean
+  live: boolean
+  eventId: string
+  idempotencyKey: string | null
+  retryOf: string | null
+  definitionHash: string
+  /** Already JSON: the trigger event, prop values, variables and seeded node results (or null). */
+  triggerEvent: string
+  propValues: string
+  vars: string
+  seed: string | null
+  startedAt: number
+  /** The worker that will execute it, when the admitting process does. */
+  owner: string | null
+}
+
+const INSERT_RUN_SQL = `INSERT INTO runs (id, organization_id, workflow_id, workflow_version, status, trigger_type, trigger_node_id, triggered_by, automatic, live,
+    event_id, idempotency_key, retry_of, definition_hash, trigger_event, prop_values, vars, seed, snapshot, last_seq, error, started_at, finished_at, updated_at, owner)
+  VALUES ($1, $2, $3, $4, 'running', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, NULL, 1, NULL, $18, NULL, $18, $19)`
+
 const SUMMARY_COLUMNS =
   'id, organization_id, workflow_id, workflow_version, status, trigger_type, trigger_node_id, triggered_by, automatic, live, event_id, retry_of, definition_hash, prop_values, vars, error, started_at, finished_at, updated_at, last_seq'
 
 export const runs = {
+  /** Stores a run being admitted. */
+  insert(db: SqlExecutor, r: NewRun) {
+    return db.run(INSERT_RUN_SQL, [
+      r.id, r.organizationId, r.workflowId, r.workflowVersion, r.triggerType, r.triggerNodeId, r.triggeredBy, r.automatic ? 1 : 0, r.live ? 1 : 0,
+      r.eventId, r.idempotencyKey, r.retryOf, r.definitionHash, r.triggerEvent, r.propValues, r.vars, r.seed, r.startedAt, r.owner,
+    ])
+  },
   /**
    * Runs that need an executor: running runs without an owner, owned by a worker that is not
    * alive, or owned by `workerId` but left untouched since `staleBefore` (a run this process

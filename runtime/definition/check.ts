@@ -5,6 +5,7 @@
  * the triggerNodeIds rules, and expressions that reference nodes which do not run before.
  */
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
+import '../../core/plugin/formats.ts'
 import type { TObject, TSchema } from '@sinclair/typebox'
 import type { Definition } from '../../core/domain/workflow.ts'
 import type { ErrorDetail } from '../../core/errors.ts'
@@ -13,6 +14,7 @@ import type { Registry } from '../../core/plugin/registry.ts'
 import { collectReferences, hasExpression, validateCondition } from '../expressions/index.ts'
 import { compilePlan, type Plan } from '../engine/plan.ts'
 import { LIMITS } from '../engine/state.ts'
+import { isNodeId } from '../../core/domain/workflow.ts'
 
 const NODE_ID = /^[A-Za-z_][A-Za-z0-9_-]{0,99}$/
 const MAX_NODES = 500
@@ -35,7 +37,29 @@ export function createDefinitionChecker(registry: Registry): DefinitionChecker {
     }
     const ids = Object.keys(definition.nodes)
     if (ids.length === 0) add('/nodes', 'must contain at least one node')
-    if (ids.length > MAX_NODES) add('/nodes', `must contain at most ${MAX_NODES} nodes`)
+    // Size first: nothing below runs on a definition past the limit.
+    if (ids.length > MAX_NODES) {
+      add('/nodes', `must contain at most ${MAX_NODES} nodes`)
+      return { type: null, errors }
+    }
+    const ID_RULE = 'a node id is 1 to 64 letters, digits, "_" or "-", and not __proto__, constructor or prototype'
+    const references = (value: unknown, at: string) => {
+      if (!Array.isArray(value)) return
+      value.forEach((ref, i) => {
+        if (typeof ref !== 'string' || !isNodeId(ref)) add(`${at}/${i}`, ID_RULE)
+      })
+    }
+    for (const id of ids) {
+      if (!isNodeId(id)) {
+        add(`/nodes/${id.slice(0, 80)}`, ID_RULE)
+        continue
+      }
+      const node = definition.nodes[id] as { children?: unknown; loopBody?: unknown } | null
+      references(node?.children, `/nodes/${id}/children`)
+      references(node?.loopBody, `/nodes/${id}/loopBody`)
+    }
+    references(definition.triggerNodeIds, '/triggerNodeIds')
+    if (errors.length > 0) return { type: null, errors }
     const triggerIds = checkTriggers(definition, add)
     checkShape(definition, triggerIds, add)
     // Payloads and references need an acyclic graph; every other problem is listed beside them.

@@ -1,7 +1,7 @@
 /**
  * The executor keeps live runs in memory as actors, at most `concurrency` at once.
  *
- * A run enters when it is admitted here (`startNew`, no database read; it starts on a later
+ * A run enters when it is admitted here (`enqueueFresh`, no database read; it starts on a later
  * turn, see SLICE_WHILE_ADMITTING) or when something wakes
  * it (`wake`: recovery, a fired timer, a resume or cancel in its inbox). It leaves when it ends
  * or starts waiting: its journal is flushed and its actor stopped, so a waiting run costs a
@@ -13,19 +13,17 @@ import { isTerminal } from '../../core/domain/run.ts'
 import { parseJson } from '../../core/json.ts'
 import { type RunRow, runs } from '../../core/store/runs.ts'
 import type { Registry } from '../../core/plugin/registry.ts'
-import { createRunJournal, type JournalDeps, type RunJournal, type RunMeta } from './journal.ts'
-import { createRunMachine, type NodeRunner, type RunActor, type RunEvent, type RunMachine, statusOf } from './machine.ts'
-import type { Plan } from './plan.ts'
+import { createRunJournal, type JournalDeps, type RunJournal } from './journal.ts'
+import { createRunMachine, type RunActor, type RunMachine, statusOf } from './machine.ts'
+import type { FreshRun, NodeRunner, RunEvent, RunMeta } from './types.ts'
+import { DefinitionError, type Plan } from './plan.ts'
+import { publishEvents } from '../../core/events.ts'
+import { errorMessage } from '../../core/errors.ts'
 import { type BranchesOf, startState, type Emitted, type RunInput, type RunState } from './state.ts'
 import type { createPlanCache } from './plan.ts'
 import { createFifo } from './fifo.ts'
 import { nextTurn } from './next-turn.ts'
-
-export interface FreshRun {
-  readonly meta: RunMeta
-  readonly input: RunInput
-  readonly definition: Definition
-}
+import { BoundedMap } from '../../core/bounded-map.ts'
 
 export interface ExecutorDeps extends JournalDeps {
   readonly registry: Registry
@@ -40,19 +38,32 @@ export interface ExecutorDeps extends JournalDeps {
 
 export interface Executor {
   /** A run admitted by this process with this worker as its owner. */
-  startNew(run: FreshRun): void
+  enqueueFresh(run: FreshRun): void
   /** Delivers inbox events to a run, loading it when it is not live here (if this worker may own it). */
   wake(runId: string): void
   /** Like wake, resolving once the run is live here or found to need nothing (work-queue backpressure). */
   take(runId: string): Promise<void>
   /** Whether the run is live in this process, or queued to start here. */
   has(runId: string): boolean
-  /** Loads every run that was running, or has inbox events, when the process stopped. */
-  recover(): Promise<number>
+  /**
+   * Queues every run that needs an executor and has none here: runs left running by a process
+   * that stopped or died, and runs with inbox events nobody took. At start, and on every heartbeat.
+   */
+  sweep(): Promise<number>
   /** Resolves when no run is active or queued (tests, shutdown). */
   idle(): Promise<void>
   readonly active: number
+  /** Runs queued here and not started yet (the admission backlog of this process), and how many have started in all. */
+  backlog(): ExecutorBacklog
   stop(graceMs: number): Promise<void>
+}
+
+export interface ExecutorBacklog {
+  readonly total: number
+  /** Queued runs of one organization (runs queued by id only, from recovery, count in the total alone). */
+  of(organizationId: string): number
+  /** Runs started since the process began: the drain rate is its derivative. */
+  readonly started: number
 }
 
 interface Entry {
@@ -85,23 +96,43 @@ const MAX_FRESH_QUEUED = 10_000
 
 interface Queued {
   runId: string
+  /** Known for admitted runs, kept when the payload is not: the backlog is counted per organization. */
+  organizationId?: string
   fresh?: FreshRun
   taken?: () => void
   /** Inbox events arrived while a fresh run waited in the queue: read them once it starts. */
   woken?: boolean
 }
 
+/** The executor's counters and flags, in one named place (the maps and the queue sit beside it). */
+interface ExecutorState {
+  /** Runs loading or active here (at most `concurrency`). */
+  running: number
+  /** Set by stop(): nothing more is queued or started. */
+  stopped: boolean
+  /** Queued runs that kept their payload (at most MAX_FRESH_QUEUED). */
+  freshQueued: number
+  /** Runs taken off the queue since the process began (the backlog's drain rate). */
+  startedTotal: number
+  /** Runs admitted since the last turn: a small slice per turn while admissions keep coming. */
+  admittedSinceTurn: number
+  turnScheduled: boolean
+}
+
 export function createExecutor(deps: ExecutorDeps): Executor {
-  const machines = new Map<string, RunMachine>()
+  const machines = new BoundedMap<string, RunMachine>(1000)
   const entries = new Map<string, Entry>()
   const queue = createFifo<Queued>()
   const queued = new Map<string, Queued>()
   const idleWaiters: Array<() => void> = []
-  let running = 0
-  let stopped = false
-  let freshQueued = 0
-  let admittedSinceTurn = 0
-  let turnScheduled = false
+  const state: ExecutorState = { running: 0, stopped: false, freshQueued: 0, startedTotal: 0, admittedSinceTurn: 0, turnScheduled: false }
+  const queuedByOrg = new Map<string, number>()
+  const countOrg = (organizationId: string | undefined, delta: number) => {
+    if (organizationId === undefined) return
+    const n = (queuedByOrg.get(organizationId) ?? 0) + delta
+    if (n > 0) queuedByOrg.set(organizationId, n)
+    else queuedByOrg.delete(organizationId)
+  }
   const branchesOf: BranchesOf = (type) => deps.registry.action(type)?.branches
   const now = () => deps.clock.now()
 
@@ -110,13 +141,12 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     if (!machine) {
       machine = createRunMachine(plan, deps.runner, branchesOf, now)
       machines.set(plan.hash, machine)
-      if (machines.size > 1000) machines.delete(machines.keys().next().value!)
     }
     return machine
   }
 
   function enqueue(item: Queued) {
-    if (stopped) return item.taken?.()
+    if (state.stopped) return item.taken?.()
     const waiting = queued.get(item.runId)
     if (waiting) {
       if (item.woken) waiting.woken = true
@@ -124,21 +154,22 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     }
     queued.set(item.runId, item)
     queue.push(item)
-    if (item.fresh) freshQueued++
+    countOrg(item.organizationId, 1)
+    if (item.fresh) state.freshQueued++
     scheduleTurn()
   }
 
   function scheduleTurn() {
-    if (turnScheduled || queue.length === 0 || running >= deps.concurrency) return
-    turnScheduled = true
+    if (state.turnScheduled || queue.length === 0 || state.running >= deps.concurrency) return
+    state.turnScheduled = true
     nextTurn(turn)
   }
 
   function turn() {
-    turnScheduled = false
-    const slice = admittedSinceTurn > 0 ? SLICE_WHILE_ADMITTING : SLICE_WHEN_IDLE
-    admittedSinceTurn = 0
-    for (let started = 0; started < slice && running < deps.concurrency && queue.length > 0; started++) startNext()
+    state.turnScheduled = false
+    const slice = state.admittedSinceTurn > 0 ? SLICE_WHILE_ADMITTING : SLICE_WHEN_IDLE
+    state.admittedSinceTurn = 0
+    for (let started = 0; started < slice && state.running < deps.concurrency && queue.length > 0; started++) startNext()
     scheduleTurn()
     notifyIdle()
   }
@@ -146,7 +177,9 @@ export function createExecutor(deps: ExecutorDeps): Executor {
   function startNext() {
     const item = queue.shift()!
     queued.delete(item.runId)
-    if (item.fresh) freshQueued--
+    countOrg(item.organizationId, -1)
+    state.startedTotal++
+    if (item.fresh) state.freshQueued--
     if (entries.has(item.runId)) {
       entries.get(item.runId)!.wakePending = true
       item.taken?.()
@@ -154,10 +187,13 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     }
     const entry: Entry = { runId: item.runId, phase: 'loading', wakePending: false, pulling: false, sent: new Set() }
     entries.set(item.runId, entry)
-    running++
+    state.running++
     const activation = item.fresh ? activateFresh(entry, item.fresh, item.woken === true) : activateStored(entry)
-    activation.catch((error) => {
+    activation.catch(async (error) => {
       deps.logger.error('could not start run', { runId: item.runId, error: error instanceof Error ? error.stack : String(error) })
+      // A run whose definition cannot execute fails once, clearly, instead of being picked up
+      // again on every sweep; a store that failed is tried again by the sweep.
+      if (error instanceof DefinitionError) await failUnstartable(item.runId, error.message)
       release(entry)
     }).finally(() => item.taken?.())
   }
@@ -168,14 +204,14 @@ export function createExecutor(deps: ExecutorDeps): Executor {
   }
 
   function notifyIdle() {
-    if (running === 0 && queue.length === 0) for (const done of idleWaiters.splice(0)) done()
+    if (state.running === 0 && queue.length === 0) for (const done of idleWaiters.splice(0)) done()
   }
 
   function release(entry: Entry) {
     if (entries.get(entry.runId) !== entry) return
     entries.delete(entry.runId)
-    running--
-    if (entry.wakePending && !stopped) enqueue({ runId: entry.runId })
+    state.running--
+    if (entry.wakePending && !state.stopped) enqueue({ runId: entry.runId })
     scheduleTurn()
     notifyIdle()
   }
@@ -208,7 +244,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       if (row && isTerminal(row.status) && inbox.length > 0) await deps.store.write((tx) => tx.run('DELETE FROM run_inbox WHERE run_id = $1', [entry.runId]))
       return release(entry)
     }
-    const body = await deps.store.get<{ body: string }>('SELECT body FROM definitions WHERE hash = $1', [row.definition_hash])
+    const body = await runs.definition(deps.store, row.definition_hash)
     const stored = parseJson<{ definition: Definition; variableDefs?: RunMeta['variableDefs'] }>(body?.body, { definition: { nodes: {} } })
     const plan = deps.plans.get(row.definition_hash, () => stored.definition)
     const meta: RunMeta = {
@@ -256,13 +292,42 @@ export function createExecutor(deps: ExecutorDeps): Executor {
         journal.touch()
         if (!entry.pulling) settleIfDone(entry)
       },
-      error: (error) => deps.logger.error('run actor failed', { runId: meta.runId, error: String(error) }),
+      error: (error) => {
+        deps.logger.error('run actor failed', { runId: meta.runId, error: String(error) })
+        // The actor cannot go on: end the run as failed, so that it neither hangs nor comes back.
+        entry.phase = 'stopping'
+        void failUnstartable(meta.runId, `the run could not go on: ${errorMessage(error)}`).finally(() => release(entry))
+      },
     })
     entry.phase = 'active'
     // A restored run gets its inbox before it may be put away again.
     entry.pulling = restored
     actor.start()
     if (!restored) settleIfDone(entry)
+  }
+
+  /** Ends a run that cannot execute as failed, with its run.failed event (nothing if it already ended). */
+  async function failUnstartable(runId: string, message: string) {
+    const at = now()
+    const error = { message, code: 'unstartable' }
+    try {
+      const recorded = await deps.store.write(async (tx) => {
+        const row = await tx.get<{ organization_id: string; workflow_id: string; last_seq: number; status: string }>(
+          'SELECT organization_id, workflow_id, last_seq, status FROM runs WHERE id = $1', [runId],
+        )
+        if (!row || isTerminal(row.status)) return []
+        const seq = Number(row.last_seq) + 1
+        await tx.run(
+          "UPDATE runs SET status = 'failure', error = $1, finished_at = $2, updated_at = $2, last_seq = $3 WHERE id = $4 AND status IN ('running', 'waiting')",
+          [JSON.stringify(error), at, seq, runId],
+        )
+        await tx.run('DELETE FROM run_inbox WHERE run_id = $1', [runId])
+        return deps.recorder.record(tx, [{ organizationId: row.organization_id, workflowId: row.workflow_id, runId, seq, nodeId: null, type: 'run.failed', data: { error }, at }])
+      })
+      publishEvents(deps.bus, recorded)
+    } catch (failure) {
+      deps.logger.error('could not fail a run that cannot execute', { runId, error: String(failure) })
+    }
   }
 
   function settleIfDone(entry: Entry) {
@@ -306,9 +371,10 @@ export function createExecutor(deps: ExecutorDeps): Executor {
   }
 
   return {
-    startNew(run) {
-      admittedSinceTurn++
-      enqueue(freshQueued < MAX_FRESH_QUEUED ? { runId: run.meta.runId, fresh: run } : { runId: run.meta.runId })
+    enqueueFresh(run) {
+      state.admittedSinceTurn++
+      const organizationId = run.meta.organizationId
+      enqueue(state.freshQueued < MAX_FRESH_QUEUED ? { runId: run.meta.runId, organizationId, fresh: run } : { runId: run.meta.runId, organizationId })
     },
     has: isHere,
     take(runId) {
@@ -327,7 +393,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       } else entry.wakePending = true
     },
     /** Runs that were running without a live owner, and runs with inbox events nobody took. */
-    async recover() {
+    async sweep() {
       const stale = now() - deps.workerTimeoutMs
       const rows = await runs.needingExecution(deps.store, deps.workerId, stale)
       let woken = 0
@@ -339,19 +405,27 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       return woken
     },
     idle() {
-      if (running === 0 && queue.length === 0) return Promise.resolve()
+      if (state.running === 0 && queue.length === 0) return Promise.resolve()
       return new Promise((resolve) => idleWaiters.push(resolve))
     },
     get active() {
-      return running
+      return state.running
+    },
+    backlog() {
+      return {
+        total: queue.length,
+        of: (organizationId: string) => queuedByOrg.get(organizationId) ?? 0,
+        started: state.startedTotal,
+      }
     },
     async stop(graceMs) {
-      stopped = true
+      state.stopped = true
       queue.clear()
       queued.clear()
-      freshQueued = 0
+      queuedByOrg.clear()
+      state.freshQueued = 0
       const deadline = now() + graceMs
-      while (running > 0 && now() < deadline) await new Promise((r) => setTimeout(r, 20))
+      while (state.running > 0 && now() < deadline) await new Promise((r) => setTimeout(r, 20))
       await Promise.all([...entries.values()].map(async (entry) => {
         await entry.journal?.flushed()
         entry.actor?.stop()

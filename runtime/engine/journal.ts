@@ -6,7 +6,7 @@
  * published on the bus only after that commit.
  */
 import type { RunStatus } from '../../core/domain/run.ts'
-import type { VariableDef } from '../../core/domain/workflow.ts'
+import { isTerminalRunEvent, workflowPaused } from '../../core/domain/run-events.ts'
 import { publishEvents, type RecordedEvent } from '../../core/events.ts'
 import type { Bus } from '../../core/ports/bus.ts'
 import type { Clock } from '../../core/ports/clock.ts'
@@ -14,20 +14,8 @@ import type { Ids } from '../../core/ports/ids.ts'
 import type { Logger } from '../../core/ports/logger.ts'
 import { isUniqueViolation, type SqlExecutor, type Store } from '../../core/ports/store.ts'
 import type { EventRecorder } from '../events.ts'
-import type { JournalEvent } from './machine.ts'
+import type { JournalEvent, RunMeta } from './types.ts'
 import type { WaitInfo } from './state.ts'
-
-export interface RunMeta {
-  readonly runId: string
-  readonly organizationId: string
-  readonly workflowId: string
-  readonly workflowVersion: number
-  readonly automatic: boolean
-  readonly live: boolean
-  readonly definitionHash: string
-  readonly variableDefs: readonly VariableDef[]
-  readonly lastSeq: number
-}
 
 export interface RunJournal {
   append(event: JournalEvent): void
@@ -40,7 +28,6 @@ export interface RunJournal {
   readonly lastSeq: number
 }
 
-const TERMINAL = new Set(['run.succeeded', 'run.partial', 'run.failed', 'run.cancelled'])
 const NODE_DONE = new Set(['node.succeeded', 'node.failed', 'node.cancelled', 'node.partial'])
 
 export interface JournalDeps {
@@ -115,7 +102,7 @@ export function createRunJournal(
       organizationId: meta.organizationId, workflowId: meta.workflowId, runId: meta.runId, seq: e.seq,
       type: e.type, nodeId: e.nodeId, data: { runId: meta.runId, workflowId: meta.workflowId, ...e.data }, at: e.at,
     })))
-    const terminal = events.find((e) => TERMINAL.has(e.type))
+    const terminal = events.find((e) => isTerminalRunEvent(e.type))
     // A run that waits or ended needs no owner; whoever resumes it next takes it.
     const changed = await tx.run(
       `UPDATE runs SET status = $1, snapshot = $2, last_seq = $3, updated_at = $4, vars = $5,
@@ -163,7 +150,7 @@ export function createRunJournal(
         )
       }
     }
-    if (TERMINAL.has(e.type) && waitedKeys.size > 0) {
+    if (isTerminalRunEvent(e.type) && waitedKeys.size > 0) {
       waitedKeys.clear()
       await tx.run('DELETE FROM timers WHERE run_id = $1', [meta.runId])
       await tx.run('DELETE FROM waits WHERE run_id = $1', [meta.runId])
@@ -192,10 +179,7 @@ export function createRunJournal(
       [reason, deps.clock.now(), meta.workflowId, meta.workflowVersion],
     )
     if (changed === 0) return []
-    return deps.recorder.record(tx, [{
-      organizationId: meta.organizationId, workflowId: meta.workflowId, runId: null, seq: null, nodeId: null,
-      type: 'workflow.paused', data: { workflowId: meta.workflowId, reason, runId: meta.runId }, at: deps.clock.now(),
-    }])
+    return deps.recorder.record(tx, [workflowPaused(meta, reason, deps.clock.now(), { runId: meta.runId })])
   }
 
   return {

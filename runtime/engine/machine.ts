@@ -15,33 +15,10 @@
 import { type ActorRefFrom, emit, enqueueActions, fromPromise, setup, type SnapshotFrom } from 'xstate'
 import { nextTurn } from './next-turn.ts'
 import type { Plan } from './plan.ts'
-import { advance, applyCancel, applyOutcome, type BranchesOf, type Emitted, isWaiting, type Outcome, type RunState, type Step } from './state.ts'
-
-export type RunEvent =
-  | { type: 'RESUME'; key: string; data: unknown; inboxId?: string }
-  | { type: 'TIMER'; key: string; kind: 'wake' | 'timeout'; inboxId?: string }
-  | { type: 'CANCEL'; reason?: string; inboxId?: string }
-
-export type JournalEvent = { type: string; nodeId: string | null; data: Record<string, unknown> }
-
-export interface ResumeTask {
-  readonly state: RunState
-  readonly event: RunEvent & ({ type: 'RESUME' } | { type: 'TIMER' })
-}
-
-/** A node whose handler has not answered yet; `abort` cancels it (the run was cancelled or put away). */
-export interface PendingOutcome {
-  readonly pending: Promise<Outcome>
-  abort(reason: unknown): void
-}
+import { advance, applyCancel, applyOutcome, type BranchesOf, type Emitted, isWaiting, type RunState, type Step } from './state.ts'
+import type { JournalEvent, NodeRunner, Outcome, PendingOutcome, ResumeTask, RunEvent } from './types.ts'
 
 export const isPending = (result: Outcome | PendingOutcome): result is PendingOutcome => 'pending' in result
-
-export interface NodeRunner {
-  /** Executes the current node: its outcome when the handler answered synchronously, else pending. */
-  execute(plan: Plan, state: RunState): Outcome | PendingOutcome
-  resume(plan: Plan, task: ResumeTask, signal: AbortSignal): Promise<Outcome>
-}
 
 const crashed = (error: unknown): Outcome => ({
   kind: 'failure', error: `internal error: ${error instanceof Error ? error.message : String(error)}`, retryable: false,

@@ -6,6 +6,7 @@
  */
 import { Value } from '@sinclair/typebox/value'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
+import '../../core/plugin/formats.ts'
 import type { TObject } from '@sinclair/typebox'
 import type { OpenedConnector } from '../../core/domain/connector.ts'
 import { ConnectorUnavailableError } from '../../core/errors.ts'
@@ -16,10 +17,20 @@ import type { AnyAction, Registry } from '../../core/plugin/registry.ts'
 import { evaluateCondition, resolveValue } from '../expressions/index.ts'
 import { createRedactor, type Redactor } from './redact.ts'
 import type { Capabilities } from './capabilities.ts'
-import { isPending, type NodeRunner, type PendingOutcome, type ResumeTask } from './machine.ts'
+import { isPending } from './machine.ts'
+import type { NodeRunner, Outcome, PendingOutcome, ResumeTask } from './types.ts'
 import type { Plan } from './plan.ts'
 import { scopeLookup } from './scope.ts'
-import type { Outcome, RunState } from './state.ts'
+import type { RunState } from './state.ts'
+import { errorMessage } from '../../core/errors.ts'
+import { noMask, type SecretMasks, type ValueMask } from '../../core/security/value-mask.ts'
+import { nestsDeeperThan } from '../../core/json.ts'
+
+/**
+ * An outcome nested deeper than this fails its node: a run keeps its nodes' results as JSON, and
+ * a value nested deep enough cannot be written (or read back) without overflowing the stack.
+ */
+export const MAX_OUTCOME_DEPTH = 1000
 
 const DIRECTIVE = Symbol.for('automaton.directive')
 
@@ -40,7 +51,11 @@ export class NodeTimeoutError extends Error {
   override name = 'NodeTimeoutError'
 }
 
-export function createNodeRunner(deps: { registry: Registry; clock: Clock; capabilities: Capabilities; logger: Logger }): NodeRunner {
+export function createNodeRunner(deps: {
+  registry: Registry; clock: Clock; capabilities: Capabilities; logger: Logger
+  /** The organization's secret values, masked in every outcome (input, result, error, logs, variables, wait). */
+  masks?: SecretMasks
+}): NodeRunner {
   const now = () => deps.clock.now()
 
   /** What a payload check needs of an action, worked out once per action type. */
@@ -80,12 +95,19 @@ export function createNodeRunner(deps: { registry: Registry; clock: Clock; capab
    */
   function execute(plan: Plan, state: RunState): Outcome | PendingOutcome {
     const controller = lazyController()
-    const delay = state.current!.frame.retryDelayMs
-    if (!delay) return start(plan, state, controller)
-    return pendingOf(controller, sleep(delay, controller.signal).then(() => outcomeOf(start(plan, state, controller))))
+    const known = deps.masks ? deps.masks.peek(state.organizationId) : noMask
+    if (known) return masked(known, executeWith(plan, state, controller, known))
+    // The organization's mask is not at hand: read it first, so that nothing leaves unmasked.
+    return pendingOf(controller, deps.masks!.of(state.organizationId).then((mask) => outcomeOf(masked(mask, executeWith(plan, state, controller, mask)))))
   }
 
-  function start(plan: Plan, state: RunState, controller: Controller): Outcome | PendingOutcome {
+  function executeWith(plan: Plan, state: RunState, controller: Controller, mask: ValueMask): Outcome | PendingOutcome {
+    const delay = state.current!.frame.retryDelayMs
+    if (!delay) return start(plan, state, controller, mask)
+    return pendingOf(controller, sleep(delay, controller.signal).then(() => outcomeOf(start(plan, state, controller, mask))))
+  }
+
+  function start(plan: Plan, state: RunState, controller: Controller, mask: ValueMask): Outcome | PendingOutcome {
     const node = plan.node(state.current!.frame.nodeId)
     const action = deps.registry.action(node.type)
     if (!action) {
@@ -95,12 +117,12 @@ export function createNodeRunner(deps: { registry: Registry; clock: Clock; capab
     try {
       payload = resolvePayload(action, node.def.payload ?? {}, scopeLookup(plan, state, state.current!.frame.scope))
     } catch (error) {
-      return { kind: 'failure', error: messageOf(error), code: 'invalid_payload', retryable: false }
+      return { kind: 'failure', error: errorMessage(error), code: 'invalid_payload', retryable: false }
     }
-    if (!action.connector) return invoke(plan, state, action, payload, controller, null)
+    if (!action.connector) return invoke(plan, state, action, payload, controller, null, mask)
     const opening = deps.capabilities.connector(state.organizationId, node.def.connector, action.connector.type)
     return pendingOf(controller, opening.then(
-      (opened) => outcomeOf(invoke(plan, state, action, payload, controller, opened)),
+      (opened) => outcomeOf(invoke(plan, state, action, payload, controller, opened, mask)),
       (error) => failed(error, payload, (value) => value, []),
     ))
   }
@@ -108,7 +130,7 @@ export function createNodeRunner(deps: { registry: Registry; clock: Clock; capab
   /** Calls the handler; its outcome, or the pending outcome of the promise it returned. */
   function invoke(
     plan: Plan, state: RunState, action: AnyAction, payload: Record<string, unknown>, controller: Controller,
-    opened: OpenedConnector | null,
+    opened: OpenedConnector | null, mask: ValueMask,
   ): Outcome | PendingOutcome {
     const current = state.current!
     const frame = current.frame
@@ -128,7 +150,7 @@ export function createNodeRunner(deps: { registry: Registry; clock: Clock; capab
       },
       connector: opened?.data ?? null,
       log: (message, fields) => {
-        const [text, extra] = redact([message, fields] as const)
+        const [text, extra] = mask(redact([message, fields] as const))
         if (logs.length < 100) logs.push(extra ? `${text} ${JSON.stringify(extra)}` : text)
         deps.capabilities.log(state, node.id, text, extra)
       },
@@ -168,10 +190,15 @@ export function createNodeRunner(deps: { registry: Registry; clock: Clock; capab
   function failed(error: unknown, payload: Record<string, unknown>, redact: Redactor, logs: string[]): Outcome {
     if (error instanceof ConnectorUnavailableError) return { kind: 'failure', error: error.message, code: 'connector_unavailable', retryable: false, input: payload, logs }
     const timedOut = error instanceof NodeTimeoutError
-    return { kind: 'failure', error: redact(messageOf(error)), code: timedOut ? 'timeout' : undefined, retryable: true, input: payload, logs }
+    return { kind: 'failure', error: redact(errorMessage(error)), code: timedOut ? 'timeout' : undefined, retryable: true, input: payload, logs }
   }
 
   async function resume(plan: Plan, task: ResumeTask, signal: AbortSignal): Promise<Outcome> {
+    const outcome = bounded(await resumeUnmasked(plan, task, signal))
+    return deps.masks ? (await deps.masks.of(task.state.organizationId))(outcome) : outcome
+  }
+
+  async function resumeUnmasked(plan: Plan, task: ResumeTask, signal: AbortSignal): Promise<Outcome> {
     const { state, event } = task
     const instance = state.nodes[event.key]
     const node = plan.node(instance.nodeId)
@@ -199,7 +226,7 @@ export function createNodeRunner(deps: { registry: Registry; clock: Clock; capab
       }
       return toOutcome(output, payload, deps.clock.now())
     } catch (error) {
-      return { kind: 'failure', error: messageOf(error), retryable: false }
+      return { kind: 'failure', error: errorMessage(error), retryable: false }
     }
   }
 
@@ -263,6 +290,19 @@ const pendingOf = (controller: Controller, pending: Promise<Outcome>): PendingOu
   abort: (reason) => controller.abort(reason),
 })
 
+/** The outcome bounded in depth and with the organization's secret values masked (pending or not). */
+function masked(mask: ValueMask, result: Outcome | PendingOutcome): Outcome | PendingOutcome {
+  const finish = (outcome: Outcome) => mask(bounded(outcome))
+  if (isPending(result)) return { pending: result.pending.then(finish), abort: (reason) => result.abort(reason) }
+  return finish(result)
+}
+
+/** A failure instead of an outcome too deep to keep. */
+function bounded(outcome: Outcome): Outcome {
+  if (!nestsDeeperThan(outcome, MAX_OUTCOME_DEPTH)) return outcome
+  return { kind: 'failure', error: `the node's result nests arrays and objects deeper than ${MAX_OUTCOME_DEPTH} levels`, code: 'result_too_deep', retryable: false }
+}
+
 const outcomeOf = (result: Outcome | PendingOutcome): Outcome | Promise<Outcome> => (isPending(result) ? result.pending : result)
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
@@ -298,7 +338,3 @@ function declaresDefault(schema: unknown, seen = new Set<unknown>()): boolean {
   return Object.values(schema).some((value) => declaresDefault(value, seen))
 }
 
-function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name
-  return typeof error === 'string' ? error : JSON.stringify(error) ?? String(error)
-}

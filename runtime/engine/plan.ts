@@ -119,12 +119,17 @@ export function compilePlan(definition: Definition, hash: string): Plan {
     triggerIds,
     node(id: string) {
       const n = nodes.get(id)
-      if (!n) throw new Error(`node "${id}" is not in the definition`)
+      if (!n) throw new DefinitionError(`node "${id}" is not in the definition`)
       return n
     },
     ancestors,
     subtree,
   })
+}
+
+/** The stored definition of a run cannot be executed as it is (a run of it fails, it is not retried). */
+export class DefinitionError extends Error {
+  override readonly name = 'DefinitionError'
 }
 
 /** A small LRU of compiled plans. */

@@ -11,6 +11,7 @@ import type { NodeStatus, RunError } from '../../core/domain/run.ts'
 import type { TriggerEvent } from '../../core/ports/engine.ts'
 import type { WaitRequest } from '../../core/plugin/sdk.ts'
 import type { Plan } from './plan.ts'
+import type { Outcome } from './types.ts'
 
 export const LIMITS = Object.freeze({ iterationsPerLoop: 100, loopNesting: 10, executionsPerRun: 10_000 })
 
@@ -79,12 +80,6 @@ export interface Emitted {
   readonly nodeId: string | null
   readonly data: Record<string, unknown>
 }
-
-export type Outcome =
-  | { readonly kind: 'success'; readonly result: unknown; readonly branch?: string; readonly input?: unknown; readonly vars?: Readonly<Record<string, unknown>>; readonly logs?: readonly string[] }
-  | { readonly kind: 'failure'; readonly error: string; readonly retryable?: boolean; readonly input?: unknown; readonly code?: string; readonly logs?: readonly string[] }
-  | { readonly kind: 'wait'; readonly wait: WaitRequest; readonly input?: unknown }
-  | { readonly kind: 'loop'; readonly items: readonly unknown[]; readonly input?: unknown }
 
 export interface Step {
   readonly state: RunState
@@ -347,7 +342,8 @@ function applyFailure(state: RunState, plan: Plan, branchesOf: BranchesOf, outco
     const pushed = pushChildren({ ...s, partial: true }, plan, branchesOf, node.id, frame.scope, undefined, now)
     return { state: pushed.state, events: [...events, ...pushed.events] }
   }
-  return { state: { ...s, failed: true, error: { message: outcome.error, nodeId: node.id, code: outcome.code } }, events }
+  // Every failure has a code: the action's own, else node_failed (docs/runs.md).
+  return { state: { ...s, failed: true, error: { message: outcome.error, nodeId: node.id, code: outcome.code ?? 'node_failed' } }, events }
 }
 
 /** Stops everything: the current node is cancelled, nothing else runs. */
@@ -376,4 +372,17 @@ export function isWaiting(state: RunState): boolean {
   if (!current) return false
   const status = state.nodes[current.key]?.status
   return status === 'waiting' || status === 'scheduled'
+}
+
+/**
+ * The run state inside a stored snapshot (the `runs.snapshot` column: the actor's persisted
+ * snapshot, whose `context` is the RunState); undefined for a run that has none yet.
+ */
+export function runStateOf(snapshot: string | null | undefined): RunState | undefined {
+  if (!snapshot) return undefined
+  try {
+    return (JSON.parse(snapshot) as { context?: RunState } | null)?.context
+  } catch {
+    return undefined
+  }
 }

@@ -6,7 +6,7 @@
  * are pure, so they run here, outside the transaction; the transaction only claims what was
  * matched. Nothing here writes.
  */
-import 'elysia/type-system/format'
+import '../../core/plugin/formats.ts'
 import type { TObject, TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import { Value } from '@sinclair/typebox/value'

@@ -24,8 +24,11 @@ import type { Registry } from '../../core/plugin/registry.ts'
 import { liveTriggers } from '../../core/store/live-triggers.ts'
 import { type WebhookEventRow, webhookEvents } from '../../core/store/webhook-events.ts'
 import { iso } from '../../core/time.ts'
+import type { Backlog } from '../backlog.ts'
 import type { EngineDispatcher } from '../dispatch.ts'
 import { createRoutePlanner, type RoutePlan } from './route-plan.ts'
+import { redactHeaders } from '../../core/security/redact.ts'
+import { noMask, type SecretMasks } from '../../core/security/value-mask.ts'
 
 export interface EventRouterDeps {
   store: Store
@@ -36,6 +39,10 @@ export interface EventRouterDeps {
   logger: Logger
   /** After commit: tells whoever executes a run that its inbox has an event. */
   wake(runId: string): void
+  /** An event that would start runs is refused (429) while the backlog is full; one that only resumes runs is not. */
+  backlog?: Backlog
+  /** The organization's secret values, masked in the event before it is stored, starts runs or resumes them. */
+  masks?: SecretMasks
 }
 
 type Admit = Parameters<Parameters<EngineDispatcher['transaction']>[0]>[1]
@@ -57,7 +64,7 @@ export function createEventRouter(deps: EventRouterDeps): EventRouter {
     return {
       id, organization_id: event.organizationId, source: event.source, provider_event_id: event.providerEventId,
       dedup_key: event.replayOf ? null : event.providerEventId, trigger_type: event.triggerType, connector_id: event.connectorId,
-      target: event.target ? JSON.stringify(event.target) : null, body: JSON.stringify(event.body ?? null), headers: JSON.stringify(event.headers),
+      target: event.target ? JSON.stringify(event.target) : null, body: JSON.stringify(event.body ?? null), headers: JSON.stringify(redactHeaders(event.headers)),
       received_at: now, action: 'skipped', reason: plan.reason ?? null, problems: plan.problems ? JSON.stringify(plan.problems) : null,
       run_ids: '[]', workflow_ids: '[]', replay_of: event.replayOf ?? null,
     }
@@ -112,10 +119,13 @@ export function createEventRouter(deps: EventRouterDeps): EventRouter {
   }
 
   return {
-    async route(event) {
+    async route(unmasked) {
+      const mask = deps.masks ? (deps.masks.peek(unmasked.organizationId) ?? (await deps.masks.of(unmasked.organizationId))) : noMask
+      const event = mask === noMask ? unmasked : { ...unmasked, body: mask(unmasked.body), headers: mask(unmasked.headers) }
       const now = deps.clock.now()
-      const triggerEvent: TriggerEvent = { type: event.triggerType, body: event.body ?? null, headers: event.headers, receivedAt: iso(now) }
+      const triggerEvent: TriggerEvent = { type: event.triggerType, body: event.body ?? null, headers: redactHeaders(event.headers), receivedAt: iso(now) }
       const plan = await planner.plan(event, triggerEvent, now)
+      if (deps.backlog && !plan.reason && plan.triggers.length > 0) deps.backlog.check(event.organizationId)
       const { result, resumed } = await commit(event, plan, triggerEvent, now)
       for (const runId of resumed) deps.wake(runId)
       return result

@@ -5,6 +5,7 @@
  * It does not move anything into or out of QuickJS.
  */
 import { SandboxError } from './sandbox-error.ts'
+import { errorMessage } from '../../core/errors.ts'
 
 export const MAX_JSON_DEPTH = 1000
 
@@ -59,7 +60,7 @@ export function encodeInput(input: unknown, maxBytes: number): string {
   try {
     json = JSON.stringify(input)
   } catch (error) {
-    throw new SandboxError('input', `input is not JSON-serialisable: ${messageOf(error)}`, {
+    throw new SandboxError('input', `input is not JSON-serialisable: ${errorMessage(error)}`, {
       cause: error,
     })
   }
@@ -74,7 +75,7 @@ export function decodeOutput(text: string, maxBytes: number): unknown {
   try {
     return JSON.parse(text)
   } catch (error) {
-    throw new SandboxError('output', `output is not valid JSON: ${messageOf(error)}`, {
+    throw new SandboxError('output', `output is not valid JSON: ${errorMessage(error)}`, {
       cause: error,
     })
   }
@@ -100,6 +101,3 @@ function isSurrogatePair(text: string, i: number): boolean {
   return next >= 0xdc00 && next <= 0xdfff
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}

@@ -8,7 +8,7 @@
  * It does not validate limits or encode input (createSandbox does).
  */
 import type { SandboxLimits } from './limits.ts'
-import { fromWireError, messageOf, type RunReply, type RunRequest, type WorkerMessage } from './protocol.ts'
+import { fromWireError, nameAndMessage, type RunReply, type RunRequest, type WorkerMessage } from './protocol.ts'
 import type { TransformResult } from './run-transform.ts'
 import { SandboxError } from './sandbox-error.ts'
 import { fromTrip } from './vm-errors.ts'
@@ -114,7 +114,7 @@ export function createWorkerPool(options: PoolOptions): WorkerPool {
     try {
       slot ??= createSlot()
     } catch (error) {
-      release(call).reject(new SandboxError('runtime', `the sandbox worker could not start: ${messageOf(error)}`))
+      release(call).reject(new SandboxError('runtime', `the sandbox worker could not start: ${nameAndMessage(error)}`))
       return
     }
     slot.call = call

@@ -48,7 +48,7 @@ export function toWireError(error: unknown): WireError {
   if (error instanceof SandboxError) {
     return { kind: error.kind, message: error.message, line: error.line, logs: [...error.logs] }
   }
-  return { kind: 'host', message: messageOf(error), line: undefined, logs: [] }
+  return { kind: 'host', message: nameAndMessage(error), line: undefined, logs: [] }
 }
 
 export function fromWireError(error: WireError): Error {
@@ -56,7 +56,8 @@ export function fromWireError(error: WireError): Error {
   return new SandboxError(error.kind, error.message, { line: error.line, logs: error.logs })
 }
 
-export function messageOf(error: unknown): string {
+/** The error with its class name, for the host log (not errorMessage: the name matters here). */
+export function nameAndMessage(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`
   return String(error)
 }

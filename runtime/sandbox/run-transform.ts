@@ -14,7 +14,7 @@ import {
   type QuickJSRuntime,
 } from 'quickjs-emscripten-core'
 import { installBootstrap, type VmHelpers } from './bootstrap.ts'
-import { retireEngine, type Engine } from './engine.ts'
+import { retireEngine, type Engine } from './quickjs.ts'
 import { createGuard, runtimeHeapBytes, type Guard } from './guard.ts'
 import { decodeOutput } from './json-text.ts'
 import type { SandboxLimits } from './limits.ts'

@@ -6,10 +6,10 @@
  *
  * `bun build --compile` must be given this file as an extra entrypoint (see package.json).
  */
-import { acquireEngine, isRetired, type Engine } from './engine.ts'
+import { acquireEngine, isRetired, type Engine } from './quickjs.ts'
 import {
   isCancelled,
-  messageOf,
+  nameAndMessage,
   toWireError,
   type RunReply,
   type RunRequest,
@@ -33,7 +33,7 @@ scope.addEventListener('message', (event) => {
 
 loading.then(
   () => scope.postMessage({ ready: true }),
-  (error: unknown) => scope.postMessage({ ready: false, message: messageOf(error) }),
+  (error: unknown) => scope.postMessage({ ready: false, message: nameAndMessage(error) }),
 )
 
 function run(engine: Engine, request: RunRequest): RunReply {

@@ -30,8 +30,9 @@ import type { EngineDispatcher } from '../dispatch.ts'
 import { createWakeLoop } from '../wake-loop.ts'
 import { planTick, type TickPlan } from './plan.ts'
 import type { Reconciler } from './reconcile.ts'
+import { BoundedMap } from '../../core/bounded-map.ts'
 
-export interface SchedulerDeps {
+export interface ScheduleTickerDeps {
   store: Store
   bus: Bus
   clock: Clock
@@ -51,10 +52,10 @@ type ClaimedWork = (tx: SqlExecutor, admit: Admit) => Promise<StepOutcome>
 
 const WAKING_EVENTS = new Set(['workflow.published', 'workflow.resumed', 'workflow.refilled', 'workflow.unarchived'])
 
-export function createScheduler(deps: SchedulerDeps) {
+export function createScheduleTicker(deps: ScheduleTickerDeps) {
   const pollMs = deps.pollMs ?? 1000
   const batch = deps.batch ?? 200
-  const cache = new Map<string, TriggerSchedule | null>()
+  const cache = new BoundedMap<string, TriggerSchedule | null>(10_000)
   const loop = createWakeLoop({ clock: deps.clock, pollMs, tick: () => tick() })
   let chain: Promise<number> = Promise.resolve(0)
   let subscription: { unsubscribe(): void } | null = null
@@ -62,7 +63,6 @@ export function createScheduler(deps: SchedulerDeps) {
   function scheduleOf(row: ScheduleRow): TriggerSchedule | null {
     const key = `${row.trigger_type}\u0000${row.config}`
     if (!cache.has(key)) {
-      if (cache.size > 10_000) cache.delete(cache.keys().next().value!)
       cache.set(key, deps.reconciler.scheduleOf(row.trigger_type, row.config))
     }
     return cache.get(key)!
@@ -191,4 +191,4 @@ export function createScheduler(deps: SchedulerDeps) {
   }
 }
 
-export type Scheduler = ReturnType<typeof createScheduler>
+export type ScheduleTicker = ReturnType<typeof createScheduleTicker>

@@ -5,15 +5,16 @@
  * handler becomes a failure outcome; connector secrets are masked in what the node leaves behind.
  */
 import { Value } from '@sinclair/typebox/value'
-// The same string formats (date-time, email, uri …) as the server, which gets them from Elysia.
-import 'elysia/type-system/format'
+// The same string formats (date-time, email, uri …) as the server.
+import '../../core/plugin/formats.ts'
 import type { Static, TObject, TSchema } from '@sinclair/typebox'
 import type { ActionContext, ActionDefinition, Awaitable, ConnectorData, HttpRequest, HttpResponse, ResumeContext, RunInfo, WaitRequest } from '../../core/plugin/sdk.ts'
 import { secretFieldsOf } from '../../core/plugin/schemas.ts'
 import { evaluateCondition, resolveValue } from '../expressions/index.ts'
 import { makeDirective, toOutcome } from '../engine/node-runner.ts'
 import { createRedactor } from '../engine/redact.ts'
-import type { Outcome } from '../engine/state.ts'
+import type { Outcome } from '../engine/types.ts'
+import { errorMessage } from '../../core/errors.ts'
 
 export type FakeHttp = (request: HttpRequest) => Awaitable<Partial<HttpResponse> | Response>
 
@@ -55,7 +56,6 @@ export type ActionOutcome<R = unknown> = Traces & (
   | { kind: 'failure'; error: string; code?: string }
 )
 
-const messageOf = (e: unknown) => (e instanceof Error ? e.message || e.name : String(e))
 const RUN: RunInfo = { id: 'run_test', workflowId: 'wf_test', workflowVersion: 1, organizationId: 'org_test' }
 
 function toActionOutcome<R>(outcome: Outcome, traces: Traces): ActionOutcome<R> {
@@ -163,7 +163,7 @@ export async function runAction<P extends TObject, R extends TSchema, K>(
     // As in the engine: what the node leaves behind is masked; what it sent (requests) is not recorded there.
     return toActionOutcome<Static<R>>(redact(outcome as Outcome), { ...traces, vars: redact(traces.vars) })
   } catch (error) {
-    return toActionOutcome({ kind: 'failure', error: redact(messageOf(error)) }, traces)
+    return toActionOutcome({ kind: 'failure', error: redact(errorMessage(error)) }, traces)
   }
 }
 
@@ -206,6 +206,6 @@ export async function resumeAction<P extends TObject, R extends TSchema, K>(
     const output = action.resume ? await action.resume(ctx, options.data) : options.data
     return toActionOutcome(toOutcome(output, options.payload, now), traces)
   } catch (error) {
-    return toActionOutcome({ kind: 'failure', error: messageOf(error) }, traces)
+    return toActionOutcome({ kind: 'failure', error: errorMessage(error) }, traces)
   }
 }

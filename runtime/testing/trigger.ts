@@ -5,7 +5,7 @@
  * throwing `matches` throws here, so the test shows why.
  */
 import { Value } from '@sinclair/typebox/value'
-import 'elysia/type-system/format'
+import '../../core/plugin/formats.ts'
 import type { Static, TObject, TSchema } from '@sinclair/typebox'
 import type { TriggerDefinition } from '../../core/plugin/sdk.ts'
 import { fieldsMatch } from '../../core/plugin/matching.ts'

@@ -62,7 +62,11 @@ for (const kind of storeKinds()) {
       expect(again.body.data).toEqual({ runId })
       expect((await waitForRun(t, runId)).nodes.say.result.message).toBe('got 1')
       const other = await createWorkflow(t, { definition: echo })
-      expect((await t.call('POST', `/v1/workflows/${other.id}/run`, { body: { runId } })).status).toBe(409)
+      // Another workflow's run id is unusable, answered like a malformed one (no hint that it exists).
+      const taken = await t.call('POST', `/v1/workflows/${other.id}/run`, { body: { runId } })
+      expect(taken.status).toBe(400)
+      expect(taken.body.details).toEqual([expect.objectContaining({ path: '/runId' })])
+      expect(JSON.stringify(taken.body)).not.toContain('taken')
       expect((await t.call('POST', `/v1/workflows/${w.id}/run`, { body: { runId: 'not-a-run-id' } })).status).toBe(400)
     })
 

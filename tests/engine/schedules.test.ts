@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createManualClock } from '../../core/ports/clock.ts'
-import { createScheduler } from '../../runtime/schedules/scheduler.ts'
+import { createScheduleTicker } from '../../runtime/schedules/scheduler.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { createLive, waitForRun } from '../helpers/workflows.ts'
@@ -55,9 +55,18 @@ for (const kind of storeKinds()) {
       clock.set(ms)
       await tick(t)
     }
+    /**
+     * Back to START before a test: the clock never goes backwards in production, so first let a
+     * tick that read the previous test's time finish, lest it see this test's new schedules.
+     */
+    const rewind = async () => {
+      await tick(t)
+      clock.set(START)
+      await tick(t)
+    }
 
     it('starts one run per tick, carrying the tick in its event', async () => {
-      clock.set(START)
+      await rewind()
       const w = await createLive(t, cronFlow('*/5 * * * *'))
       expect((await schedule(w.id)).triggers[0].nextFireAt).toBe(at(5))
       await moveTo(START + 4 * MINUTE)
@@ -80,13 +89,13 @@ for (const kind of storeKinds()) {
     })
 
     it('starts exactly one run per tick when two schedulers race on the same store', async () => {
-      clock.set(START)
+      await rewind()
       const w = await createLive(t, cronFlow('* * * * *'))
       // Postgres: a second system on the same database, as a second process. SQLite: a second
       // scheduler on the same store, because one process cannot hold two SQLite writers without
       // blocking itself (tests/e2e/schedules.test.ts races two processes on one SQLite file).
       const other = kind === 'postgres' ? await t.openSibling({}, { clock }) : null
-      const rival = other?.system.engine.schedules ?? createScheduler({
+      const rival = other?.system.engine.schedules ?? createScheduleTicker({
         ...t.system, dispatcher: t.system.engine.dispatcher, reconciler: t.system.engine.reconciler, graceMs: 60_000,
       })
       try {
@@ -102,7 +111,7 @@ for (const kind of storeKinds()) {
     })
 
     it('stops ticking while paused or archived, and resumes from now without catching up', async () => {
-      clock.set(START)
+      await rewind()
       const w = await createLive(t, cronFlow('*/5 * * * *', { catchUp: 'all' }))
       await moveTo(START + 5 * MINUTE)
       await t.call('POST', `/v1/workflows/${w.id}/pause`)
@@ -119,7 +128,7 @@ for (const kind of storeKinds()) {
     })
 
     it('applies run controls: remaining runs pause the schedule, a refill restarts it, the cooldown skips a tick', async () => {
-      clock.set(START)
+      await rewind()
       const limited = await createLive(t, cronFlow('*/5 * * * *', {}, { maxRuns: 2 }))
       await moveTo(START + 5 * MINUTE)
       await moveTo(START + 10 * MINUTE)
@@ -131,7 +140,7 @@ for (const kind of storeKinds()) {
       await moveTo(START + 20 * MINUTE)
       expect((await runsOf(t, limited.id)).map((r) => r.scheduledFor)).toEqual([at(5), at(10), at(20)])
 
-      clock.set(START)
+      await rewind()
       const cooled = await createLive(t, cronFlow('*/5 * * * *', {}, { cooldownMs: 7 * MINUTE }))
       for (const minute of [5, 10, 15]) await moveTo(START + minute * MINUTE)
       expect((await runsOf(t, cooled.id)).map((r) => r.scheduledFor)).toEqual([at(5), at(15)])
@@ -140,7 +149,7 @@ for (const kind of storeKinds()) {
     })
 
     it('skips ticks missed while the service was down, and counts them', async () => {
-      clock.set(START)
+      await rewind()
       const w = await createLive(t, cronFlow('*/5 * * * *'))
       await moveTo(START + 5 * MINUTE)
       await t.stop()
@@ -152,7 +161,7 @@ for (const kind of storeKinds()) {
     })
 
     it('runs the latest missed tick once with catchUp "last", and each missed tick up to the limit with "all"', async () => {
-      clock.set(START)
+      await rewind()
       const last = await createLive(t, cronFlow('*/5 * * * *', { catchUp: 'last' }))
       const all = await createLive(t, cronFlow('*/5 * * * *', { catchUp: 'all', catchUpLimit: 3 }))
       await t.stop()
@@ -166,7 +175,7 @@ for (const kind of storeKinds()) {
     })
 
     it('fires a tick that is only a little late after a quick restart', async () => {
-      clock.set(START)
+      await rewind()
       const w = await createLive(t, cronFlow('*/5 * * * *'))
       await t.stop()
       clock.set(START + 5 * MINUTE + 20_000)
@@ -176,7 +185,7 @@ for (const kind of storeKinds()) {
     })
 
     it('creates the rows of live workflows at start, as after an upgrade', async () => {
-      clock.set(START)
+      await rewind()
       const w = await createLive(t, cronFlow('*/5 * * * *'))
       await t.system.store.write((tx) => tx.run('DELETE FROM schedules WHERE workflow_id = $1', [w.id]))
       expect((await schedule(w.id)).triggers).toEqual([])

@@ -3,13 +3,23 @@
  * AUTOMATON_TEST_DATABASE_URL) and the NATS server of AUTOMATON_TEST_NATS_URL. When a variable
  * is unset the suites that need it are skipped with a loud line; CI always sets both.
  */
+import { describe, it } from 'bun:test'
 import postgres from 'postgres'
 
 export const TEST_DATABASE_URL = process.env.AUTOMATON_TEST_DATABASE_URL || null
 export const TEST_NATS_URL = process.env.AUTOMATON_TEST_NATS_URL || null
 
 const warned = new Set<string>()
+/**
+ * Says loudly that suites did not run for want of a service, and registers them as skipped (so
+ * the run's summary counts them, with the reason). With CI=true a missing service fails the run:
+ * CI never skips silently.
+ */
 export function warnSkipped(what: string, variable: string): void {
+  if (process.env.CI === 'true') throw new Error(`${variable} is not set: CI must run ${what}`)
+  describe.skip(`${what} (skipped: ${variable} is not set)`, () => {
+    it('needs the service', () => {})
+  })
   if (warned.has(variable)) return
   warned.add(variable)
   console.warn(`\n!!!!! SKIPPED: ${what} — ${variable} is not set, so these tests did not run !!!!!\n`)

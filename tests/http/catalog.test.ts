@@ -81,7 +81,7 @@ describe('the catalog', () => {
 
   it('is documented in the OpenAPI document', async () => {
     const doc = (await t.call('GET', '/v1/openapi.json', { key: null })).body
-    for (const path of ['/v1/triggers', '/v1/triggers/{type}', '/v1/actions', '/v1/actions/{type}', '/v1/connector-types', '/v1/connectors/', '/v1/connectors/{id}']) {
+    for (const path of ['/v1/triggers', '/v1/triggers/{type}', '/v1/actions', '/v1/actions/{type}', '/v1/connector-types', '/v1/connectors', '/v1/connectors/{id}']) {
       expect(Object.keys(doc.paths)).toContain(path)
     }
   })

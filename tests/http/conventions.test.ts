@@ -91,7 +91,7 @@ for (const kind of storeKinds()) {
       expect(h.body.status).toBe('ok')
       const r = await t.call('GET', '/readyz', { key: null })
       expect(r.status).toBe(200)
-      expect(r.body).toEqual({ status: 'ready', checks: { store: 'ok', bus: 'ok' } })
+      expect(r.body).toEqual({ status: 'ready', checks: { store: 'ok', bus: 'ok' }, backlog: { total: 0, max: 100000, perOrganizationMax: 50000, drainPerSecond: expect.any(Number) } })
     })
 
     it('describes itself in OpenAPI generated from the route schemas, and renders it at /docs', async () => {

@@ -69,6 +69,28 @@ for (const kind of storeKinds()) {
       expect(plain.body.data.serviceAccountId).toBe(delegator.id)
     })
 
+    it('lets a caller act only on accounts whose permissions it holds: no disabling, editing or deleting a stronger one', async () => {
+      const manager = (await createAccount(['service_account:write', 'apikey:create', 'run:read'])).body.data
+      const key = (await mintFor(manager.id)).body.data.key
+      const strong = (await createAccount(['workflow:delete', 'run:read'])).body.data
+      const strongKey = (await mintFor(strong.id)).body.data.key
+      const weak = (await createAccount(['run:read'])).body.data
+      for (const [method, path, body] of [
+        ['POST', `/v1/service-accounts/${strong.id}/disable`, undefined],
+        ['PATCH', `/v1/service-accounts/${strong.id}`, { description: 'mine now' }],
+        ['DELETE', `/v1/service-accounts/${strong.id}`, undefined],
+      ] as const) {
+        const r = await t.call(method, path, { key, body })
+        expect({ path, method, status: r.status }).toEqual({ path, method, status: 403 })
+      }
+      // The stronger account and its key are untouched.
+      expect((await t.call('GET', `/v1/service-accounts/${strong.id}`)).body.data).toMatchObject({ status: 'active', description: 'runs things' })
+      expect((await t.call('GET', '/v1/runs', { key: strongKey })).status).toBe(200)
+      // An account within the caller's permissions it may manage.
+      expect((await t.call('POST', `/v1/service-accounts/${weak.id}/disable`, { key })).status).toBe(200)
+      expect((await t.call('DELETE', `/v1/service-accounts/${weak.id}`, { key })).status).toBe(200)
+    })
+
     it('stops an account\'s keys at once when it is disabled, and restores them on enable', async () => {
       const sa = (await createAccount(['run:read'])).body.data
       const key = (await mintFor(sa.id)).body.data.key

@@ -136,9 +136,13 @@ for (const variant of variants) {
       expect((await open(`/v1/workflows/${w.id}/runs/stream`, {}, other.key)).status).toBe(404)
       const theirs = readSse(await open('/v1/activity/stream', {}, other.key))
       await Bun.sleep(30)
-      await t.call('POST', `/v1/workflows/${w.id}/run`, { body: { payload: { n: 1 } } })
-      await Bun.sleep(200)
-      expect(await theirs.next(300).catch(() => 'nothing')).toBe('nothing')
+      const ours = (await t.call('POST', `/v1/workflows/${w.id}/run`, { body: { payload: { n: 1 } } })).body.data.runId
+      await waitForRun(t, ours)
+      // The positive signal: the other organization's own workflow, created after our run ended.
+      // The first event its stream shows is its own, so ours (earlier) never reached it.
+      const own = await createWorkflow(t, { definition: three }, other.key)
+      const first = await theirs.next(5000)
+      expect(first?.data).toMatchObject({ workflowId: own.id })
       await theirs.cancel()
     })
   })

@@ -5,7 +5,7 @@ import { Page, pageRequest } from '../../domain/common.ts'
 import { IdParams, PageQuery } from '../schemas.ts'
 import type { ApiKeyService } from '../../services/api-keys.ts'
 import { doc } from '../docs.ts'
-import type { AuthPlugin } from '../plugins/auth.ts'
+import type { AuthPlugin } from '../middleware/auth.ts'
 
 const tags = ['api keys']
 

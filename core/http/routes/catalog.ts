@@ -6,7 +6,7 @@ import { notFound } from '../../errors.ts'
 import { buildCatalog, withTags } from '../../plugin/catalog.ts'
 import type { Registry } from '../../plugin/registry.ts'
 import { doc } from '../docs.ts'
-import type { AuthPlugin } from '../plugins/auth.ts'
+import type { AuthPlugin } from '../middleware/auth.ts'
 import { t } from '../schemas.ts'
 
 const tags = ['catalog']

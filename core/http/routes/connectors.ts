@@ -4,7 +4,7 @@ import { Page, pageRequest } from '../../domain/common.ts'
 import { Connector, ConnectorListQuery, CreateConnectorBody, UpdateConnectorBody } from '../../domain/connector.ts'
 import type { ConnectorService } from '../../services/connectors.ts'
 import { doc } from '../docs.ts'
-import type { AuthPlugin } from '../plugins/auth.ts'
+import type { AuthPlugin } from '../middleware/auth.ts'
 import { IdParams, PageQuery, t } from '../schemas.ts'
 
 const tags = ['connectors']

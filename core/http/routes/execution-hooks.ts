@@ -5,7 +5,7 @@ import {
 } from '../../domain/execution-hook.ts'
 import type { ExecutionHookService } from '../../services/execution-hooks.ts'
 import { doc } from '../docs.ts'
-import type { AuthPlugin } from '../plugins/auth.ts'
+import type { AuthPlugin } from '../middleware/auth.ts'
 import { IdParams, PageQuery, t } from '../schemas.ts'
 
 const tags = ['execution webhooks']

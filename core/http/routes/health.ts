@@ -1,11 +1,12 @@
 import { Elysia } from 'elysia'
 import { Type as t } from '@sinclair/typebox'
 import type { Bus } from '../../ports/bus.ts'
+import type { BacklogReport } from '../../ports/engine.ts'
 import type { Store } from '../../ports/store.ts'
 import { doc } from '../docs.ts'
 import { raw } from '../responses.ts'
 
-export function healthRoutes(deps: { store: Store; bus: Bus; version: string }) {
+export function healthRoutes(deps: { store: Store; bus: Bus; version: string; backlog?: () => BacklogReport | null }) {
   const check = async (probe: () => Promise<void>) => {
     try {
       await probe()
@@ -21,11 +22,16 @@ export function healthRoutes(deps: { store: Store; bus: Bus; version: string }) 
     .get('/readyz', async () => {
       const checks = { store: await check(() => deps.store.ping()), bus: await check(() => deps.bus.ping()) }
       const ready = Object.values(checks).every((c) => c === 'ok')
-      return raw({ status: ready ? 'ready' : 'unavailable', checks }, ready ? 200 : 503)
+      // A full backlog is not unreadiness: the process still answers (429s) and drains it.
+      const backlog = deps.backlog?.() ?? undefined
+      return raw({ status: ready ? 'ready' : 'unavailable', checks, ...(backlog ? { backlog } : {}) }, ready ? 200 : 503)
     }, {
       detail: doc({
         summary: 'The store and the bus are reachable', tags: ['health'], raw: true, errors: [503],
-        response: t.Object({ status: t.String(), checks: t.Record(t.String(), t.String()) }),
+        response: t.Object({
+          status: t.String(), checks: t.Record(t.String(), t.String()),
+          backlog: t.Optional(t.Object({ total: t.Integer(), max: t.Integer(), perOrganizationMax: t.Integer(), drainPerSecond: t.Number() })),
+        }),
       }),
     })
 }

@@ -4,7 +4,7 @@ import { Page, pageRequest } from '../../domain/common.ts'
 import { InviteMemberBody, Member, UpdateMemberBody } from '../../domain/member.ts'
 import type { MemberService } from '../../services/members.ts'
 import { doc } from '../docs.ts'
-import type { AuthPlugin } from '../plugins/auth.ts'
+import type { AuthPlugin } from '../middleware/auth.ts'
 import { PageQuery, t } from '../schemas.ts'
 
 const tags = ['members']

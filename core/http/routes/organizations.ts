@@ -3,15 +3,15 @@ import { Elysia } from 'elysia'
 import { WebhookSecret } from '../../domain/organization.ts'
 import { OrganizationSettings, OrganizationSettingsBody } from '../../domain/retention.ts'
 import type { OrganizationSettingsService } from '../../services/organization-settings.ts'
-import type { WebhookSecretService } from '../../services/webhook-secrets.ts'
+import type { OrganizationWebhookSecretService } from '../../services/organization-webhook-secret.ts'
 import { doc } from '../docs.ts'
-import type { AuthPlugin } from '../plugins/auth.ts'
+import type { AuthPlugin } from '../middleware/auth.ts'
 import { t } from '../schemas.ts'
 
 const tags = ['integrations']
 const OrgParams = t.Object({ orgId: t.String({ minLength: 1, maxLength: 64 }) })
 
-export function organizationRoutes(auth: AuthPlugin, secrets: WebhookSecretService, settings: OrganizationSettingsService) {
+export function organizationRoutes(auth: AuthPlugin, secrets: OrganizationWebhookSecretService, settings: OrganizationSettingsService) {
   return new Elysia({ name: 'routes.organizations', prefix: '/v1/organizations' })
     .use(auth)
     .get('/:orgId/webhook-secret', ({ principal, params }) => secrets.reveal(principal, params.orgId), {

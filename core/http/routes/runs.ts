@@ -1,12 +1,12 @@
 import { Elysia } from 'elysia'
 import { Type as T } from '@sinclair/typebox'
 import { Page, pageRequest } from '../../domain/common.ts'
-import { FailureStatistics, ResumeBody, Run, RunBody, RUN_STATUSES, StatusCounts, WebhookResult } from '../../domain/run.ts'
+import { FailureStatistics, ResumeBody, Run, RunBody, RUN_STATUSES, StatusCounts } from '../../domain/run.ts'
 import { badRequest } from '../../errors.ts'
 import { type AuthService, requirePermission } from '../../services/auth.ts'
 import type { RunService } from '../../services/runs.ts'
 import { doc } from '../docs.ts'
-import type { AuthPlugin } from '../plugins/auth.ts'
+import type { AuthPlugin } from '../middleware/auth.ts'
 import { clientAddressOf } from '../request-state.ts'
 import { boolParam, intParam, PageQuery, t } from '../schemas.ts'
 
@@ -68,26 +68,5 @@ export function runRoutes(auth: AuthPlugin, authService: AuthService, runs: RunS
       permission: 'stats:read',
       query: t.Object({ from: intParam('from', { minimum: 0, description: 'Unix milliseconds' }), to: intParam('to', { minimum: 0, description: 'Unix milliseconds; at most 365 days after from' }) }),
       detail: doc({ summary: 'Failure rate of the runs that finished in a time range', tags: ['metrics'], permission: 'stats:read', response: FailureStatistics }),
-    })
-}
-
-export function webhookRoutes(runs: RunService) {
-  return new Elysia({ name: 'routes.webhooks' })
-    .post('/v1/public/workflows/:id/run', ({ params, body, request }) => runs.startPublic(params.id, body ?? {}, request.headers, clientAddressOf(request) ?? 'unknown'), {
-      params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
-      body: t.Optional(RunBody),
-      detail: doc({
-        summary: 'Run a public_execute workflow without a key',
-        description: 'Only live versions whose visibility is public_execute. Each caller address is limited by publicRunCooldownSeconds and publicRunDailyLimit (429 with Retry-After).',
-        tags: ['runs'], response: T.Object({ runId: T.String() }), errors: [404, 409, 429],
-      }),
-    })
-    .post('/v1/webhooks/:workflowSecret', ({ params, body, request }) => runs.webhook(params.workflowSecret, body ?? {}, request.headers, request.headers.get('idempotency-key')), {
-      params: t.Object({ workflowSecret: t.String({ minLength: 1, maxLength: 200 }) }),
-      detail: doc({
-        summary: 'Start a workflow from an external system',
-        description: 'No Authorization header: the secret in the path identifies and authorizes the workflow. The body is read as {{$trigger.body.<field>}}. An Idempotency-Key header deduplicates.',
-        tags: ['webhooks'], response: WebhookResult, errors: [404, 413],
-      }),
     })
 }

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import { WorkflowSchedule } from '../../domain/schedule.ts'
 import type { ScheduleService } from '../../services/schedules.ts'
 import { doc } from '../docs.ts'
-import type { AuthPlugin } from '../plugins/auth.ts'
+import type { AuthPlugin } from '../middleware/auth.ts'
 import { IdParams } from '../schemas.ts'
 
 const tags = ['workflows']

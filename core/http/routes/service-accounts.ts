@@ -5,7 +5,7 @@ import { IdParams, PageQuery } from '../schemas.ts'
 import { CreateServiceAccountBody, ServiceAccount, UpdateServiceAccountBody } from '../../domain/service-account.ts'
 import type { ServiceAccountService } from '../../services/service-accounts.ts'
 import { doc } from '../docs.ts'
-import type { AuthPlugin } from '../plugins/auth.ts'
+import type { AuthPlugin } from '../middleware/auth.ts'
 
 const tags = ['service accounts']
 

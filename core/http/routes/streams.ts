@@ -5,13 +5,15 @@
  * as Last-Event-ID to resume with no gap and no duplicate.
  */
 import { Elysia } from 'elysia'
-import { notFound } from '../../errors.ts'
+import { notFound, tooManyRequests } from '../../errors.ts'
 import type { RecordedEvent } from '../../events.ts'
 import type { Store } from '../../ports/store.ts'
 import type { StreamHub } from '../../ports/streams.ts'
 import { doc } from '../docs.ts'
-import type { AuthPlugin } from '../plugins/auth.ts'
+import type { AuthPlugin } from '../middleware/auth.ts'
+import type { Principal } from '../../services/auth.ts'
 import { t } from '../schemas.ts'
+import { eventForApi } from '../../domain/run-events.ts'
 import { encodeFrame, lastEventId, type PushBodyFactory, type SseChannel, sseResponse } from '../sse.ts'
 
 export interface StreamRouteDeps {
@@ -20,21 +22,30 @@ export interface StreamRouteDeps {
   heartbeatMs: number
   maxBufferedBytes: number
   pushBody?: PushBodyFactory
+  /** How long a stream of a run that does not exist (yet) waits for it before it closes. Default 60 s. */
+  runAppearWaitMs?: number
+  /** Streams one API key (or session) may hold open at once; one more is a 429. Default 1,024. */
+  maxStreamsPerCaller?: number
 }
 
-const DETAIL_FIELDS = ['input', 'result', 'logs', 'vars', 'wait']
-
-/** Summary streams leave out inputs and results; the execution stream keeps them. */
-function payload(e: RecordedEvent, detail: boolean) {
-  let data = e.data
-  if (!detail) {
-    data = { ...data }
-    for (const field of DETAIL_FIELDS) delete data[field]
-    if (e.data.wait) data.waitKind = (e.data.wait as { kind?: string }).kind ?? null
-  }
+/** Open streams per caller: a key that opens streams without end is refused before it costs memory. */
+function createStreamQuota(max: number) {
+  const open = new Map<string, number>()
   return {
-    type: e.type, runId: e.runId, workflowId: e.workflowId, nodeId: e.nodeId, seq: e.seq,
-    at: new Date(e.at).toISOString(), data,
+    /** Takes a slot (429 past the cap); the returned function gives it back, once. */
+    take(caller: string): () => void {
+      const n = open.get(caller) ?? 0
+      if (n >= max) throw tooManyRequests(`at most ${max} streams may be open at once for one API key; close one first`, 5)
+      open.set(caller, n + 1)
+      let given = false
+      return () => {
+        if (given) return
+        given = true
+        const left = (open.get(caller) ?? 1) - 1
+        if (left > 0) open.set(caller, left)
+        else open.delete(caller)
+      }
+    },
   }
 }
 
@@ -49,7 +60,7 @@ function frameOf(e: RecordedEvent, kind: 'run' | 'execution' | 'activity'): Uint
   let bytes = forEvent.get(kind)
   if (!bytes) {
     const id = kind === 'activity' ? e.id : (e.seq ?? 0)
-    bytes = encodeFrame({ id: String(id), event: e.type, data: payload(e, kind === 'execution') })
+    bytes = encodeFrame({ id: String(id), event: e.type, data: eventForApi(e, kind === 'execution') })
     forEvent.set(kind, bytes)
   }
   return bytes
@@ -57,34 +68,60 @@ function frameOf(e: RecordedEvent, kind: 'run' | 'execution' | 'activity'): Uint
 
 const sink = (channel: SseChannel, kind: 'run' | 'execution' | 'activity') => ({
   send: (e: RecordedEvent) => channel.sendEncoded(frameOf(e, kind)),
-  end: () => setTimeout(() => channel.close(), 0),
+  end: () => channel.close(),
 })
 
 const Query = t.Object({ lastEventId: t.Optional(t.String({ maxLength: 30 })) })
 
 export function streamRoutes(auth: AuthPlugin, deps: StreamRouteDeps) {
   const options = { heartbeatMs: deps.heartbeatMs, maxBufferedBytes: deps.maxBufferedBytes, pushBody: deps.pushBody }
+  const quota = createStreamQuota(deps.maxStreamsPerCaller ?? 1024)
+  const appearWaitMs = deps.runAppearWaitMs ?? 60_000
+  const callerOf = (principal: Principal) => principal.keyId
 
-  async function runStream(organizationId: string, runId: string, request: Request, query: string | undefined, detail: boolean) {
+  async function runStream(principal: Principal, runId: string, request: Request, query: string | undefined, detail: boolean) {
+    const organizationId = principal.organizationId
     const owner = await deps.store.get<{ organization_id: string }>('SELECT organization_id FROM runs WHERE id = $1', [runId])
     if (owner && owner.organization_id !== organizationId) throw notFound('run')
     const after = lastEventId(request, query) ?? 0
+    const release = quota.take(callerOf(principal))
     return sseResponse({
       ...options,
       async open(channel) {
         const stop = await deps.hub.subscribeRun(organizationId, runId, after, sink(channel, detail ? 'execution' : 'run'))
-        if (!stop) channel.close()
-        return stop ?? (() => {})
+        if (!stop) {
+          channel.close()
+          return () => {}
+        }
+        // A run id may be followed before the run starts, but not for ever: without a run, the
+        // stream ends after a bounded wait.
+        let waiting: ReturnType<typeof setTimeout> | null = null
+        if (!owner) {
+          waiting = setTimeout(async () => {
+            const exists = await deps.store.get('SELECT 1 AS one FROM runs WHERE id = $1 AND organization_id = $2', [runId, organizationId]).catch(() => true)
+            if (!exists) channel.close()
+          }, appearWaitMs)
+          ;(waiting as { unref?: () => void }).unref?.()
+        }
+        return () => {
+          if (waiting) clearTimeout(waiting)
+          stop()
+        }
       },
+      ended: release,
     })
   }
 
-  async function activity(organizationId: string, request: Request, query: string | undefined, filter: { workflowId?: string; types?: (type: string) => boolean }) {
+  async function activity(principal: Principal, request: Request, query: string | undefined, filter: { workflowId?: string; types?: (type: string) => boolean }) {
     // Without Last-Event-ID the stream starts at the moment of the request, whenever it is read.
     const after = lastEventId(request, query) ?? (await deps.hub.latestEventId())
+    const release = quota.take(callerOf(principal))
     return sseResponse({
       ...options,
-      open: (channel) => deps.hub.subscribeOrganization(organizationId, filter, after, sink(channel, 'activity')),
+      async open(channel) {
+        return deps.hub.subscribeOrganization(principal.organizationId, filter, after, sink(channel, 'activity'))
+      },
+      ended: release,
     })
   }
 
@@ -94,19 +131,19 @@ export function streamRoutes(auth: AuthPlugin, deps: StreamRouteDeps) {
 
   return new Elysia({ name: 'routes.streams' })
     .use(auth)
-    .get('/v1/runs/:runId/stream', ({ principal, params, request, query }) => runStream(principal.organizationId, params.runId, request, query.lastEventId, false), {
+    .get('/v1/runs/:runId/stream', ({ principal, params, request, query }) => runStream(principal, params.runId, request, query.lastEventId, false), {
       permission: 'run:stream',
       params: RunParams,
       query: Query,
       detail: described('Follow a run as its nodes execute', 'Run and node events without inputs and results; ends after the run ends. A run id you chose may be followed before the run starts.', 'run:stream'),
     })
-    .get('/v1/executions/:runId/stream', ({ principal, params, request, query }) => runStream(principal.organizationId, params.runId, request, query.lastEventId, true), {
+    .get('/v1/executions/:runId/stream', ({ principal, params, request, query }) => runStream(principal, params.runId, request, query.lastEventId, true), {
       permission: 'execution:stream',
       params: RunParams,
       query: Query,
       detail: described('Follow a run with node-level detail', 'Like the run stream, with each node\'s input, result and logs.', 'execution:stream'),
     })
-    .get('/v1/activity/stream', ({ principal, request, query }) => activity(principal.organizationId, request, query.lastEventId, { workflowId: query.workflowId }), {
+    .get('/v1/activity/stream', ({ principal, request, query }) => activity(principal, request, query.lastEventId, { workflowId: query.workflowId }), {
       permission: 'run:stream',
       query: t.Object({ lastEventId: t.Optional(t.String({ maxLength: 30 })), workflowId: t.Optional(t.String({ maxLength: 64 })) }),
       detail: described('Follow the organization\'s activity', 'Workflow changes and run and node events of every workflow (or one, with workflowId).', 'run:stream'),
@@ -114,7 +151,7 @@ export function streamRoutes(auth: AuthPlugin, deps: StreamRouteDeps) {
     .get('/v1/workflows/:id/runs/stream', async ({ principal, params, request, query }) => {
       const w = await deps.store.get('SELECT id FROM workflows WHERE organization_id = $1 AND id = $2', [principal.organizationId, params.id])
       if (!w) throw notFound('workflow')
-      return activity(principal.organizationId, request, query.lastEventId, { workflowId: params.id, types: (type) => type.startsWith('run.') })
+      return activity(principal, request, query.lastEventId, { workflowId: params.id, types: (type) => type.startsWith('run.') })
     }, {
       permission: 'run:stream',
       params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),

@@ -5,7 +5,7 @@ import { WebhookResult } from '../../domain/run.ts'
 import { WebhookEventFilter, WebhookEventRecord } from '../../domain/webhook-event.ts'
 import type { WebhookEventService } from '../../services/webhook-events.ts'
 import { doc } from '../docs.ts'
-import type { AuthPlugin } from '../plugins/auth.ts'
+import type { AuthPlugin } from '../middleware/auth.ts'
 import { PageQuery, t } from '../schemas.ts'
 
 const tags = ['integrations']

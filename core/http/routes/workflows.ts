@@ -9,7 +9,7 @@ import {
 import type { RunService } from '../../services/runs.ts'
 import type { WorkflowService } from '../../services/workflows.ts'
 import { doc } from '../docs.ts'
-import type { AuthPlugin } from '../plugins/auth.ts'
+import type { AuthPlugin } from '../middleware/auth.ts'
 import { IdParams, intParam, PageQuery, t } from '../schemas.ts'
 
 const tags = ['workflows']

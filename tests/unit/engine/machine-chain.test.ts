@@ -6,9 +6,10 @@
 import { describe, expect, it } from 'bun:test'
 import { createActor, toPromise } from 'xstate'
 import type { Definition } from '../../../core/domain/workflow.ts'
-import { createRunMachine, MAX_CHAIN, type NodeRunner } from '../../../runtime/engine/machine.ts'
+import { createRunMachine, MAX_CHAIN } from '../../../runtime/engine/machine.ts'
+import type { NodeRunner, Outcome } from '../../../runtime/engine/types.ts'
 import { compilePlan } from '../../../runtime/engine/plan.ts'
-import { startState, type Outcome } from '../../../runtime/engine/state.ts'
+import { startState } from '../../../runtime/engine/state.ts'
 
 function chainOf(length: number): Definition {
   const nodes: Definition['nodes'] = { root: { type: 'manual', children: ['n0'] } }

@@ -4,7 +4,7 @@ import { answerWebhook, loadPlugin, matchTrigger, resumeAction, runAction, runWe
 import { Condition, defineAction, defineConnector, definePlugin, defineTrigger, defineWebhook, Secret, TriggerEvent, Type } from '../../../core/plugin/sdk.ts'
 import { PluginLoadError } from '../../../core/plugin/load.ts'
 import type { AnyAction } from '../../../core/plugin/registry.ts'
-import corePlugin from '../../../plugins/core/index.ts'
+import corePlugin from '../../../plugins/builtin/index.ts'
 
 const core = (type: string): AnyAction => corePlugin.actions!.find((a) => a.type === type)!
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { acquireEngine, WASM_MEMORY_CEILING_BYTES } from '../../../runtime/sandbox/engine.ts'
+import { acquireEngine, WASM_MEMORY_CEILING_BYTES } from '../../../runtime/sandbox/quickjs.ts'
 import { createSandbox, DEFAULT_LIMITS } from '../../../runtime/sandbox/index.ts'
 import { resolveLimits } from '../../../runtime/sandbox/limits.ts'
 import { runTransformOn } from '../../../runtime/sandbox/run-transform.ts'

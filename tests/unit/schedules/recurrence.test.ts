@@ -1,8 +1,8 @@
 /** The cronjob and schedule triggers' own parsing: syntax, time zones and daylight saving. */
 import { describe, expect, it } from 'bun:test'
-import { cronjob } from '../../../plugins/core/triggers/cronjob.ts'
-import { schedule } from '../../../plugins/core/triggers/schedule.ts'
-import { instantOf, wallTime } from '../../../plugins/core/triggers/time-zones.ts'
+import { cronjob } from '../../../plugins/builtin/triggers/cronjob.ts'
+import { schedule } from '../../../plugins/builtin/triggers/schedule.ts'
+import { instantOf, wallTime } from '../../../plugins/builtin/triggers/time-zones.ts'
 
 const at = (text: string) => Date.parse(text)
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())

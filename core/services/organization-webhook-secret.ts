@@ -16,7 +16,7 @@ import type { Principal } from './auth.ts'
 
 export const WEBHOOK_SECRET_PREFIX = 'whsec_'
 
-export function createWebhookSecretService(deps: { store: Store; secretBox: SecretBox; clock: Clock }) {
+export function createOrganizationWebhookSecretService(deps: { store: Store; secretBox: SecretBox; clock: Clock }) {
   const { store, secretBox, clock } = deps
 
   function ownOrganization(caller: Principal, organizationId: string) {
@@ -58,4 +58,4 @@ export function createWebhookSecretService(deps: { store: Store; secretBox: Secr
   }
 }
 
-export type WebhookSecretService = ReturnType<typeof createWebhookSecretService>
+export type OrganizationWebhookSecretService = ReturnType<typeof createOrganizationWebhookSecretService>

@@ -10,9 +10,30 @@ function encode(body: unknown, headers: Record<string, string>): string | undefi
   return JSON.stringify(body)
 }
 
+/** Arrays and objects of a JSON response nested deeper than this are kept as text, not parsed. */
+const MAX_RESPONSE_DEPTH = 64
+
+/** Whether JSON text nests deeper than `limit`: a linear scan (strings skipped), no parser. */
+function nestsDeeper(text: string, limit: number): boolean {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92) i++
+      else if (c === 34) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 91 || c === 123) {
+      if (++depth > limit) return true
+    } else if (c === 93 || c === 125) depth--
+  }
+  return false
+}
+
 function decode(response: HttpResponse): unknown {
   const type = response.headers['content-type'] ?? ''
-  if (type.includes('json') && !response.truncated) {
+  // A response nested deeper than the bound stays text: parsing it would hold the process.
+  if (type.includes('json') && !response.truncated && !nestsDeeper(response.body, MAX_RESPONSE_DEPTH)) {
     try {
       return JSON.parse(response.body)
     } catch {

@@ -9,6 +9,7 @@ import { AppError, type ErrorDetail, isAppError } from '../../errors.ts'
 import type { Logger } from '../../ports/logger.ts'
 import { stateOf } from '../request-state.ts'
 import { errorBody, jsonResponse } from '../responses.ts'
+import { redactPath } from '../../security/redact.ts'
 
 interface ValueError {
   path?: string
@@ -23,7 +24,7 @@ export function errorsPlugin(logger: Logger) {
     const requestId = stateOf(request)?.id ?? ''
     const failure = toAppError(code, error, request.method, path)
     if (!failure) {
-      logger.error('unhandled error', { requestId, method: request.method, path, error: describe(error) })
+      logger.error('unhandled error', { requestId, method: request.method, path: redactPath(path), error: describe(error) })
       return jsonResponse(errorBody(500, 'internal error', [], requestId), 500, { 'x-request-id': requestId })
     }
     return jsonResponse(errorBody(failure.status, failure.message, failure.details, requestId), failure.status, {
@@ -63,9 +64,9 @@ function validationDetails(error: unknown): ErrorDetail[] {
   const details: ErrorDetail[] = []
   for (const item of all) {
     const detail = { path: item.path ?? '', in: where, message: describeValueError(item) }
-    const key = `${detail.path} ${detail.message}`
-    if (seen.has(key)) continue
-    seen.add(key)
+    // One detail per field: the first says what is wrong with it ("is required" before "expected a string").
+    if (seen.has(detail.path)) continue
+    seen.add(detail.path)
     details.push(detail)
   }
   return details.length > 0 ? details : [{ path: '', in: where, message: 'invalid value' }]

@@ -1,0 +1,44 @@
+/**
+ * The two ways to start a workflow without an API key: its webhook (the secret in the path) and,
+ * for public_execute workflows, the public run endpoint (limited per caller address).
+ * Integration webhooks, which start the workflows whose triggers match a platform's event, are
+ * in integrations.ts.
+ */
+import { Elysia } from 'elysia'
+import { Type as T } from '@sinclair/typebox'
+import { RunBody, WebhookResult } from '../../domain/run.ts'
+import { badRequest } from '../../errors.ts'
+import type { RunService } from '../../services/runs.ts'
+import { doc } from '../docs.ts'
+import { clientAddressOf } from '../request-state.ts'
+import { t } from '../schemas.ts'
+
+/** A webhook's body is a JSON object (or a form, read as one); none is {}. */
+function objectBody(body: unknown): Record<string, unknown> {
+  if (body === undefined || body === '') return {}
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badRequest('the webhook body must be a JSON object', [{ path: '', message: `expected an object, got ${body === null ? 'null' : Array.isArray(body) ? 'an array' : typeof body}` }])
+  }
+  return body as Record<string, unknown>
+}
+
+export function workflowWebhookRoutes(runs: RunService) {
+  return new Elysia({ name: 'routes.webhooks' })
+    .post('/v1/public/workflows/:id/run', ({ params, body, request }) => runs.startPublic(params.id, body ?? {}, request.headers, clientAddressOf(request) ?? 'unknown'), {
+      params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
+      body: t.Optional(RunBody),
+      detail: doc({
+        summary: 'Run a public_execute workflow without a key',
+        description: 'Only live versions whose visibility is public_execute. Each caller address is limited by publicRunCooldownSeconds and publicRunDailyLimit (429 with Retry-After).',
+        tags: ['runs'], response: T.Object({ runId: T.String() }), errors: [404, 409, 429],
+      }),
+    })
+    .post('/v1/webhooks/:workflowSecret', ({ params, body, request }) => runs.webhook(params.workflowSecret, objectBody(body), request.headers, request.headers.get('idempotency-key')), {
+      params: t.Object({ workflowSecret: t.String({ minLength: 1, maxLength: 200 }) }),
+      detail: doc({
+        summary: 'Start a workflow from an external system',
+        description: 'No Authorization header: the secret in the path identifies and authorizes the workflow. The body is read as {{$trigger.body.<field>}}. An Idempotency-Key header deduplicates.',
+        tags: ['webhooks'], response: WebhookResult, errors: [404, 413],
+      }),
+    })
+}

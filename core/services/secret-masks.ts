@@ -1,0 +1,87 @@
+/**
+ * The masks of organizations' secret values: the secret fields of every connector of the
+ * organization, opened with the secret box and masked by value (see security/value-mask.ts).
+ *
+ * A mask is kept per organization and read again when it is older than `freshMs` and the
+ * organization's connectors changed since (one small query tells). A connector written through
+ * this process forgets the mask at once (`forget`); another process sees the change within
+ * `freshMs`.
+ */
+import { BoundedMap } from '../bounded-map.ts'
+import type { Clock } from '../ports/clock.ts'
+import type { Logger } from '../ports/logger.ts'
+import type { SecretBox } from '../ports/secret-box.ts'
+import type { Store } from '../ports/store.ts'
+import { createValueMask, type SecretMasks, type ValueMask } from '../security/value-mask.ts'
+
+interface Entry {
+  mask: ValueMask
+  /** Which connectors, at which update, the mask was made of. */
+  version: string
+  readAt: number
+}
+
+export interface SecretMaskService extends SecretMasks {
+  /** Forgets an organization's mask (its connectors changed here). */
+  forget(organizationId: string): void
+}
+
+export function createSecretMasks(deps: { store: Store; secretBox: SecretBox; clock: Clock; logger: Logger; freshMs?: number }): SecretMaskService {
+  const freshMs = deps.freshMs ?? 1000
+  const entries = new BoundedMap<string, Entry>(10_000)
+  const loading = new Map<string, Promise<ValueMask>>()
+  /** Bumped by `forget`: a read that began before it does not keep its (possibly stale) mask. */
+  let generation = 0
+
+  async function load(organizationId: string): Promise<ValueMask> {
+    const began = generation
+    const rows = await deps.store.all<{ id: string; updated_at: number }>(
+      'SELECT id, updated_at FROM connectors WHERE organization_id = $1 AND sealed_secrets IS NOT NULL ORDER BY id', [organizationId],
+    )
+    const version = rows.map((r) => `${r.id}:${r.updated_at}`).join(',')
+    const known = entries.get(organizationId)
+    if (known && known.version === version) {
+      if (began === generation) entries.set(organizationId, { ...known, readAt: deps.clock.now() })
+      return known.mask
+    }
+    const sealed = await deps.store.all<{ sealed_secrets: string }>(
+      'SELECT sealed_secrets FROM connectors WHERE organization_id = $1 AND sealed_secrets IS NOT NULL', [organizationId],
+    )
+    const secrets: string[] = []
+    for (const row of sealed) {
+      try {
+        secrets.push(...Object.values(JSON.parse(await deps.secretBox.open(row.sealed_secrets)) as Record<string, string>))
+      } catch (error) {
+        deps.logger.error('could not open a connector\'s secrets to mask them', { organizationId, error: String(error) })
+      }
+    }
+    const mask = createValueMask(secrets)
+    if (began === generation) entries.set(organizationId, { mask, version, readAt: deps.clock.now() })
+    return mask
+  }
+
+  return {
+    peek(organizationId) {
+      const entry = entries.get(organizationId)
+      return entry && deps.clock.now() - entry.readAt < freshMs ? entry.mask : undefined
+    },
+    of(organizationId) {
+      const fresh = this.peek(organizationId)
+      if (fresh) return Promise.resolve(fresh)
+      let pending = loading.get(organizationId)
+      if (!pending) {
+        const started = load(organizationId).finally(() => {
+          if (loading.get(organizationId) === started) loading.delete(organizationId)
+        })
+        pending = started
+        loading.set(organizationId, started)
+      }
+      return pending
+    },
+    forget(organizationId) {
+      generation++
+      entries.delete(organizationId)
+      loading.delete(organizationId)
+    },
+  }
+}

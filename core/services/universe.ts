@@ -1,0 +1,315 @@
+/**
+ * The situation universe: loads the shipped tickers at first start, replaces them on import in one
+ * transaction (searches answer 503 meanwhile, never half a universe), and answers ranked searches
+ * and listings.
+ *
+ * A search walks four tiers and stops once it has a page: the exact symbol, symbol prefixes,
+ * name-word prefixes, then names containing the text (FTS5 trigram on SQLite, pg_trgm on
+ * Postgres); within a tier, rank then symbol. Each tier is one indexed query, so a search costs
+ * the same on the shipped list and on an import of 100,000 tickers, and both stores give the same
+ * answers.
+ */
+import { ASSET_CLASSES, type AssetClass, normalizeSymbol, type RankedTicker, type Ticker, UNIVERSE_DEFAULT_LIMIT, UNIVERSE_MAX_LIMIT, type UniversePage, wordsOf } from '../domain/universe.ts'
+import { AppError, badRequest, type ErrorDetail } from '../errors.ts'
+import type { Clock } from '../ports/clock.ts'
+import type { Logger } from '../ports/logger.ts'
+import type { SqlExecutor, SqlValue, Store } from '../ports/store.ts'
+
+export interface UniverseServiceDeps {
+  store: Store
+  clock: Clock
+  logger: Logger
+  /** AUTOMATON_SITUATION_UNIVERSE: off answers 503 and checks no symbols. */
+  enabled: boolean
+  /** The universe the project ships (CSV text), loaded when none is. */
+  shipped: () => string
+}
+
+interface State {
+  status: 'ready' | 'importing'
+  count: number
+  source: string
+  loaded_at: number
+}
+
+const CHUNK = 400
+/** How long a client should wait before asking again while the universe is being replaced. */
+const RETRY_AFTER_SECONDS = 5
+
+export class UniverseFileError extends Error {
+  override readonly name = 'UniverseFileError'
+}
+
+/** Parses `symbol,name,exchange,type,rank` lines (a header line is allowed; quotes as in RFC 4180). */
+export function parseUniverseCsv(text: string): RankedTicker[] {
+  const rows: RankedTicker[] = []
+  const seen = new Set<string>()
+  const lines = text.split(/\r?\n/)
+  lines.forEach((line, i) => {
+    if (line.trim() === '' || line.startsWith('#')) return
+    const cells = splitCsvLine(line)
+    if (i === 0 && cells[0]?.toLowerCase() === 'symbol') return
+    const where = `line ${i + 1}`
+    if (cells.length < 4) throw new UniverseFileError(`${where}: expected symbol,name,exchange,type[,rank]`)
+    const [symbol, name, exchange, type, rankText] = cells.map((c) => c.trim())
+    if (!symbol || symbol.length > 40) throw new UniverseFileError(`${where}: the symbol must be 1 to 40 characters`)
+    if (!name || name.length > 200) throw new UniverseFileError(`${where}: the name must be 1 to 200 characters`)
+    if (!(ASSET_CLASSES as readonly string[]).includes(type)) throw new UniverseFileError(`${where}: the type must be one of ${ASSET_CLASSES.join(', ')}`)
+    const rank = rankText === undefined || rankText === '' ? rows.length + 1 : Number(rankText)
+    if (!Number.isInteger(rank) || rank < 0) throw new UniverseFileError(`${where}: the rank must be a whole number`)
+    const norm = normalizeSymbol(symbol)
+    if (seen.has(norm)) throw new UniverseFileError(`${where}: ${symbol} is listed twice`)
+    seen.add(norm)
+    rows.push({ symbol, name, exchange: exchange ?? '', type, rank })
+  })
+  if (rows.length === 0) throw new UniverseFileError('the file lists no tickers')
+  return rows
+}
+
+function splitCsvLine(line: string): string[] {
+  const cells: string[] = []
+  let cell = ''
+  let quoted = false
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]
+    if (quoted) {
+      if (c === '"' && line[i + 1] === '"') {
+        cell += '"'
+        i++
+      } else if (c === '"') quoted = false
+      else cell += c
+    } else if (c === '"') quoted = true
+    else if (c === ',') {
+      cells.push(cell)
+      cell = ''
+    } else cell += c
+  }
+  cells.push(cell)
+  return cells
+}
+
+/** Full-text search looks in the name and the symbol (as written and normalised). */
+const searchTextOf = (r: RankedTicker) => `${r.name.toLowerCase()} ${r.symbol.toLowerCase()} ${normalizeSymbol(r.symbol).toLowerCase()}`
+
+const unavailable = (why: string) => new AppError(503, why, [], { 'retry-after': String(RETRY_AFTER_SECONDS) })
+
+/** A LIKE pattern that matches `text` literally. */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
+
+export function createUniverseService(deps: UniverseServiceDeps) {
+  const { store } = deps
+
+  const stateOf = (db: SqlExecutor) => db.get<State>('SELECT status, count, source, loaded_at FROM universe_state WHERE id = 1')
+
+  /** Processes sharing a Postgres database change the universe one at a time. */
+  const serialize = (tx: SqlExecutor) => (store.dialect === 'postgres' ? tx.run("SELECT pg_advisory_xact_lock(hashtext('automaton.universe'))") : Promise.resolve(0))
+
+  /** Replaces the universe; with `onlyIfNone`, only when no universe is loaded or being loaded (first start). */
+  async function replace(rows: readonly RankedTicker[], source: string, onlyIfNone = false): Promise<number> {
+    const claimed = await store.write(async (tx) => {
+      await serialize(tx)
+      const state = await stateOf(tx)
+      // Another process loads it (or did): unless that load died minutes ago, leaving nothing.
+      if (onlyIfNone && state && (state.count > 0 || deps.clock.now() - Number(state.loaded_at) < 5 * 60_000)) return false
+      await tx.run(
+        `INSERT INTO universe_state (id, status, count, source, loaded_at) VALUES (1, 'importing', 0, $1, $2)
+         ON CONFLICT (id) DO UPDATE SET status = 'importing', loaded_at = excluded.loaded_at`,
+        [source, deps.clock.now()],
+      )
+      return true
+    })
+    if (!claimed) return 0
+    try {
+      await store.write(async (tx) => {
+        await serialize(tx)
+        await tx.run('DELETE FROM universe_words')
+        await tx.run('DELETE FROM universe_tickers')
+        if (store.dialect === 'sqlite') await tx.run('DELETE FROM universe_fts')
+        for (let i = 0; i < rows.length; i += CHUNK) {
+          const chunk = rows.slice(i, i + CHUNK)
+          await tx.run(
+            `INSERT INTO universe_tickers (symbol, norm, name, name_lower, search_text, exchange, type, rank) VALUES ${chunk.map((_, j) => `(${Array.from({ length: 8 }, (_, k) => `$${j * 8 + k + 1}`).join(', ')})`).join(', ')}`,
+            chunk.flatMap((r) => [r.symbol, normalizeSymbol(r.symbol), r.name, r.name.toLowerCase(), searchTextOf(r), r.exchange, r.type, r.rank]),
+          )
+          const words = chunk.flatMap((r) => wordsOf(r.name).map((w) => [w, r.symbol, r.rank, r.name.toLowerCase()] as const))
+          for (let k = 0; k < words.length; k += CHUNK) {
+            const part = words.slice(k, k + CHUNK)
+            await tx.run(`INSERT INTO universe_words (word, symbol, rank, name_lower) VALUES ${part.map((_, j) => `($${j * 4 + 1}, $${j * 4 + 2}, $${j * 4 + 3}, $${j * 4 + 4})`).join(', ')} ON CONFLICT DO NOTHING`, part.flat())
+          }
+          if (store.dialect === 'sqlite') {
+            await tx.run(`INSERT INTO universe_fts (search_text, symbol) VALUES ${chunk.map((_, j) => `($${j * 2 + 1}, $${j * 2 + 2})`).join(', ')}`, chunk.flatMap((r) => [searchTextOf(r), r.symbol]))
+          }
+        }
+        await tx.run("UPDATE universe_state SET status = 'ready', count = $1, source = $2, loaded_at = $3 WHERE id = 1", [rows.length, source, deps.clock.now()])
+      })
+    } catch (error) {
+      // The transaction rolled back: the universe before the import is intact.
+      await store.write((tx) => tx.run("UPDATE universe_state SET status = 'ready' WHERE id = 1 AND count > 0")).catch(() => {})
+      throw error
+    }
+    return rows.length
+  }
+
+  async function ready(): Promise<void> {
+    if (!deps.enabled) throw unavailable('the situation universe is switched off on this installation (AUTOMATON_SITUATION_UNIVERSE=off)')
+    const state = await stateOf(store)
+    if (!state || state.count === 0) throw unavailable('no situation universe is loaded yet')
+    if (state.status !== 'ready') throw unavailable('the situation universe is being replaced; ask again in a moment')
+  }
+
+  /**
+   * On Postgres, full-text search uses a pg_trgm index when the database user may create the
+   * extension (or it exists); without it the same search scans the names: right, only slower.
+   */
+  async function trigramIndex() {
+    try {
+      await store.write(async (tx) => {
+        await serialize(tx)
+        const installed = await tx.get<{ schema: string }>("SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'")
+        if (!installed) await tx.run('CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public')
+        const schema = installed?.schema ?? 'public'
+        await tx.run(`CREATE INDEX IF NOT EXISTS universe_tickers_search_trgm ON universe_tickers USING gin (search_text "${schema.replace(/"/g, '')}".gin_trgm_ops)`)
+      })
+    } catch (error) {
+      deps.logger.warn('no trigram index for the situation universe: full-text searches scan the names (grant CREATE on the database, or create the pg_trgm extension)', { error: String(error) })
+    }
+  }
+
+  const columns = 'symbol, name, exchange, type, rank'
+
+  /** The symbols of one tier, best first, not among `taken`, at most `want`. */
+  async function tier(sql: string, params: SqlValue[], taken: Set<string>, want: number, order = 't.rank, t.symbol'): Promise<RankedTicker[]> {
+    // A name may match by two of its words: room for the repeats, which are dropped here.
+    const rows = await store.all<RankedTicker>(`${sql} ORDER BY ${order} LIMIT ${(want + taken.size) * 2}`, params)
+    const seen = new Set(taken)
+    const out: RankedTicker[] = []
+    for (const r of rows) {
+      if (seen.has(r.symbol)) continue
+      seen.add(r.symbol)
+      out.push(r)
+    }
+    return out.slice(0, want)
+  }
+
+  async function search(q: string, limit: number): Promise<{ items: RankedTicker[]; hasMore: boolean }> {
+    const want = limit + 1
+    const found: RankedTicker[] = []
+    const taken = new Set<string>()
+    const add = (rows: RankedTicker[]) => {
+      for (const r of rows) {
+        if (found.length >= want || taken.has(r.symbol)) continue
+        taken.add(r.symbol)
+        found.push(r)
+      }
+    }
+    const norm = normalizeSymbol(q)
+    const text = q.trim().replace(/^\$+/, '').toLowerCase()
+    const [firstWord = ''] = text.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0)
+    const tiers: Array<[string, SqlValue[], string?] | null> = [
+      norm ? [`SELECT ${columns} FROM universe_tickers t WHERE t.norm = $1`, [norm]] : null,
+      norm ? [`SELECT ${columns} FROM universe_tickers t WHERE t.norm > $1 AND t.norm < $2`, [norm, `${norm}~`]] : null,
+      firstWord
+        // The best-ranked matches are picked in the words table, then joined: a word shared by
+        // thousands of names costs a sort of their index entries, not thousands of joins.
+        ? [`SELECT t.symbol, t.name, t.exchange, t.type, t.rank FROM (SELECT symbol, rank FROM universe_words WHERE word >= $1 AND word < $2${text.includes(' ') ? " AND name_lower LIKE $3 ESCAPE '\\'" : ''} ORDER BY rank, symbol LIMIT ${(limit + 1) * 4}) w JOIN universe_tickers t ON t.symbol = w.symbol`,
+          text.includes(' ') ? [firstWord, `${firstWord}\u{10FFFF}`, `%${likeLiteral(text)}%`] : [firstWord, `${firstWord}\u{10FFFF}`], 'w.rank, w.symbol']
+        : null,
+      // Names containing the text: three characters at least, as a trigram index needs.
+      text.length >= 3
+        ? store.dialect === 'sqlite'
+          ? [`SELECT ${columns} FROM universe_tickers t WHERE t.symbol IN (SELECT symbol FROM universe_fts WHERE universe_fts MATCH $1)`, [`"${text.replace(/"/g, '""')}"`]]
+          : [`SELECT ${columns} FROM universe_tickers t WHERE t.search_text LIKE $1 ESCAPE '\\'`, [`%${likeLiteral(text)}%`]]
+        : null,
+    ]
+    for (const next of tiers) {
+      if (!next || found.length >= want) continue
+      add(await tier(next[0], next[1], taken, want - found.length, next[2]))
+    }
+    return { items: found.slice(0, limit), hasMore: found.length > limit }
+  }
+
+  return {
+    /** Loads the shipped universe when none is loaded, and mends a state left by an import that died. */
+    async ensureLoaded(): Promise<void> {
+      if (!deps.enabled) return
+      if (store.dialect === 'postgres') await trigramIndex()
+      const state = await stateOf(store)
+      if (state && state.count > 0) {
+        if (state.status !== 'ready') await store.write((tx) => tx.run("UPDATE universe_state SET status = 'ready' WHERE id = 1"))
+        return
+      }
+      const count = await replace(parseUniverseCsv(deps.shipped()), 'shipped', true)
+      if (count > 0) deps.logger.info('loaded the shipped situation universe', { tickers: count })
+    },
+
+    /** Replaces the universe with a CSV file's tickers (`symbol,name,exchange,type,rank`). */
+    async import(csv: string, source: string): Promise<{ imported: number }> {
+      return { imported: await replace(parseUniverseCsv(csv), source) }
+    },
+
+    async query(params: { q?: string; asset_class?: string; limit?: number; offset?: number }): Promise<UniversePage> {
+      const limit = params.limit ?? UNIVERSE_DEFAULT_LIMIT
+      const offset = params.offset ?? 0
+      const problems = []
+      if (!Number.isInteger(limit) || limit < 1 || limit > UNIVERSE_MAX_LIMIT) problems.push({ path: '/limit', message: `must be a whole number from 1 to ${UNIVERSE_MAX_LIMIT}` })
+      if (!Number.isInteger(offset) || offset < 0) problems.push({ path: '/offset', message: 'must be a whole number, 0 or more' })
+      if (params.asset_class !== undefined && !(ASSET_CLASSES as readonly string[]).includes(params.asset_class)) {
+        problems.push({ path: '/asset_class', message: `must be one of ${ASSET_CLASSES.join(', ')}` })
+      }
+      if (params.q !== undefined && params.q.length > 100) problems.push({ path: '/q', message: 'must be at most 100 characters' })
+      if (problems.length) throw badRequest('invalid universe query', problems)
+      await ready()
+      const strip = ({ symbol, name, exchange, type }: RankedTicker): Ticker => ({ symbol, name, exchange, type })
+      if (params.q !== undefined && params.q.trim() !== '') {
+        const { items, hasMore } = await search(params.q, limit)
+        return { hasMore, items: items.map(strip), limit, offset: 0 }
+      }
+      const filter = params.asset_class as AssetClass | undefined
+      const rows = await store.all<RankedTicker>(
+        `SELECT ${columns} FROM universe_tickers${filter ? ' WHERE type = $1' : ''} ORDER BY rank, symbol LIMIT ${limit + 1} OFFSET ${offset}`,
+        filter ? [filter] : [],
+      )
+      return { hasMore: rows.length > limit, items: rows.slice(0, limit).map(strip), limit, offset }
+    },
+
+    /** The symbols not in the universe (none when it is switched off or not loaded: nothing to check against). */
+    async unknownSymbols(symbols: readonly string[]): Promise<string[]> {
+      if (!deps.enabled || symbols.length === 0) return []
+      const state = await stateOf(store)
+      if (!state || state.count === 0) return []
+      const norms = [...new Set(symbols.map(normalizeSymbol))]
+      const known = new Set<string>()
+      for (let i = 0; i < norms.length; i += CHUNK) {
+        const part = norms.slice(i, i + CHUNK)
+        const rows = await store.all<{ norm: string }>(`SELECT norm FROM universe_tickers WHERE norm IN (${part.map((_, j) => `$${j + 1}`).join(', ')})`, part)
+        for (const r of rows) known.add(r.norm)
+      }
+      return symbols.filter((s) => !known.has(normalizeSymbol(s)))
+    },
+  }
+}
+
+export type UniverseService = ReturnType<typeof createUniverseService>
+
+/** The trigger whose `tickers` must be symbols of the universe. */
+export const SITUATION_TRIGGER = 'situation-fired'
+
+/** A save check: every ticker a situation trigger names is in the universe (unknown ones listed in details). */
+export function situationSymbolsCheck(universe: Pick<UniverseService, 'unknownSymbols'>) {
+  return async (definition: { nodes?: Record<string, { type?: string; payload?: unknown }> }) => {
+    const problems: ErrorDetail[] = []
+    for (const [id, node] of Object.entries(definition.nodes ?? {})) {
+      if (node?.type !== SITUATION_TRIGGER) continue
+      const tickers = (node.payload as { tickers?: unknown } | undefined)?.tickers
+      if (!Array.isArray(tickers)) continue
+      const named = tickers.filter((s): s is string => typeof s === 'string')
+      const unknown = new Set(await universe.unknownSymbols(named))
+      tickers.forEach((symbol, i) => {
+        if (typeof symbol === 'string' && unknown.has(symbol)) {
+          problems.push({ path: `/nodes/${id}/payload/tickers/${i}`, message: `"${symbol}" is not a ticker of the situation universe (GET /v1/situation/universe)` })
+        }
+      })
+    }
+    return problems
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Issue finding 9: a stream of a run that does not exist ends after a bounded wait, and one key
+ * cannot hold streams open without end (429 past the cap; a closed stream gives its slot back).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { openTestSystem, type TestSystem } from '../helpers/system.ts'
+
+async function open(t: TestSystem, path: string) {
+  return t.system.app.handle(new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${t.key}` } }))
+}
+
+describe('stream limits', () => {
+  let t: TestSystem
+  beforeAll(async () => {
+    t = await openTestSystem('sqlite', { AUTOMATON_SSE_RUN_WAIT_MS: '300', AUTOMATON_SSE_MAX_STREAMS_PER_KEY: '3' })
+  })
+  afterAll(() => t?.close())
+
+  it('ends the stream of a run that never appears after the configured wait', async () => {
+    const started = performance.now()
+    const response = await open(t, '/v1/runs/run_never_started/stream')
+    expect(response.status).toBe(200)
+    const text = await response.text()
+    expect(text).toContain(': connected')
+    const waited = performance.now() - started
+    expect(waited).toBeGreaterThanOrEqual(250)
+    expect(waited).toBeLessThan(10_000)
+  })
+
+  it('refuses one stream more than the cap per key with 429, and takes new ones once one closes', async () => {
+    const held = [await open(t, '/v1/activity/stream'), await open(t, '/v1/activity/stream'), await open(t, '/v1/activity/stream')]
+    for (const r of held) expect(r.status).toBe(200)
+    const refused = await open(t, '/v1/activity/stream')
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get('retry-after')).not.toBeNull()
+    expect(await refused.json()).toMatchObject({ code: 429, message: expect.stringContaining('at most 3 streams') })
+    await held[0].body!.cancel()
+    let again: Response | undefined
+    for (let i = 0; i < 50; i++) {
+      again = await open(t, '/v1/activity/stream')
+      if (again.status === 200) break
+      await Bun.sleep(20)
+    }
+    expect(again!.status).toBe(200)
+    await again!.body!.cancel()
+    for (const r of held.slice(1)) await r.body!.cancel()
+  })
+})
