@@ -31,6 +31,10 @@ import { createApiKeyService } from './core/services/api-keys.ts'
 import { createAuthService } from './core/services/auth.ts'
 import { BootstrapKeyError, createOrganizationService } from './core/services/organizations.ts'
 import { createMemberService } from './core/services/members.ts'
+import { createPeopleService } from './core/services/people.ts'
+import { ROLES, type Role } from './core/domain/permissions.ts'
+import { buildCatalog, catalogTags } from './core/plugin/catalog.ts'
+import type { PasswordHasher } from './core/ports/passwords.ts'
 import { rotateMasterKey } from './core/services/master-key.ts'
 import { createOrganizationSettingsService } from './core/services/organization-settings.ts'
 import { createRunService } from './core/services/runs.ts'
@@ -116,7 +120,15 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   const organizations = createOrganizationService({ store, clock, ids, logger, apiKeys })
   // One recorder of journal events for the engine and the services that record workflow events.
   const recorder = createEventRecorder()
-  const members = createMemberService({ store, bus, clock, ids, auth, recorder })
+  const passwords: PasswordHasher = isBun
+    ? (await import('./adapters/bun/passwords.ts')).bunPasswordHasher({ memoryCost: config.passwordHashMemoryKib })
+    : (await import('./adapters/deno/passwords.ts')).wasmPasswordHasher({ memoryCost: config.passwordHashMemoryKib })
+  const knownTags = catalogTags(buildCatalog(registry))
+  const people = createPeopleService({
+    store, clock, ids, logger, passwords, knownTags: () => knownTags,
+    settings: { idleMs: config.sessionIdleMs, maxAgeMs: config.sessionMaxAgeMs, invitationTtlMs: config.invitationTtlMs },
+  })
+  const members = createMemberService({ store, bus, clock, ids, auth, recorder, afterRemoval: people.afterRemoval })
   if (config.bootstrapKey) {
     const result = await organizations.bootstrap(config.bootstrapKey)
     if (result.created) logger.info('bootstrap key created', { organizationId: result.organization.id, keyId: result.keyId })
@@ -174,12 +186,12 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     runAppearWaitMs: config.sseRunWaitMs, maxStreamsPerCaller: config.sseMaxStreamsPerKey,
   }
   const app = createApp({
-    version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, workflows, runs, schedules, streams,
+    version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, people, workflows, runs, schedules, streams,
     registry, connectors, executionHooks, webhookIntake, webhookEvents, webhookSecrets,
     organizationSettings, trustedProxies: config.trustedProxies, backlog: engine.backlog, universe,
   })
   return {
-    config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, registry, connectors, engine, workflows, runs,
+    config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, people, registry, connectors, engine, workflows, runs,
     schedules, executionHooks, hooks, webhookSecrets, webhookEvents, app,
     organizationSettings, pruner, universe,
   }
@@ -362,8 +374,14 @@ Usage: automaton <command> [options]
   orgs create <name>                     create an organization; prints it as JSON
   orgs list                              list organizations as JSON
   keys create --org <id|name> --name <n> [--scope read|read-write] [--description <d>] [--expires-at <RFC 3339>]
-  credits grant --org <id|name> --amount <n> [--note <text>]
                                          mint an owner key; prints it as JSON, the raw key in "key"
+  credits grant --org <id|name> --amount <n> [--note <text>]
+                                         add (or, negative, take away) AI credits of an organization
+  users create --email <e> --org <id|name> [--role owner|developer|viewer] [--name <n>] [--password-file <f>]
+                                         make a person who signs in with this email and a password
+                                         (from stdin or the file; at least 10 characters)
+  users reset-password --email <e> [--password-file <f>]
+                                         set a new password (no mail server needed); ends their sessions
   backup create <file> [--passphrase-file <f>]
                                          write a consistent backup of the embedded store while it serves,
                                          with the master key sealed by a passphrase (from stdin or the file)
@@ -438,19 +456,24 @@ async function rotateKey(config: Config, s: System) {
 
 /** The passphrase: the first line of --passphrase-file, or of standard input. */
 async function readPassphrase(flags: Record<string, string>): Promise<string> {
+  const passphrase = await readSecretLine(flags['passphrase-file'], 'passphrase')
+  if (passphrase.length < 8) throw new UsageError('the passphrase must be at least 8 characters (from --passphrase-file or standard input)')
+  return passphrase
+}
+
+/** The first line of a file, or of standard input (prompting on a terminal). */
+async function readSecretLine(file: string | undefined, prompt: string): Promise<string> {
   let text: string
-  if (flags['passphrase-file']) text = readFileSync(flags['passphrase-file'], 'utf8')
+  if (file) text = readFileSync(file, 'utf8')
   else {
-    if (process.stdin.isTTY) process.stderr.write('passphrase: ')
+    if (process.stdin.isTTY) process.stderr.write(`${prompt}: `)
     text = ''
     for await (const chunk of process.stdin) {
       text += String(chunk)
       if (text.includes('\n')) break
     }
   }
-  const passphrase = text.split(/\r?\n/)[0]
-  if (passphrase.length < 8) throw new UsageError('the passphrase must be at least 8 characters (from --passphrase-file or standard input)')
-  return passphrase
+  return text.split(/\r?\n/)[0]
 }
 
 /** `backup create`: the embedded store only; Postgres has pg_dump (docs/operations.md). */
@@ -532,6 +555,26 @@ export async function runCli(argv: readonly string[], env: Record<string, string
         return 0
       }
       throw new UsageError(`unknown command "credits ${sub ?? ''}"`)
+    case 'users':
+      if (sub === 'create') {
+        if (!flags.email) throw new UsageError('users create needs --email <address>')
+        if (!flags.org) throw new UsageError('users create needs --org <id|name>')
+        const role = (flags.role ?? 'owner') as Role
+        if (!ROLES.includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`)
+        const password = await readSecretLine(flags['password-file'], 'password')
+        await withSystem(config, async (s) => {
+          const org = await s.organizations.resolve(flags.org)
+          print(await s.people.createUser({ email: flags.email, name: flags.name ?? '', password, organizationId: org.id, role }))
+        })
+        return 0
+      }
+      if (sub === 'reset-password') {
+        if (!flags.email) throw new UsageError('users reset-password needs --email <address>')
+        const password = await readSecretLine(flags['password-file'], 'new password')
+        await withSystem(config, async (s) => print(await s.people.resetPassword(flags.email, password)))
+        return 0
+      }
+      throw new UsageError(`unknown command "users ${sub ?? ''}"`)
     case 'backup':
       if (sub === 'create') {
         if (!rest[0]) throw new UsageError('backup create needs the file to write')

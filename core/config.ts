@@ -52,6 +52,10 @@ export interface Config {
   tlsKeyFile: string | null
   trustedProxies: string[]
   masterKeyPrevious: string | null
+  sessionIdleMs: number
+  sessionMaxAgeMs: number
+  invitationTtlMs: number
+  passwordHashMemoryKib: number
 }
 
 type Parser<T> = (raw: string, name: string) => T
@@ -102,6 +106,12 @@ const oneOf = <T extends string>(...values: T[]): Parser<T> => (raw, name) => {
 const retention: Parser<number> = (raw, name) => {
   const ms = parseRetention(raw)
   if (ms === null) throw new ConfigError(`${name} must be 0 or whole minutes, hours, days or weeks (90m, 12h, 30d, 2w), got "${raw}"`)
+  return ms
+}
+/** A positive span of whole minutes, hours, days or weeks. */
+const span: Parser<number> = (raw, name) => {
+  const ms = parseRetention(raw)
+  if (ms === null || ms === 0) throw new ConfigError(`${name} must be whole minutes, hours, days or weeks (90m, 12h, 30d, 2w), got "${raw}"`)
   return ms
 }
 const cidrs: Parser<string[]> = (raw, name) => {
@@ -155,6 +165,10 @@ export const CONFIG_ENTRIES: readonly ConfigEntry[] = [
   { env: 'AUTOMATON_TLS_CERT_FILE', key: 'tlsCertFile', default: '', description: 'PEM certificate (chain) file: with `AUTOMATON_TLS_KEY_FILE`, `serve` answers HTTPS on `PORT`; both files are read again on SIGHUP.', parse: nullable },
   { env: 'AUTOMATON_TLS_KEY_FILE', key: 'tlsKeyFile', default: '', description: 'PEM private key file of `AUTOMATON_TLS_CERT_FILE`.', parse: nullable },
   { env: 'AUTOMATON_TRUSTED_PROXIES', key: 'trustedProxies', default: '', description: 'Comma-separated addresses or CIDRs of reverse proxies: only requests from them have their client address taken from `X-Forwarded-For` and their scheme from `X-Forwarded-Proto`.', parse: cidrs },
+  { env: 'AUTOMATON_SESSION_IDLE', key: 'sessionIdleMs', default: '12h', description: 'A sign-in session unused this long ends (`90m`, `12h`, `2d`).', parse: span },
+  { env: 'AUTOMATON_SESSION_MAX_AGE', key: 'sessionMaxAgeMs', default: '30d', description: 'A sign-in session ends this long after sign-in, however much it is used.', parse: span },
+  { env: 'AUTOMATON_INVITATION_TTL', key: 'invitationTtlMs', default: '7d', description: 'How long an invitation into an organization can be accepted.', parse: span },
+  { env: 'AUTOMATON_PASSWORD_HASH_MEMORY_KIB', key: 'passwordHashMemoryKib', default: '65536', description: 'Memory of one argon2id password hash, in KiB (at least the 19,456 OWASP recommends); more makes guessing costlier and sign-in slower.', parse: int(19456, 4194304) },
   { env: 'AUTOMATON_MASTER_KEY_PREVIOUS', key: 'masterKeyPrevious', default: '', description: 'The master key being replaced, during a key rotation: secrets sealed with it still open, and it keeps sealing until `automaton master-key rotate` has switched to `AUTOMATON_MASTER_KEY`.', parse: nullable },
 ]
 

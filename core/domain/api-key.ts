@@ -38,8 +38,13 @@ export const CreateApiKeyBody = t.Object({
 export type CreateApiKeyBody = Static<typeof CreateApiKeyBody>
 
 export const Me = t.Object({
+  /** `key` for an API key, `session` for a person signed in. */
+  kind: t.Union([t.Literal('key'), t.Literal('session')]),
   organizationId: t.String(),
-  keyId: t.String(),
+  keyId: t.Union([t.String(), t.Null()]),
+  sessionId: t.Union([t.String(), t.Null()]),
+  userId: t.Union([t.String(), t.Null()]),
+  role: t.Union([t.String(), t.Null()]),
   serviceAccountId: t.Union([t.String(), t.Null()]),
   scope: t.String(),
   permissions: t.Array(t.Union(PERMISSIONS.map((p) => t.Literal(p)))),

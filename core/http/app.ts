@@ -14,6 +14,7 @@ import type { AuthService } from '../services/auth.ts'
 import type { ConnectorService } from '../services/connectors.ts'
 import type { ExecutionHookService } from '../services/execution-hooks.ts'
 import type { MemberService } from '../services/members.ts'
+import type { PeopleService } from '../services/people.ts'
 import type { OrganizationSettingsService } from '../services/organization-settings.ts'
 import type { RunService } from '../services/runs.ts'
 import type { ScheduleService } from '../services/schedules.ts'
@@ -33,6 +34,7 @@ import { errorsPlugin } from './middleware/errors.ts'
 import { requestIdPlugin } from './middleware/request-id.ts'
 import { aiRoutes } from './routes/ai.ts'
 import { apiKeyRoutes } from './routes/api-keys.ts'
+import { authRoutes } from './routes/auth.ts'
 import { catalogRoutes } from './routes/catalog.ts'
 import { connectorRoutes } from './routes/connectors.ts'
 import { executionHookRoutes } from './routes/execution-hooks.ts'
@@ -40,7 +42,7 @@ import { healthRoutes } from './routes/health.ts'
 import type { BacklogReport } from '../ports/engine.ts'
 import { integrationRoutes, routeShape } from './routes/integrations.ts'
 import { openApiRoutes } from './routes/openapi.ts'
-import { memberRoutes } from './routes/members.ts'
+import { invitationRoutes, memberRoutes } from './routes/members.ts'
 import { organizationRoutes } from './routes/organizations.ts'
 import { runRoutes } from './routes/runs.ts'
 import { workflowWebhookRoutes } from './routes/workflow-webhooks.ts'
@@ -63,6 +65,7 @@ export interface AppDeps {
   readonly apiKeys: ApiKeyService
   readonly serviceAccounts: ServiceAccountService
   readonly members: MemberService
+  readonly people: PeopleService
   readonly workflows: WorkflowService
   readonly runs: RunService
   readonly streams: { hub: StreamHub; heartbeatMs: number; maxBufferedBytes: number; pushBody?: PushBodyFactory }
@@ -84,7 +87,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps) {
   // Once every module is loaded: the framework's own string formats give way to ours (formats.ts).
   registerFormats()
-  const gate = createAuthGate(deps.auth)
+  const gate = createAuthGate(deps.auth, deps.people)
   const auth = authPlugin(gate)
   let routes: () => readonly RouteLike[] = () => []
   let keyed: ReadonlySet<string> = new Set()
@@ -100,7 +103,9 @@ export function createApp(deps: AppDeps) {
     .use(openApiRoutes(() => routes(), deps.version))
     .use(apiKeyRoutes(auth, deps.apiKeys))
     .use(serviceAccountRoutes(auth, deps.serviceAccounts))
-    .use(memberRoutes(auth, deps.members))
+    .use(memberRoutes(auth, deps.members, deps.people))
+    .use(invitationRoutes(auth, deps.people))
+    .use(authRoutes(auth, deps.people))
     .use(workflowRoutes(auth, deps.workflows, deps.runs))
     .use(scheduleRoutes(auth, deps.schedules))
     .use(runRoutes(auth, deps.auth, deps.runs))

@@ -49,7 +49,7 @@ export function buildOpenApi(routes: readonly RouteLike[], info: { title: string
     info: { ...info, description: 'Automaton: self-hosted workflow automation. Every path starts with /v1.' },
     paths,
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key, `svcsk_…`' } },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key, `svcsk_…`, or a sign-in session, `sess_…` (also taken from the `automaton_session` cookie, with `X-CSRF-Token` on requests that change something)' } },
       schemas: { ErrorBody: clean(ErrorBody) },
     },
   }

@@ -127,3 +127,10 @@ export function buildCatalog(registry: Registry): Catalog {
 export function withTags<T extends { tags: string[] }>(entries: readonly T[], tags: readonly string[]): T[] {
   return entries.filter((e) => tags.every((tag) => e.tags.includes(tag)))
 }
+
+/** Every tag slug a catalog entry carries: the tags a person may choose as interests until templates bring their own. */
+export function catalogTags(catalog: Catalog): Set<string> {
+  const tags = new Set<string>()
+  for (const e of [...catalog.triggers, ...catalog.actions, ...catalog.connectorTypes]) for (const tag of e.tags) tags.add(tag)
+  return tags
+}

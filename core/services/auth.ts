@@ -1,5 +1,6 @@
 /**
  * Authentication of `Authorization: Bearer svcsk_…` keys and the caller's effective permissions.
+ * (Sessions of people are authenticated by services/people.ts; the HTTP auth gate picks which.)
  *
  * A key is looked up by the SHA-256 of its raw value. Lookups are cached for a moment; every
  * change that takes access away (revoke, disable, permission edit, delete) invalidates the cache
@@ -8,7 +9,7 @@
  */
 import { RAW_KEY_PREFIX } from '../domain/api-key.ts'
 import { isPermission, narrowToScope, type Permission, ROLE_PERMISSIONS, type Role, type Scope } from '../domain/permissions.ts'
-import { forbidden, unauthorized } from '../errors.ts'
+import { type AppError, forbidden, unauthorized } from '../errors.ts'
 import type { Bus } from '../ports/bus.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Logger } from '../ports/logger.ts'
@@ -19,13 +20,21 @@ import { type ServiceAccountRow, serviceAccounts } from '../store/service-accoun
 import { BoundedMap } from '../bounded-map.ts'
 
 export interface Principal {
+  /** An API key, or a person's sign-in session (services/people.ts). */
+  readonly kind: 'key' | 'session'
   readonly organizationId: string
-  readonly keyId: string
+  readonly keyId: string | null
+  readonly sessionId: string | null
   readonly serviceAccountId: string | null
   readonly userId: string | null
   readonly role: Role | null
   readonly scope: Scope
   readonly permissions: ReadonlySet<Permission>
+  /**
+   * Set for a session caller that has no organization for this request (no X-Org-ID while a
+   * member of several, or not a member of the one named): organization routes answer it.
+   */
+  readonly organizationProblem?: AppError
 }
 
 export interface RequestMeta {
@@ -119,8 +128,10 @@ export function createAuthService(deps: {
       }
       pendingUses.set(key.id, { keyId: key.id, at: now, ip: meta.ip, userAgent: meta.userAgent?.slice(0, 512) ?? null })
       return {
+        kind: 'key',
         organizationId: key.organization_id,
         keyId: key.id,
+        sessionId: null,
         serviceAccountId: key.service_account_id,
         userId: key.user_id,
         role: key.role,
@@ -151,11 +162,12 @@ function parseBearer(authorization: string | null | undefined): string {
 
 export function requirePermission(principal: Principal, permission: Permission): void {
   if (!principal.permissions.has(permission)) {
-    throw forbidden(`this API key lacks the permission ${permission}`, [{ message: 'missing permission', permission }])
+    const who = principal.kind === 'session' ? `your role (${principal.role}) in this organization` : 'this API key'
+    throw forbidden(`${who} lacks the permission ${permission}`, [{ message: 'missing permission', permission }])
   }
 }
 
 /** The id recorded as `createdBy`/`updatedBy` for what a caller does. */
 export function actorOf(principal: Principal): string {
-  return principal.userId ?? principal.keyId
+  return principal.userId ?? principal.keyId ?? principal.sessionId ?? 'unknown'
 }

@@ -1,6 +1,7 @@
 /**
- * Members of an organization (human users; sign-in comes with the web console). Removing a
- * member pauses the live workflows they own (`member_removed`) and revokes their keys.
+ * Members of an organization (people; invitations and sign-in are in people.ts). Removing a
+ * member pauses the live workflows they own (`member_removed`), revokes their keys, and signs
+ * them out everywhere when it was their last organization.
  */
 import type { Member } from '../domain/member.ts'
 import type { PageRequest } from '../domain/common.ts'
@@ -28,6 +29,8 @@ export function createMemberService(deps: {
   clock: Clock
   ids: Ids
   auth: AuthService
+  /** Called after a member is removed (people: end the sessions of a user left in no organization). */
+  afterRemoval?: (userId: string) => Promise<void>
   /** Records workflow events so that the engine's listeners (schedules, live triggers) follow the pause in the same transaction. */
   recorder?: { record(tx: SqlExecutor, events: readonly DomainEvent[]): Promise<RecordedEvent[]> }
 }) {
@@ -45,17 +48,6 @@ export function createMemberService(deps: {
     async list(caller: Principal, page: PageRequest) {
       const rows = await members.list(store, caller.organizationId, page.limit + 1, page.offset)
       return { hasMore: rows.length > page.limit, items: rows.slice(0, page.limit).map(toMember), limit: page.limit, offset: page.offset }
-    },
-    /** Adds a user (created by email when new) with a role the caller could hold itself. */
-    async invite(caller: Principal, body: { email: string; name?: string; role: Role }): Promise<Member> {
-      assertDelegable(caller, ROLE_PERMISSIONS[body.role])
-      const at = clock.now()
-      const userId = await store.write(async (tx) => {
-        const id = await members.upsertUser(tx, { id: deps.ids.next('usr'), email: body.email.toLowerCase(), name: body.name ?? '', at })
-        await members.add(tx, { organizationId: caller.organizationId, userId: id, role: body.role, at })
-        return id
-      })
-      return get(caller, userId)
     },
     async setRole(caller: Principal, userId: string, role: Role): Promise<Member> {
       await get(caller, userId)
@@ -81,6 +73,7 @@ export function createMemberService(deps: {
       })
       publishEvents(deps.bus, recorded)
       deps.auth.invalidate({ all: true })
+      await deps.afterRemoval?.(userId)
       return { userId, removed: true, pausedWorkflowIds: paused }
     },
   }

@@ -264,6 +264,45 @@ export const MIGRATIONS: readonly Migration[] = [
     })(),
   },
   {
+    version: 21,
+    name: 'people: passwords, sign-in sessions, invitations, interests',
+    up: [
+      'ALTER TABLE users ADD COLUMN password_hash TEXT',
+      'ALTER TABLE users ADD COLUMN password_changed_at BIGINT',
+      'ALTER TABLE users ADD COLUMN interests_enabled INTEGER NOT NULL DEFAULT 0',
+      "ALTER TABLE users ADD COLUMN interest_tags TEXT NOT NULL DEFAULT '[]'",
+      // Emails are stored lower case; this keeps a mixed-case insert from slipping past the UNIQUE.
+      'CREATE UNIQUE INDEX users_email_lower ON users (lower(email))',
+      // A session is found by the SHA-256 of its token; the token itself is never stored.
+      `CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        token_hash TEXT NOT NULL UNIQUE,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        created_at BIGINT NOT NULL,
+        last_seen_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        revoked_at BIGINT,
+        ip TEXT,
+        user_agent TEXT
+      )`,
+      'CREATE INDEX sessions_user ON sessions (user_id, revoked_at)',
+      `CREATE TABLE invitations (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id),
+        email TEXT NOT NULL,
+        role TEXT NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE,
+        invited_by TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        accepted_at BIGINT,
+        accepted_by TEXT,
+        revoked_at BIGINT
+      )`,
+      'CREATE INDEX invitations_org ON invitations (organization_id, created_at)',
+    ],
+  },
+  {
     version: 24,
     name: 'ai credit ledger',
     up: [

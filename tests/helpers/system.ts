@@ -70,6 +70,8 @@ async function openOn(kind: 'sqlite' | 'postgres', env: Record<string, string>, 
   const config = loadConfig({
     AUTOMATON_SQLITE_SYNCHRONOUS: 'normal',
     AUTOMATON_PG_POOL_SIZE: '4',
+    // The smallest argon2id cost allowed: tests sign in often.
+    AUTOMATON_PASSWORD_HASH_MEMORY_KIB: '19456',
     ...env,
   })
   const system = await openSystem(config, { logger: silentLogger, clock: options.clock, plugins: options.plugins, role: options.role, http: options.http })

@@ -1,5 +1,5 @@
 /**
- * Members: inviting, reading, changing roles and removing. Removing a member revokes their keys
+ * Members: inviting (and accepting), reading, changing roles and removing. Removing a member revokes their keys
  * and pauses the live workflows they own, which stops their schedules and their integration
  * triggers at once.
  */
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { createLive } from '../helpers/workflows.ts'
+import { addMember } from '../helpers/people.ts'
 
 for (const kind of storeKinds()) {
   describe(`members (${kind})`, () => {
@@ -16,7 +17,10 @@ for (const kind of storeKinds()) {
     })
     afterAll(() => t.close())
 
-    const invite = async (email: string, role = 'developer') => (await t.call('POST', '/v1/members', { body: { email, role } })).body.data
+    const invite = async (email: string, role = 'developer') => {
+      const person = await addMember(t, email, role)
+      return (await t.call('GET', `/v1/members/${person.userId}`)).body.data
+    }
 
     it('invites, lists, reads and changes the role of a member', async () => {
       const ann = await invite(`Ann-${kind}@Example.com`)

@@ -1,3 +1,4 @@
+import { addMember } from '../helpers/people.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
@@ -267,7 +268,7 @@ for (const kind of storeKinds()) {
       const w = await createWorkflow(t, { definition: simple })
       const notMember = await t.call('PUT', `/v1/workflows/${w.id}/owner`, { body: { ownerUserId: 'usr_nobody' } })
       expect(notMember.status).toBe(400)
-      const member = (await t.call('POST', '/v1/members', { body: { email: `ann-${kind}@example.com`, role: 'developer' } })).body.data
+      const member = await addMember(t, `ann-${kind}@example.com`, 'developer')
       const r = await t.call('PUT', `/v1/workflows/${w.id}/owner`, { body: { ownerUserId: member.userId } })
       expect(r.body.data).toEqual({ id: w.id, ownerUserId: member.userId })
       expect((await t.call('GET', `/v1/workflows/${w.id}`)).body.data.ownerUserId).toBe(member.userId)

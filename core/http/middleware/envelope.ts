@@ -18,6 +18,12 @@ export function envelopePlugin() {
       }
       return jsonResponse(responseValue.body, responseValue.status, headers)
     }
+    // The framework adds a Set-Cookie of the request's headers to the answer itself (appending,
+    // as Set-Cookie may repeat): giving it here too would send the cookie twice.
+    if (headers['set-cookie'] !== undefined) {
+      const { 'set-cookie': _, ...rest } = headers
+      return jsonResponse(envelope(responseValue, requestId), 200, rest)
+    }
     return jsonResponse(envelope(responseValue, requestId), 200, headers)
   })
 }

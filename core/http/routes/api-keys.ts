@@ -13,14 +13,18 @@ export function apiKeyRoutes(auth: AuthPlugin, apiKeys: ApiKeyService) {
   return new Elysia({ name: 'routes.api-keys' })
     .use(auth)
     .get('/v1/me', ({ principal }) => ({
+      kind: principal.kind,
       organizationId: principal.organizationId,
       keyId: principal.keyId,
+      sessionId: principal.sessionId,
+      userId: principal.userId,
+      role: principal.role,
       serviceAccountId: principal.serviceAccountId,
       scope: principal.scope,
       permissions: [...principal.permissions].sort(),
     }), {
       authenticated: true,
-      detail: doc({ summary: 'The calling key, its organization and its effective permissions', tags, permission: 'authenticated', response: Me }),
+      detail: doc({ summary: 'The caller (an API key or a signed-in person), its organization and its effective permissions', tags, permission: 'authenticated', response: Me }),
     })
     .post('/v1/api-keys', ({ principal, body }) => apiKeys.create(principal, body), {
       permission: 'apikey:create',

@@ -35,7 +35,7 @@ function createStreamQuota(max: number) {
     /** Takes a slot (429 past the cap); the returned function gives it back, once. */
     take(caller: string): () => void {
       const n = open.get(caller) ?? 0
-      if (n >= max) throw tooManyRequests(`at most ${max} streams may be open at once for one API key; close one first`, 5)
+      if (n >= max) throw tooManyRequests(`at most ${max} streams may be open at once for one API key (or person); close one first`, 5)
       open.set(caller, n + 1)
       let given = false
       return () => {
@@ -77,7 +77,8 @@ export function streamRoutes(auth: AuthPlugin, deps: StreamRouteDeps) {
   const options = { heartbeatMs: deps.heartbeatMs, maxBufferedBytes: deps.maxBufferedBytes, pushBody: deps.pushBody }
   const quota = createStreamQuota(deps.maxStreamsPerCaller ?? 1024)
   const appearWaitMs = deps.runAppearWaitMs ?? 60_000
-  const callerOf = (principal: Principal) => principal.keyId
+  // A person's sessions share one quota, as a key's streams do.
+  const callerOf = (principal: Principal) => principal.keyId ?? `user:${principal.userId}`
 
   async function runStream(principal: Principal, runId: string, request: Request, query: string | undefined, detail: boolean) {
     const organizationId = principal.organizationId

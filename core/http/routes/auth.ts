@@ -1,0 +1,103 @@
+/**
+ * People's side of the API: sign-in, the session, logout, password change, accepting an
+ * invitation, and a person's interest settings. Sessions are described in services/people.ts.
+ */
+import { Elysia } from 'elysia'
+import { Type as T } from '@sinclair/typebox'
+import type { PeopleService, SignedIn } from '../../services/people.ts'
+import { PASSWORD_MAX_LENGTH } from '../../ports/passwords.ts'
+import { doc } from '../docs.ts'
+import { type AuthPlugin, csrfTokenOf, SESSION_COOKIE, sessionTokenOf } from '../middleware/auth.ts'
+import { clientAddressOf, clientUrlOf } from '../request-state.ts'
+import { t } from '../schemas.ts'
+
+const tags = ['people']
+const Email = t.String({ minLength: 3, maxLength: 320 })
+const Password = t.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH })
+
+const UserShape = T.Object({
+  id: T.String(), email: T.String(), name: T.String(), createdAt: T.String(),
+  memberships: T.Array(T.Object({ organizationId: T.String(), organizationName: T.String(), role: T.String() })),
+})
+const SignedInShape = T.Object({ token: T.String(), expiresAt: T.String(), user: UserShape })
+
+const metaOf = (request: Request) => ({ ip: clientAddressOf(request), userAgent: request.headers.get('user-agent') })
+
+/** The session cookie: HttpOnly, SameSite=Lax, and Secure whenever the client came over HTTPS. */
+function sessionCookie(request: Request, value: string, maxAgeSeconds: number): string {
+  const secure = clientUrlOf(request).startsWith('https:') ? '; Secure' : ''
+  return `${SESSION_COOKIE}=${value}; HttpOnly; SameSite=Lax; Path=/; Max-Age=${maxAgeSeconds}${secure}`
+}
+
+export function authRoutes(auth: AuthPlugin, people: PeopleService) {
+  const signIn = (request: Request, set: { headers: Record<string, string | number> }, result: SignedIn) => {
+    // A session just begun: it lasts the whole maximum age (the idle limit is the server's to keep).
+    set.headers['set-cookie'] = sessionCookie(request, result.token, Math.floor(people.settings.maxAgeMs / 1000))
+    return result
+  }
+  return new Elysia({ name: 'routes.auth' })
+    .use(auth)
+    .post('/v1/auth/login', async ({ body, request, set }) => signIn(request, set, await people.login(body, metaOf(request))), {
+      body: t.Object({ email: Email, password: Password }),
+      detail: doc({
+        summary: 'Sign in with email and password',
+        description: 'Answers the session token and sets it as the HttpOnly cookie `automaton_session`. A wrong email and a wrong password answer the same 401; repeated failures answer 429 with Retry-After.',
+        tags, response: SignedInShape, errors: [429],
+      }),
+    })
+    .post('/v1/auth/logout', async ({ principal, request, set }) => {
+      set.headers['set-cookie'] = sessionCookie(request, '', 0)
+      return people.logout(principal.sessionId!)
+    }, {
+      session: true,
+      detail: doc({ summary: 'End this session', tags, permission: 'authenticated', response: T.Object({ loggedOut: T.Literal(true) }) }),
+    })
+    .get('/v1/auth/session', async ({ principal }) => {
+      const token = sessionTokenOf(principal)!
+      const caller = await people.authenticate(token)
+      return { ...(await people.session(caller)), sessionId: principal.sessionId, csrfToken: await csrfTokenOf(token) }
+    }, {
+      session: true,
+      detail: doc({
+        summary: 'This session: the user, their organizations, when it ends, and the CSRF token',
+        description: 'Send `csrfToken` as `X-CSRF-Token` with every cookie-authenticated request that changes something.',
+        tags, permission: 'authenticated',
+        response: T.Object({ user: UserShape, expiresAt: T.String(), sessionId: T.String(), csrfToken: T.String() }),
+      }),
+    })
+    .post('/v1/auth/password', async ({ principal, body, request, set }) =>
+      signIn(request, set, await people.changePassword({ userId: principal.userId! }, body, metaOf(request))), {
+      session: true,
+      body: t.Object({ currentPassword: Password, newPassword: Password }),
+      detail: doc({
+        summary: 'Change your password: every session of yours ends and this answer carries a new one',
+        tags, permission: 'authenticated', response: SignedInShape,
+      }),
+    })
+    .post('/v1/auth/accept-invitation', async ({ body, request, set }) => signIn(request, set, await people.acceptInvitation(body, metaOf(request))), {
+      body: t.Object({ token: t.String({ minLength: 1, maxLength: 200 }), name: t.Optional(t.String({ maxLength: 200 })), password: Password }),
+      detail: doc({
+        summary: 'Accept an invitation and sign in',
+        description: 'A new person gives a name and a password (at least 10 characters); a person who already has an account gives its password.',
+        tags, response: SignedInShape, errors: [404, 409],
+      }),
+    })
+    .get('/v1/user/interests/settings', ({ principal }) => people.interestSettings(principal.userId!), {
+      user: true,
+      detail: doc({ summary: 'Whether your interest tags personalise templates and tags', tags, permission: 'authenticated', response: T.Object({ enabled: T.Boolean() }) }),
+    })
+    .put('/v1/user/interests/settings', ({ principal, body }) => people.setInterestSettings(principal.userId!, body.enabled), {
+      user: true,
+      body: t.Object({ enabled: t.Boolean() }, { additionalProperties: false }),
+      detail: doc({ summary: 'Turn your interest tags on or off', tags, permission: 'authenticated', response: T.Object({ enabled: T.Boolean() }) }),
+    })
+    .get('/v1/user/interests', ({ principal }) => people.interests(principal.userId!), {
+      user: true,
+      detail: doc({ summary: 'Your interest tags', tags, permission: 'authenticated', response: T.Object({ tags: T.Array(T.String()) }) }),
+    })
+    .put('/v1/user/interests', ({ principal, body }) => people.setInterests(principal.userId!, body.tags), {
+      user: true,
+      body: t.Object({ tags: t.Array(t.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 }) }),
+      detail: doc({ summary: 'Set your interest tags (at most 50 known tag slugs)', tags, permission: 'authenticated', response: T.Object({ tags: T.Array(T.String()) }) }),
+    })
+}
