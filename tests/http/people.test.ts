@@ -212,6 +212,13 @@ for (const kind of storeKinds()) {
       }
       clock.skip(HOUR + 1000)
       expect((await asSession(t, busy)('GET', '/v1/me')).status).toBe(401)
+
+      // A day after they ended, the pruner deletes them.
+      const count = async () => Number((await t.system.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = $1', [gus.email]))!.n)
+      expect(await count()).toBe(3)
+      clock.skip(25 * HOUR)
+      await t.system.pruner.pruneNow()
+      expect(await count()).toBe(0)
     })
 
     it('keeps sessions across a restart, stored only as hashes', async () => {
