@@ -32,6 +32,9 @@ import { createAuthService } from './core/services/auth.ts'
 import { BootstrapKeyError, createOrganizationService } from './core/services/organizations.ts'
 import { createMemberService } from './core/services/members.ts'
 import { createPeopleService } from './core/services/people.ts'
+import { createOperatorCheck, createTemplateService } from './core/services/templates.ts'
+import { createAppService } from './core/services/apps.ts'
+import { tags } from './core/store/templates.ts'
 import { ROLES, type Role } from './core/domain/permissions.ts'
 import { buildCatalog, catalogTags } from './core/plugin/catalog.ts'
 import type { PasswordHasher } from './core/ports/passwords.ts'
@@ -50,6 +53,7 @@ import { PluginError } from './core/plugin/registry.ts'
 import type { PluginDefinition } from './core/plugin/sdk.ts'
 import { createConnectorService } from './core/services/connectors.ts'
 import { createSecretMasks } from './core/services/secret-masks.ts'
+import { createSecretProps } from './core/services/secret-props.ts'
 import { BUILT_IN_PLUGINS } from './plugins/index.ts'
 import { createHookDelivery, type HookDelivery } from './runtime/hooks/index.ts'
 import { createEngine, type EngineRole } from './runtime/index.ts'
@@ -125,7 +129,7 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     : (await import('./adapters/deno/passwords.ts')).wasmPasswordHasher({ memoryCost: config.passwordHashMemoryKib })
   const knownTags = catalogTags(buildCatalog(registry))
   const people = createPeopleService({
-    store, clock, ids, logger, passwords, knownTags: () => knownTags,
+    store, clock, ids, logger, passwords, knownTags: async () => new Set([...knownTags, ...(await tags.slugs(store))]),
     settings: { idleMs: config.sessionIdleMs, maxAgeMs: config.sessionMaxAgeMs, invitationTtlMs: config.invitationTtlMs },
   })
   const members = createMemberService({ store, bus, clock, ids, auth, recorder, afterRemoval: people.afterRemoval })
@@ -142,6 +146,7 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     workerTimeoutMs: config.workerTimeoutMs, heartbeatMs: config.heartbeatMs, scheduleGraceMs: config.scheduleGraceMs,
     connector: connectors.resolve,
     backlog: { max: config.maxBacklog, orgSharePercent: config.maxBacklogOrgShare }, recorder, masks,
+    secretProps: createSecretProps({ store, secretBox, clock, logger }),
   })
   const hookPolicy = { allowHttp: config.hookAllowHttp, allowList: config.allowPrivateTargets }
   const executionHooks = createExecutionHookService({ store, bus, clock, ids, http, secretBox, policy: hookPolicy })
@@ -172,6 +177,13 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     saveChecks: [situationSymbolsCheck(universe)],
     publishGuards: [connectors.publishGuard, createMinIntervalGuard({ registry, clock, minIntervalMs: config.minScheduleIntervalMs })],
   })
+  const operator = createOperatorCheck({ store, clock, operatorOrganization: config.operatorOrganization })
+  const templates = createTemplateService({
+    store, clock, ids, secretBox, workflows, catalog: buildCatalog(registry), paginationBypassKey: config.paginationBypassKey,
+    checkDefinition: workflows.definitionProblems, onSealed: (organizationId) => masks.forget(organizationId),
+  })
+  await templates.ensureSearchIndex(logger)
+  const apps = createAppService({ store, clock, ids })
   const schedules = createScheduleService({ store, registry })
   const runs = createRunService({ store, clock, dispatcher: engine.dispatcher, control: engine.control, projection: engine.projection })
   const webhookSecrets = createOrganizationWebhookSecretService({ store, secretBox, clock })
@@ -186,12 +198,12 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     runAppearWaitMs: config.sseRunWaitMs, maxStreamsPerCaller: config.sseMaxStreamsPerKey,
   }
   const app = createApp({
-    version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, people, workflows, runs, schedules, streams,
+    version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, people, templates, apps, isOperator: operator.isOperator, workflows, runs, schedules, streams,
     registry, connectors, executionHooks, webhookIntake, webhookEvents, webhookSecrets,
     organizationSettings, trustedProxies: config.trustedProxies, backlog: engine.backlog, universe,
   })
   return {
-    config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, people, registry, connectors, engine, workflows, runs,
+    config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, people, templates, apps, registry, connectors, engine, workflows, runs,
     schedules, executionHooks, hooks, webhookSecrets, webhookEvents, app,
     organizationSettings, pruner, universe,
   }

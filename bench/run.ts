@@ -22,6 +22,7 @@ const BENCHES: Record<string, () => Promise<{ run: (o?: { scale?: number }) => P
   retention: () => import('./retention.ts'),
   soak: () => import('./soak.ts'),
   universe: () => import('./universe.ts'),
+  templates: () => import('./templates.ts'),
 }
 
 const args = process.argv.slice(2)

@@ -52,6 +52,8 @@ export interface Config {
   tlsKeyFile: string | null
   trustedProxies: string[]
   masterKeyPrevious: string | null
+  operatorOrganization: string
+  paginationBypassKey: string | null
   sessionIdleMs: number
   sessionMaxAgeMs: number
   invitationTtlMs: number
@@ -165,6 +167,8 @@ export const CONFIG_ENTRIES: readonly ConfigEntry[] = [
   { env: 'AUTOMATON_TLS_CERT_FILE', key: 'tlsCertFile', default: '', description: 'PEM certificate (chain) file: with `AUTOMATON_TLS_KEY_FILE`, `serve` answers HTTPS on `PORT`; both files are read again on SIGHUP.', parse: nullable },
   { env: 'AUTOMATON_TLS_KEY_FILE', key: 'tlsKeyFile', default: '', description: 'PEM private key file of `AUTOMATON_TLS_CERT_FILE`.', parse: nullable },
   { env: 'AUTOMATON_TRUSTED_PROXIES', key: 'trustedProxies', default: '', description: 'Comma-separated addresses or CIDRs of reverse proxies: only requests from them have their client address taken from `X-Forwarded-For` and their scheme from `X-Forwarded-Proto`.', parse: cidrs },
+  { env: 'AUTOMATON_OPERATOR_ORG', key: 'operatorOrganization', default: 'default', description: 'The organization (name or id) whose owners moderate public templates and manage tags (`template:moderate`); other organizations never hold that permission.', parse: str },
+  { env: 'AUTOMATON_PAGINATION_BYPASS_KEY', key: 'paginationBypassKey', default: '', description: 'A secret that lets `GET /v1/tags` answer more than 1,000 tags at once (`pagination_bypass_key`, up to 10,000); empty: no bypass.', parse: nullable },
   { env: 'AUTOMATON_SESSION_IDLE', key: 'sessionIdleMs', default: '12h', description: 'A sign-in session unused this long ends (`90m`, `12h`, `2d`).', parse: span },
   { env: 'AUTOMATON_SESSION_MAX_AGE', key: 'sessionMaxAgeMs', default: '30d', description: 'A sign-in session ends this long after sign-in, however much it is used.', parse: span },
   { env: 'AUTOMATON_INVITATION_TTL', key: 'invitationTtlMs', default: '7d', description: 'How long an invitation into an organization can be accepted.', parse: span },

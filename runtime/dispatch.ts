@@ -72,6 +72,12 @@ interface VersionContent {
   body: string
 }
 
+/** A forked workflow's plain prop values (the sensitive ones are read by nodes, never kept in runs). */
+function plainProps(w: WorkflowRow): Record<string, unknown> {
+  const text = (w as WorkflowRow & { prop_values?: string }).prop_values
+  return text && text !== '{}' ? (JSON.parse(text) as Record<string, unknown>) : {}
+}
+
 export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
   const { store, clock, ids } = deps
   const contents = new BoundedMap<string, VersionContent>(5000)
@@ -168,7 +174,7 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
     const started = await startRun(tx, {
       runId, eventId, workflow: w, version, triggerType, triggerNodeId, triggeredBy: req.triggeredBy, automatic: req.automatic,
       idempotencyKey: req.idempotencyKey ?? null, retryOf: req.seed?.fromRunId ?? null, definitionHash: hash, definition: content.definition,
-      variableDefs: mergedVariableDefs(content), event: req.event, props: req.propValues ?? {}, vars, seed: req.seed?.nodes as RunState['seed'] | undefined, now,
+      variableDefs: mergedVariableDefs(content), event: req.event, props: { ...plainProps(w), ...req.propValues }, vars, seed: req.seed?.nodes as RunState['seed'] | undefined, now,
     })
     events.push(...started.events)
     return { result: { action: 'triggered', runId, eventId }, events, fresh: started.fresh }

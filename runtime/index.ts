@@ -36,6 +36,7 @@ import { createDurableTimers } from './timers.ts'
 import { createWorkerPresence } from './workers.ts'
 
 import type { SecretMasks } from '../core/security/value-mask.ts'
+import type { SecretProps } from '../core/services/secret-props.ts'
 
 export type EngineRole = 'embedded' | 'api' | 'worker'
 
@@ -69,6 +70,8 @@ export interface EngineDeps {
   recorder?: EventRecorder
   /** The organizations' secret values, masked by value in everything a run keeps or sends. */
   masks?: SecretMasks
+  /** The sensitive prop values of forked workflows, opened for the nodes that read them. */
+  secretProps?: SecretProps
 }
 
 export function createEngine(deps: EngineDeps) {
@@ -100,7 +103,7 @@ export function createEngine(deps: EngineDeps) {
     dispatcher,
     connector: deps.connector,
   })
-  const runner = createNodeRunner({ registry: deps.registry, clock: deps.clock, capabilities, logger: deps.logger, masks: deps.masks })
+  const runner = createNodeRunner({ registry: deps.registry, clock: deps.clock, capabilities, logger: deps.logger, masks: deps.masks, secretProps: deps.secretProps })
   const workerTimeoutMs = deps.workerTimeoutMs ?? 15_000
   const executor = createExecutor({
     store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, logger: deps.logger, recorder,

@@ -15,6 +15,8 @@ import type { ConnectorService } from '../services/connectors.ts'
 import type { ExecutionHookService } from '../services/execution-hooks.ts'
 import type { MemberService } from '../services/members.ts'
 import type { PeopleService } from '../services/people.ts'
+import type { TemplateService } from '../services/templates.ts'
+import { type AppService, MAX_APP_BYTES } from '../services/apps.ts'
 import type { OrganizationSettingsService } from '../services/organization-settings.ts'
 import type { RunService } from '../services/runs.ts'
 import type { ScheduleService } from '../services/schedules.ts'
@@ -52,6 +54,7 @@ import { streamRoutes } from './routes/streams.ts'
 import { webhookEventRoutes } from './routes/webhook-events.ts'
 import { workflowRoutes } from './routes/workflows.ts'
 import { universeRoutes } from './routes/universe.ts'
+import { templateRoutes, widgetRoutes } from './routes/templates.ts'
 import type { UniverseService } from '../services/universe.ts'
 
 export interface AppDeps {
@@ -66,6 +69,10 @@ export interface AppDeps {
   readonly serviceAccounts: ServiceAccountService
   readonly members: MemberService
   readonly people: PeopleService
+  readonly templates: TemplateService
+  readonly apps: AppService
+  /** Whether an organization is the operator's (it alone moderates templates). */
+  readonly isOperator?: (organizationId: string) => Promise<boolean>
   readonly workflows: WorkflowService
   readonly runs: RunService
   readonly streams: { hub: StreamHub; heartbeatMs: number; maxBufferedBytes: number; pushBody?: PushBodyFactory }
@@ -84,10 +91,13 @@ export interface AppDeps {
   readonly backlog?: () => BacklogReport | null
 }
 
+/** An app's files may total 2 MiB; as JSON text (escapes included) its body may be larger. */
+const APP_BODY_ROUTES = new Map([['POST /v1/apps', MAX_APP_BYTES * 2], ['PUT /v1/apps/:id', MAX_APP_BYTES * 2]])
+
 export function createApp(deps: AppDeps) {
   // Once every module is loaded: the framework's own string formats give way to ours (formats.ts).
   registerFormats()
-  const gate = createAuthGate(deps.auth, deps.people)
+  const gate = createAuthGate(deps.auth, deps.people, deps.isOperator)
   const auth = authPlugin(gate)
   let routes: () => readonly RouteLike[] = () => []
   let keyed: ReadonlySet<string> = new Set()
@@ -98,7 +108,7 @@ export function createApp(deps: AppDeps) {
     .use(clientPlugin(deps.trustedProxies ?? []))
     .use(errorsPlugin(deps.logger))
     .use(envelopePlugin())
-    .use(bodyPlugin(deps.maxBodyBytes, { keyed: () => keyed, authenticate: (request) => gate.principalOf(request) }))
+    .use(bodyPlugin(deps.maxBodyBytes, { keyed: () => keyed, authenticate: (request) => gate.principalOf(request) }, APP_BODY_ROUTES))
     .use(healthRoutes(deps))
     .use(openApiRoutes(() => routes(), deps.version))
     .use(apiKeyRoutes(auth, deps.apiKeys))
@@ -118,6 +128,8 @@ export function createApp(deps: AppDeps) {
     .use(webhookEventRoutes(auth, deps.webhookEvents))
     .use(organizationRoutes(auth, deps.webhookSecrets, deps.organizationSettings))
     .use(universeRoutes(auth, deps.universe))
+    .use(templateRoutes(auth, deps.templates, deps.apps))
+    .use(widgetRoutes(deps.apps))
   // Plugins' webhooks last, so that none can take a route of the server.
   const taken = new Set(app.routes.filter((r) => r.method === 'POST').map((r) => routeShape(r.path)))
   app.use(integrationRoutes(deps.registry.webhooks(), deps.webhookIntake, taken))

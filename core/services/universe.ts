@@ -9,6 +9,7 @@
  * the same on the shipped list and on an import of 100,000 tickers, and both stores give the same
  * answers.
  */
+import { ensureTrigramIndex } from '../store/trigram.ts'
 import { ASSET_CLASSES, type AssetClass, normalizeSymbol, type RankedTicker, type Ticker, UNIVERSE_DEFAULT_LIMIT, UNIVERSE_MAX_LIMIT, type UniversePage, wordsOf } from '../domain/universe.ts'
 import { AppError, badRequest, type ErrorDetail } from '../errors.ts'
 import type { Clock } from '../ports/clock.ts'
@@ -157,24 +158,6 @@ export function createUniverseService(deps: UniverseServiceDeps) {
     if (state.status !== 'ready') throw unavailable('the situation universe is being replaced; ask again in a moment')
   }
 
-  /**
-   * On Postgres, full-text search uses a pg_trgm index when the database user may create the
-   * extension (or it exists); without it the same search scans the names: right, only slower.
-   */
-  async function trigramIndex() {
-    try {
-      await store.write(async (tx) => {
-        await serialize(tx)
-        const installed = await tx.get<{ schema: string }>("SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'")
-        if (!installed) await tx.run('CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public')
-        const schema = installed?.schema ?? 'public'
-        await tx.run(`CREATE INDEX IF NOT EXISTS universe_tickers_search_trgm ON universe_tickers USING gin (search_text "${schema.replace(/"/g, '')}".gin_trgm_ops)`)
-      })
-    } catch (error) {
-      deps.logger.warn('no trigram index for the situation universe: full-text searches scan the names (grant CREATE on the database, or create the pg_trgm extension)', { error: String(error) })
-    }
-  }
-
   const columns = 'symbol, name, exchange, type, rank'
 
   /** The symbols of one tier, best first, not among `taken`, at most `want`. */
@@ -232,7 +215,7 @@ export function createUniverseService(deps: UniverseServiceDeps) {
     /** Loads the shipped universe when none is loaded, and mends a state left by an import that died. */
     async ensureLoaded(): Promise<void> {
       if (!deps.enabled) return
-      if (store.dialect === 'postgres') await trigramIndex()
+      await ensureTrigramIndex(store, deps.logger, { name: 'universe_tickers_search_trgm', table: 'universe_tickers', column: 'search_text', what: 'the situation universe' })
       const state = await stateOf(store)
       if (state && state.count > 0) {
         if (state.status !== 'ready') await store.write((tx) => tx.run("UPDATE universe_state SET status = 'ready' WHERE id = 1"))

@@ -121,7 +121,15 @@ export function createWorkflowService(deps: WorkflowServiceDeps) {
   }
 
   return {
-    async create(caller: Principal, body: CreateWorkflowBody): Promise<Workflow> {
+    /** The problems of a definition as a save would find them (shape, then the save checks); paths relative to it. */
+    async definitionProblems(definition: Definition): Promise<ErrorDetail[]> {
+      const { errors } = deps.checker.check(definition)
+      if (errors.length > 0) return errors
+      return saveProblems(definition)
+    },
+
+    /** `alongside` writes more in the same transaction (a fork's prop values, its app). */
+    async create(caller: Principal, body: CreateWorkflowBody, alongside?: (tx: SqlExecutor, workflowId: string) => Promise<void>): Promise<Workflow> {
       const type = await checkForSave(body.definition)
       const { ownerUserId, ...fields } = body
       const content = normalizeContent({ ...defaultContent(body.definition), ...stripUndefined(fields) })
@@ -140,6 +148,7 @@ export function createWorkflowService(deps: WorkflowServiceDeps) {
           workflow_id: id, version: 1, organization_id: caller.organizationId, content: JSON.stringify(content), type,
           version_created_by: by, created_at: at, updated_at: at, updated_by: by, published_at: null,
         })
+        await alongside?.(tx, id)
         return record(tx, [{
           organizationId: caller.organizationId, workflowId: id, runId: null, seq: null, nodeId: null,
           type: 'workflow.created', data: { workflowId: id, by, version: 1 }, at,

@@ -303,6 +303,116 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 22,
+    name: 'templates, tags, apps, and the prop values of forked workflows',
+    up: (() => {
+      const common = [
+        `CREATE TABLE tags (
+          id TEXT PRIMARY KEY,
+          slug TEXT NOT NULL UNIQUE,
+          name TEXT NOT NULL,
+          description TEXT NOT NULL DEFAULT '',
+          image_url TEXT NOT NULL DEFAULT '',
+          categories TEXT NOT NULL DEFAULT '[]',
+          weight INTEGER NOT NULL DEFAULT 0,
+          -- What search looks in: name and description, lower case.
+          search_text TEXT NOT NULL,
+          created_at BIGINT NOT NULL,
+          updated_at BIGINT NOT NULL
+        )`,
+        'CREATE INDEX tags_weight ON tags (weight DESC, name)',
+        `CREATE TABLE templates (
+          id TEXT PRIMARY KEY,
+          organization_id TEXT NOT NULL REFERENCES organizations(id),
+          slug TEXT NOT NULL,
+          visibility TEXT NOT NULL,
+          moderation_status TEXT NOT NULL,
+          rejection_reason TEXT,
+          submitted_at BIGINT,
+          reviewed_at BIGINT,
+          reviewed_by TEXT,
+          -- The version others see: the last approved one (public templates only).
+          public_version INTEGER,
+          current_version INTEGER NOT NULL,
+          is_promoted INTEGER NOT NULL DEFAULT 0,
+          promoted_at BIGINT,
+          promoted_by TEXT,
+          promoted_order INTEGER,
+          fork_count INTEGER NOT NULL DEFAULT 0,
+          archived INTEGER NOT NULL DEFAULT 0,
+          source_workflow_id TEXT,
+          generated_app_id TEXT,
+          generated_app_version_id TEXT,
+          created_at BIGINT NOT NULL,
+          created_by TEXT NOT NULL,
+          updated_at BIGINT NOT NULL,
+          updated_by TEXT NOT NULL,
+          UNIQUE (organization_id, slug)
+        )`,
+        'CREATE INDEX templates_public ON templates (visibility, archived, public_version)',
+        `CREATE TABLE template_versions (
+          template_id TEXT NOT NULL REFERENCES templates(id),
+          version INTEGER NOT NULL,
+          content TEXT NOT NULL,
+          search_text TEXT NOT NULL,
+          created_at BIGINT NOT NULL,
+          created_by TEXT NOT NULL,
+          PRIMARY KEY (template_id, version)
+        )`,
+        // The tags of each version: listings filter and count by the version a caller sees.
+        `CREATE TABLE template_tags (
+          template_id TEXT NOT NULL,
+          version INTEGER NOT NULL,
+          slug TEXT NOT NULL,
+          PRIMARY KEY (template_id, version, slug)
+        )`,
+        'CREATE INDEX template_tags_slug ON template_tags (slug, template_id, version)',
+        `CREATE TABLE template_moderation (
+          id TEXT PRIMARY KEY,
+          template_id TEXT NOT NULL,
+          version INTEGER NOT NULL,
+          decision TEXT NOT NULL,
+          reason TEXT,
+          decided_by TEXT NOT NULL,
+          decided_at BIGINT NOT NULL
+        )`,
+        'CREATE INDEX template_moderation_template ON template_moderation (template_id, decided_at)',
+        `CREATE TABLE apps (
+          id TEXT PRIMARY KEY,
+          organization_id TEXT NOT NULL REFERENCES organizations(id),
+          name TEXT NOT NULL,
+          latest_version INTEGER NOT NULL,
+          created_at BIGINT NOT NULL,
+          created_by TEXT NOT NULL,
+          updated_at BIGINT NOT NULL,
+          updated_by TEXT NOT NULL
+        )`,
+        `CREATE TABLE app_versions (
+          id TEXT PRIMARY KEY,
+          app_id TEXT NOT NULL REFERENCES apps(id),
+          version INTEGER NOT NULL,
+          files TEXT NOT NULL,
+          size INTEGER NOT NULL,
+          created_at BIGINT NOT NULL,
+          created_by TEXT NOT NULL,
+          UNIQUE (app_id, version)
+        )`,
+        // A forked workflow's prop values: plain ones as JSON, sensitive ones sealed.
+        "ALTER TABLE workflows ADD COLUMN prop_values TEXT NOT NULL DEFAULT '{}'",
+        'ALTER TABLE workflows ADD COLUMN sealed_props TEXT',
+        // The app a workflow's public widget page serves (and the version pinned, if any).
+        'ALTER TABLE workflows ADD COLUMN app_id TEXT',
+        'ALTER TABLE workflows ADD COLUMN app_version INTEGER',
+      ]
+      return {
+        // Full-text search of template versions: a trigram index whose rowid is the version's.
+        sqlite: [...common, "CREATE VIRTUAL TABLE template_search USING fts5(search_text, tokenize = 'trigram')"],
+        // On Postgres the templates service adds a pg_trgm index at start when it can.
+        postgres: common,
+      }
+    })(),
+  },
+  {
     version: 24,
     name: 'ai credit ledger',
     up: [

@@ -16,4 +16,5 @@ export const SEALED_COLUMNS: SealedColumn[] = [
   { table: 'organizations', key: 'id', column: 'webhook_secret' },
   { table: 'hook_endpoints', key: 'id', column: 'secret' },
   { table: 'hook_endpoints', key: 'id', column: 'previous_secret' },
+  { table: 'workflows', key: 'id', column: 'sealed_props' },
 ]

@@ -21,6 +21,7 @@ import { isPending } from './machine.ts'
 import type { NodeRunner, Outcome, PendingOutcome, ResumeTask } from './types.ts'
 import type { Plan } from './plan.ts'
 import { scopeLookup } from './scope.ts'
+import type { SecretProps } from '../../core/services/secret-props.ts'
 import type { RunState } from './state.ts'
 import { errorMessage } from '../../core/errors.ts'
 import { noMask, type SecretMasks, type ValueMask } from '../../core/security/value-mask.ts'
@@ -51,10 +52,20 @@ export class NodeTimeoutError extends Error {
   override name = 'NodeTimeoutError'
 }
 
+const NO_PROPS: Readonly<Record<string, unknown>> = Object.freeze({})
+
+/** The state a node's expressions see: the run's props with the workflow's sensitive ones. */
+function withProps(state: RunState, secret: Readonly<Record<string, unknown>>): RunState {
+  for (const _ in secret) return { ...state, props: { ...state.props, ...secret } }
+  return state
+}
+
 export function createNodeRunner(deps: {
   registry: Registry; clock: Clock; capabilities: Capabilities; logger: Logger
   /** The organization's secret values, masked in every outcome (input, result, error, logs, variables, wait). */
   masks?: SecretMasks
+  /** The sensitive prop values of forked workflows, read by `{{$props.key}}` but never kept in a run. */
+  secretProps?: SecretProps
 }): NodeRunner {
   const now = () => deps.clock.now()
 
@@ -96,9 +107,14 @@ export function createNodeRunner(deps: {
   function execute(plan: Plan, state: RunState): Outcome | PendingOutcome {
     const controller = lazyController()
     const known = deps.masks ? deps.masks.peek(state.organizationId) : noMask
-    if (known) return masked(known, executeWith(plan, state, controller, known))
-    // The organization's mask is not at hand: read it first, so that nothing leaves unmasked.
-    return pendingOf(controller, deps.masks!.of(state.organizationId).then((mask) => outcomeOf(masked(mask, executeWith(plan, state, controller, mask)))))
+    const secret = deps.secretProps ? deps.secretProps.peek(state.workflowId) : NO_PROPS
+    if (known && secret) return masked(known, executeWith(plan, withProps(state, secret), controller, known))
+    // The organization's mask (or the workflow's sensitive props) is not at hand: read it first,
+    // so that nothing leaves unmasked.
+    return pendingOf(controller, Promise.all([
+      known ?? deps.masks!.of(state.organizationId),
+      secret ?? deps.secretProps!.of(state.workflowId),
+    ]).then(([mask, props]) => outcomeOf(masked(mask, executeWith(plan, withProps(state, props), controller, mask)))))
   }
 
   function executeWith(plan: Plan, state: RunState, controller: Controller, mask: ValueMask): Outcome | PendingOutcome {

@@ -27,6 +27,16 @@ async function fillSecrets(t: TestSystem, label: string): Promise<Array<{ id: st
   expect(hook.status).toBe(200)
   expect((await t.call('POST', `/v1/execution-webhooks/${hook.body.data.endpoint.id}/regenerate-secret`)).status).toBe(200)
   expect((await t.call('GET', `/v1/organizations/${t.orgId}/webhook-secret`)).status).toBe(200)
+  // A fork's sensitive prop values are sealed in its workflow.
+  const template = await t.call('POST', '/v1/templates', {
+    body: {
+      name: `${label} template`, templateProps: [{ key: 'token', name: 'Token', type: 'string', sensitive: true }],
+      definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: '{{$props.token}}' } } } },
+    },
+  })
+  expect(template.status).toBe(200)
+  const fork = await t.call('POST', `/v1/templates/${template.body.data.id}/fork`, { body: { propValues: { token: `prop-${label}-${crypto.randomUUID()}` } } })
+  expect(fork.status).toBe(200)
   return made
 }
 

@@ -80,7 +80,19 @@ function sessionPrincipal(caller: SessionCaller, orgHeader: string | null): Prin
   }
 }
 
-export function createAuthGate(auth: AuthService, people?: PeopleService): AuthGate {
+/**
+ * Moderating templates and managing tags belong to the operator organization alone: everywhere
+ * else the permission is taken away, whatever the role or service account says.
+ */
+async function withOperatorGrant(principal: Principal, isOperator: ((organizationId: string) => Promise<boolean>) | undefined): Promise<Principal> {
+  if (!principal.permissions.has('template:moderate')) return principal
+  if (isOperator && (await isOperator(principal.organizationId))) return principal
+  const permissions = new Set(principal.permissions)
+  permissions.delete('template:moderate')
+  return { ...principal, permissions, withheld: new Set<Permission>(['template:moderate']) }
+}
+
+export function createAuthGate(auth: AuthService, people?: PeopleService, isOperator?: (organizationId: string) => Promise<boolean>): AuthGate {
   async function authenticate(request: Request): Promise<Principal> {
     const authorization = request.headers.get('authorization')
     const orgHeader = request.headers.get(ORG_HEADER)?.trim() || null
@@ -97,7 +109,7 @@ export function createAuthGate(auth: AuthService, people?: PeopleService): AuthG
       if (orgHeader && orgHeader !== principal.organizationId) {
         throw forbidden(`this API key belongs to another organization than X-Org-ID ${orgHeader}`)
       }
-      return principal
+      return withOperatorGrant(principal, isOperator)
     }
     if (!token.startsWith(SESSION_TOKEN_PREFIX)) throw unauthorized('unknown or ended session; sign in again')
     const caller = await people.authenticate(token)
@@ -107,7 +119,7 @@ export function createAuthGate(auth: AuthService, people?: PeopleService): AuthG
         throw forbidden('a request signed in by cookie needs the X-CSRF-Token header from GET /v1/auth/session')
       }
     }
-    const principal = sessionPrincipal(caller, orgHeader)
+    const principal = await withOperatorGrant(sessionPrincipal(caller, orgHeader), isOperator)
     sessionTokens.set(principal, token)
     return principal
   }

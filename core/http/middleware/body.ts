@@ -92,11 +92,12 @@ export interface BodyGate {
   authenticate(request: Request): Promise<unknown>
 }
 
-export function bodyPlugin(maxBytes: number, gate?: BodyGate) {
+/** `larger`: routes (`METHOD path`) whose bodies may be larger than `maxBytes` (an app's files). */
+export function bodyPlugin(maxBytes: number, gate?: BodyGate, larger: ReadonlyMap<string, number> = new Map()) {
   return new Elysia({ name: 'body' }).onParse({ as: 'global' }, async ({ request, contentType, route }) => {
     const keyed = gate?.keyed().has(`${request.method} ${route}`) ?? false
     if (keyed) await gate!.authenticate(request)
-    const text = await readLimited(request, maxBytes)
+    const text = await readLimited(request, Math.max(maxBytes, larger.get(`${request.method} ${route}`) ?? 0))
     const state = stateOf(request)
     if (state) state.rawBody = text
     if (!keyed) return parseBody(text, contentType ?? '')

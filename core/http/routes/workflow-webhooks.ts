@@ -22,9 +22,24 @@ function objectBody(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>
 }
 
+const PUBLIC_CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'POST, OPTIONS',
+  'access-control-allow-headers': 'content-type',
+  'access-control-max-age': '600',
+}
+
 export function workflowWebhookRoutes(runs: RunService) {
   return new Elysia({ name: 'routes.webhooks' })
-    .post('/v1/public/workflows/:id/run', ({ params, body, request }) => runs.startPublic(params.id, body ?? {}, request.headers, clientAddressOf(request) ?? 'unknown'), {
+    // A widget app runs in a sandbox (an origin of its own): the public run answers it by CORS,
+    // without credentials.
+    .options('/v1/public/workflows/:id/run', () => new Response(null, { status: 204, headers: PUBLIC_CORS }), {
+      detail: doc({ summary: 'CORS preflight of the public run', tags: ['runs'], hide: true }),
+    })
+    .post('/v1/public/workflows/:id/run', async ({ params, body, request, set }) => {
+      Object.assign(set.headers, PUBLIC_CORS)
+      return runs.startPublic(params.id, body ?? {}, request.headers, clientAddressOf(request) ?? 'unknown')
+    }, {
       params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
       body: t.Optional(RunBody),
       detail: doc({

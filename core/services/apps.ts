@@ -1,0 +1,107 @@
+/**
+ * Apps: small sets of text files (a page and its scripts) an organization attaches to a workflow.
+ * Every change is a new version. A workflow with `publicWidgetConfig.enabled` serves its app (or
+ * the built-in widget page) at `/w/{workflowId}/` without authentication.
+ */
+import { badRequest, notFound } from '../errors.ts'
+import type { Clock } from '../ports/clock.ts'
+import type { Ids } from '../ports/ids.ts'
+import type { Store } from '../ports/store.ts'
+import { apps, type AppRow } from '../store/templates.ts'
+import { iso } from '../time.ts'
+import { actorOf, type Principal } from './auth.ts'
+
+export const MAX_APP_BYTES = 2 * 1024 * 1024
+const PATH = /^(?!.*(^|\/)\.\.?(\/|$))[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/
+
+function checkFiles(files: Record<string, string>): number {
+  const problems = Object.keys(files).filter((path) => !PATH.test(path)).map((path) => ({ path: `/files/${path.replace(/~/g, '~0').replace(/\//g, '~1')}`, message: 'a file path is words of letters, digits, ".", "_" and "-" joined by "/", without "." or ".." parts' }))
+  if (problems.length > 0) throw badRequest('invalid file paths', problems)
+  let size = 0
+  for (const [path, text] of Object.entries(files)) size += path.length + new TextEncoder().encode(text).length
+  if (size > MAX_APP_BYTES) throw badRequest(`an app holds at most ${MAX_APP_BYTES} bytes of files`, [{ path: '/files', message: `${size} bytes` }])
+  return size
+}
+
+export function createAppService(deps: { store: Store; clock: Clock; ids: Ids }) {
+  const { store, clock } = deps
+  const toApp = (r: AppRow, v: { id: string; version: number; files: string; size: number }) => ({
+    id: r.id, organizationId: r.organization_id, name: r.name, version: v.version, versionId: v.id, latestVersion: r.latest_version,
+    files: JSON.parse(v.files) as Record<string, string>, size: v.size,
+    createdAt: iso(r.created_at), createdBy: r.created_by, updatedAt: iso(r.updated_at), updatedBy: r.updated_by,
+  })
+
+  async function own(caller: Principal, id: string) {
+    const row = await apps.byId(store, caller.organizationId, id)
+    if (!row) throw notFound('app')
+    return row
+  }
+
+  return {
+    async create(caller: Principal, body: { name: string; files: Record<string, string> }) {
+      const size = checkFiles(body.files)
+      const id = deps.ids.next('app')
+      const at = clock.now()
+      const by = actorOf(caller)
+      await store.write(async (tx) => {
+        await apps.insert(tx, { id, organization_id: caller.organizationId, name: body.name, latest_version: 1, created_at: at, created_by: by, updated_at: at, updated_by: by })
+        await apps.insertVersion(tx, { id: deps.ids.next('app'), appId: id, version: 1, files: JSON.stringify(body.files), size, at, by })
+      })
+      return this.get(caller, id)
+    },
+    async update(caller: Principal, id: string, body: { name?: string; files?: Record<string, string> }) {
+      const row = await own(caller, id)
+      const current = (await apps.version(store, id, row.latest_version))!
+      const files = body.files ?? (JSON.parse(current.files) as Record<string, string>)
+      const size = checkFiles(files)
+      const at = clock.now()
+      const by = actorOf(caller)
+      await store.write(async (tx) => {
+        const next = row.latest_version + 1
+        await apps.insertVersion(tx, { id: deps.ids.next('app'), appId: id, version: next, files: JSON.stringify(files), size, at, by })
+        await tx.run('UPDATE apps SET name = $1, latest_version = $2, updated_at = $3, updated_by = $4 WHERE id = $5', [body.name ?? row.name, next, at, by, id])
+      })
+      return this.get(caller, id)
+    },
+    async get(caller: Principal, id: string) {
+      const row = await own(caller, id)
+      return toApp(row, (await apps.version(store, id, row.latest_version))!)
+    },
+    async version(caller: Principal, id: string, version: number) {
+      const row = await own(caller, id)
+      const v = await apps.version(store, id, version)
+      if (!v) throw notFound(`version ${version} of app`)
+      return toApp(row, v)
+    },
+    /** Links an app (at its latest version, or a pinned one) to a workflow's widget page; null unlinks. */
+    async link(caller: Principal, workflowId: string, appId: string | null, version?: number) {
+      const w = await store.get<{ id: string }>('SELECT id FROM workflows WHERE organization_id = $1 AND id = $2', [caller.organizationId, workflowId])
+      if (!w) throw notFound('workflow')
+      if (appId) {
+        const row = await own(caller, appId)
+        if (version !== undefined && !(await apps.version(store, row.id, version))) throw badRequest('no such version of the app', [{ path: '/version', message: 'unknown version' }])
+      }
+      await store.write((tx) => tx.run('UPDATE workflows SET app_id = $1, app_version = $2 WHERE id = $3', [appId, appId ? (version ?? null) : null, workflowId]))
+      return { workflowId, appId, version: appId ? (version ?? null) : null }
+    },
+    /** What `/w/{workflowId}/…` serves: the widget settings and the app's files, or null (404). */
+    async widget(workflowId: string): Promise<{ config: Record<string, unknown>; name: string; files: Record<string, string> | null } | null> {
+      const w = await store.get<{ id: string; live_version: number | null; archived_at: number | null; app_id: string | null; app_version: number | null }>(
+        'SELECT id, live_version, archived_at, app_id, app_version FROM workflows WHERE id = $1', [workflowId],
+      )
+      if (!w || w.live_version === null || w.archived_at !== null) return null
+      const v = await store.get<{ content: string }>('SELECT content FROM workflow_versions WHERE workflow_id = $1 AND version = $2', [w.id, w.live_version])
+      const content = JSON.parse(v!.content) as { name: string; publicWidgetConfig: Record<string, unknown> | null; visibility: string }
+      if (!content.publicWidgetConfig?.enabled) return null
+      let files: Record<string, string> | null = null
+      if (w.app_id) {
+        const app = await apps.byIdAny(store, w.app_id)
+        const version = app ? await apps.version(store, app.id, w.app_version ?? app.latest_version) : undefined
+        if (version) files = JSON.parse(version.files) as Record<string, string>
+      }
+      return { config: content.publicWidgetConfig, name: content.name, files }
+    },
+  }
+}
+
+export type AppService = ReturnType<typeof createAppService>

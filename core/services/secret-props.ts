@@ -1,0 +1,44 @@
+/**
+ * The sensitive prop values of a forked workflow, opened for the node that reads them
+ * (`{{$props.key}}`). They are sealed in the workflow row and never stored with a run: a run
+ * keeps only the plain values, and everything a run keeps or sends masks the sensitive ones by
+ * value (secret-masks.ts). Opened values are kept a moment per workflow.
+ */
+import { BoundedMap } from '../bounded-map.ts'
+import type { Clock } from '../ports/clock.ts'
+import type { Logger } from '../ports/logger.ts'
+import type { SecretBox } from '../ports/secret-box.ts'
+import type { Store } from '../ports/store.ts'
+
+export type Props = Readonly<Record<string, unknown>>
+const NONE: Props = Object.freeze({})
+
+export interface SecretProps {
+  /** The opened values when they are at hand (or the workflow has none), else undefined. */
+  peek(workflowId: string): Props | undefined
+  of(workflowId: string): Promise<Props>
+}
+
+export function createSecretProps(deps: { store: Store; secretBox: SecretBox; clock: Clock; logger: Logger; freshMs?: number }): SecretProps {
+  const freshMs = deps.freshMs ?? 1000
+  const entries = new BoundedMap<string, { props: Props; readAt: number }>(10_000)
+  return {
+    peek(workflowId) {
+      const entry = entries.get(workflowId)
+      return entry && deps.clock.now() - entry.readAt < freshMs ? entry.props : undefined
+    },
+    async of(workflowId) {
+      const row = await deps.store.get<{ sealed_props: string | null }>('SELECT sealed_props FROM workflows WHERE id = $1', [workflowId])
+      let props = NONE
+      if (row?.sealed_props) {
+        try {
+          props = Object.freeze(JSON.parse(await deps.secretBox.open(row.sealed_props)) as Record<string, unknown>)
+        } catch (error) {
+          deps.logger.error('could not open a workflow\'s sensitive props', { workflowId, error: String(error) })
+        }
+      }
+      entries.set(workflowId, { props, readAt: deps.clock.now() })
+      return props
+    },
+  }
+}
