@@ -52,6 +52,10 @@ export interface Config {
   tlsKeyFile: string | null
   trustedProxies: string[]
   masterKeyPrevious: string | null
+  aiBaseUrl: string | null
+  aiApiKey: string | null
+  aiModel: string | null
+  aiDefaultCredits: number
   operatorOrganization: string
   paginationBypassKey: string | null
   sessionIdleMs: number
@@ -167,6 +171,10 @@ export const CONFIG_ENTRIES: readonly ConfigEntry[] = [
   { env: 'AUTOMATON_TLS_CERT_FILE', key: 'tlsCertFile', default: '', description: 'PEM certificate (chain) file: with `AUTOMATON_TLS_KEY_FILE`, `serve` answers HTTPS on `PORT`; both files are read again on SIGHUP.', parse: nullable },
   { env: 'AUTOMATON_TLS_KEY_FILE', key: 'tlsKeyFile', default: '', description: 'PEM private key file of `AUTOMATON_TLS_CERT_FILE`.', parse: nullable },
   { env: 'AUTOMATON_TRUSTED_PROXIES', key: 'trustedProxies', default: '', description: 'Comma-separated addresses or CIDRs of reverse proxies: only requests from them have their client address taken from `X-Forwarded-For` and their scheme from `X-Forwarded-Proto`.', parse: cidrs },
+  { env: 'AUTOMATON_AI_BASE_URL', key: 'aiBaseUrl', default: '', description: 'Base URL of an OpenAI-compatible chat-completions API (`http://localhost:11434/v1` for Ollama, a vLLM or LM Studio server, a hosted API); empty: the AI endpoints answer 503 and AI nodes fail. See ai.md.', parse: nullable },
+  { env: 'AUTOMATON_AI_API_KEY', key: 'aiApiKey', default: '', description: 'API key sent to `AUTOMATON_AI_BASE_URL` (local servers need none).', parse: nullable },
+  { env: 'AUTOMATON_AI_MODEL', key: 'aiModel', default: '', description: 'Model name asked of the AI provider (`llama3.1`, `qwen2.5-coder` …); required with `AUTOMATON_AI_BASE_URL`.', parse: nullable },
+  { env: 'AUTOMATON_AI_DEFAULT_CREDITS', key: 'aiDefaultCredits', default: '0', description: 'AI credits a new organization starts with (1 credit = 1,000 tokens); `automaton credits grant` adds more.', parse: int(0) },
   { env: 'AUTOMATON_OPERATOR_ORG', key: 'operatorOrganization', default: 'default', description: 'The organization (name or id) whose owners moderate public templates and manage tags (`template:moderate`); other organizations never hold that permission.', parse: str },
   { env: 'AUTOMATON_PAGINATION_BYPASS_KEY', key: 'paginationBypassKey', default: '', description: 'A secret that lets `GET /v1/tags` answer more than 1,000 tags at once (`pagination_bypass_key`, up to 10,000); empty: no bypass.', parse: nullable },
   { env: 'AUTOMATON_SESSION_IDLE', key: 'sessionIdleMs', default: '12h', description: 'A sign-in session unused this long ends (`90m`, `12h`, `2d`).', parse: span },
@@ -182,6 +190,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     const raw = env[entry.env]
     out[entry.key] = entry.parse(raw === undefined ? entry.default : raw.trim(), entry.env)
   }
+  if (out.aiBaseUrl && !out.aiModel) throw new ConfigError('AUTOMATON_AI_BASE_URL needs AUTOMATON_AI_MODEL: the model to ask for')
   return out as unknown as Config
 }
 

@@ -83,25 +83,57 @@ export function createTemplateService(deps: {
   /** Template counts per tag for an organization, kept a moment (listings ask on every call). */
   const countCache = new BoundedMap<string, { at: number; counts: Map<string, { public: number; promoted: number; org: number }> }>(1000)
   let writes = 0
-  async function templateCounts(organizationId: string) {
+  /**
+   * The last count, refreshed in the background once two seconds old, so that no answer waits for
+   * a count of every template. `fresh` (tag listings): counted again at once after a template or
+   * tag write of this process, so that a writer reads its own change.
+   */
+  async function templateCounts(organizationId: string, fresh = true) {
     const cached = countCache.get(organizationId)
-    if (cached && cached.at === writes && clock.now() - (cached as { readAt?: number }).readAt! < 2000) return cached.counts
-    const counts = new Map<string, { public: number; promoted: number; org: number }>()
-    for (const r of await tags.counts(store, organizationId)) {
-      counts.set(r.slug, { public: Number(r.public_count), promoted: Number(r.promoted_count), org: Number(r.org_count) })
+    if (cached && (cached.at === writes || !fresh)) {
+      // Answered from what was counted last; counted again meanwhile, off the request's path.
+      if (clock.now() - (cached as { readAt?: number }).readAt! >= 2000) void recount(organizationId).catch(() => {})
+      return cached.counts
     }
-    countCache.set(organizationId, Object.assign({ at: writes, counts }, { readAt: clock.now() }))
-    return counts
+    return recount(organizationId)
   }
+
+  function recount(organizationId: string) {
+    // One count at a time per organization: concurrent answers share it.
+    const key = `${organizationId}@${writes}`
+    let pending = counting.get(key)
+    if (!pending) {
+      const at = writes
+      pending = tags.counts(store, organizationId).then((rows) => {
+        const counts = new Map<string, { public: number; promoted: number; org: number }>()
+        for (const r of rows) counts.set(r.slug, { public: Number(r.public_count), promoted: Number(r.promoted_count), org: Number(r.org_count) })
+        countCache.set(organizationId, Object.assign({ at, counts }, { readAt: clock.now() }))
+        return counts
+      }).finally(() => counting.delete(key))
+      counting.set(key, pending)
+    }
+    return pending
+  }
+  const counting = new Map<string, Promise<Map<string, { public: number; promoted: number; org: number }>>>()
   const changed = () => {
     writes++
   }
 
-  async function tagRecords(organizationId: string, scope: TagScope): Promise<Tag[]> {
-    const rows = await tags.all(store)
-    const counts = await templateCounts(organizationId)
-    const bySlug = new Map<string, TagRow>(rows.map((r) => [r.slug, r]))
-    const slugs = new Set<string>([...bySlug.keys(), ...catalogCounts.keys(), ...counts.keys()])
+  /** Tag rows, read again after a tag write here and at most two seconds old otherwise. */
+  let tagRows: { at: number; readAt: number; bySlug: Map<string, TagRow> } | null = null
+  async function tagsBySlug(): Promise<Map<string, TagRow>> {
+    if (tagRows && tagRows.at === writes && clock.now() - tagRows.readAt < 2000) return tagRows.bySlug
+    const at = writes
+    const bySlug = new Map<string, TagRow>((await tags.all(store)).map((r) => [r.slug, r]))
+    tagRows = { at, readAt: clock.now(), bySlug }
+    return bySlug
+  }
+
+  /** Tag records of every slug known (or of `only`), counted for `scope`. */
+  async function tagRecords(organizationId: string, scope: TagScope, fresh = true, only?: ReadonlySet<string>): Promise<Tag[]> {
+    const bySlug = await tagsBySlug()
+    const counts = await templateCounts(organizationId, fresh)
+    const slugs = only ?? new Set<string>([...bySlug.keys(), ...catalogCounts.keys(), ...counts.keys()])
     const out: Tag[] = []
     for (const slug of slugs) {
       const r = bySlug.get(slug)
@@ -138,8 +170,8 @@ export function createTemplateService(deps: {
 
   async function toTemplates(caller: Principal, rows: readonly ShownTemplateRow[]): Promise<Template[]> {
     const slugsOf = await templates.tagsOf(store, rows.map((r) => ({ id: r.id, version: r.shown_version })))
-    const all = rows.length > 0 ? await tagRecords(caller.organizationId, 'all') : []
-    const bySlug = new Map(all.map((t) => [t.slug, t]))
+    const used = new Set([...slugsOf.values()].flat())
+    const bySlug = new Map((used.size > 0 ? await tagRecords(caller.organizationId, 'all', false, used) : []).map((t) => [t.slug, t]))
     return rows.map((r) => {
       const content = JSON.parse(r.content) as TemplateContent
       const own = r.organization_id === caller.organizationId
@@ -199,8 +231,8 @@ export function createTemplateService(deps: {
     `${content.name} ${content.description} ${tagNames.join(' ')}`.toLowerCase()
 
   async function tagNames(slugs: readonly string[]): Promise<string[]> {
-    const rows = new Map((await tags.all(store)).map((r) => [r.slug, r.name]))
-    return slugs.map((s) => rows.get(s) ?? s)
+    const rows = await tagsBySlug()
+    return slugs.map((s) => rows.get(s)?.name ?? s)
   }
 
   /** The deprecated `category` is kept as given and stored as a tag too. */
@@ -252,14 +284,15 @@ export function createTemplateService(deps: {
       } else if (!body.definition) {
         throw badRequest('a template needs a definition or a sourceWorkflowId', [{ path: '/definition', message: 'required without sourceWorkflowId' }])
       }
-      const content = withCategory({
+      const given: TemplateContent = {
         name: body.name, description: body.description ?? base.description ?? '', tags: [...new Set(body.tags ?? [])], category: body.category ?? '',
         templateProps: body.templateProps ?? [], tableSchemas: body.tableSchemas ?? {},
         uiMetadata: body.uiMetadata ?? base.uiMetadata ?? { comments: [], nodePositions: {}, stickyNotes: [] },
         cooldownMs: body.cooldownMs ?? base.cooldownMs ?? 0, maxRuns: body.maxRuns ?? base.maxRuns ?? null,
         definition: body.definition ?? base.definition!,
-      })
-      await checkContent(caller, content, await knownTagSlugs())
+      }
+      await checkContent(caller, given, await knownTagSlugs())
+      const content = withCategory(given)
       const pin = await appPin(caller, body.generatedAppId, body.generatedAppVersionId)
       const visibility = (body.visibility ?? 'org') as TemplateVisibility
       const id = deps.ids.next('tpl')
@@ -316,14 +349,16 @@ export function createTemplateService(deps: {
       const row = await ownRow(caller, id)
       if (row.archived === 1) throw conflict('the template is archived; unarchive it first')
       const current = JSON.parse((await templates.version(store, id, row.current_version))!.content) as TemplateContent
-      const content = withCategory({
+      const given: TemplateContent = {
         name: body.name ?? current.name, description: body.description ?? current.description,
         tags: body.tags ? [...new Set(body.tags)] : current.tags, category: body.category ?? current.category ?? '',
         templateProps: body.templateProps ?? current.templateProps, tableSchemas: body.tableSchemas ?? current.tableSchemas,
         uiMetadata: body.uiMetadata ?? current.uiMetadata, cooldownMs: body.cooldownMs ?? current.cooldownMs,
         maxRuns: body.maxRuns !== undefined ? body.maxRuns : current.maxRuns, definition: body.definition ?? current.definition,
-      })
-      await checkContent(caller, content, await knownTagSlugs())
+      }
+      // Tags a version already carries (its category's among them) stay allowed.
+      await checkContent(caller, given, new Set([...(await knownTagSlugs()), ...current.tags]))
+      const content = withCategory(given)
       const pin = body.generatedAppId !== undefined
         ? await appPin(caller, body.generatedAppId, body.generatedAppVersionId)
         : { appId: row.generated_app_id, versionId: body.generatedAppVersionId !== undefined ? body.generatedAppVersionId : row.generated_app_version_id }

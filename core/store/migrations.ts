@@ -413,6 +413,50 @@ export const MIGRATIONS: readonly Migration[] = [
     })(),
   },
   {
+    version: 23,
+    name: 'chat messages of the builder and contract chats, and contract projects',
+    up: [
+      `CREATE TABLE chat_messages (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL,
+        -- 'builder' or 'contract'
+        chat TEXT NOT NULL,
+        conversation_id TEXT NOT NULL,
+        workflow_id TEXT,
+        session_id TEXT,
+        turn_id TEXT NOT NULL,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        agent_version TEXT NOT NULL,
+        sender_user_id TEXT,
+        image_urls TEXT NOT NULL DEFAULT '[]',
+        structured_payload TEXT,
+        tokens_used INTEGER NOT NULL DEFAULT 0,
+        linked_run_id TEXT,
+        created_at BIGINT NOT NULL
+      )`,
+      // History reads a page by keyset, newest first, by conversation, workflow or session.
+      'CREATE INDEX chat_messages_conversation ON chat_messages (organization_id, conversation_id, created_at, id)',
+      'CREATE INDEX chat_messages_workflow ON chat_messages (organization_id, workflow_id, created_at, id)',
+      'CREATE INDEX chat_messages_session ON chat_messages (organization_id, session_id, created_at, id)',
+      `CREATE TABLE contracts (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        status TEXT NOT NULL,
+        plan TEXT,
+        source TEXT,
+        abi TEXT,
+        bytecode TEXT,
+        compile_error TEXT,
+        created_by TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+      'CREATE INDEX contracts_org ON contracts (organization_id, created_at)',
+    ],
+  },
+  {
     version: 24,
     name: 'ai credit ledger',
     up: [

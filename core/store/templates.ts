@@ -69,6 +69,8 @@ export interface TemplateFilter {
 
 /** A LIKE pattern that matches `text` literally. */
 export const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
+/** A GLOB pattern that matches `text` literally. */
+export const globLiteral = (text: string) => text.replace(/[*?[\]]/g, (c) => `[${c}]`)
 
 /** The version of `t` the caller's organization (`$1`) sees. */
 const SHOWN = 'CASE WHEN t.organization_id = $1 THEN t.current_version ELSE t.public_version END'
@@ -138,11 +140,17 @@ export const templates = {
     for (const tag of filter.tags ?? []) {
       where.push(`EXISTS (SELECT 1 FROM template_tags tt WHERE tt.template_id = t.id AND tt.version = v.version AND tt.slug = ${p(tag)})`)
     }
+    // On SQLite a search starts from the trigram index: the versions whose text matches, then
+    // their templates (rather than every visible template, each checked against the matches).
+    let from = `templates t JOIN template_versions v ON v.template_id = t.id AND v.version = ${SHOWN}`
     if (filter.search) {
-      const pattern = p(`%${likeLiteral(filter.search.toLowerCase())}%`)
-      where.push(dialect === 'sqlite'
-        ? `v.rowid IN (SELECT rowid FROM template_search WHERE search_text LIKE ${pattern} ESCAPE '\\')`
-        : `v.search_text LIKE ${pattern} ESCAPE '\\'`)
+      const text = filter.search.toLowerCase()
+      if (dialect === 'sqlite') {
+        // GLOB, not LIKE … ESCAPE: FTS5 answers a GLOB from its index, but not a LIKE with ESCAPE.
+        // CROSS JOIN keeps that order.
+        from = 'template_search s CROSS JOIN template_versions v ON v.rowid = s.rowid CROSS JOIN templates t ON t.id = v.template_id'
+        where.push(`s.search_text GLOB ${p(`*${globLiteral(text)}*`)}`, `v.version = ${SHOWN}`)
+      } else where.push(`v.search_text LIKE ${p(`%${likeLiteral(text)}%`)} ESCAPE '\\'`)
     }
     const order: string[] = []
     if (filter.preferTags && filter.preferTags.length > 0) {
@@ -165,8 +173,7 @@ export const templates = {
     }
     order.push('t.id')
     return db.all<ShownTemplateRow>(
-      `SELECT t.*, v.version AS shown_version, v.content, o.name AS organization_name FROM templates t
-       JOIN template_versions v ON v.template_id = t.id AND v.version = ${SHOWN}
+      `SELECT t.*, v.version AS shown_version, v.content, o.name AS organization_name FROM ${from}
        JOIN organizations o ON o.id = t.organization_id
        WHERE ${where.join(' AND ')} ORDER BY ${order.join(', ')} LIMIT ${p(limit)} OFFSET ${p(offset)}`,
       params,

@@ -139,6 +139,12 @@ for (const kind of storeKinds()) {
       const badProps = await asB('POST', '/v1/templates', { name: 'bad', definition: DEFINITION, templateProps: [{ key: 'a', name: 'A', type: 'string', properties: { pattern: '([' } }, { key: 'a', name: 'A', type: 'string' }] })
       expect(badProps.body.details.map((d: { path: string }) => d.path)).toEqual(['/templateProps/0/properties/pattern', '/templateProps/1/key'])
       expect((await asB('POST', '/v1/templates', { name: 'no tag', definition: DEFINITION, tags: ['no-such-tag'] })).body.details).toEqual([{ path: '/tags/0', message: 'unknown tag no-such-tag' }])
+      // The deprecated category is kept, and carried as a tag.
+      const categorized = (await asB('POST', '/v1/templates', { name: 'categorized', definition: DEFINITION, category: 'Sales Ops' })).body.data
+      expect(categorized.category).toBe('Sales Ops')
+      expect(categorized.tags.map((x: { slug: string; name: string }) => [x.slug, x.name])).toEqual([['sales-ops', 'sales-ops']])
+      expect(ids(await asB('GET', '/v1/templates?tags=sales-ops'))).toEqual([categorized.id])
+      expect((await asB('PUT', `/v1/templates/${categorized.id}`, { description: 'still categorized' })).status).toBe(200)
     })
 
     it('forks with props checked exactly, runs the fork with $props, seals and masks sensitive props, and counts forks', async () => {
