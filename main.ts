@@ -34,6 +34,11 @@ import { createMemberService } from './core/services/members.ts'
 import { createPeopleService } from './core/services/people.ts'
 import { createOperatorCheck, createTemplateService } from './core/services/templates.ts'
 import { createAppService } from './core/services/apps.ts'
+import { createAiService } from './core/services/ai.ts'
+import { createBuilderChat } from './core/services/builder-chat.ts'
+import { createContractChat } from './core/services/contract-chat.ts'
+import { createSolcCompiler } from './adapters/solc/compiler.ts'
+import { createOpenAiCompatibleProvider } from './adapters/openai/provider.ts'
 import { tags } from './core/store/templates.ts'
 import { ROLES, type Role } from './core/domain/permissions.ts'
 import { buildCatalog, catalogTags } from './core/plugin/catalog.ts'
@@ -121,7 +126,7 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   const auth = await own(() => createAuthService({ store, clock, bus, logger }), (a) => a.stop())
   const apiKeys = createApiKeyService({ store, clock, ids, auth })
   const serviceAccounts = createServiceAccountService({ store, clock, ids, auth })
-  const organizations = createOrganizationService({ store, clock, ids, logger, apiKeys })
+  const organizations = createOrganizationService({ store, clock, ids, logger, apiKeys, startingCredits: config.aiDefaultCredits })
   // One recorder of journal events for the engine and the services that record workflow events.
   const recorder = createEventRecorder()
   const passwords: PasswordHasher = isBun
@@ -138,6 +143,10 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     if (result.created) logger.info('bootstrap key created', { organizationId: result.organization.id, keyId: result.keyId })
   }
   const masks = createSecretMasks({ store, secretBox, clock, logger })
+  const ai = createAiService({
+    store, clock, ids, logger,
+    provider: config.aiBaseUrl ? createOpenAiCompatibleProvider({ baseUrl: config.aiBaseUrl, apiKey: config.aiApiKey ?? undefined, model: config.aiModel! }) : null,
+  })
   const connectors = createConnectorService({ store, clock, ids, registry, secretBox, onChange: (organizationId) => masks.forget(organizationId) })
   const http = options.http ?? createGuardedHttpClient({ allow: config.allowPrivateTargets, logger })
   const engine = createEngine({
@@ -146,7 +155,7 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     workerTimeoutMs: config.workerTimeoutMs, heartbeatMs: config.heartbeatMs, scheduleGraceMs: config.scheduleGraceMs,
     connector: connectors.resolve,
     backlog: { max: config.maxBacklog, orgSharePercent: config.maxBacklogOrgShare }, recorder, masks,
-    secretProps: createSecretProps({ store, secretBox, clock, logger }),
+    secretProps: createSecretProps({ store, secretBox, clock, logger }), ai,
   })
   const hookPolicy = { allowHttp: config.hookAllowHttp, allowList: config.allowPrivateTargets }
   const executionHooks = createExecutionHookService({ store, bus, clock, ids, http, secretBox, policy: hookPolicy })
@@ -184,8 +193,12 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   })
   await templates.ensureSearchIndex(logger)
   const apps = createAppService({ store, clock, ids })
+
   const schedules = createScheduleService({ store, registry })
   const runs = createRunService({ store, clock, dispatcher: engine.dispatcher, control: engine.control, projection: engine.projection })
+  const builderChat = createBuilderChat({ store, clock, ids, logger, ai, workflows, runs, catalog: buildCatalog(registry) })
+  const compiler = await own(() => createSolcCompiler(), (c) => c.close())
+  const contractChat = createContractChat({ store, clock, ids, ai, compiler })
   const webhookSecrets = createOrganizationWebhookSecretService({ store, secretBox, clock })
   const webhookEvents = createWebhookEventService({ store, router: engine.router })
   const organizationSettings = createOrganizationSettingsService({ store, defaultRetentionMs: config.runRetentionMs })
@@ -198,12 +211,12 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     runAppearWaitMs: config.sseRunWaitMs, maxStreamsPerCaller: config.sseMaxStreamsPerKey,
   }
   const app = createApp({
-    version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, people, templates, apps, isOperator: operator.isOperator, workflows, runs, schedules, streams,
+    version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, people, templates, apps, builderChat, contractChat, isOperator: operator.isOperator, workflows, runs, schedules, streams,
     registry, connectors, executionHooks, webhookIntake, webhookEvents, webhookSecrets,
     organizationSettings, trustedProxies: config.trustedProxies, backlog: engine.backlog, universe,
   })
   return {
-    config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, people, templates, apps, registry, connectors, engine, workflows, runs,
+    config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, people, templates, apps, ai, registry, connectors, engine, workflows, runs,
     schedules, executionHooks, hooks, webhookSecrets, webhookEvents, app,
     organizationSettings, pruner, universe,
   }

@@ -3,6 +3,7 @@
  * client, the code sandbox, starting another workflow, connector data and logging.
  */
 import { ConnectorUnavailableError } from '../core/errors.ts'
+import { AiUnavailableError } from '../core/services/ai.ts'
 import type { Dispatcher } from '../core/ports/engine.ts'
 import type { HttpClient } from '../core/ports/http-client.ts'
 import type { Logger } from '../core/ports/logger.ts'
@@ -19,6 +20,8 @@ export interface CapabilityDeps {
   clock: Clock
   dispatcher: Dispatcher
   connector?: Capabilities['connector']
+  /** The AI capability (services/ai.ts); without it, prompts fail as "no AI provider". */
+  ai?: { prompt(organizationId: string, request: Parameters<Capabilities['prompt']>[1], signal?: AbortSignal): ReturnType<Capabilities['prompt']> }
 }
 
 export function createCapabilities(deps: CapabilityDeps): Capabilities {
@@ -52,6 +55,10 @@ export function createCapabilities(deps: CapabilityDeps): Capabilities {
     async connector(organizationId, ref, requiredType) {
       if (deps.connector) return deps.connector(organizationId, ref, requiredType)
       throw new ConnectorUnavailableError(`this node needs a ${requiredType} connector, and this process has no connectors`)
+    },
+    async prompt(state, request, signal) {
+      if (!deps.ai) throw new AiUnavailableError()
+      return deps.ai.prompt(state.organizationId, request, signal)
     },
     log(state, nodeId, message, fields) {
       deps.logger.debug('node log', { runId: state.runId, nodeId, message, ...fields })

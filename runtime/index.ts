@@ -37,6 +37,7 @@ import { createWorkerPresence } from './workers.ts'
 
 import type { SecretMasks } from '../core/security/value-mask.ts'
 import type { SecretProps } from '../core/services/secret-props.ts'
+import type { CapabilityDeps } from './capabilities.ts'
 
 export type EngineRole = 'embedded' | 'api' | 'worker'
 
@@ -64,6 +65,8 @@ export interface EngineDeps {
   scheduleGraceMs: number
   schedulePollMs?: number
   connector?: Capabilities['connector']
+  /** The AI capability of the `ai-prompt` node (and of plugins' `ctx.services.prompt`). */
+  ai?: CapabilityDeps['ai']
   /** Bounds runs admitted and not started yet (AUTOMATON_MAX_BACKLOG); without it admission is unbounded. */
   backlog?: BacklogLimits
   /** The event recorder, when the composition root made it first (services record with it too). */
@@ -102,6 +105,7 @@ export function createEngine(deps: EngineDeps) {
     clock: deps.clock,
     dispatcher,
     connector: deps.connector,
+    ai: deps.ai,
   })
   const runner = createNodeRunner({ registry: deps.registry, clock: deps.clock, capabilities, logger: deps.logger, masks: deps.masks, secretProps: deps.secretProps })
   const workerTimeoutMs = deps.workerTimeoutMs ?? 15_000

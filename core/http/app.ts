@@ -16,6 +16,8 @@ import type { ExecutionHookService } from '../services/execution-hooks.ts'
 import type { MemberService } from '../services/members.ts'
 import type { PeopleService } from '../services/people.ts'
 import type { TemplateService } from '../services/templates.ts'
+import type { BuilderChat } from '../services/builder-chat.ts'
+import type { ContractChat } from '../services/contract-chat.ts'
 import { type AppService, MAX_APP_BYTES } from '../services/apps.ts'
 import type { OrganizationSettingsService } from '../services/organization-settings.ts'
 import type { RunService } from '../services/runs.ts'
@@ -70,6 +72,8 @@ export interface AppDeps {
   readonly members: MemberService
   readonly people: PeopleService
   readonly templates: TemplateService
+  readonly builderChat: BuilderChat
+  readonly contractChat: ContractChat
   readonly apps: AppService
   /** Whether an organization is the operator's (it alone moderates templates). */
   readonly isOperator?: (organizationId: string) => Promise<boolean>
@@ -123,7 +127,7 @@ export function createApp(deps: AppDeps) {
     .use(streamRoutes(auth, { store: deps.store, ...deps.streams }))
     .use(catalogRoutes(auth, deps.registry))
     .use(connectorRoutes(auth, deps.connectors))
-    .use(aiRoutes(auth, deps.store))
+    .use(aiRoutes(auth, { store: deps.store, builder: deps.builderChat, contracts: deps.contractChat, sse: deps.streams }))
     .use(executionHookRoutes(auth, deps.executionHooks))
     .use(webhookEventRoutes(auth, deps.webhookEvents))
     .use(organizationRoutes(auth, deps.webhookSecrets, deps.organizationSettings))

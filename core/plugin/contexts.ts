@@ -86,6 +86,13 @@ export interface ActionContext<P, K = ConnectorData> {
   readonly services: {
     runCode(code: string, input: unknown): Promise<{ output: unknown; logs: string[] }>
     triggerWorkflow(workflowId: string, payload: Record<string, unknown>): Promise<{ runId: string }>
+    /**
+     * One answer of the operator's AI model, paid from the organization's AI credits. With
+     * `schema` (a JSON Schema) the model is asked for JSON and `json` holds the parsed answer.
+     * Fails when no provider is configured; when the credits run out the node fails with code
+     * `cu_exhausted` and the workflow's live version pauses.
+     */
+    prompt(request: { prompt: string; system?: string; schema?: Record<string, unknown>; maxTokens?: number }): Promise<{ text: string; json?: unknown; tokensUsed: number }>
   }
   branch(branch: string, result: unknown): Directive
   wait(request: WaitRequest): Directive

@@ -1,4 +1,5 @@
 /** Organizations, and the operator's bootstrap of the first one and its owner key. */
+import { aiCredits } from '../store/ai-credits.ts'
 import type { Organization } from '../domain/organization.ts'
 import { RAW_KEY_PREFIX } from '../domain/api-key.ts'
 import { badRequest, conflict, notFound } from '../errors.ts'
@@ -17,7 +18,11 @@ export class BootstrapKeyError extends Error {
   override name = 'BootstrapKeyError'
 }
 
-export function createOrganizationService(deps: { store: Store; clock: Clock; ids: Ids; logger: Logger; apiKeys: ApiKeyService }) {
+export function createOrganizationService(deps: {
+  store: Store; clock: Clock; ids: Ids; logger: Logger; apiKeys: ApiKeyService
+  /** AI credits a new organization starts with (AUTOMATON_AI_DEFAULT_CREDITS). */
+  startingCredits?: number
+}) {
   const { store, clock, ids } = deps
 
   async function create(name: string): Promise<Organization> {
@@ -25,7 +30,12 @@ export function createOrganizationService(deps: { store: Store; clock: Clock; id
     if (!trimmed || trimmed.length > 100) throw badRequest('organization name must be 1 to 100 characters')
     const org = { id: ids.next('org'), name: trimmed, createdAt: clock.now() }
     try {
-      await store.write((tx) => organizations.insert(tx, org))
+      await store.write(async (tx) => {
+        await organizations.insert(tx, org)
+        if (deps.startingCredits) {
+          await aiCredits.grant(tx, { id: ids.next('job'), organizationId: org.id, amount: deps.startingCredits, note: 'AUTOMATON_AI_DEFAULT_CREDITS', at: org.createdAt })
+        }
+      })
     } catch (error) {
       if (isUniqueViolation(error)) throw conflict(`an organization named "${trimmed}" already exists`)
       throw error

@@ -1,4 +1,5 @@
 /** The built-in plugin: the generic triggers (manual, cronjob, schedule) and the logic, data, flow and HTTP nodes. */
+import { aiPrompt } from './actions/ai.ts'
 import { definePlugin } from '../../core/plugin/sdk.ts'
 import { codeTransform, log, regex, setVariable } from './actions/data.ts'
 import { httpRequest, sendWebhook, triggerWorkflow } from './actions/http.ts'
@@ -14,5 +15,5 @@ export default definePlugin({
   name: 'Core',
   version: '1.0.0',
   triggers: [manual, cronjob, schedule, approvalTrigger],
-  actions: [ifNode, forEach, filter, pluck, delay, wait, approval, log, regex, codeTransform, setVariable, httpRequest, sendWebhook, triggerWorkflow],
+  actions: [ifNode, forEach, filter, pluck, delay, wait, approval, log, regex, codeTransform, setVariable, httpRequest, sendWebhook, triggerWorkflow, aiPrompt],
 })

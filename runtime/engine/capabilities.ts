@@ -17,4 +17,6 @@ export interface Capabilities {
    */
   connector(organizationId: string, ref: { type?: string; id?: string } | undefined, requiredType: string): Promise<OpenedConnector>
   log(state: RunState, nodeId: string, message: string, fields?: Record<string, unknown>): void
+  /** A prompt to the AI model, paid from the run's organization's credits. */
+  prompt(state: RunState, request: { prompt: string; system?: string; schema?: Record<string, unknown>; maxTokens?: number }, signal: AbortSignal): Promise<{ text: string; json?: unknown; tokensUsed: number }>
 }

@@ -161,12 +161,14 @@ export function createRunJournal(
     return tx.run('INSERT INTO timers (id, run_id, node_key, kind, fire_at) VALUES ($1, $2, $3, $4, $5)', [deps.ids.next('tmr'), meta.runId, key, kind, fireAt])
   }
 
-  /** Consecutive failures and removed actions pause the live version; a success resets the count. */
+  /** Consecutive failures, removed actions and spent AI credits pause the live version; a success resets the count. */
   async function runControls(tx: SqlExecutor, terminal: string, events: readonly JournalEvent[]): Promise<RecordedEvent[]> {
     if (!meta.live || terminal === 'run.cancelled') return []
     const disabled = events.some((e) => e.type === 'node.failed' && e.data.code === 'disabled_action')
+    const exhausted = events.some((e) => e.type === 'node.failed' && e.data.code === 'cu_exhausted')
     let reason: string | null = null
     if (disabled) reason = 'disabled_action'
+    else if (exhausted) reason = 'cu_exhausted'
     else if (meta.automatic && terminal === 'run.failed') {
       const row = await tx.get<{ n: number }>('UPDATE workflows SET consecutive_failures = consecutive_failures + 1 WHERE id = $1 RETURNING consecutive_failures AS n', [meta.workflowId])
       if (deps.consecutiveFailuresPause > 0 && row && Number(row.n) >= deps.consecutiveFailuresPause) reason = 'consecutive_failures'

@@ -21,6 +21,7 @@ import { isPending } from './machine.ts'
 import type { NodeRunner, Outcome, PendingOutcome, ResumeTask } from './types.ts'
 import type { Plan } from './plan.ts'
 import { scopeLookup } from './scope.ts'
+import { AiUnavailableError, CreditsExhaustedError } from '../../core/services/ai.ts'
 import type { SecretProps } from '../../core/services/secret-props.ts'
 import type { RunState } from './state.ts'
 import { errorMessage } from '../../core/errors.ts'
@@ -184,6 +185,7 @@ export function createNodeRunner(deps: {
       services: {
         runCode: (code, input) => deps.capabilities.runCode(code, input, controller.signal),
         triggerWorkflow: (workflowId, input) => deps.capabilities.triggerWorkflow(state, workflowId, input),
+        prompt: (request) => deps.capabilities.prompt(state, request, controller.signal),
       },
       ...DIRECTIVES,
     }
@@ -205,6 +207,9 @@ export function createNodeRunner(deps: {
 
   function failed(error: unknown, payload: Record<string, unknown>, redact: Redactor, logs: string[]): Outcome {
     if (error instanceof ConnectorUnavailableError) return { kind: 'failure', error: error.message, code: 'connector_unavailable', retryable: false, input: payload, logs }
+    // Without credits (or without a model) a retry cannot succeed; cu_exhausted pauses the live version.
+    if (error instanceof CreditsExhaustedError) return { kind: 'failure', error: error.message, code: 'cu_exhausted', retryable: false, input: payload, logs }
+    if (error instanceof AiUnavailableError) return { kind: 'failure', error: error.message, code: 'ai_unavailable', retryable: false, input: payload, logs }
     const timedOut = error instanceof NodeTimeoutError
     return { kind: 'failure', error: redact(errorMessage(error)), code: timedOut ? 'timeout' : undefined, retryable: true, input: payload, logs }
   }

@@ -152,6 +152,9 @@ export async function runAction<P extends TObject, R extends TSchema, K>(
       triggerWorkflow: async () => {
         throw new Error('no workflows in this test: pass options.services.triggerWorkflow')
       },
+      prompt: async () => {
+        throw new Error('no AI model in this test: pass options.services.prompt')
+      },
       ...options.services,
     },
     branch: (branch, result) => makeDirective('branch', branch, result),

@@ -19,6 +19,8 @@ export interface ScriptedOpenAi {
   /** Request bodies as received, parsed. */
   requests: Array<Record<string, unknown>>
   queue(...scripts: Script[]): void
+  /** Drops the scripts no request took. */
+  clear(): void
   stop(): Promise<void>
 }
 
@@ -83,6 +85,7 @@ export function startScriptedOpenAi(): ScriptedOpenAi {
     url: `http://127.0.0.1:${server.port}/v1`,
     requests,
     queue: (...next) => { scripts.push(...next) },
+    clear: () => { scripts.length = 0 },
     stop: async () => { await server.stop(true) },
   }
 }
