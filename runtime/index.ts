@@ -142,7 +142,7 @@ export function createEngine(deps: EngineDeps) {
   recorder.listen((tx, events) => triggerIndex.onEvents(tx, events))
   const router = createEventRouter({
     backlog: backlog ?? undefined,
-    store: deps.store, registry: deps.registry, dispatcher, clock: deps.clock, ids: deps.ids, logger: deps.logger, wake, masks: deps.masks,
+    store: deps.store, registry: deps.registry, dispatcher, clock: deps.clock, ids: deps.ids, logger: deps.logger, wake, masks: deps.masks, recorder, bus: deps.bus,
   })
   const schedules = createScheduleTicker({
     store: deps.store, bus: deps.bus, clock: deps.clock, logger: deps.logger, dispatcher, reconciler,

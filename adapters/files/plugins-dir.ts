@@ -32,6 +32,20 @@ export function pluginFiles(dir: string): string[] {
   return files
 }
 
+/**
+ * What went wrong importing a plugin file, with the line and column of a syntax error: Bun
+ * reports them in `position` (1-based line and column), Deno in the message itself.
+ */
+function importProblem(error: unknown, source: string): string {
+  const message = error instanceof Error ? error.message : String(error)
+  const position = (error as { position?: { line?: number; column?: number; lineText?: string } } | null)?.position
+  if (position && typeof position.line === 'number') {
+    const at = `${source}:${position.line}:${position.column ?? 1}`
+    return `${message} at ${at}${position.lineText ? `\n  ${position.lineText.trim()}` : ''}`
+  }
+  return message
+}
+
 /** Imports and interprets every plugin file of a directory; the first problem stops the start. */
 export async function loadPluginsDir(dir: string): Promise<LoadedPlugin[]> {
   const root = resolve(dir)
@@ -42,7 +56,7 @@ export async function loadPluginsDir(dir: string): Promise<LoadedPlugin[]> {
     try {
       module = await import(pathToFileURL(file).href)
     } catch (error) {
-      throw new PluginLoadError(source, `could not be imported: ${error instanceof Error ? error.message : String(error)}`)
+      throw new PluginLoadError(source, `could not be imported: ${importProblem(error, source)}`)
     }
     loaded.push({ plugin: await pluginFromModule(module, source), source })
   }

@@ -25,7 +25,7 @@ export function workflowPaused(
   where: { organizationId: string; workflowId: string },
   reason: PauseReason,
   at: number,
-  cause: { runId?: string; userId?: string } = {},
+  cause: { runId?: string; userId?: string; connectorId?: string | null } = {},
 ): DomainEvent {
   return {
     organizationId: where.organizationId, workflowId: where.workflowId, runId: null, seq: null, nodeId: null,

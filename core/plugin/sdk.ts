@@ -24,7 +24,8 @@ import { type Static, type TObject, type TSchema, Type } from '@sinclair/typebox
 // Schemas written with the SDK check string formats (date-time, email, uri …) the same everywhere.
 import './formats.ts'
 import type { ConnectorData } from './contexts.ts'
-import type { ActionDefinition, ConnectorDefinition, PluginDefinition, TriggerDefinition } from './definitions.ts'
+import type { ActionDefinition, ConnectorDefinition, ConnectorRequirement, PluginDefinition, TriggerDefinition } from './definitions.ts'
+import type { ActionContext, Awaitable, Directive } from './contexts.ts'
 import { Condition, Secret, TriggerEvent } from './schemas.ts'
 import type { WebhookDefinition } from './webhook.ts'
 
@@ -54,14 +55,25 @@ function freeze<T extends object>(value: T): Readonly<T> {
  *   payload: Type.Object({ city: Type.String() }),
  *   result: Type.Object({ celsius: Type.Number() }),
  *   async run(ctx) {
- *     const r = await ctx.http.send({ method: 'GET', url: `https://api.example/w?q=${ctx.payload.city}&key=${ctx.connector!.apiKey}` })
+ *     const r = await ctx.http.send({ method: 'GET', url: `https://api.example/w?q=${ctx.payload.city}&key=${ctx.connector.apiKey}` })
  *     return { celsius: JSON.parse(r.body).celsius }
  *   },
  * })
  * ```
  */
-export function defineAction<P extends TObject, R extends TSchema, K = ConnectorData>(action: ActionDefinition<P, R, K>): ActionDefinition<P, R, K> {
+export function defineAction<P extends TObject, R extends TSchema, K = ConnectorData>(action: ConnectedAction<P, R, K>): ActionDefinition<P, R, K>
+export function defineAction<P extends TObject, R extends TSchema, K = ConnectorData>(action: ActionDefinition<P, R, K>): ActionDefinition<P, R, K>
+export function defineAction<P extends TObject, R extends TSchema, K = ConnectorData>(action: ActionDefinition<P, R, K> | ConnectedAction<P, R, K>): ActionDefinition<P, R, K> {
   return freeze(action) as ActionDefinition<P, R, K>
+}
+
+/**
+ * An action that declares its connector: the host never runs it without one (the node fails
+ * first), so its handler's `ctx.connector` is the connector's data, never null.
+ */
+export type ConnectedAction<P extends TObject, R extends TSchema, K> = Omit<ActionDefinition<P, R, K>, 'connector' | 'run'> & {
+  readonly connector: ConnectorRequirement<K>
+  run(ctx: Omit<ActionContext<Static<P>, K>, 'connector'> & { readonly connector: K }): Awaitable<Static<R> | Directive>
 }
 
 /**

@@ -86,6 +86,12 @@ export interface WebhookEvent {
    * `{ connectorType: 'chatapp', data: { teamId: 'T123' } }`.
    */
   readonly route?: { readonly connectorType: string; readonly data: Readonly<Record<string, string>> }
+  /**
+   * The platform says the organization's connector can no longer reach it (the app was
+   * uninstalled, its token revoked). Nothing starts: the organization's live workflows using this
+   * plugin's triggers pause with `invalid_chat`, and resuming one checks its connectors again.
+   */
+  readonly connectorRevoked?: boolean
   /** A direct target instead of trigger matching: a workflow to start or a waiting run to resume. */
   readonly target?: { readonly workflowId?: string; readonly runId?: string }
 }

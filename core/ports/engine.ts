@@ -82,6 +82,8 @@ export interface RoutedEvent {
   connectorId: string | null
   /** A workflow to start or a waiting run to resume, instead of matching. */
   target?: { workflowId?: string; runId?: string } | null
+  /** The platform revoked the organization's connector: its workflows using the source's triggers pause (invalid_chat). */
+  connectorRevoked?: boolean
   /** Set on replays: the stored event replayed. A replay is never a duplicate. */
   replayOf?: string
 }

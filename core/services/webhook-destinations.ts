@@ -49,6 +49,7 @@ export function createDestinations(deps: DestinationDeps) {
       const base = {
         source: origin.source, providerEventId: event.eventId, triggerType: event.triggerType, body: event.body,
         headers: { ...(event.headers ?? {}) }, connectorId: origin.connectorId,
+        ...(event.connectorRevoked === true ? { connectorRevoked: true } : {}),
       }
       if (event.target) return [{ ...base, organizationId: await ownerOf(event.target, origin.organizationId), target: { ...event.target } }]
       if (origin.organizationId) return [{ ...base, organizationId: origin.organizationId }]

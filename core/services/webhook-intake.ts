@@ -101,7 +101,13 @@ export function createWebhookIntake(deps: WebhookIntakeDeps) {
   async function route(events: readonly WebhookEvent[], origin: Origin): Promise<RoutedResult> {
     // Every destination first: a bad target refuses the request before anything is routed.
     const routed: RoutedEvent[] = (await Promise.all(events.map((e) => destinations.of(e, origin)))).flat()
-    if (routed.length === 0) return { action: 'skipped', eventId: deps.ids.next('evt'), reason: events.length === 0 ? 'no_events' : 'no_organization', runIds: [] }
+    if (routed.length === 0) {
+      // Nothing is stored for no organization: the event id answered is the one this log line carries.
+      const eventId = deps.ids.next('evt')
+      const reason = events.length === 0 ? 'no_events' : 'no_organization'
+      deps.logger.info('integration webhook skipped', { eventId, reason, source: origin.source, providerEventIds: events.map((e) => e.eventId).slice(0, 10) })
+      return { action: 'skipped', eventId, reason, runIds: [] }
+    }
     return summarize(await Promise.all(routed.map((e) => deps.router.route(e))))
   }
 

@@ -253,6 +253,12 @@ export function createWorkflowService(deps: WorkflowServiceDeps) {
         requireLive(w)
         if (w.live_status === 'active') return null
         if (w.remain_runs === 0) throw conflict('no runs remain; refill the workflow to resume it')
+        // Paused because the chat platform revoked its connector: its connectors are checked again first.
+        if (w.paused_reason === 'invalid_chat') {
+          const live = JSON.parse((await loadVersion(tx, w, w.live_version!)).content) as WorkflowContent
+          const guardErrors = (await Promise.all((deps.publishGuards ?? []).map((g) => g(live, w.organization_id, tx)))).flat()
+          if (guardErrors.length > 0) throw badRequest('the workflow cannot resume: its connectors do not check out', guardErrors)
+        }
         await workflows.update(tx, w.id, { live_status: 'active', paused_reason: null, consecutive_failures: 0, updated_at: clock.now(), updated_by: actorOf(caller) })
         return { event: 'workflow.resumed', data: { version: w.live_version } }
       })

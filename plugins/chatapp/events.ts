@@ -75,6 +75,10 @@ export function eventsOfCallback(body: Json): WebhookEvent[] {
   const eventId = str(body.event_id)
   if (!teamId || !eventId || !body.event || typeof body.event !== 'object') return []
   const route = { connectorType: 'chatapp', data: { teamId } }
+  // The app left the team (or its token was revoked): the team's workflows pause (invalid_chat).
+  if (body.event.type === 'app_uninstalled' || body.event.type === 'tokens_revoked') {
+    return [{ triggerType: 'chatapp-app-revoked', eventId, body: { teamId, type: body.event.type }, route, connectorRevoked: true }]
+  }
   return callbackEvents(teamId, body.event).map(([triggerType, eventBody]) => ({ triggerType, eventId, body: eventBody, route }))
 }
 

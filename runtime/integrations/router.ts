@@ -29,6 +29,10 @@ import type { EngineDispatcher } from '../dispatch.ts'
 import { createRoutePlanner, type RoutePlan } from './route-plan.ts'
 import { redactHeaders } from '../../core/security/redact.ts'
 import { noMask, type SecretMasks } from '../../core/security/value-mask.ts'
+import { publishEvents, type RecordedEvent } from '../../core/events.ts'
+import type { Bus } from '../../core/ports/bus.ts'
+import { workflowPaused } from '../../core/domain/run-events.ts'
+import type { EventRecorder } from '../events.ts'
 
 export interface EventRouterDeps {
   store: Store
@@ -43,6 +47,10 @@ export interface EventRouterDeps {
   backlog?: Backlog
   /** The organization's secret values, masked in the event before it is stored, starts runs or resumes them. */
   masks?: SecretMasks
+  /** Records the pauses of workflows whose connector the platform revoked (schedules and live triggers follow). */
+  recorder?: EventRecorder
+  /** Where recorded events are announced after the commit. */
+  bus?: Bus
 }
 
 type Admit = Parameters<Parameters<EngineDispatcher['transaction']>[0]>[1]
@@ -50,6 +58,7 @@ type Admit = Parameters<Parameters<EngineDispatcher['transaction']>[0]>[1]
 interface Committed {
   result: RoutedResult
   resumed: string[]
+  recorded?: RecordedEvent[]
 }
 
 const unique = (list: readonly string[]) => [...new Set(list)]
@@ -99,6 +108,29 @@ export function createEventRouter(deps: EventRouterDeps): EventRouter {
     return { started, reasons }
   }
 
+  /**
+   * Pauses, with `invalid_chat`, the organization's active live workflows that use a trigger of
+   * the plugin whose connector the platform revoked.
+   */
+  async function pauseRevoked(tx: SqlExecutor, event: RoutedEvent, now: number) {
+    const types = deps.registry.triggers().filter((t) => deps.registry.pluginOf('trigger', t.type)?.id === event.source).map((t) => t.type)
+    if (types.length === 0) return { workflowIds: [], recorded: [] }
+    const rows = await tx.all<{ workflow_id: string; version: number }>(
+      `SELECT DISTINCT lt.workflow_id, lt.version FROM live_triggers lt JOIN workflows w ON w.id = lt.workflow_id
+       WHERE lt.organization_id = $1 AND w.live_status = 'active' AND w.archived_at IS NULL AND lt.trigger_type IN (${types.map((_, i) => `$${i + 2}`).join(', ')})`,
+      [event.organizationId, ...types],
+    )
+    const workflowIds: string[] = []
+    for (const r of rows) {
+      const changed = await tx.run("UPDATE workflows SET live_status = 'paused', paused_reason = 'invalid_chat', updated_at = $1 WHERE id = $2 AND live_status = 'active'", [now, r.workflow_id])
+      if (changed > 0) workflowIds.push(r.workflow_id)
+    }
+    const recorded = deps.recorder
+      ? await deps.recorder.record(tx, workflowIds.map((workflowId) => workflowPaused({ organizationId: event.organizationId, workflowId }, 'invalid_chat', now, { connectorId: event.connectorId })))
+      : []
+    return { workflowIds, recorded }
+  }
+
   async function commit(event: RoutedEvent, plan: RoutePlan, triggerEvent: TriggerEvent, now: number): Promise<Committed> {
     const id = deps.ids.next('evt')
     const row = rowOf(id, event, plan, now)
@@ -106,6 +138,11 @@ export function createEventRouter(deps: EventRouterDeps): EventRouter {
       if (!(await webhookEvents.claim(tx, row))) {
         const first = await webhookEvents.byDedupKey(tx, row)
         return { result: { action: 'skipped', eventId: first?.id ?? id, reason: 'duplicate', runIds: first ? JSON.parse(first.run_ids) : [] }, resumed: [] }
+      }
+      if (event.connectorRevoked) {
+        const paused = await pauseRevoked(tx, event, now)
+        await webhookEvents.settle(tx, id, { action: 'skipped', reason: 'connector_revoked', runIds: [], workflowIds: paused.workflowIds })
+        return { result: { action: 'skipped', eventId: id, reason: 'connector_revoked', runIds: [] }, resumed: [], recorded: paused.recorded }
       }
       if (plan.reason) return { result: { action: 'skipped', eventId: id, reason: plan.reason, runIds: [] }, resumed: [] }
       const resumed = await resume(tx, plan, event.body, now)
@@ -126,7 +163,8 @@ export function createEventRouter(deps: EventRouterDeps): EventRouter {
       const triggerEvent: TriggerEvent = { type: event.triggerType, body: event.body ?? null, headers: redactHeaders(event.headers), receivedAt: iso(now) }
       const plan = await planner.plan(event, triggerEvent, now)
       if (deps.backlog && !plan.reason && plan.triggers.length > 0) deps.backlog.check(event.organizationId)
-      const { result, resumed } = await commit(event, plan, triggerEvent, now)
+      const { result, resumed, recorded } = await commit(event, plan, triggerEvent, now)
+      if (recorded?.length && deps.bus) publishEvents(deps.bus, recorded)
       for (const runId of resumed) deps.wake(runId)
       return result
     },

@@ -93,6 +93,29 @@ for (const kind of storeKinds()) {
       await expectRefused(t, await t.call('POST', '/v1/integrations/chatapp/events', { key: null, rawBody: body.replace('sneaky', 'changed'), headers: { 'content-type': 'application/json', ...headers } }), 401, /does not match/, before)
     })
 
+    it('pauses a team\'s workflows with invalid_chat when the app is uninstalled, and checks connectors again on resume', async () => {
+      const team = `TU-${kind}`
+      const org = await t.newOrganization(`chat-uninstall-${kind}`)
+      const connector = (await t.call('POST', '/v1/connectors', { key: org.key, body: { type: 'chatapp', name: 'team', data: { teamId: team, botToken: 'xoxb-0123456789-uninstall' } } })).body.data
+      // The trigger names its connector, so that resuming has something to check.
+      const w = (await triggered(t, 'chatapp-new-message-in-channels', {}, 'said', { connector: { id: connector.id } }, org.key)).id
+      const gone = await postChat(t, { type: 'event_callback', team_id: team, event_id: `EvU-${kind}`, event: { type: 'app_uninstalled' } }, SIGNING)
+      expect(gone.status).toBe(200)
+      expect(gone.body).toMatchObject({ action: 'skipped', reason: 'connector_revoked', runIds: [] })
+      const live = (await t.call('GET', `/v1/workflows/${w}/live`, { key: org.key })).body.data
+      expect(live).toMatchObject({ status: 'paused', pausedReason: 'invalid_chat' })
+      // Other teams' workflows are untouched.
+      expect((await t.call('GET', `/v1/workflows/${listeners[a.orgId]}/live`)).body.data.status).toBe('active')
+      // While paused, the team's messages start nothing.
+      expect((await postChat(t, message(`EvU2-${kind}`, team, 'anyone?'), SIGNING)).body.action).toBe('skipped')
+      // Resuming checks the connectors the workflow names: a deleted one keeps it paused, a new one lets it run.
+      await t.system.store.write((tx) => tx.run('DELETE FROM connectors WHERE id = $1', [connector.id]))
+      const refused = await t.call('POST', `/v1/workflows/${w}/resume`, { key: org.key })
+      expect(refused.status).toBe(400)
+      expect(refused.body.message).toContain('connectors')
+      expect((await t.call('GET', `/v1/workflows/${w}/live`, { key: org.key })).body.data.pausedReason).toBe('invalid_chat')
+    })
+
     it('refuses every request while the operator has not set the signing secret', async () => {
       const unset = await t.openSibling({ AUTOMATON_CHATAPP_SIGNING_SECRET: '' })
       try {

@@ -82,7 +82,7 @@ describe('an invalid external plugin', () => {
     ['clash.mjs', `export default ({ definePlugin, defineAction, Type }) => definePlugin({ id: 'clash', actions: [${action('log', '() => ({})')}] })`,
       'plugin file clash.mjs: plugin "clash": action type "log" is already provided by plugin "core"'],
     ['same-id.mjs', `export default ({ definePlugin }) => definePlugin({ id: 'core' })`, 'plugin file same-id.mjs: plugin "core": another plugin has the same id'],
-    ['syntax.mjs', 'export default (', 'plugin file syntax.mjs: could not be imported'],
+    ['syntax.mjs', 'export default (\nconst x = 1\n', 'plugin file syntax.mjs: could not be imported: Unexpected const at syntax.mjs:2:1'],
   ]
 
   it('stops the start with a message naming the file, the plugin and the problem', async () => {

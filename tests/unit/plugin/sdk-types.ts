@@ -13,12 +13,13 @@ export const typedAction = defineAction({
   type: 'weather-now', name: 'Now', description: '', connector: weather,
   payload: Type.Object({ city: Type.String() }), result: Type.Object({ celsius: Type.Number() }),
   run(ctx) {
-    const key: string = ctx.connector!.apiKey
-    const units: string | undefined = ctx.connector!.units
+    // Declared, so never null: no `!` needed.
+    const key: string = ctx.connector.apiKey
+    const units: string | undefined = ctx.connector.units
     // @ts-expect-error the key is a string
-    const wrong: number = ctx.connector!.apiKey
+    const wrong: number = ctx.connector.apiKey
     // @ts-expect-error not a field of the connector data
-    void ctx.connector!.password
+    void ctx.connector.password
     // @ts-expect-error the payload's city is a string
     const city: number = ctx.payload.city
     void key, units, wrong, city
@@ -30,8 +31,17 @@ export const untypedConnector = defineAction({
   type: 'weather-any', name: 'Any', description: '', connector: { type: 'weather' },
   payload: Type.Object({}), result: Type.Object({}),
   run(ctx) {
-    const value: unknown = ctx.connector?.anything
+    const value: unknown = ctx.connector.anything
     void value
+    return {}
+  },
+})
+
+export const noConnector = defineAction({
+  type: 'weather-none', name: 'None', description: '', payload: Type.Object({}), result: Type.Object({}),
+  run(ctx) {
+    // @ts-expect-error an action that declares no connector has none
+    void ctx.connector.anything
     return {}
   },
 })
