@@ -17,6 +17,9 @@ const RUNS = 40
 for (const kind of storeKinds()) {
   describe(`kill -9 and restart (${kind})`, () => {
     const dir = tempDir()
+    const HELD = 3
+    let release!: () => void
+    const held = { count: 0, until: new Promise<void>((resolve) => (release = resolve)) }
     let receiver: Receiver
     let server: ServerProcess
     let env: Record<string, string>
@@ -25,7 +28,12 @@ for (const kind of storeKinds()) {
     beforeAll(async () => {
       receiver = startReceiver()
       receiver.respond(async (req) => {
-        await Bun.sleep(req.path.startsWith('/inflight') ? 300 : 0)
+        // The first calls are held until the process that made them is dead: those nodes must
+        // provably run again after the restart.
+        if (req.path.startsWith('/inflight') && held.count < HELD) {
+          held.count++
+          await held.until
+        } else await Bun.sleep(req.path.startsWith('/inflight') ? 300 : 0)
         return Response.json({ ok: true })
       })
       const pg = kind === 'postgres' ? await freshPostgresUrl() : null
@@ -78,6 +86,8 @@ for (const kind of storeKinds()) {
       expect(before.success).toBeLessThan(RUNS) // the crash really happens mid-flight
 
       await server.stop('SIGKILL')
+      expect(held.count).toBe(HELD)
+      release()
       server = await startServer({ env })
 
       await until('every run to finish', async () => {
@@ -87,6 +97,7 @@ for (const kind of storeKinds()) {
       expect(await counts(inflight.id)).toMatchObject({ success: RUNS, failure: 0, running: 0, waiting: 0 })
       expect(await counts(delayed.id)).toMatchObject({ success: RUNS, failure: 0, running: 0, waiting: 0 })
 
+      let reexecuted = 0
       for (const runId of runIds) {
         const run = (await api(server.url, 'GET', `/v1/runs/${runId}`, KEY)).body.data
         expect(run.status).toBe('success')
@@ -95,7 +106,10 @@ for (const kind of storeKinds()) {
         // A node re-executed after the crash repeats the same attempt: one idempotency key.
         expect(new Set(calls.map((c) => c.headers['idempotency-key'])).size).toBe(1)
         if (calls[0].path.startsWith('/delayed')) expect(calls).toHaveLength(1)
+        if (calls.length > 1) reexecuted++
       }
+      // The held calls never answered the dead process: each of those nodes ran again, with the same key.
+      expect(reexecuted).toBeGreaterThanOrEqual(HELD)
       // The journal: every run ended exactly once, and its sequence has no gap and no repeat.
       const terminal = await queryDatabase<{ run_id: string; n: number }>(
         env, "SELECT run_id, COUNT(*) AS n FROM events WHERE type IN ('run.succeeded', 'run.failed', 'run.partial', 'run.cancelled') GROUP BY run_id",
