@@ -59,6 +59,7 @@ import type { PluginDefinition } from './core/plugin/sdk.ts'
 import { createConnectorService } from './core/services/connectors.ts'
 import { createSecretMasks } from './core/services/secret-masks.ts'
 import { createSecretProps } from './core/services/secret-props.ts'
+import { createMetrics } from './core/metrics.ts'
 import { BUILT_IN_PLUGINS } from './plugins/index.ts'
 import { createHookDelivery, type HookDelivery } from './runtime/hooks/index.ts'
 import { createEngine, type EngineRole } from './runtime/index.ts'
@@ -142,9 +143,10 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     const result = await organizations.bootstrap(config.bootstrapKey)
     if (result.created) logger.info('bootstrap key created', { organizationId: result.organization.id, keyId: result.keyId })
   }
+  const metrics = createMetrics()
   const masks = createSecretMasks({ store, secretBox, clock, logger })
   const ai = createAiService({
-    store, clock, ids, logger,
+    store, clock, ids, logger, metrics,
     provider: config.aiBaseUrl ? createOpenAiCompatibleProvider({ baseUrl: config.aiBaseUrl, apiKey: config.aiApiKey ?? undefined, model: config.aiModel! }) : null,
   })
   const connectors = createConnectorService({ store, clock, ids, registry, secretBox, onChange: (organizationId) => masks.forget(organizationId) })
@@ -155,8 +157,9 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     workerTimeoutMs: config.workerTimeoutMs, heartbeatMs: config.heartbeatMs, scheduleGraceMs: config.scheduleGraceMs,
     connector: connectors.resolve,
     backlog: { max: config.maxBacklog, orgSharePercent: config.maxBacklogOrgShare }, recorder, masks,
-    secretProps: createSecretProps({ store, secretBox, clock, logger }), ai,
+    secretProps: createSecretProps({ store, secretBox, clock, logger }), ai, metrics,
   })
+  metrics.sample(metrics.admissionBacklog, () => engine.backlog()?.total)
   const hookPolicy = { allowHttp: config.hookAllowHttp, allowList: config.allowPrivateTargets }
   const executionHooks = createExecutionHookService({ store, bus, clock, ids, http, secretBox, policy: hookPolicy })
   let hooks: HookDelivery | null = null
@@ -165,7 +168,7 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     const hookHttp = options.http ?? createGuardedHttpClient({ allow: config.allowPrivateTargets, logger, keepAlive: true })
     hooks = createHookDelivery({
       store, bus, clock, ids, logger, http: hookHttp, secretBox, policy: hookPolicy, schedule: config.hookRetrySchedule,
-      concurrency: config.hookConcurrency, timeoutMs: config.hookTimeoutMs, pollMs: config.hookPollMs, userAgent: `Automaton-Webhooks/${VERSION}`,
+      concurrency: config.hookConcurrency, timeoutMs: config.hookTimeoutMs, pollMs: config.hookPollMs, userAgent: `Automaton-Webhooks/${VERSION}`, metrics,
       // Deliveries are sent where runs execute.
       sends: engine.role !== 'api',
     })
@@ -203,7 +206,7 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   const webhookEvents = createWebhookEventService({ store, router: engine.router })
   const organizationSettings = createOrganizationSettingsService({ store, defaultRetentionMs: config.runRetentionMs })
   const webhookIntake = createWebhookIntake({
-    store, clock, ids, logger, connectors, webhookSecrets, router: engine.router,
+    store, clock, ids, logger, connectors, webhookSecrets, router: engine.router, metrics,
     settings: (name) => settingOf(config, process.env, name),
   })
   const pushBody = isBun ? (await import('./adapters/bun/push-body.ts')).bunPushBody : undefined
@@ -213,10 +216,10 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   const app = createApp({
     version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, people, templates, apps, builderChat, contractChat, isOperator: operator.isOperator, workflows, runs, schedules, streams,
     registry, connectors, executionHooks, webhookIntake, webhookEvents, webhookSecrets,
-    organizationSettings, trustedProxies: config.trustedProxies, backlog: engine.backlog, universe,
+    organizationSettings, trustedProxies: config.trustedProxies, backlog: engine.backlog, universe, metrics, metricsToken: config.metricsToken,
   })
   return {
-    config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, people, templates, apps, ai, registry, connectors, engine, workflows, runs,
+    config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, people, templates, apps, ai, metrics, registry, connectors, engine, workflows, runs,
     schedules, executionHooks, hooks, webhookSecrets, webhookEvents, app,
     organizationSettings, pruner, universe,
   }
@@ -319,18 +322,26 @@ function readTls(config: Config): TlsPem | undefined {
   }
 }
 
-async function listen(system: System): Promise<HttpServer> {
+/** Serves the app on PORT (or `options.port`), or only the paths in `options.only`. */
+async function listen(system: System, options: { port?: number; only?: readonly string[] } = {}): Promise<HttpServer> {
   const { config } = system
   const app = system.app
+  const port = options.port ?? config.port
   // A short Host header must not hide the routes (see routable).
-  const fetch = (request: Request) => app.fetch(routable(request))
+  const fetch = options.only
+    ? (request: Request) => {
+      const path = new URL(request.url).pathname
+      if (options.only!.includes(path)) return app.fetch(routable(request))
+      return Response.json({ code: 404, message: `a worker answers only ${options.only!.join(', ')}`, details: [], requestId: '' }, { status: 404 })
+    }
+    : (request: Request) => app.fetch(routable(request))
   const tls = readTls(config)
   if (isBun) {
     const { serveWithBun } = await import('./adapters/bun/serve.ts')
-    return serveWithBun(fetch, { port: config.port, host: config.host, maxBodyBytes: config.maxBodyBytes, tls })
+    return serveWithBun(fetch, { port, host: config.host, maxBodyBytes: config.maxBodyBytes, tls })
   }
   const { serveWithDeno } = await import('./adapters/deno/serve.ts')
-  return serveWithDeno(fetch, { port: config.port, host: config.host, tls })
+  return serveWithDeno(fetch, { port, host: config.host, tls })
 }
 
 /** SIGHUP reads the certificate files again; a file that cannot be used leaves the served one in place. */
@@ -356,8 +367,19 @@ const untilSignal = () =>
 /** `worker`: executes runs from the work queue and fires timers until SIGINT or SIGTERM. */
 async function work(config: Config): Promise<void> {
   const system = await openSystem(config, { role: 'worker' })
-  system.logger.info('automaton worker is running', { version: VERSION, runtime: isBun ? 'bun' : 'deno', store: system.store.dialect, bus: 'nats' })
+  // A worker serves no API; with AUTOMATON_WORKER_PORT it answers its health and metrics there.
+  let server: HttpServer | null = null
+  if (config.workerPort !== null) {
+    try {
+      server = await listen(system, { port: config.workerPort, only: ['/healthz', '/readyz', '/metrics'] })
+    } catch (error) {
+      await system.close()
+      throw error
+    }
+  }
+  system.logger.info('automaton worker is running', { version: VERSION, runtime: isBun ? 'bun' : 'deno', store: system.store.dialect, bus: 'nats', port: server?.port ?? null })
   await untilSignal()
+  await server?.stop()
   await system.close()
   system.logger.info('automaton worker stopped')
 }

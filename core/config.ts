@@ -52,6 +52,8 @@ export interface Config {
   tlsKeyFile: string | null
   trustedProxies: string[]
   masterKeyPrevious: string | null
+  metricsToken: string | null
+  workerPort: number | null
   aiBaseUrl: string | null
   aiApiKey: string | null
   aiModel: string | null
@@ -114,6 +116,7 @@ const retention: Parser<number> = (raw, name) => {
   if (ms === null) throw new ConfigError(`${name} must be 0 or whole minutes, hours, days or weeks (90m, 12h, 30d, 2w), got "${raw}"`)
   return ms
 }
+const optionalPort: Parser<number | null> = (raw, name) => (raw === '' ? null : int(0, 65535)(raw, name))
 /** A positive span of whole minutes, hours, days or weeks. */
 const span: Parser<number> = (raw, name) => {
   const ms = parseRetention(raw)
@@ -171,6 +174,8 @@ export const CONFIG_ENTRIES: readonly ConfigEntry[] = [
   { env: 'AUTOMATON_TLS_CERT_FILE', key: 'tlsCertFile', default: '', description: 'PEM certificate (chain) file: with `AUTOMATON_TLS_KEY_FILE`, `serve` answers HTTPS on `PORT`; both files are read again on SIGHUP.', parse: nullable },
   { env: 'AUTOMATON_TLS_KEY_FILE', key: 'tlsKeyFile', default: '', description: 'PEM private key file of `AUTOMATON_TLS_CERT_FILE`.', parse: nullable },
   { env: 'AUTOMATON_TRUSTED_PROXIES', key: 'trustedProxies', default: '', description: 'Comma-separated addresses or CIDRs of reverse proxies: only requests from them have their client address taken from `X-Forwarded-For` and their scheme from `X-Forwarded-Proto`.', parse: cidrs },
+  { env: 'AUTOMATON_WORKER_PORT', key: 'workerPort', default: '', description: 'A port on which `automaton worker` answers `/healthz`, `/readyz` and `/metrics` (a worker serves no API); empty: none.', parse: optionalPort },
+  { env: 'AUTOMATON_METRICS_TOKEN', key: 'metricsToken', default: '', description: 'A bearer token `GET /metrics` requires; empty: the metrics are open (keep the port private, or set this).', parse: nullable },
   { env: 'AUTOMATON_AI_BASE_URL', key: 'aiBaseUrl', default: '', description: 'Base URL of an OpenAI-compatible chat-completions API (`http://localhost:11434/v1` for Ollama, a vLLM or LM Studio server, a hosted API); empty: the AI endpoints answer 503 and AI nodes fail. See ai.md.', parse: nullable },
   { env: 'AUTOMATON_AI_API_KEY', key: 'aiApiKey', default: '', description: 'API key sent to `AUTOMATON_AI_BASE_URL` (local servers need none).', parse: nullable },
   { env: 'AUTOMATON_AI_MODEL', key: 'aiModel', default: '', description: 'Model name asked of the AI provider (`llama3.1`, `qwen2.5-coder` …); required with `AUTOMATON_AI_BASE_URL`.', parse: nullable },

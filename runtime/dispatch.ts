@@ -5,6 +5,7 @@
  * and answers at once; the executor takes the run from there. A repeated key returns the first
  * run, never a second one.
  */
+import type { Metrics } from '../core/metrics.ts'
 import type { DispatchRequest, DispatchResult, Dispatcher, TriggerEvent } from '../core/ports/engine.ts'
 import type { Definition, VariableDef, WorkflowContent } from '../core/domain/workflow.ts'
 import { badRequest, conflict, notFound, tooManyRequests } from '../core/errors.ts'
@@ -48,6 +49,8 @@ export interface DispatcherDeps {
   backlog?: Backlog
   /** The organization's secret values, masked in the trigger event and prop values before they are stored. */
   masks?: SecretMasks
+  /** Counts the runs this process admits. */
+  metrics?: Metrics
 }
 
 /** The engine's dispatcher: the port, plus admission inside a caller's transaction. */
@@ -64,6 +67,8 @@ interface Admitted {
   result: DispatchResult
   events: RecordedEvent[]
   fresh?: FreshRun
+  /** What started it, for the metrics counted after the commit. */
+  started?: { triggerType: string; triggeredBy: string }
 }
 
 interface VersionContent {
@@ -177,7 +182,7 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
       variableDefs: mergedVariableDefs(content), event: req.event, props: { ...plainProps(w), ...req.propValues }, vars, seed: req.seed?.nodes as RunState['seed'] | undefined, now,
     })
     events.push(...started.events)
-    return { result: { action: 'triggered', runId, eventId }, events, fresh: started.fresh }
+    return { result: { action: 'triggered', runId, eventId }, events, fresh: started.fresh, started: { triggerType, triggeredBy: req.triggeredBy } }
   }
 
   /**
@@ -210,7 +215,7 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
       fresh: {
         meta: {
           runId: r.runId, organizationId: w.organization_id, workflowId: w.id, workflowVersion: r.version, automatic: r.automatic, live,
-          definitionHash: r.definitionHash, variableDefs: r.variableDefs, lastSeq: 1,
+          definitionHash: r.definitionHash, variableDefs: r.variableDefs, lastSeq: 1, startedAt: r.now,
         },
         input: {
           runId: r.runId, workflowId: w.id, organizationId: w.organization_id, workflowVersion: r.version, triggerNodeId: r.triggerNodeId,
@@ -242,6 +247,7 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
   /** After the commit: announce the events and hand the run to whoever executes it. */
   function afterCommit(admitted: Admitted) {
     publishEvents(deps.bus, admitted.events)
+    if (admitted.started) deps.metrics?.runsStarted.inc({ trigger_type: admitted.started.triggerType, triggered_by: admitted.started.triggeredBy })
     if (admitted.fresh) {
       knownDefinitions.add(admitted.fresh.meta.definitionHash)
       deps.backlog?.admitted(admitted.fresh.meta.organizationId)

@@ -43,6 +43,8 @@ import { catalogRoutes } from './routes/catalog.ts'
 import { connectorRoutes } from './routes/connectors.ts'
 import { executionHookRoutes } from './routes/execution-hooks.ts'
 import { healthRoutes } from './routes/health.ts'
+import { metricsRoutes } from './routes/metrics.ts'
+import type { Metrics } from '../metrics.ts'
 import type { BacklogReport } from '../ports/engine.ts'
 import { integrationRoutes, routeShape } from './routes/integrations.ts'
 import { openApiRoutes } from './routes/openapi.ts'
@@ -91,6 +93,9 @@ export interface AppDeps {
   /** AUTOMATON_TRUSTED_PROXIES: addresses whose X-Forwarded-For and X-Forwarded-Proto are believed. */
   readonly trustedProxies?: readonly string[]
   readonly universe: UniverseService
+  /** This process's metrics, served at /metrics (AUTOMATON_METRICS_TOKEN guards it when set). */
+  readonly metrics?: Metrics
+  readonly metricsToken?: string | null
   /** The admission backlog, reported by /readyz (null: unbounded). */
   readonly backlog?: () => BacklogReport | null
 }
@@ -114,6 +119,7 @@ export function createApp(deps: AppDeps) {
     .use(envelopePlugin())
     .use(bodyPlugin(deps.maxBodyBytes, { keyed: () => keyed, authenticate: (request) => gate.principalOf(request) }, APP_BODY_ROUTES))
     .use(healthRoutes(deps))
+    .use(deps.metrics ? metricsRoutes(deps.metrics, deps.metricsToken ?? null) : new Elysia({ name: 'routes.metrics' }))
     .use(openApiRoutes(() => routes(), deps.version))
     .use(apiKeyRoutes(auth, deps.apiKeys))
     .use(serviceAccountRoutes(auth, deps.serviceAccounts))
@@ -124,7 +130,7 @@ export function createApp(deps: AppDeps) {
     .use(scheduleRoutes(auth, deps.schedules))
     .use(runRoutes(auth, deps.auth, deps.runs))
     .use(workflowWebhookRoutes(deps.runs))
-    .use(streamRoutes(auth, { store: deps.store, ...deps.streams }))
+    .use(streamRoutes(auth, { store: deps.store, ...deps.streams, metrics: deps.metrics }))
     .use(catalogRoutes(auth, deps.registry))
     .use(connectorRoutes(auth, deps.connectors))
     .use(aiRoutes(auth, { store: deps.store, builder: deps.builderChat, contracts: deps.contractChat, sse: deps.streams }))

@@ -8,6 +8,7 @@
  * 1 credit = 1,000 tokens, rounded up.
  */
 import { AppError } from '../errors.ts'
+import type { Metrics } from '../metrics.ts'
 import { AiProviderError, estimateTokens, type AiProvider, type AiToolCall, type AiTurnRequest, type AiUsage } from '../ports/ai.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Ids } from '../ports/ids.ts'
@@ -58,7 +59,7 @@ export function jsonAnswer(text: string): unknown {
   return JSON.parse(start > 0 ? body.slice(start) : body)
 }
 
-export function createAiService(deps: { store: Store; clock: Clock; ids: Ids; logger: Logger; provider: AiProvider | null }) {
+export function createAiService(deps: { store: Store; clock: Clock; ids: Ids; logger: Logger; provider: AiProvider | null; metrics?: Metrics }) {
   const { store, clock, ids } = deps
 
   function provider(): AiProvider {
@@ -74,7 +75,10 @@ export function createAiService(deps: { store: Store; clock: Clock; ids: Ids; lo
     const promptTokens = estimateTokens(request.messages.map((m) => m.content).join('\n') + JSON.stringify(request.tools ?? []))
     const reserve = Math.max(1, creditsForTokens(promptTokens + maxTokens))
     const reserved = await store.write((tx) => aiCredits.reserve(tx, { id: ids.next('job'), organizationId, turnId, amount: reserve, at: clock.now() }))
-    if (!reserved) throw new CreditsExhaustedError()
+    if (!reserved) {
+      deps.metrics?.aiTurns.inc({ outcome: 'no_credits' })
+      throw new CreditsExhaustedError()
+    }
     let text = ''
     try {
       for await (const event of model.streamTurn({ ...request, maxTokens })) {
@@ -85,11 +89,15 @@ export function createAiService(deps: { store: Store; clock: Clock; ids: Ids; lo
         }
         const tokens = event.usage.totalTokens || promptTokens + estimateTokens(event.text)
         const credits = await store.write((tx) => aiCredits.settle(tx, { id: ids.next('job'), organizationId, turnId, tokensUsed: tokens, at: clock.now() }))
+        deps.metrics?.aiTurns.inc({ outcome: 'success' })
+        deps.metrics?.aiTokens.inc(tokens)
+        deps.metrics?.aiCredits.inc(credits)
         return { turnId, text: event.text, toolCalls: event.toolCalls, usage: { ...event.usage, totalTokens: tokens }, finishReason: event.finishReason, credits }
       }
       throw new AiProviderError('bad_response', 'the provider ended the stream without finishing the turn', text.length > 0)
     } catch (error) {
       const started = error instanceof AiProviderError ? error.outputStarted : text.length > 0
+      deps.metrics?.aiTurns.inc({ outcome: started ? 'broken_off' : 'refunded' })
       await store.write((tx) => started
         ? aiCredits.settle(tx, { id: ids.next('job'), organizationId, turnId, tokensUsed: promptTokens + estimateTokens(text), at: clock.now() }).then(() => undefined)
         : aiCredits.refund(tx, { id: ids.next('job'), organizationId, turnId, at: clock.now() }),

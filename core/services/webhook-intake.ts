@@ -7,6 +7,7 @@
  * With several events the answer sums them up: `triggered` when any run started, else
  * `resumed`, else `skipped`; `runIds` lists every run; `eventId` is the leading event's.
  */
+import type { Metrics } from '../metrics.ts'
 import { badRequest, notFound } from '../errors.ts'
 import type { Ids } from '../ports/ids.ts'
 import type { EventRouter, RoutedEvent, RoutedResult } from '../ports/engine.ts'
@@ -33,6 +34,8 @@ export interface WebhookIntakeDeps extends Omit<VerifyDeps, 'connectors'>, Omit<
   ids: Ids
   logger: Logger
   router: EventRouter
+  /** Counts events by plugin and action. */
+  metrics?: Metrics
 }
 
 /** Provider event ids longer than this are refused: they key deduplication. */
@@ -120,6 +123,7 @@ export function createWebhookIntake(deps: WebhookIntakeDeps) {
       const reply = await received(entry, request, verified.ctx)
       if ('respond' in reply) return answerOf(reply.respond)
       const result = await route(reply.events, { source: entry.pluginId, organizationId, connectorId: verified.connectorId })
+      deps.metrics?.integrationEvents.inc({ source: entry.pluginId, action: result.action })
       if (!entry.webhook.answer) return { status: 200, body: result, headers: {} }
       try {
         return answerOf(entry.webhook.answer(result, request))

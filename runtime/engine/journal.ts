@@ -5,6 +5,7 @@
  * events, run controls at the end) in one group-committed transaction per tick. Events are
  * published on the bus only after that commit.
  */
+import type { Metrics } from '../../core/metrics.ts'
 import type { RunStatus } from '../../core/domain/run.ts'
 import { isTerminalRunEvent, workflowPaused } from '../../core/domain/run-events.ts'
 import { publishEvents, type RecordedEvent } from '../../core/events.ts'
@@ -39,6 +40,28 @@ export interface JournalDeps {
   readonly recorder: EventRecorder
   readonly consecutiveFailuresPause: number
   readonly workerId: string
+  /** Counts finished runs and node executions, and the size of each journal write. */
+  readonly metrics?: Metrics
+}
+
+/** Metrics of what a journal write made durable: ended runs and node executions. */
+function observe(metrics: Metrics, meta: RunMeta, events: ReadonlyArray<JournalEvent & { at: number }>, snapshot: unknown) {
+  if (events.length > 0) metrics.journalWrites.observe(events.length)
+  for (const e of events) {
+    if (!isTerminalRunEvent(e.type)) continue
+    const status = e.type === 'run.succeeded' ? 'success' : e.type === 'run.failed' ? 'failure' : e.type.slice('run.'.length)
+    metrics.runsFinished.inc({ status })
+    if (meta.startedAt !== undefined) metrics.runDuration.observe({ status }, Math.max(0, (e.at - meta.startedAt) / 1000))
+  }
+  const nodes = (snapshot as { context?: { nodes?: Record<string, { type?: string; startedAt?: number; finishedAt?: number }> } } | null)?.context?.nodes ?? {}
+  for (const e of events) {
+    if (e.type === 'node.succeeded' || e.type === 'node.failed' || e.type === 'node.partial') {
+      const node = nodes[String(e.data.key ?? '')]
+      if (!node?.type || e.data.trigger || e.data.reused) continue
+      const outcome = e.type.slice('node.'.length)
+      metrics.nodeDuration.observe({ node_type: node.type, outcome }, Math.max(0, ((node.finishedAt ?? e.at) - (node.startedAt ?? e.at)) / 1000))
+    }
+  }
 }
 
 /** Thrown inside a journal transaction when another worker owns the run now. */
@@ -75,6 +98,7 @@ export function createRunJournal(
       try {
         const recorded = await deps.store.write((tx) => write(tx, events, consumed, state))
         publishEvents(deps.bus, recorded)
+        if (deps.metrics) observe(deps.metrics, meta, events, state.snapshot)
       } catch (error) {
         if (error instanceof LostOwnership || isUniqueViolation(error)) {
           // Fenced: the run moved to another worker, which continues from the stored snapshot.

@@ -31,6 +31,8 @@ export interface RunMeta {
   readonly definitionHash: string
   readonly variableDefs: readonly VariableDef[]
   readonly lastSeq: number
+  /** When the run was admitted (for its duration). */
+  readonly startedAt?: number
 }
 
 /** What a node's execution answers. */

@@ -132,6 +132,10 @@ async function record(deps: AttemptContext, row: DeliveryRow, lease: Lease, at: 
     })
     : await deps.complete(completion)
   if (!written) deps.logger.warn('a hook delivery lease ran out before its outcome was written', { deliveryId: row.id, worker: lease.worker })
+  else if (deps.metrics) {
+    deps.metrics.hookDeliveries.inc({ outcome: completion.outcome.status })
+    deps.metrics.hookAttempt.observe(exchange.durationMs / 1000)
+  }
   if (written && gone) {
     deps.directory.invalidate({ organizationId: row.organization_id, endpointId: row.endpoint_id })
     deps.bus.publish(HOOK_ENDPOINT_CHANGED_SUBJECT, { organizationId: row.organization_id, endpointId: row.endpoint_id })

@@ -6,6 +6,7 @@
  * Every process that records run events has the outbox (an API process records `run.started`);
  * only processes that `send` run the worker, and only they take rows straight from the outbox.
  */
+import type { Metrics } from '../../core/metrics.ts'
 import type { Bus } from '../../core/ports/bus.ts'
 import type { Clock } from '../../core/ports/clock.ts'
 import type { HttpClient } from '../../core/ports/http-client.ts'
@@ -35,6 +36,8 @@ export interface HookDeliveryDeps {
   userAgent: string
   /** Whether this process sends deliveries (runs the worker). */
   sends: boolean
+  /** Counts delivery attempts by outcome. */
+  metrics?: Metrics
 }
 
 export function createHookDelivery(deps: HookDeliveryDeps) {

@@ -465,11 +465,29 @@ describe.skipIf(!scaledOut)('2: a cancel always ends a run that has not ended', 
     expect((await call('GET', `/v1/runs/${runId}`)).body.data).toMatchObject({ status: 'cancelled', finishedAt: expect.any(String) })
     expectErrorBody(await call('POST', `/v1/runs/${runId}/cancel`), 409)
     // A worker that comes later leaves it as it is, and executes new runs.
-    worker = await startWorker(env)
+    const probe = Bun.serve({ port: 0, fetch: () => new Response() })
+    const workerPort = probe.port
+    probe.stop(true)
+    worker = await startWorker({ ...env, AUTOMATON_WORKER_PORT: String(workerPort) })
     const next = (await call('POST', `/v1/workflows/${created.body.data.id}/run`, { body: { payload: {} } })).body.data.runId
     await until('the next run to succeed', async () => (await call('GET', `/v1/runs/${next}`)).body.data.status === 'success' || undefined)
     const after = (await call('GET', `/v1/runs/${runId}`)).body.data
     expect(after.status).toBe('cancelled')
     expect(after.nodes.say?.status ?? 'pending').not.toBe('success')
+
+    // Each process counts what it did: the API admitted both runs, the worker finished one.
+    const scrape = async (base: string) => {
+      const text = await (await fetch(`${base}/metrics`)).text()
+      const get = (series: string) => Number(text.split('\n').find((l) => l.startsWith(`${series} `))?.split(' ')[1] ?? 0)
+      return get
+    }
+    const apiMetrics = await scrape(server.url)
+    const workerMetrics = await scrape(`http://127.0.0.1:${workerPort}`)
+    expect(apiMetrics('automaton_runs_started_total{trigger_type="manual",triggered_by="key"}')).toBe(2)
+    expect(workerMetrics('automaton_runs_finished_total{status="success"}')).toBe(1)
+    expect(workerMetrics('automaton_runs_started_total{trigger_type="manual",triggered_by="key"}')).toBe(0)
+    // The worker serves its health and metrics there, and no API.
+    expect((await fetch(`http://127.0.0.1:${workerPort}/healthz`)).status).toBe(200)
+    expect((await fetch(`http://127.0.0.1:${workerPort}/v1/workflows`, { headers: { authorization: `Bearer ${KEY_A}` } })).status).toBe(404)
   })
 })

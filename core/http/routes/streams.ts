@@ -5,6 +5,7 @@
  * as Last-Event-ID to resume with no gap and no duplicate.
  */
 import { Elysia } from 'elysia'
+import type { Metrics } from '../../metrics.ts'
 import { notFound, tooManyRequests } from '../../errors.ts'
 import type { RecordedEvent } from '../../events.ts'
 import type { Store } from '../../ports/store.ts'
@@ -26,10 +27,12 @@ export interface StreamRouteDeps {
   runAppearWaitMs?: number
   /** Streams one API key (or session) may hold open at once; one more is a 429. Default 1,024. */
   maxStreamsPerCaller?: number
+  /** Counts the streams open on this process. */
+  metrics?: Metrics
 }
 
 /** Open streams per caller: a key that opens streams without end is refused before it costs memory. */
-function createStreamQuota(max: number) {
+function createStreamQuota(max: number, metrics?: Metrics) {
   const open = new Map<string, number>()
   return {
     /** Takes a slot (429 past the cap); the returned function gives it back, once. */
@@ -37,10 +40,12 @@ function createStreamQuota(max: number) {
       const n = open.get(caller) ?? 0
       if (n >= max) throw tooManyRequests(`at most ${max} streams may be open at once for one API key (or person); close one first`, 5)
       open.set(caller, n + 1)
+      metrics?.streamSubscribers.inc()
       let given = false
       return () => {
         if (given) return
         given = true
+        metrics?.streamSubscribers.dec()
         const left = (open.get(caller) ?? 1) - 1
         if (left > 0) open.set(caller, left)
         else open.delete(caller)
@@ -75,7 +80,7 @@ const Query = t.Object({ lastEventId: t.Optional(t.String({ maxLength: 30 })) })
 
 export function streamRoutes(auth: AuthPlugin, deps: StreamRouteDeps) {
   const options = { heartbeatMs: deps.heartbeatMs, maxBufferedBytes: deps.maxBufferedBytes, pushBody: deps.pushBody }
-  const quota = createStreamQuota(deps.maxStreamsPerCaller ?? 1024)
+  const quota = createStreamQuota(deps.maxStreamsPerCaller ?? 1024, deps.metrics)
   const appearWaitMs = deps.runAppearWaitMs ?? 60_000
   // A person's sessions share one quota, as a key's streams do.
   const callerOf = (principal: Principal) => principal.keyId ?? `user:${principal.userId}`
