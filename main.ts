@@ -60,6 +60,7 @@ import { createConnectorService } from './core/services/connectors.ts'
 import { createSecretMasks } from './core/services/secret-masks.ts'
 import { createSecretProps } from './core/services/secret-props.ts'
 import { createMetrics } from './core/metrics.ts'
+import { noTracing, type Tracing } from './core/ports/tracing.ts'
 import { BUILT_IN_PLUGINS } from './plugins/index.ts'
 import { createHookDelivery, type HookDelivery } from './runtime/hooks/index.ts'
 import { createEngine, type EngineRole } from './runtime/index.ts'
@@ -94,6 +95,8 @@ export interface SystemOptions {
   readonly role?: EngineRole
   /** The outbound HTTP client (tests inject one with their own name resolution); the SSRF-guarded client by default. */
   readonly http?: HttpClient
+  /** Where spans go (tests capture them); by default OTLP/HTTP to AUTOMATON_OTLP_ENDPOINT, or nowhere. */
+  readonly tracing?: Tracing
 }
 
 export { BUILT_IN_PLUGINS }
@@ -144,6 +147,12 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     if (result.created) logger.info('bootstrap key created', { organizationId: result.organization.id, keyId: result.keyId })
   }
   const metrics = createMetrics()
+  const tracing = options.tracing ?? (config.otlpEndpoint
+    ? await own(
+      async () => (await import('./adapters/otel/tracing.ts')).createOtelTracing({ endpoint: config.otlpEndpoint!, serviceName: 'automaton', serviceVersion: VERSION, role }),
+      (t) => t.shutdown(),
+    )
+    : noTracing)
   const masks = createSecretMasks({ store, secretBox, clock, logger })
   const ai = createAiService({
     store, clock, ids, logger, metrics,
@@ -157,7 +166,7 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     workerTimeoutMs: config.workerTimeoutMs, heartbeatMs: config.heartbeatMs, scheduleGraceMs: config.scheduleGraceMs,
     connector: connectors.resolve,
     backlog: { max: config.maxBacklog, orgSharePercent: config.maxBacklogOrgShare }, recorder, masks,
-    secretProps: createSecretProps({ store, secretBox, clock, logger }), ai, metrics,
+    secretProps: createSecretProps({ store, secretBox, clock, logger }), ai, metrics, tracing,
   })
   metrics.sample(metrics.admissionBacklog, () => engine.backlog()?.total)
   const hookPolicy = { allowHttp: config.hookAllowHttp, allowList: config.allowPrivateTargets }

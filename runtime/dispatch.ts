@@ -6,6 +6,7 @@
  * run, never a second one.
  */
 import type { Metrics } from '../core/metrics.ts'
+import { noTracing, type Tracing } from '../core/ports/tracing.ts'
 import type { DispatchRequest, DispatchResult, Dispatcher, TriggerEvent } from '../core/ports/engine.ts'
 import type { Definition, VariableDef, WorkflowContent } from '../core/domain/workflow.ts'
 import { badRequest, conflict, notFound, tooManyRequests } from '../core/errors.ts'
@@ -51,6 +52,8 @@ export interface DispatcherDeps {
   masks?: SecretMasks
   /** Counts the runs this process admits. */
   metrics?: Metrics
+  /** Gives each run its span context (in the caller's trace when a traceparent came with it). */
+  tracing?: Tracing
 }
 
 /** The engine's dispatcher: the port, plus admission inside a caller's transaction. */
@@ -196,11 +199,13 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
   }): Promise<{ events: RecordedEvent[]; fresh: FreshRun }> {
     const w = r.workflow
     const live = r.version === w.live_version
+    const trace = (deps.tracing ?? noTracing).runContext(r.event.headers?.traceparent)
     await runs.insert(tx, {
       id: r.runId, organizationId: w.organization_id, workflowId: w.id, workflowVersion: r.version, triggerType: r.triggerType, triggerNodeId: r.triggerNodeId,
       triggeredBy: r.triggeredBy, automatic: r.automatic, live, eventId: r.eventId, idempotencyKey: r.idempotencyKey, retryOf: r.retryOf,
       definitionHash: r.definitionHash, triggerEvent: JSON.stringify(r.event), propValues: JSON.stringify(r.props), vars: JSON.stringify(r.vars),
       seed: r.seed ? JSON.stringify(r.seed) : null, startedAt: r.now, owner: deps.owner,
+      traceparent: trace.traceparent, traceCaller: trace.parent,
     })
     const events = await deps.recorder.record(tx, [{
       organizationId: w.organization_id, workflowId: w.id, runId: r.runId, seq: 1, nodeId: null, type: 'run.started',
@@ -216,6 +221,7 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
         meta: {
           runId: r.runId, organizationId: w.organization_id, workflowId: w.id, workflowVersion: r.version, automatic: r.automatic, live,
           definitionHash: r.definitionHash, variableDefs: r.variableDefs, lastSeq: 1, startedAt: r.now,
+          traceparent: trace.traceparent, traceCaller: trace.parent,
         },
         input: {
           runId: r.runId, workflowId: w.id, organizationId: w.organization_id, workflowVersion: r.version, triggerNodeId: r.triggerNodeId,

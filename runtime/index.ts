@@ -38,6 +38,7 @@ import { createWorkerPresence } from './workers.ts'
 import type { SecretMasks } from '../core/security/value-mask.ts'
 import type { SecretProps } from '../core/services/secret-props.ts'
 import type { Metrics } from '../core/metrics.ts'
+import type { Tracing } from '../core/ports/tracing.ts'
 import type { CapabilityDeps } from './capabilities.ts'
 
 export type EngineRole = 'embedded' | 'api' | 'worker'
@@ -78,6 +79,8 @@ export interface EngineDeps {
   secretProps?: SecretProps
   /** This process's metrics: runs admitted and finished, node executions, journal writes. */
   metrics?: Metrics
+  /** Span contexts of runs, and the spans of their nodes and ends. */
+  tracing?: Tracing
 }
 
 export function createEngine(deps: EngineDeps) {
@@ -96,7 +99,7 @@ export function createEngine(deps: EngineDeps) {
   // Runs admitted here start in the executor built below (handOff runs only after a commit).
   const dispatcher: EngineDispatcher = createDispatcher({
     backlog: backlog ?? undefined,
-    store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, recorder, masks: deps.masks, metrics: deps.metrics,
+    store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, recorder, masks: deps.masks, metrics: deps.metrics, tracing: deps.tracing,
     owner: executes ? deps.workerId : null,
     handOff: executes ? (fresh) => executor.enqueueFresh(fresh) : (fresh) => void notify(fresh.meta.runId),
   })
@@ -115,7 +118,7 @@ export function createEngine(deps: EngineDeps) {
   const executor = createExecutor({
     store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, logger: deps.logger, recorder,
     consecutiveFailuresPause: deps.consecutiveFailuresPause, registry: deps.registry, runner, plans,
-    concurrency: deps.concurrency, workerId: deps.workerId, workerTimeoutMs, metrics: deps.metrics,
+    concurrency: deps.concurrency, workerId: deps.workerId, workerTimeoutMs, metrics: deps.metrics, tracing: deps.tracing,
   })
   const notify = (runId: string) =>
     deps.workQueue.notify(runId).catch((error) => deps.logger.warn('could not notify the work queue; the sweep will find the run', { runId, error: String(error) }))

@@ -457,6 +457,15 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 26,
+    name: 'trace context of runs',
+    up: [
+      // The run's W3C span context (its spans' ids) and the caller's span it continues.
+      'ALTER TABLE runs ADD COLUMN traceparent TEXT',
+      'ALTER TABLE runs ADD COLUMN trace_caller TEXT',
+    ],
+  },
+  {
     version: 24,
     name: 'ai credit ledger',
     up: [

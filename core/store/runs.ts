@@ -28,6 +28,8 @@ export interface RunRow {
   finished_at: number | null
   updated_at: number
   owner: string | null
+  traceparent?: string | null
+  trace_caller?: string | null
 }
 
 /** What admission stores of a new run; status `running`, sequence 1, no snapshot yet. */
@@ -53,11 +55,15 @@ export interface NewRun {
   startedAt: number
   /** The worker that will execute it, when the admitting process does. */
   owner: string | null
+  /** The run's W3C span context, and the caller's it continues (null: a trace of its own). */
+  traceparent?: string | null
+  traceCaller?: string | null
 }
 
 const INSERT_RUN_SQL = `INSERT INTO runs (id, organization_id, workflow_id, workflow_version, status, trigger_type, trigger_node_id, triggered_by, automatic, live,
-    event_id, idempotency_key, retry_of, definition_hash, trigger_event, prop_values, vars, seed, snapshot, last_seq, error, started_at, finished_at, updated_at, owner)
-  VALUES ($1, $2, $3, $4, 'running', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, NULL, 1, NULL, $18, NULL, $18, $19)`
+    event_id, idempotency_key, retry_of, definition_hash, trigger_event, prop_values, vars, seed, snapshot, last_seq, error, started_at, finished_at, updated_at, owner,
+    traceparent, trace_caller)
+  VALUES ($1, $2, $3, $4, 'running', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, NULL, 1, NULL, $18, NULL, $18, $19, $20, $21)`
 
 const SUMMARY_COLUMNS =
   'id, organization_id, workflow_id, workflow_version, status, trigger_type, trigger_node_id, triggered_by, automatic, live, event_id, retry_of, definition_hash, prop_values, vars, error, started_at, finished_at, updated_at, last_seq'
@@ -68,6 +74,7 @@ export const runs = {
     return db.run(INSERT_RUN_SQL, [
       r.id, r.organizationId, r.workflowId, r.workflowVersion, r.triggerType, r.triggerNodeId, r.triggeredBy, r.automatic ? 1 : 0, r.live ? 1 : 0,
       r.eventId, r.idempotencyKey, r.retryOf, r.definitionHash, r.triggerEvent, r.propValues, r.vars, r.seed, r.startedAt, r.owner,
+      r.traceparent ?? null, r.traceCaller ?? null,
     ])
   },
   /**

@@ -251,6 +251,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       runId: row.id, organizationId: row.organization_id, workflowId: row.workflow_id, workflowVersion: row.workflow_version,
       automatic: row.automatic === 1, live: row.live === 1, definitionHash: row.definition_hash,
       variableDefs: stored.variableDefs ?? [], lastSeq: row.last_seq, startedAt: Number(row.started_at),
+      traceparent: row.traceparent ?? null, traceCaller: row.trace_caller ?? null,
     }
     if (row.snapshot) {
       const snapshot = JSON.parse(row.snapshot)

@@ -6,6 +6,7 @@
  * published on the bus only after that commit.
  */
 import type { Metrics } from '../../core/metrics.ts'
+import type { Tracing } from '../../core/ports/tracing.ts'
 import type { RunStatus } from '../../core/domain/run.ts'
 import { isTerminalRunEvent, workflowPaused } from '../../core/domain/run-events.ts'
 import { publishEvents, type RecordedEvent } from '../../core/events.ts'
@@ -42,6 +43,8 @@ export interface JournalDeps {
   readonly workerId: string
   /** Counts finished runs and node executions, and the size of each journal write. */
   readonly metrics?: Metrics
+  /** Reports the spans of ended node executions and runs. */
+  readonly tracing?: Tracing
 }
 
 /** Metrics of what a journal write made durable: ended runs and node executions. */
@@ -60,6 +63,26 @@ function observe(metrics: Metrics, meta: RunMeta, events: ReadonlyArray<JournalE
       if (!node?.type || e.data.trigger || e.data.reused) continue
       const outcome = e.type.slice('node.'.length)
       metrics.nodeDuration.observe({ node_type: node.type, outcome }, Math.max(0, ((node.finishedAt ?? e.at) - (node.startedAt ?? e.at)) / 1000))
+    }
+  }
+}
+
+/** Spans of what a journal write made durable: node executions, the run's end, resumptions. */
+function trace(tracing: Tracing, meta: RunMeta, events: ReadonlyArray<JournalEvent & { at: number }>, snapshot: unknown) {
+  const run = { traceparent: meta.traceparent!, parent: meta.traceCaller ?? null, runId: meta.runId, workflowId: meta.workflowId, organizationId: meta.organizationId }
+  const nodes = (snapshot as { context?: { nodes?: Record<string, { nodeId?: string; type?: string; startedAt?: number; finishedAt?: number; attempts?: number }> } } | null)?.context?.nodes ?? {}
+  for (const e of events) {
+    if (e.type === 'node.succeeded' || e.type === 'node.failed' || e.type === 'node.partial') {
+      const key = String(e.data.key ?? '')
+      const node = nodes[key]
+      if (!node?.type || e.data.trigger || e.data.reused) continue
+      tracing.node(run, { nodeId: e.nodeId ?? node.nodeId ?? key, type: node.type, key, attempt: Number(e.data.attempt ?? node.attempts ?? 1) },
+        node.startedAt ?? e.at, node.finishedAt ?? e.at, e.type.slice('node.'.length), typeof e.data.error === 'string' ? e.data.error : undefined)
+    } else if (e.type === 'run.resumed') {
+      tracing.resumed(run, e.at, typeof e.data.key === 'string' ? e.data.key : null)
+    } else if (isTerminalRunEvent(e.type) && meta.startedAt !== undefined) {
+      const status = e.type === 'run.succeeded' ? 'success' : e.type === 'run.failed' ? 'failure' : e.type.slice('run.'.length)
+      tracing.run(run, meta.startedAt, e.at, status)
     }
   }
 }
@@ -99,6 +122,7 @@ export function createRunJournal(
         const recorded = await deps.store.write((tx) => write(tx, events, consumed, state))
         publishEvents(deps.bus, recorded)
         if (deps.metrics) observe(deps.metrics, meta, events, state.snapshot)
+        if (deps.tracing && meta.traceparent) trace(deps.tracing, meta, events, state.snapshot)
       } catch (error) {
         if (error instanceof LostOwnership || isUniqueViolation(error)) {
           // Fenced: the run moved to another worker, which continues from the stored snapshot.

@@ -33,6 +33,9 @@ export interface RunMeta {
   readonly lastSeq: number
   /** When the run was admitted (for its duration). */
   readonly startedAt?: number
+  /** The run's span context and the caller's it continues (tracing). */
+  readonly traceparent?: string | null
+  readonly traceCaller?: string | null
 }
 
 /** What a node's execution answers. */

@@ -437,17 +437,34 @@ describe.skipIf(!scaledOut)('2: a cancel always ends a run that has not ended', 
   let env: Record<string, string>
   let server: ServerProcess
   let worker: Awaited<ReturnType<typeof startWorker>> | null = null
+  // An OpenTelemetry collector of the test's own: the OTLP/HTTP JSON both processes export to.
+  const exported: Array<{ role: string; span: Record<string, any> }> = []
+  const collector = Bun.serve({
+    port: 0, hostname: '127.0.0.1',
+    async fetch(request) {
+      const body = await request.json() as { resourceSpans?: Array<{ resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> }; scopeSpans: Array<{ spans: Array<Record<string, any>> }> }> }
+      for (const rs of body.resourceSpans ?? []) {
+        const role = rs.resource.attributes.find((a) => a.key === 'automaton.role')?.value.stringValue ?? ''
+        for (const ss of rs.scopeSpans) for (const span of ss.spans) exported.push({ role, span })
+      }
+      return Response.json({})
+    },
+  })
 
   beforeAll(async () => {
     nats = await startNats(natsDir.path)
     pg = await freshPostgresUrl()
-    env = { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_DATABASE_URL: pg.url, AUTOMATON_NATS_URL: nats.url, AUTOMATON_BOOTSTRAP_KEY: KEY_A, AUTOMATON_HEARTBEAT_MS: '300' }
+    env = {
+      AUTOMATON_DATA_DIR: dir.path, AUTOMATON_DATABASE_URL: pg.url, AUTOMATON_NATS_URL: nats.url, AUTOMATON_BOOTSTRAP_KEY: KEY_A, AUTOMATON_HEARTBEAT_MS: '300',
+      AUTOMATON_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}`,
+    }
     // The API process alone: no worker takes the runs it admits.
     server = await startServer({ env })
   })
   afterAll(async () => {
     await worker?.stop('SIGKILL')
     await server?.stop('SIGKILL')
+    collector.stop(true)
     await nats?.stop()
     await pg?.drop()
     dir.remove()
@@ -489,5 +506,21 @@ describe.skipIf(!scaledOut)('2: a cancel always ends a run that has not ended', 
     // The worker serves its health and metrics there, and no API.
     expect((await fetch(`http://127.0.0.1:${workerPort}/healthz`)).status).toBe(200)
     expect((await fetch(`http://127.0.0.1:${workerPort}/v1/workflows`, { headers: { authorization: `Bearer ${KEY_A}` } })).status).toBe(404)
+
+    // A trace across the hop: the API admits the run in the caller's trace, the worker reports
+    // the run's span (the caller's child) and its node's (the run's child) to the collector.
+    const traced = await fetch(`${server.url}/v1/workflows/${created.body.data.id}/run`, {
+      method: 'POST', headers: { authorization: `Bearer ${KEY_A}`, 'content-type': 'application/json', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' }, body: '{}',
+    })
+    const tracedRun = (await traced.json() as { data: { runId: string } }).data.runId
+    const spansOf = () => exported.filter((e) => e.span.attributes?.some((a: { key: string; value: { stringValue?: string } }) => a.key === 'automaton.run.id' && a.value.stringValue === tracedRun))
+    await until('the run\'s spans at the collector', async () => spansOf().some((e) => e.span.name === 'run') || undefined)
+    const runSpan = spansOf().find((e) => e.span.name === 'run')!
+    expect(runSpan.role).toBe('worker')
+    expect(runSpan.span.traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736')
+    expect(runSpan.span.parentSpanId).toBe('00f067aa0ba902b7')
+    const nodeSpan = spansOf().find((e) => e.span.name === 'node log')!
+    expect(nodeSpan.span.traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736')
+    expect(nodeSpan.span.parentSpanId).toBe(runSpan.span.spanId)
   })
 })

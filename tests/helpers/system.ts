@@ -9,6 +9,7 @@ import type { Clock } from '../../core/ports/clock.ts'
 import type { PluginDefinition } from '../../core/plugin/sdk.ts'
 import type { EngineRole } from '../../runtime/index.ts'
 import type { HttpClient } from '../../core/ports/http-client.ts'
+import type { Tracing } from '../../core/ports/tracing.ts'
 import { freshPostgresUrl } from './services.ts'
 import { tempDir } from './tmp.ts'
 
@@ -49,6 +50,7 @@ export interface TestSystemOptions {
   plugins?: readonly PluginDefinition[]
   role?: EngineRole
   http?: HttpClient
+  tracing?: Tracing
 }
 
 export async function openTestSystem(kind: 'sqlite' | 'postgres', env: Record<string, string> = {}, options: TestSystemOptions = {}): Promise<TestSystem> {
@@ -74,7 +76,7 @@ async function openOn(kind: 'sqlite' | 'postgres', env: Record<string, string>, 
     AUTOMATON_PASSWORD_HASH_MEMORY_KIB: '19456',
     ...env,
   })
-  const system = await openSystem(config, { logger: silentLogger, clock: options.clock, plugins: options.plugins, role: options.role, http: options.http })
+  const system = await openSystem(config, { logger: silentLogger, clock: options.clock, plugins: options.plugins, role: options.role, http: options.http, tracing: options.tracing })
 
   async function newOrganization(name: string) {
     const org = await system.organizations.create(name)
