@@ -11,6 +11,9 @@
  * highest id below which every id is visible, and a missing id holds the horizon back until it
  * appears or every transaction that could hold it has ended (it was rolled back and never will).
  * Where that cannot be asked, GAP_WAIT_MS bounds the wait.
+ *
+ * These waits are on the system's time, not the engine's Clock: they measure how long a database
+ * transaction has been open, which a test clock (stopped, or moved by hours) must not change.
  */
 import { type RecordedEvent, toRecordedEvent } from '../core/events.ts'
 import type { Bus } from '../core/ports/bus.ts'

@@ -54,13 +54,16 @@ export const events = {
     return db.all<EventRow>('SELECT * FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [runId, afterSeq, limit])
   },
   /**
-   * A mark of the transactions that may still be writing journal rows: on Postgres the first
-   * transaction id not yet handed out. Null on SQLite, whose single writer commits ids in order,
+   * A mark of the transactions that may still be writing journal rows: on Postgres a transaction
+   * id handed out now, above every one handed out before. Null on SQLite, whose single writer commits ids in order,
    * so an id missing from what a reader sees will never appear.
    */
   async writersMark(store: Store): Promise<string | null> {
     if (store.dialect !== 'postgres') return null
-    const row = await store.get<{ mark: string }>('SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS mark')
+    // A new transaction id: every transaction that had one before is below it. (A snapshot's xmax
+    // will not do: it is one past the highest *completed* transaction, and a transaction still
+    // in progress may be above it, and then is not in the snapshot at all.)
+    const row = await store.get<{ mark: string }>('SELECT pg_current_xact_id()::text AS mark')
     return row?.mark ?? null
   },
   /** True once every transaction begun before the mark has committed or rolled back. */

@@ -10,7 +10,7 @@ import '../../core/plugin/formats.ts'
 import type { TObject } from '@sinclair/typebox'
 import type { OpenedConnector } from '../../core/domain/connector.ts'
 import { ConnectorUnavailableError } from '../../core/errors.ts'
-import type { Clock } from '../../core/ports/clock.ts'
+import { type Clock, sleepOn } from '../../core/ports/clock.ts'
 import type { Logger } from '../../core/ports/logger.ts'
 import type { ActionContext, Directive, ResumeContext, WaitRequest } from '../../core/plugin/sdk.ts'
 import type { AnyAction, Registry } from '../../core/plugin/registry.ts'
@@ -121,7 +121,7 @@ export function createNodeRunner(deps: {
   function executeWith(plan: Plan, state: RunState, controller: Controller, mask: ValueMask): Outcome | PendingOutcome {
     const delay = state.current!.frame.retryDelayMs
     if (!delay) return start(plan, state, controller, mask)
-    return pendingOf(controller, sleep(delay, controller.signal).then(() => outcomeOf(start(plan, state, controller, mask))))
+    return pendingOf(controller, sleepOn(deps.clock, delay, controller.signal).then(() => outcomeOf(start(plan, state, controller, mask))))
   }
 
   function start(plan: Plan, state: RunState, controller: Controller, mask: ValueMask): Outcome | PendingOutcome {
@@ -199,7 +199,7 @@ export function createNodeRunner(deps: {
     try {
       const output = action.run(ctx)
       if (!isThenable(output)) return succeeded(output)
-      return pendingOf(controller, withTimeout(Promise.resolve(output), node.def.timeoutMs, controller).then(succeeded, (error) => failed(error, payload, redact, logs)))
+      return pendingOf(controller, withTimeout(deps.clock, Promise.resolve(output), node.def.timeoutMs, controller).then(succeeded, (error) => failed(error, payload, redact, logs)))
     } catch (error) {
       return failed(error, payload, redact, logs)
     }
@@ -329,26 +329,17 @@ const outcomeOf = (result: Outcome | PendingOutcome): Outcome | Promise<Outcome>
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   !!value && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function'
 
-function withTimeout<T>(work: Promise<T>, timeoutMs: number | undefined, controller: Controller): Promise<T> {
+/** The work, or a NodeTimeoutError once `timeoutMs` of the clock's time passed first. */
+function withTimeout<T>(clock: Clock, work: Promise<T>, timeoutMs: number | undefined, controller: Controller): Promise<T> {
   const aborted = new Promise<never>((_, reject) => {
     if (controller.signal.aborted) reject(controller.signal.reason)
     controller.signal.addEventListener('abort', () => reject(controller.signal.reason ?? new Error('aborted')), { once: true })
   })
   aborted.catch(() => {})
   if (!timeoutMs) return Promise.race([work, aborted])
-  const timer = setTimeout(() => controller.abort(new NodeTimeoutError(`the node timed out after ${timeoutMs} ms`)), timeoutMs)
-  return Promise.race([work, aborted]).finally(() => clearTimeout(timer))
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason)
-    const timer = setTimeout(resolve, ms)
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer)
-      reject(signal.reason)
-    }, { once: true })
-  })
+  const timer = new AbortController()
+  sleepOn(clock, timeoutMs, timer.signal).then(() => controller.abort(new NodeTimeoutError(`the node timed out after ${timeoutMs} ms`)), () => {})
+  return Promise.race([work, aborted]).finally(() => timer.abort())
 }
 
 /** Whether a schema, or any schema inside it, has a `default` (a value or a function). */

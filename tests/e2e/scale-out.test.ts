@@ -206,6 +206,12 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
     expect(resumed.every((r) => Number(r.n) === 1)).toBe(true)
     await Promise.race([reading, Bun.sleep(10_000)])
     await reader.cancel().catch(() => {})
+    const missing = accepted.filter((id) => !text.includes(`"runId":"${id}"`) || !new RegExp(`event: run\\.succeeded\\ndata: [^\\n]*"runId":"${id}"`).test(text))
+    if (missing.length > 0) {
+      const rows = await queryDatabase<{ id: number; run_id: string; type: string }>(env, "SELECT id, run_id, type FROM events WHERE workflow_id = $1 AND type = 'run.succeeded' ORDER BY id", [w.id])
+      const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]))
+      console.error('stream missed', missing.length, 'runs; their run.succeeded ids', rows.filter((r) => missing.includes(r.run_id)).map((r) => r.id), 'last id streamed', Math.max(...ids), 'ids streamed', ids.length)
+    }
     for (const id of accepted) expect(text).toContain(`"runId":"${id}"`)
     expect((text.match(/event: run\.succeeded/g) ?? []).length).toBe(100)
 

@@ -90,6 +90,29 @@ describe.skipIf(!TEST_DATABASE_URL)('activity streams on Postgres', () => {
     stop()
   })
 
+  it('holds back an id whose transaction is the newest one running, while an older transaction commits the next id', async () => {
+    const { seen, stop } = await subscribe(60_000)
+    // The committing transaction gets its transaction id first; the one holding the smaller
+    // journal id gets a later transaction id, and no transaction after it has completed.
+    const older = await raw.reserve()
+    await older`BEGIN`
+    await older`SELECT pg_current_xact_id()`
+    const slow = await pending('newest-writer')
+    const [fast] = await older`INSERT INTO events (organization_id, workflow_id, run_id, seq, type, node_id, data, at)
+      VALUES ('org_a', 'wf_1', NULL, NULL, 'older-writer', NULL, '{}', ${Date.now()}) RETURNING id`
+    await older`COMMIT`
+    older.release()
+    expect(Number(fast.id)).toBeGreaterThan(slow.id)
+    bus.publish(`evt.org_a.wf_1`, { organizationId: 'org_a' })
+    await sleep(500)
+    expect(seen).toEqual([])
+    await slow.end(true)
+    await record('after')
+    await until(() => seen.length === 3)
+    expect(seen.map((e) => e.type)).toEqual(['newest-writer', 'older-writer', 'after'])
+    stop()
+  })
+
   it('moves past an id whose insert rolled back as soon as its transaction ended, not after the gap wait', async () => {
     const { seen, stop } = await subscribe(60_000)
     const doomed = await pending('doomed')
