@@ -6,6 +6,7 @@
  * within the wait (no worker is running, or the run cannot be executed), the run is ended as
  * cancelled here, and fenced so that no worker writes to it again.
  */
+import { clearWaiting, runInbox } from '../core/store/run-side.ts'
 import type { RunStatus } from '../core/domain/run.ts'
 import { isTerminal } from '../core/domain/run.ts'
 import { conflict, notFound } from '../core/errors.ts'
@@ -35,7 +36,7 @@ export function createRunControl(deps: {
 }): RunControl {
   const post = async (runId: string, event: Record<string, unknown>) => {
     const id = deps.ids.next('evt')
-    await deps.store.write((tx) => tx.run('INSERT INTO run_inbox (id, run_id, event, created_at) VALUES ($1, $2, $3, $4)', [id, runId, JSON.stringify(event), deps.clock.now()]))
+    await deps.store.write((tx) => runInbox.add(tx, { id, runId, event: JSON.stringify(event), at: deps.clock.now() }))
     return id
   }
 
@@ -55,9 +56,8 @@ export function createRunControl(deps: {
         [at, seq, CANCELLED_OWNER, runId],
       )
       if (changed === 0) return []
-      await tx.run('DELETE FROM run_inbox WHERE run_id = $1', [runId])
-      await tx.run('DELETE FROM timers WHERE run_id = $1', [runId])
-      await tx.run('DELETE FROM waits WHERE run_id = $1', [runId])
+      await runInbox.clear(tx, runId)
+      await clearWaiting(tx, runId)
       const event = { organizationId: row.organization_id, workflowId: row.workflow_id, runId, seq, nodeId: null, type: 'run.cancelled', data: { runId, workflowId: row.workflow_id, reason: CANCEL_REASON }, at }
       return deps.recorder.record(tx, [event])
     })

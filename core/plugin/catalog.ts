@@ -4,66 +4,19 @@
  * spirit. Schemas are plain JSON Schema (TypeBox's symbols stripped). Computed once per
  * registry; filtering by tags is a lookup, not a rebuild.
  */
-import type { TSchema } from '@sinclair/typebox'
+import type { Static, TSchema } from '@sinclair/typebox'
+import type { ActionEntry as ActionEntrySchema, ConnectorTypeEntry as ConnectorTypeEntrySchema, TriggerEntry as TriggerEntrySchema } from '../domain/catalog.ts'
 import type { ConnectorRequirement, PluginDefinition } from './definitions.ts'
 import type { Registry } from './registry.ts'
 import { secretFieldsOf } from './schemas.ts'
 
 export type JsonSchema = Record<string, unknown>
 
-export interface CatalogConnector {
-  type: string
-  accountType?: string
-  walletSupport?: string[]
-}
-
-export interface TriggerEntry {
-  type: string
-  name: string
-  description: string
-  documentationUrl: string
-  logoUrl: string
-  platform: string
-  createdBy: string
-  plugin: string
-  tags: string[]
-  connector: CatalogConnector | null
-  payloadSchema: JsonSchema
-  resultSchema: JsonSchema
-  waitPayloadSchema: JsonSchema | null
-}
-
-export interface ActionEntry {
-  type: string
-  name: string
-  description: string
-  documentationUrl: string
-  logoUrl: string
-  createdBy: string
-  plugin: string
-  tags: string[]
-  connector: CatalogConnector | null
-  payloadSchema: JsonSchema
-  resultSchema: JsonSchema
-  branches: string[]
-  loop: boolean
-}
-
-export interface ConnectorTypeEntry {
-  type: string
-  name: string
-  description: string
-  provider: string
-  documentationUrl: string
-  logoUrl: string
-  createdBy: string
-  plugin: string
-  tags: string[]
-  accountType: string | null
-  walletSupport: string[] | null
-  dataSchema: JsonSchema
-  secretFields: string[]
-}
+/** The entries' types are the catalog schemas' (core/domain/catalog.ts): one name per schema and type. */
+export type TriggerEntry = Static<typeof TriggerEntrySchema>
+export type ActionEntry = Static<typeof ActionEntrySchema>
+export type ConnectorTypeEntry = Static<typeof ConnectorTypeEntrySchema>
+export type CatalogConnector = NonNullable<TriggerEntry['connector']>
 
 export interface Catalog {
   triggers: readonly TriggerEntry[]

@@ -2,17 +2,17 @@
  * What the HTTP API needs from the run engine, as ports the engine (runtime/) implements:
  * admitting runs, steering them, and checking definitions. Core never imports the engine.
  */
+import type { Static, TUnknown } from '@sinclair/typebox'
+import type { TriggerEvent as TriggerEventSchema } from '../plugin/schemas.ts'
 import type { ErrorDetail } from '../errors.ts'
 import type { NodeRecord, RunStatus, TriggeredBy } from '../domain/run.ts'
 import type { Definition } from '../domain/workflow.ts'
 
-/** The event a run starts with; the trigger node's result. */
-export interface TriggerEvent {
-  type: string
-  body: unknown
-  headers: Record<string, string>
-  receivedAt: string
-}
+/**
+ * The event a run starts with; the trigger node's result. The type of the SDK's `TriggerEvent`
+ * schema (core/plugin/schemas.ts), with a body of any shape: one name for the schema and its type.
+ */
+export type TriggerEvent = Static<ReturnType<typeof TriggerEventSchema<TUnknown>>>
 
 export interface DispatchRequest {
   organizationId: string

@@ -8,6 +8,7 @@ import type { Clock } from '../ports/clock.ts'
 import type { Ids } from '../ports/ids.ts'
 import type { Store } from '../ports/store.ts'
 import { apps, type AppRow } from '../store/templates.ts'
+import { workflows } from '../store/workflows.ts'
 import { iso } from '../time.ts'
 import { actorOf, type Principal } from './auth.ts'
 
@@ -59,7 +60,7 @@ export function createAppService(deps: { store: Store; clock: Clock; ids: Ids })
       await store.write(async (tx) => {
         const next = row.latest_version + 1
         await apps.insertVersion(tx, { id: deps.ids.next('app'), appId: id, version: next, files: JSON.stringify(files), size, at, by })
-        await tx.run('UPDATE apps SET name = $1, latest_version = $2, updated_at = $3, updated_by = $4 WHERE id = $5', [body.name ?? row.name, next, at, by, id])
+        await apps.setLatest(tx, { id, name: body.name ?? row.name, latestVersion: next, at, by })
       })
       return this.get(caller, id)
     },
@@ -81,7 +82,7 @@ export function createAppService(deps: { store: Store; clock: Clock; ids: Ids })
         const row = await own(caller, appId)
         if (version !== undefined && !(await apps.version(store, row.id, version))) throw badRequest('no such version of the app', [{ path: '/version', message: 'unknown version' }])
       }
-      await store.write((tx) => tx.run('UPDATE workflows SET app_id = $1, app_version = $2 WHERE id = $3', [appId, appId ? (version ?? null) : null, workflowId]))
+      await store.write((tx) => workflows.setApp(tx, workflowId, appId, appId ? (version ?? null) : null))
       return { workflowId, appId, version: appId ? (version ?? null) : null }
     },
     /** What `/w/{workflowId}/…` serves: the widget settings and the app's files, or null (404). */

@@ -30,6 +30,7 @@ import type { Logger } from '../ports/logger.ts'
 import { timingSafeEqual } from '../security/hash.ts'
 import { apps, type ShownTemplateRow, type TagRow, tags, templates, type TemplateFilter, type TemplateRow } from '../store/templates.ts'
 import { users } from '../store/users.ts'
+import { workflows } from '../store/workflows.ts'
 import { iso } from '../time.ts'
 import { BoundedMap } from '../bounded-map.ts'
 import { actorOf, type Principal, requirePermission } from './auth.ts'
@@ -485,15 +486,15 @@ export function createTemplateService(deps: {
         name: body.name ?? content.name, description: content.description, definition,
         cooldownMs: content.cooldownMs, maxRuns: content.maxRuns, uiMetadata: content.uiMetadata, sourceTemplateId: id,
       }, async (tx, workflowId) => {
-        await tx.run('UPDATE workflows SET prop_values = $1, sealed_props = $2 WHERE id = $3', [JSON.stringify(plain), sealed, workflowId])
-        await tx.run('UPDATE templates SET fork_count = fork_count + 1 WHERE id = $1', [id])
+        await workflows.setPropValues(tx, workflowId, JSON.stringify(plain), sealed)
+        await templates.countFork(tx, id)
         if (app && appVersion) {
           const at = clock.now()
           const by = actorOf(caller)
           const appId = deps.ids.next('app')
           await apps.insert(tx, { id: appId, organization_id: caller.organizationId, name: app.name, latest_version: 1, created_at: at, created_by: by, updated_at: at, updated_by: by })
           await apps.insertVersion(tx, { id: deps.ids.next('app'), appId, version: 1, files: appVersion.files, size: appVersion.size, at, by })
-          await tx.run('UPDATE workflows SET app_id = $1, app_version = NULL WHERE id = $2', [appId, workflowId])
+          await workflows.setApp(tx, workflowId, appId, null)
         }
       })
       changed()
@@ -534,7 +535,7 @@ export function createTemplateService(deps: {
       const at = clock.now()
       const id = deps.ids.next('tag')
       await store.write(async (tx) => {
-        if (await tx.get('SELECT 1 AS one FROM tags WHERE slug = $1', [body.slug])) throw conflict(`the tag ${body.slug} exists`, [{ path: '/slug', message: 'taken' }])
+        if (await tags.bySlug(tx, body.slug)) throw conflict(`the tag ${body.slug} exists`, [{ path: '/slug', message: 'taken' }])
         await tags.insert(tx, {
           id, slug: body.slug, name: body.name, description: body.description ?? '', image_url: body.imageUrl ?? '',
           categories: JSON.stringify(body.categories ?? []), weight: body.weight ?? 0, created_at: at, updated_at: at,
@@ -550,8 +551,8 @@ export function createTemplateService(deps: {
         const row = await tags.byId(tx, id)
         if (!row) throw notFound('tag')
         if (body.slug && body.slug !== row.slug) {
-          if (await tx.get('SELECT 1 AS one FROM tags WHERE slug = $1', [body.slug])) throw conflict(`the tag ${body.slug} exists`, [{ path: '/slug', message: 'taken' }])
-          if (await tx.get('SELECT 1 AS one FROM template_tags WHERE slug = $1', [row.slug])) {
+          if (await tags.bySlug(tx, body.slug)) throw conflict(`the tag ${body.slug} exists`, [{ path: '/slug', message: 'taken' }])
+          if (await templates.tagInUse(tx, row.slug)) {
             throw conflict('templates carry this tag: its slug cannot change', [{ path: '/slug', message: 'in use' }])
           }
         }

@@ -69,6 +69,21 @@ const SUMMARY_COLUMNS =
   'id, organization_id, workflow_id, workflow_version, status, trigger_type, trigger_node_id, triggered_by, automatic, live, event_id, retry_of, definition_hash, prop_values, vars, error, started_at, finished_at, updated_at, last_seq'
 
 export const runs = {
+  /**
+   * The journal's write of a run's state: status, snapshot, sequence, variables, and its end. The
+   * run must still be this worker's (or no one's): 0 rows changed means another worker owns it.
+   */
+  saveState(db: SqlExecutor, s: {
+    runId: string; workerId: string; status: string; snapshot: string; lastSeq: number; at: number; vars: string
+    finishedAt: number | null; error: string | null; owner: string | null
+  }) {
+    return db.run(
+      `UPDATE runs SET status = $1, snapshot = $2, last_seq = $3, updated_at = $4, vars = $5,
+         finished_at = COALESCE(finished_at, $6), error = COALESCE($7, error), owner = $8
+       WHERE id = $9 AND (owner = $10 OR owner IS NULL)`,
+      [s.status, s.snapshot, s.lastSeq, s.at, s.vars, s.finishedAt, s.error, s.owner, s.runId, s.workerId],
+    )
+  },
   /** Stores a run being admitted. */
   insert(db: SqlExecutor, r: NewRun) {
     return db.run(INSERT_RUN_SQL, [

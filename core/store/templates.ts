@@ -88,6 +88,8 @@ export const templates = {
     return db.run(`UPDATE templates SET ${keys.map((k, i) => `${k} = $${i + 1}`).join(', ')} WHERE id = $${keys.length + 1}`, [...keys.map((k) => patch[k] as SqlValue), id])
   },
   byId: (db: SqlExecutor, id: string) => db.get<TemplateRow>('SELECT * FROM templates WHERE id = $1', [id]),
+  countFork: (db: SqlExecutor, id: string) => db.run('UPDATE templates SET fork_count = fork_count + 1 WHERE id = $1', [id]),
+  tagInUse: async (db: SqlExecutor, slug: string) => (await db.get('SELECT 1 AS one FROM template_tags WHERE slug = $1 LIMIT 1', [slug])) !== undefined,
   slugTaken: async (db: SqlExecutor, organizationId: string, slug: string, except = '') =>
     (await db.get('SELECT 1 AS one FROM templates WHERE organization_id = $1 AND slug = $2 AND id <> $3', [organizationId, slug, except])) !== undefined,
   async insertVersion(db: SqlExecutor, dialect: Dialect, v: { templateId: string; version: number; content: string; searchText: string; tags: readonly string[]; at: number; by: string }) {
@@ -224,6 +226,7 @@ export const tags = {
   },
   remove: (db: SqlExecutor, id: string) => db.run('DELETE FROM tags WHERE id = $1', [id]),
   byId: (db: SqlExecutor, id: string) => db.get<TagRow>('SELECT * FROM tags WHERE id = $1', [id]),
+  bySlug: (db: SqlExecutor, slug: string) => db.get<TagRow>('SELECT * FROM tags WHERE slug = $1', [slug]),
   all: (db: SqlExecutor) => db.all<TagRow>('SELECT * FROM tags'),
   slugs: async (db: SqlExecutor) => (await db.all<{ slug: string }>('SELECT slug FROM tags')).map((r) => r.slug),
   /** Per tag slug: approved public templates, promoted ones, and the organization's own (not archived). */
@@ -268,6 +271,8 @@ export const apps = {
     db.get<{ id: string; version: number; files: string; size: number; created_at: number; created_by: string }>(
       'SELECT id, version, files, size, created_at, created_by FROM app_versions WHERE app_id = $1 AND version = $2', [appId, version],
     ),
+  setLatest: (db: SqlExecutor, a: { id: string; name: string; latestVersion: number; at: number; by: string }) =>
+    db.run('UPDATE apps SET name = $1, latest_version = $2, updated_at = $3, updated_by = $4 WHERE id = $5', [a.name, a.latestVersion, a.at, a.by, a.id]),
   versionById: (db: SqlExecutor, id: string) =>
     db.get<{ id: string; app_id: string; version: number; files: string; size: number }>('SELECT id, app_id, version, files, size FROM app_versions WHERE id = $1', [id]),
 }

@@ -90,6 +90,27 @@ const WORKFLOW_COLUMNS = [
 const placeholders = (n: number, from = 1) => Array.from({ length: n }, (_, i) => `$${i + from}`).join(', ')
 
 export const workflows = {
+  /**
+   * Pauses a live workflow that is active (and, when given, still at `version`), with a reason;
+   * 0 when it was not active.
+   */
+  pauseLive: (db: SqlExecutor, p: { id: string; reason: string; at: number; version?: number }) =>
+    p.version === undefined
+      ? db.run("UPDATE workflows SET live_status = 'paused', paused_reason = $1, updated_at = $2 WHERE id = $3 AND live_status = 'active' AND archived_at IS NULL", [p.reason, p.at, p.id])
+      : db.run(
+        "UPDATE workflows SET live_status = 'paused', paused_reason = $1, updated_at = $2 WHERE id = $3 AND live_version = $4 AND live_status = 'active' AND archived_at IS NULL",
+        [p.reason, p.at, p.id, p.version],
+      ),
+  /** One more automatic run failed in a row: the count after it. */
+  async countFailure(db: SqlExecutor, id: string): Promise<number> {
+    const row = await db.get<{ n: number }>('UPDATE workflows SET consecutive_failures = consecutive_failures + 1 WHERE id = $1 RETURNING consecutive_failures AS n', [id])
+    return Number(row?.n ?? 0)
+  },
+  resetFailures: (db: SqlExecutor, id: string) => db.run('UPDATE workflows SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0', [id]),
+  setPropValues: (db: SqlExecutor, id: string, plain: string, sealed: string | null) =>
+    db.run('UPDATE workflows SET prop_values = $1, sealed_props = $2 WHERE id = $3', [plain, sealed, id]),
+  setApp: (db: SqlExecutor, id: string, appId: string | null, version: number | null) =>
+    db.run('UPDATE workflows SET app_id = $1, app_version = $2 WHERE id = $3', [appId, version, id]),
   async insert(db: SqlExecutor, w: WorkflowRow) {
     await db.run(`INSERT INTO workflows (${WORKFLOW_COLUMNS.join(', ')}) VALUES (${placeholders(WORKFLOW_COLUMNS.length)})`, WORKFLOW_COLUMNS.map((c) => w[c]))
   },

@@ -7,6 +7,7 @@
  * or starts waiting: its journal is flushed and its actor stopped, so a waiting run costs a
  * row, not memory. Inbox events are sent to the actor and deleted with the next flush.
  */
+import { runInbox } from '../../core/store/run-side.ts'
 import { createActor } from 'xstate'
 import type { Definition } from '../../core/domain/workflow.ts'
 import { isTerminal } from '../../core/domain/run.ts'
@@ -241,7 +242,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     const row = await deps.store.get<RunRow>('SELECT * FROM runs WHERE id = $1', [entry.runId])
     const inbox = await deps.store.all<{ id: string; event: string }>('SELECT id, event FROM run_inbox WHERE run_id = $1 ORDER BY id', [entry.runId])
     if (!row || isTerminal(row.status) || (row.status === 'waiting' && inbox.length === 0)) {
-      if (row && isTerminal(row.status) && inbox.length > 0) await deps.store.write((tx) => tx.run('DELETE FROM run_inbox WHERE run_id = $1', [entry.runId]))
+      if (row && isTerminal(row.status) && inbox.length > 0) await deps.store.write((tx) => runInbox.clear(tx, entry.runId))
       return release(entry)
     }
     const body = await runs.definition(deps.store, row.definition_hash)
@@ -322,7 +323,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
           "UPDATE runs SET status = 'failure', error = $1, finished_at = $2, updated_at = $2, last_seq = $3 WHERE id = $4 AND status IN ('running', 'waiting')",
           [JSON.stringify(error), at, seq, runId],
         )
-        await tx.run('DELETE FROM run_inbox WHERE run_id = $1', [runId])
+        await runInbox.clear(tx, runId)
         return deps.recorder.record(tx, [{ organizationId: row.organization_id, workflowId: row.workflow_id, runId, seq, nodeId: null, type: 'run.failed', data: { error }, at }])
       })
       publishEvents(deps.bus, recorded)

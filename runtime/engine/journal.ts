@@ -6,6 +6,9 @@
  * published on the bus only after that commit.
  */
 import type { Metrics } from '../../core/metrics.ts'
+import { runs } from '../../core/store/runs.ts'
+import { workflows } from '../../core/store/workflows.ts'
+import { clearWaiting, runInbox, runTimers, runWaits, workflowVariables } from '../../core/store/run-side.ts'
 import type { Tracing } from '../../core/ports/tracing.ts'
 import type { RunStatus } from '../../core/domain/run.ts'
 import { isTerminalRunEvent, workflowPaused } from '../../core/domain/run-events.ts'
@@ -152,18 +155,14 @@ export function createRunJournal(
     })))
     const terminal = events.find((e) => isTerminalRunEvent(e.type))
     // A run that waits or ended needs no owner; whoever resumes it next takes it.
-    const changed = await tx.run(
-      `UPDATE runs SET status = $1, snapshot = $2, last_seq = $3, updated_at = $4, vars = $5,
-         finished_at = COALESCE(finished_at, $6), error = COALESCE($7, error), owner = $8
-       WHERE id = $9 AND (owner = $10 OR owner IS NULL)`,
-      [
-        state.status, JSON.stringify(state.snapshot), events.length ? events[events.length - 1].seq : seq, now, JSON.stringify(state.vars),
-        terminal ? terminal.at : null, terminal && state.error ? JSON.stringify(state.error) : null,
-        state.status === 'running' ? deps.workerId : null, meta.runId, deps.workerId,
-      ],
-    )
+    const changed = await runs.saveState(tx, {
+      runId: meta.runId, workerId: deps.workerId, status: state.status, snapshot: JSON.stringify(state.snapshot),
+      lastSeq: events.length ? events[events.length - 1].seq : seq, at: now, vars: JSON.stringify(state.vars),
+      finishedAt: terminal ? terminal.at : null, error: terminal && state.error ? JSON.stringify(state.error) : null,
+      owner: state.status === 'running' ? deps.workerId : null,
+    })
     if (changed === 0) throw new LostOwnership(meta.runId)
-    for (const id of consumed) await tx.run('DELETE FROM run_inbox WHERE id = $1', [id])
+    for (const id of consumed) await runInbox.consume(tx, id)
     for (const e of events) await sideRows(tx, e)
     if (terminal) recorded.push(...(await runControls(tx, terminal.type, events)))
     return recorded
@@ -174,39 +173,32 @@ export function createRunJournal(
     if (e.type === 'node.waiting' && key) {
       const wait = e.data.wait as WaitInfo
       waitedKeys.add(key)
-      await tx.run('DELETE FROM timers WHERE run_id = $1 AND node_key = $2', [meta.runId, key])
-      await tx.run('DELETE FROM waits WHERE run_id = $1 AND node_key = $2', [meta.runId, key])
+      await clearWaiting(tx, meta.runId, key)
       if (wait.until !== undefined) await insertTimer(tx, key, 'wake', wait.until)
       if (wait.timeoutMs !== undefined) await insertTimer(tx, key, 'timeout', wait.startedAt + wait.timeoutMs)
       if (wait.kind !== 'waiting') return
-      await tx.run(
-        'INSERT INTO waits (id, organization_id, workflow_id, run_id, node_id, node_key, trigger_type, match, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
-        [deps.ids.next('tmr'), meta.organizationId, meta.workflowId, meta.runId, e.nodeId, key, wait.triggerType ?? null, wait.match ? JSON.stringify(wait.match) : null, e.at,
-          wait.timeoutMs !== undefined ? wait.startedAt + wait.timeoutMs : null],
-      )
+      await runWaits.add(tx, {
+        id: deps.ids.next('tmr'), organizationId: meta.organizationId, workflowId: meta.workflowId, runId: meta.runId, nodeId: e.nodeId, nodeKey: key,
+        triggerType: wait.triggerType ?? null, match: wait.match ? JSON.stringify(wait.match) : null, at: e.at,
+        expiresAt: wait.timeoutMs !== undefined ? wait.startedAt + wait.timeoutMs : null,
+      })
     } else if (key && NODE_DONE.has(e.type) && waitedKeys.delete(key)) {
-      await tx.run('DELETE FROM timers WHERE run_id = $1 AND node_key = $2', [meta.runId, key])
-      await tx.run('DELETE FROM waits WHERE run_id = $1 AND node_key = $2', [meta.runId, key])
+      await clearWaiting(tx, meta.runId, key)
     }
     if (e.type === 'node.succeeded' && e.data.vars) {
       for (const [name, value] of Object.entries(e.data.vars as Record<string, unknown>)) {
         if (!persistLifetime.has(name)) continue
-        await tx.run(
-          `INSERT INTO workflow_variables (workflow_id, name, value, updated_at) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (workflow_id, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-          [meta.workflowId, name, JSON.stringify(value ?? null), e.at],
-        )
+        await workflowVariables.set(tx, { workflowId: meta.workflowId, name, value: JSON.stringify(value ?? null), at: e.at })
       }
     }
     if (isTerminalRunEvent(e.type) && waitedKeys.size > 0) {
       waitedKeys.clear()
-      await tx.run('DELETE FROM timers WHERE run_id = $1', [meta.runId])
-      await tx.run('DELETE FROM waits WHERE run_id = $1', [meta.runId])
+      await clearWaiting(tx, meta.runId)
     }
   }
 
   function insertTimer(tx: SqlExecutor, key: string, kind: string, fireAt: number) {
-    return tx.run('INSERT INTO timers (id, run_id, node_key, kind, fire_at) VALUES ($1, $2, $3, $4, $5)', [deps.ids.next('tmr'), meta.runId, key, kind, fireAt])
+    return runTimers.add(tx, { id: deps.ids.next('tmr'), runId: meta.runId, nodeKey: key, kind, fireAt })
   }
 
   /** Consecutive failures, removed actions and spent AI credits pause the live version; a success resets the count. */
@@ -218,16 +210,13 @@ export function createRunJournal(
     if (disabled) reason = 'disabled_action'
     else if (exhausted) reason = 'cu_exhausted'
     else if (meta.automatic && terminal === 'run.failed') {
-      const row = await tx.get<{ n: number }>('UPDATE workflows SET consecutive_failures = consecutive_failures + 1 WHERE id = $1 RETURNING consecutive_failures AS n', [meta.workflowId])
-      if (deps.consecutiveFailuresPause > 0 && row && Number(row.n) >= deps.consecutiveFailuresPause) reason = 'consecutive_failures'
+      const failures = await workflows.countFailure(tx, meta.workflowId)
+      if (deps.consecutiveFailuresPause > 0 && failures >= deps.consecutiveFailuresPause) reason = 'consecutive_failures'
     } else if (meta.automatic) {
-      await tx.run('UPDATE workflows SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0', [meta.workflowId])
+      await workflows.resetFailures(tx, meta.workflowId)
     }
     if (!reason) return []
-    const changed = await tx.run(
-      "UPDATE workflows SET live_status = 'paused', paused_reason = $1, updated_at = $2 WHERE id = $3 AND live_version = $4 AND live_status = 'active' AND archived_at IS NULL",
-      [reason, deps.clock.now(), meta.workflowId, meta.workflowVersion],
-    )
+    const changed = await workflows.pauseLive(tx, { id: meta.workflowId, reason, at: deps.clock.now(), version: meta.workflowVersion })
     if (changed === 0) return []
     return deps.recorder.record(tx, [workflowPaused(meta, reason, deps.clock.now(), { runId: meta.runId })])
   }

@@ -12,15 +12,16 @@ import type { OpenedConnector } from '../../core/domain/connector.ts'
 import { ConnectorUnavailableError } from '../../core/errors.ts'
 import { type Clock, sleepOn } from '../../core/ports/clock.ts'
 import type { Logger } from '../../core/ports/logger.ts'
-import type { ActionContext, Directive, ResumeContext, WaitRequest } from '../../core/plugin/sdk.ts'
+import type { ActionContext, ResumeContext, WaitRequest } from '../../core/plugin/sdk.ts'
 import type { AnyAction, Registry } from '../../core/plugin/registry.ts'
-import { evaluateCondition, resolveValue } from '../expressions/index.ts'
+import { resolveValue } from '../expressions/index.ts'
 import { createRedactor, type Redactor } from './redact.ts'
 import type { Capabilities } from './capabilities.ts'
 import { isPending } from './machine.ts'
 import type { NodeRunner, Outcome, PendingOutcome, ResumeTask } from './types.ts'
 import type { Plan } from './plan.ts'
 import { scopeLookup } from './scope.ts'
+import { actionContext, isDirective, makeDirective } from './action-context.ts'
 import { AiUnavailableError, CreditsExhaustedError } from '../../core/services/ai.ts'
 import type { SecretProps } from '../../core/services/secret-props.ts'
 import type { RunState } from './state.ts'
@@ -34,20 +35,6 @@ import { nestsDeeperThan } from '../../core/json.ts'
  */
 export const MAX_OUTCOME_DEPTH = 1000
 
-const DIRECTIVE = Symbol.for('automaton.directive')
-
-export function makeDirective(kind: 'branch', branch: string, result: unknown): Directive
-export function makeDirective(kind: 'wait', wait: WaitRequest): Directive
-export function makeDirective(kind: 'loop', items: readonly unknown[]): Directive
-export function makeDirective(kind: string, a: unknown, b?: unknown): Directive {
-  const base = { [DIRECTIVE]: true, kind }
-  if (kind === 'branch') return { ...base, branch: a, result: b } as unknown as Directive
-  if (kind === 'wait') return { ...base, wait: a } as unknown as Directive
-  return { ...base, items: a } as unknown as Directive
-}
-
-const isDirective = (value: unknown): value is Directive & { kind: string } =>
-  !!value && typeof value === 'object' && (value as Record<symbol, unknown>)[DIRECTIVE] === true
 
 export class NodeTimeoutError extends Error {
   override name = 'NodeTimeoutError'
@@ -157,14 +144,11 @@ export function createNodeRunner(deps: {
     let varsSet = false
     const logs: string[] = []
     const redact: Redactor = opened ? createRedactor(opened.secrets) : (value) => value
-    const ctx: ActionContext<Record<string, unknown>> = {
+    const ctx: ActionContext<Record<string, unknown>> = actionContext({
       payload,
       run: { id: state.runId, workflowId: state.workflowId, workflowVersion: state.workflowVersion, organizationId: state.organizationId },
       node: { id: node.id, key: current.key, attempt: instance.attempts },
-      idempotencyKey: `${state.runId}:${current.key}:${instance.attempts}`,
-      get signal() {
-        return controller.signal
-      },
+      signal: () => controller.signal,
       connector: opened?.data ?? null,
       log: (message, fields) => {
         const [text, extra] = mask(redact([message, fields] as const))
@@ -173,8 +157,7 @@ export function createNodeRunner(deps: {
       },
       now,
       http: { send: (request) => deps.capabilities.http(request, controller.signal) },
-      evaluate: (value, extra) => resolveValue(value, scopeLookup(plan, state, frame.scope, extra)),
-      evaluateCondition: (condition, extra) => evaluateCondition(condition, scopeLookup(plan, state, frame.scope, extra)),
+      lookup: (extra) => scopeLookup(plan, state, frame.scope, extra),
       vars: {
         get: (name) => (Object.hasOwn(varUpdates, name) ? varUpdates[name] : state.vars[name]),
         set: (name, value) => {
@@ -187,8 +170,7 @@ export function createNodeRunner(deps: {
         triggerWorkflow: (workflowId, input) => deps.capabilities.triggerWorkflow(state, workflowId, input),
         prompt: (request) => deps.capabilities.prompt(state, request, controller.signal),
       },
-      ...DIRECTIVES,
-    }
+    })
     const succeeded = (output: unknown): Outcome => {
       const outcome = toOutcome(output, payload, deps.clock.now())
       // Without a connector there is no secret to mask: the outcome is used as it is.
@@ -280,12 +262,6 @@ export function toOutcome(output: unknown, input: unknown, now: number): Outcome
   }
 }
 
-/** The directive helpers of every action context: they hold no state, so one set serves all. */
-const DIRECTIVES = Object.freeze({
-  branch: (branch: string, result: unknown) => makeDirective('branch', branch, result),
-  wait: (request: WaitRequest) => makeDirective('wait', request),
-  loop: (items: readonly unknown[]) => makeDirective('loop', items),
-})
 
 type Controller = Pick<AbortController, 'signal' | 'abort'>
 

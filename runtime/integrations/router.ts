@@ -22,6 +22,8 @@ import type { Logger } from '../../core/ports/logger.ts'
 import type { SqlExecutor, Store } from '../../core/ports/store.ts'
 import type { Registry } from '../../core/plugin/registry.ts'
 import { liveTriggers } from '../../core/store/live-triggers.ts'
+import { runInbox, runWaits } from '../../core/store/run-side.ts'
+import { workflows } from '../../core/store/workflows.ts'
 import { type WebhookEventRow, webhookEvents } from '../../core/store/webhook-events.ts'
 import { iso } from '../../core/time.ts'
 import type { Backlog } from '../backlog.ts'
@@ -82,9 +84,9 @@ export function createEventRouter(deps: EventRouterDeps): EventRouter {
   async function resume(tx: SqlExecutor, plan: RoutePlan, body: unknown, now: number) {
     const resumed: { runId: string; workflowId: string }[] = []
     for (const wait of plan.waits) {
-      if ((await tx.run('DELETE FROM waits WHERE id = $1', [wait.id])) === 0) continue
+      if ((await runWaits.claim(tx, wait.id)) === 0) continue
       const event = JSON.stringify({ type: 'RESUME', key: wait.node_key, data: body ?? null })
-      await tx.run('INSERT INTO run_inbox (id, run_id, event, created_at) VALUES ($1, $2, $3, $4)', [deps.ids.next('evt'), wait.run_id, event, now])
+      await runInbox.add(tx, { id: deps.ids.next('evt'), runId: wait.run_id, event, at: now })
       resumed.push({ runId: wait.run_id, workflowId: wait.workflow_id })
     }
     return resumed
@@ -122,7 +124,7 @@ export function createEventRouter(deps: EventRouterDeps): EventRouter {
     )
     const workflowIds: string[] = []
     for (const r of rows) {
-      const changed = await tx.run("UPDATE workflows SET live_status = 'paused', paused_reason = 'invalid_chat', updated_at = $1 WHERE id = $2 AND live_status = 'active'", [now, r.workflow_id])
+      const changed = await workflows.pauseLive(tx, { id: r.workflow_id, reason: 'invalid_chat', at: now })
       if (changed > 0) workflowIds.push(r.workflow_id)
     }
     const recorded = deps.recorder

@@ -10,8 +10,9 @@ import '../../core/plugin/formats.ts'
 import type { Static, TObject, TSchema } from '@sinclair/typebox'
 import type { ActionContext, ActionDefinition, Awaitable, ConnectorData, HttpRequest, HttpResponse, ResumeContext, RunInfo, WaitRequest } from '../../core/plugin/sdk.ts'
 import { secretFieldsOf } from '../../core/plugin/schemas.ts'
-import { evaluateCondition, resolveValue } from '../expressions/index.ts'
-import { makeDirective, toOutcome } from '../engine/node-runner.ts'
+import { resolveValue } from '../expressions/index.ts'
+import { toOutcome } from '../engine/node-runner.ts'
+import { actionContext, makeDirective } from '../engine/action-context.ts'
 import { createRedactor } from '../engine/redact.ts'
 import type { Outcome } from '../engine/types.ts'
 import { errorMessage } from '../../core/errors.ts'
@@ -123,12 +124,12 @@ export async function runAction<P extends TObject, R extends TSchema, K>(
   const secrets = requirement?.data ? secretFieldsOf(requirement.data).map((f) => (connector as Record<string, unknown>)[f]).filter((v): v is string => typeof v === 'string') : []
   const redact = createRedactor(secrets)
   const node = { id: 'node', key: options.node?.id ?? 'node', attempt: 1, ...options.node }
-  const ctx: ActionContext<Static<P>, K> = {
+  const signal = options.signal ?? new AbortController().signal
+  const ctx: ActionContext<Static<P>, K> = actionContext<Static<P>, K>({
     payload: payload as Static<P>,
     run,
     node,
-    idempotencyKey: `${run.id}:${node.key}:${node.attempt}`,
-    signal: options.signal ?? new AbortController().signal,
+    signal: () => signal,
     connector: connector as K | null,
     log: (message, fields) => void traces.logs.push(redact(fields ? `${message} ${JSON.stringify(fields)}` : message)),
     now: () => now,
@@ -139,8 +140,7 @@ export async function runAction<P extends TObject, R extends TSchema, K>(
         return fakeResponse(await options.http(request))
       },
     },
-    evaluate: (value, extra) => resolveValue(value, lookup(extra)),
-    evaluateCondition: (condition, extra) => evaluateCondition(condition, lookup(extra)),
+    lookup,
     vars: {
       get: (name) => (Object.hasOwn(traces.vars, name) ? traces.vars[name] : vars[name]),
       set: (name, value) => void (traces.vars[name] = value),
@@ -157,10 +157,7 @@ export async function runAction<P extends TObject, R extends TSchema, K>(
       },
       ...options.services,
     },
-    branch: (branch, result) => makeDirective('branch', branch, result),
-    wait: (request) => makeDirective('wait', request),
-    loop: (items) => makeDirective('loop', items),
-  }
+  })
   try {
     const { input: _, ...outcome } = toOutcome(await action.run(ctx), payload, now)
     // As in the engine: what the node leaves behind is masked; what it sent (requests) is not recorded there.
