@@ -15,7 +15,7 @@ import { canonicalJson, parseJson } from '../core/json.ts'
 import type { Bus } from '../core/ports/bus.ts'
 import type { Clock } from '../core/ports/clock.ts'
 import type { Ids } from '../core/ports/ids.ts'
-import { forUpdate, type SqlExecutor, type Store } from '../core/ports/store.ts'
+import type { SqlExecutor, Store } from '../core/ports/store.ts'
 import { sha256Hex } from '../core/security/hash.ts'
 import { runs } from '../core/store/runs.ts'
 import { displayVersion, type WorkflowRow, workflows } from '../core/store/workflows.ts'
@@ -149,7 +149,7 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
     // workflow without them is not locked, so its runs are admitted concurrently.
     const controlled = req.automatic && (content.cooldownMs > 0 || w.remain_runs !== null || req.publicCaller !== undefined)
     if (controlled && store.dialect === 'postgres') {
-      w = (await tx.get<WorkflowRow>(`SELECT * FROM workflows WHERE id = $1${forUpdate(store.dialect)}`, [w.id]))!
+      w = (await workflows.lockById(tx, store.dialect, w.id))!
       if (w.live_status !== 'active') return skipped(w.paused_reason ?? 'paused')
     }
     const now = clock.now()

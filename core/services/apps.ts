@@ -76,8 +76,7 @@ export function createAppService(deps: { store: Store; clock: Clock; ids: Ids })
     },
     /** Links an app (at its latest version, or a pinned one) to a workflow's widget page; null unlinks. */
     async link(caller: Principal, workflowId: string, appId: string | null, version?: number) {
-      const w = await store.get<{ id: string }>('SELECT id FROM workflows WHERE organization_id = $1 AND id = $2', [caller.organizationId, workflowId])
-      if (!w) throw notFound('workflow')
+      if (!(await workflows.exists(store, caller.organizationId, workflowId))) throw notFound('workflow')
       if (appId) {
         const row = await own(caller, appId)
         if (version !== undefined && !(await apps.version(store, row.id, version))) throw badRequest('no such version of the app', [{ path: '/version', message: 'unknown version' }])

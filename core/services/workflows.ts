@@ -17,7 +17,7 @@ import type { Bus } from '../ports/bus.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { DefinitionChecker } from '../ports/engine.ts'
 import type { Ids } from '../ports/ids.ts'
-import { forUpdate, type SqlExecutor, type Store } from '../ports/store.ts'
+import type { SqlExecutor, Store } from '../ports/store.ts'
 import { members } from '../store/members.ts'
 import { displayVersion, toWorkflow, type VersionRow, versions, type WorkflowRow, workflows } from '../store/workflows.ts'
 import { actorOf, type Principal } from './auth.ts'
@@ -51,7 +51,7 @@ export function createWorkflowService(deps: WorkflowServiceDeps) {
 
   async function loadRow(db: SqlExecutor, caller: Principal, id: string, lock = false): Promise<WorkflowRow> {
     const row = lock
-      ? await db.get<WorkflowRow>(`SELECT * FROM workflows WHERE organization_id = $1 AND id = $2${forUpdate(store.dialect)}`, [caller.organizationId, id])
+      ? await workflows.lockInOrganization(db, store.dialect, caller.organizationId, id)
       : await workflows.byId(db, caller.organizationId, id)
     if (!row) throw notFound('workflow')
     return row

@@ -6,7 +6,7 @@
  */
 import type { PageRequest } from '../domain/common.ts'
 import type { PausedReason, Workflow, WorkflowContent, WorkflowStatus } from '../domain/workflow.ts'
-import type { SqlExecutor } from '../ports/store.ts'
+import { type Dialect, forUpdate, type SqlExecutor } from '../ports/store.ts'
 import { iso } from '../time.ts'
 
 export interface WorkflowRow {
@@ -114,6 +114,17 @@ export const workflows = {
   async insert(db: SqlExecutor, w: WorkflowRow) {
     await db.run(`INSERT INTO workflows (${WORKFLOW_COLUMNS.join(', ')}) VALUES (${placeholders(WORKFLOW_COLUMNS.length)})`, WORKFLOW_COLUMNS.map((c) => w[c]))
   },
+  /**
+   * The workflow row, locked for the rest of the transaction on Postgres (read at READ COMMITTED,
+   * a write that depends on it needs the lock; SQLite has one writer). Any organization's: callers
+   * have the id from a row of their own.
+   */
+  lockById: (db: SqlExecutor, dialect: Dialect, id: string) => db.get<WorkflowRow>(`SELECT * FROM workflows WHERE id = $1${forUpdate(dialect)}`, [id]),
+  /** The same, within an organization. */
+  lockInOrganization: (db: SqlExecutor, dialect: Dialect, organizationId: string, id: string) =>
+    db.get<WorkflowRow>(`SELECT * FROM workflows WHERE organization_id = $1 AND id = $2${forUpdate(dialect)}`, [organizationId, id]),
+  exists: async (db: SqlExecutor, organizationId: string, id: string) =>
+    (await db.get('SELECT 1 AS one FROM workflows WHERE organization_id = $1 AND id = $2', [organizationId, id])) !== undefined,
   byId(db: SqlExecutor, organizationId: string, id: string) {
     return db.get<WorkflowRow>('SELECT * FROM workflows WHERE organization_id = $1 AND id = $2', [organizationId, id])
   },

@@ -9,20 +9,20 @@
  * rows" means "not indexed yet": at start, live workflows published before the index existed
  * are filled in once.
  */
+import { workflows } from '../../core/store/workflows.ts'
 import type { Definition } from '../../core/domain/workflow.ts'
 import type { RecordedEvent } from '../../core/events.ts'
 import { canonicalJson } from '../../core/json.ts'
 import type { Logger } from '../../core/ports/logger.ts'
-import { type Dialect, forUpdate, type SqlExecutor, type Store } from '../../core/ports/store.ts'
+import type { Dialect, SqlExecutor, Store } from '../../core/ports/store.ts'
 import { type LiveTriggerRow, liveTriggers } from '../../core/store/live-triggers.ts'
-import type { WorkflowRow } from '../../core/store/workflows.ts'
 import { triggerIdsOf } from '../engine/plan.ts'
 import { SCHEDULE_EVENTS } from '../schedules/reconcile.ts'
 
 export function createTriggerIndex(deps: { dialect: Dialect; logger: Logger }) {
   /** Replaces one workflow's rows, inside `tx`. `paused`: an event paused it in this transaction, before its row says so. */
   async function reconcile(tx: SqlExecutor, workflowId: string, paused = false): Promise<void> {
-    const w = await tx.get<WorkflowRow>(`SELECT * FROM workflows WHERE id = $1${forUpdate(deps.dialect)}`, [workflowId])
+    const w = await workflows.lockById(tx, deps.dialect, workflowId)
     const rows: LiveTriggerRow[] = []
     const version = w && w.live_version !== null && w.archived_at === null
       ? await tx.get<{ content: string }>('SELECT content FROM workflow_versions WHERE workflow_id = $1 AND version = $2', [w.id, w.live_version])

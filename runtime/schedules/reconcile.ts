@@ -10,13 +10,14 @@
  * outage are still seen as missed), and is computed afresh from now when the trigger changes
  * or the workflow becomes active again: a pause has no ticks to catch up.
  */
+import { workflows } from '../../core/store/workflows.ts'
 import type { Definition } from '../../core/domain/workflow.ts'
 import type { RecordedEvent } from '../../core/events.ts'
 import { canonicalJson } from '../../core/json.ts'
 import type { Clock } from '../../core/ports/clock.ts'
 import type { Ids } from '../../core/ports/ids.ts'
 import type { Logger } from '../../core/ports/logger.ts'
-import { type Dialect, forUpdate, type SqlExecutor } from '../../core/ports/store.ts'
+import type { Dialect, SqlExecutor } from '../../core/ports/store.ts'
 import type { Registry } from '../../core/plugin/registry.ts'
 import type { TriggerSchedule } from '../../core/plugin/sdk.ts'
 import { type ScheduleRow, schedules } from '../../core/store/schedules.ts'
@@ -76,7 +77,7 @@ export function createReconciler(deps: ReconcilerDeps) {
 
   /** Brings one workflow's rows in line, inside `tx`. `paused` says an event paused it in this transaction. */
   async function reconcile(tx: SqlExecutor, workflowId: string, paused = false): Promise<void> {
-    const w = await tx.get<WorkflowRow>(`SELECT * FROM workflows WHERE id = $1${forUpdate(deps.dialect)}`, [workflowId])
+    const w = await workflows.lockById(tx, deps.dialect, workflowId)
     const rows = await schedules.byWorkflow(tx, workflowId)
     const want = w ? await wanted(tx, w) : []
     const active = !!w && !paused && w.live_status === 'active' && w.archived_at === null

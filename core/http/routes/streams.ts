@@ -5,6 +5,7 @@
  * as Last-Event-ID to resume with no gap and no duplicate.
  */
 import { Elysia } from 'elysia'
+import { workflows } from '../../store/workflows.ts'
 import type { Metrics } from '../../metrics.ts'
 import { notFound, tooManyRequests } from '../../errors.ts'
 import type { RecordedEvent } from '../../events.ts'
@@ -155,8 +156,7 @@ export function streamRoutes(auth: AuthPlugin, deps: StreamRouteDeps) {
       detail: described('Follow the organization\'s activity', 'Workflow changes and run and node events of every workflow (or one, with workflowId).', 'run:stream'),
     })
     .get('/v1/workflows/:id/runs/stream', async ({ principal, params, request, query }) => {
-      const w = await deps.store.get('SELECT id FROM workflows WHERE organization_id = $1 AND id = $2', [principal.organizationId, params.id])
-      if (!w) throw notFound('workflow')
+      if (!(await workflows.exists(deps.store, principal.organizationId, params.id))) throw notFound('workflow')
       return activity(principal, request, query.lastEventId, { workflowId: params.id, types: (type) => type.startsWith('run.') })
     }, {
       permission: 'run:stream',
