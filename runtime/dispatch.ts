@@ -17,7 +17,7 @@ import type { Clock } from '../core/ports/clock.ts'
 import type { Ids } from '../core/ports/ids.ts'
 import type { SqlExecutor, Store } from '../core/ports/store.ts'
 import { sha256Hex } from '../core/security/hash.ts'
-import { runs } from '../core/store/runs.ts'
+import { publicRunUsage, runs } from '../core/store/runs.ts'
 import { displayVersion, type WorkflowRow, workflows } from '../core/store/workflows.ts'
 import type { FreshRun } from './engine/types.ts'
 import { triggerIdsOf } from './engine/plan.ts'
@@ -111,7 +111,7 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
   async function storeDefinition(tx: SqlExecutor, hash: string, body: string) {
     if (knownDefinitions.has(hash)) return
     // Remembered only once committed (see dispatch): a rolled-back batch takes the row with it.
-    await tx.run('INSERT INTO definitions (hash, body, created_at) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING', [hash, body, clock.now()])
+    await runs.storeDefinition(tx, hash, body, clock.now())
   }
 
   async function admit(tx: SqlExecutor, req: DispatchRequest, runId: string, eventId: string): Promise<Admitted> {
@@ -154,7 +154,7 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
     }
     const now = clock.now()
     const events: RecordedEvent[] = []
-    const patch: Record<string, number | string | null> = {}
+    const patch: Partial<WorkflowRow> = {}
     // With a cooldown the trigger time decides admissions, so it is written in this transaction;
     // otherwise it is only shown, and written in batches (see lastTriggered).
     if (req.automatic && content.cooldownMs > 0) patch.last_triggered_at = now
@@ -172,8 +172,7 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
       }
     }
     if (req.publicCaller) await checkPublicLimits(tx, w.id, content, req.publicCaller, now)
-    const keys = Object.keys(patch)
-    if (keys.length > 0) await tx.run(`UPDATE workflows SET ${keys.map((k, i) => `${k} = $${i + 1}`).join(', ')} WHERE id = $${keys.length + 1}`, [...keys.map((k) => patch[k]), w.id])
+    if (Object.keys(patch).length > 0) await workflows.update(tx, w.id, patch)
 
     await storeDefinition(tx, hash, body)
     const triggerNodeId = req.triggerNodeId ?? pickTrigger(content.definition, req.event.type)
@@ -329,7 +328,7 @@ function createTriggerTimes(store: Store) {
     pending.clear()
     await store.write(async (tx) => {
       for (const [id, at] of entries) {
-        await tx.run('UPDATE workflows SET last_triggered_at = $1 WHERE id = $2 AND (last_triggered_at IS NULL OR last_triggered_at < $1)', [at, id])
+        await workflows.noteTriggered(tx, id, at)
       }
     }).catch(() => {})
   }
@@ -411,16 +410,12 @@ function checkInput(definition: Definition, body: unknown) {
 
 async function checkPublicLimits(tx: SqlExecutor, workflowId: string, content: WorkflowContent, caller: string, now: number) {
   const day = new Date(now).toISOString().slice(0, 10)
-  const usage = await tx.get<{ count: number; last_at: number }>('SELECT count, last_at FROM public_run_usage WHERE workflow_id = $1 AND caller = $2 AND day = $3', [workflowId, caller, day])
+  const usage = await publicRunUsage.get(tx, workflowId, caller, day)
   if (usage && content.publicRunCooldownSeconds > 0 && now - usage.last_at < content.publicRunCooldownSeconds * 1000) {
     throw tooManyRequests('this workflow was run from your address moments ago; wait for its cooldown', Math.ceil((usage.last_at + content.publicRunCooldownSeconds * 1000 - now) / 1000))
   }
   if (usage && content.publicRunDailyLimit !== null && usage.count >= content.publicRunDailyLimit) {
     throw tooManyRequests('the daily limit of public runs from your address is reached', 3600)
   }
-  await tx.run(
-    `INSERT INTO public_run_usage (workflow_id, caller, day, count, last_at) VALUES ($1, $2, $3, 1, $4)
-     ON CONFLICT (workflow_id, caller, day) DO UPDATE SET count = public_run_usage.count + 1, last_at = excluded.last_at`,
-    [workflowId, caller, day, now],
-  )
+  await publicRunUsage.count(tx, workflowId, caller, day, now)
 }

@@ -148,6 +148,21 @@ export const runs = {
   definition(db: SqlExecutor, hash: string) {
     return db.get<{ body: string }>('SELECT body FROM definitions WHERE hash = $1', [hash])
   },
+  /** Stores a definition by its hash, once: runs of the same definition share the row. */
+  storeDefinition: (db: SqlExecutor, hash: string, body: string, at: number) =>
+    db.run('INSERT INTO definitions (hash, body, created_at) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING', [hash, body, at]),
+}
+
+/** Public runs per workflow, caller address and UTC day (publicRunCooldownSeconds, publicRunDailyLimit). */
+export const publicRunUsage = {
+  get: (db: SqlExecutor, workflowId: string, caller: string, day: string) =>
+    db.get<{ count: number; last_at: number }>('SELECT count, last_at FROM public_run_usage WHERE workflow_id = $1 AND caller = $2 AND day = $3', [workflowId, caller, day]),
+  count: (db: SqlExecutor, workflowId: string, caller: string, day: string, at: number) =>
+    db.run(
+      `INSERT INTO public_run_usage (workflow_id, caller, day, count, last_at) VALUES ($1, $2, $3, 1, $4)
+       ON CONFLICT (workflow_id, caller, day) DO UPDATE SET count = public_run_usage.count + 1, last_at = excluded.last_at`,
+      [workflowId, caller, day, at],
+    ),
 }
 
 const NEEDING_EXECUTION_SQL = `

@@ -109,6 +109,9 @@ export const workflows = {
   resetFailures: (db: SqlExecutor, id: string) => db.run('UPDATE workflows SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0', [id]),
   setPropValues: (db: SqlExecutor, id: string, plain: string, sealed: string | null) =>
     db.run('UPDATE workflows SET prop_values = $1, sealed_props = $2 WHERE id = $3', [plain, sealed, id]),
+  /** The time a workflow last triggered, written in batches: only ever moves forward. */
+  noteTriggered: (db: SqlExecutor, id: string, at: number) =>
+    db.run('UPDATE workflows SET last_triggered_at = $1 WHERE id = $2 AND (last_triggered_at IS NULL OR last_triggered_at < $1)', [at, id]),
   setApp: (db: SqlExecutor, id: string, appId: string | null, version: number | null) =>
     db.run('UPDATE workflows SET app_id = $1, app_version = $2 WHERE id = $3', [appId, version, id]),
   async insert(db: SqlExecutor, w: WorkflowRow) {
