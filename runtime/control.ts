@@ -6,6 +6,7 @@
  * within the wait (no worker is running, or the run cannot be executed), the run is ended as
  * cancelled here, and fenced so that no worker writes to it again.
  */
+import { runs } from '../core/store/runs.ts'
 import { clearWaiting, runInbox } from '../core/store/run-side.ts'
 import type { RunStatus } from '../core/domain/run.ts'
 import { isTerminal } from '../core/domain/run.ts'
@@ -44,17 +45,11 @@ export function createRunControl(deps: {
   async function forceCancel(runId: string, inboxId: string): Promise<void> {
     const at = deps.clock.now()
     const recorded = await deps.store.write(async (tx) => {
-      const row = await tx.get<{ organization_id: string; workflow_id: string; last_seq: number; status: string }>(
-        'SELECT organization_id, workflow_id, last_seq, status FROM runs WHERE id = $1', [runId],
-      )
+      const row = await runs.ownerOf(tx, runId)
       if (!row || isTerminal(row.status)) return []
-      const untaken = await tx.get<{ id: string }>('SELECT id FROM run_inbox WHERE id = $1', [inboxId])
-      if (!untaken) return []
+      if (!(await runInbox.has(tx, inboxId))) return []
       const seq = Number(row.last_seq) + 1
-      const changed = await tx.run(
-        "UPDATE runs SET status = 'cancelled', finished_at = $1, updated_at = $1, last_seq = $2, owner = $3 WHERE id = $4 AND status IN ('running', 'waiting')",
-        [at, seq, CANCELLED_OWNER, runId],
-      )
+      const changed = await runs.forceCancel(tx, runId, at, seq, CANCELLED_OWNER)
       if (changed === 0) return []
       await runInbox.clear(tx, runId)
       await clearWaiting(tx, runId)
@@ -73,14 +68,14 @@ export function createRunControl(deps: {
         done = true
         subscription.unsubscribe()
         clearTimeout(timer)
-        const row = await deps.store.get<{ status: RunStatus }>('SELECT status FROM runs WHERE id = $1', [runId])
+        const row = await runs.status(deps.store, runId)
         resolve(row?.status ?? 'cancelled')
       }
       const subscription = deps.bus.subscribe<RecordedEvent>(`evt.*.*.${runId}`, (m) => {
         if (isTerminalRunEvent(m.data.type)) void finish()
       })
       const timer = setTimeout(finish, ms)
-      deps.store.get<{ status: string }>('SELECT status FROM runs WHERE id = $1', [runId]).then((row) => {
+      runs.status(deps.store, runId).then((row) => {
         if (row && isTerminal(row.status)) void finish()
       })
     })
@@ -88,7 +83,7 @@ export function createRunControl(deps: {
 
   return {
     async cancel(organizationId, runId) {
-      const row = await deps.store.get<{ status: string }>('SELECT status FROM runs WHERE organization_id = $1 AND id = $2', [organizationId, runId])
+      const row = await runs.statusIn(deps.store, organizationId, runId)
       if (!row) throw notFound('run')
       if (isTerminal(row.status)) throw conflict(`the run has already finished (${row.status})`)
       const finished = untilTerminal(runId, deps.cancelWaitMs ?? 5000)
@@ -97,12 +92,12 @@ export function createRunControl(deps: {
       const status = await finished
       if (isTerminal(status)) return status
       await forceCancel(runId, inboxId)
-      const after = await deps.store.get<{ status: RunStatus }>('SELECT status FROM runs WHERE id = $1', [runId])
+      const after = await runs.status(deps.store, runId)
       return after?.status ?? status
     },
 
     async resume(organizationId, runId, nodeId, data) {
-      const row = await deps.store.get<{ status: string; snapshot: string | null }>('SELECT status, snapshot FROM runs WHERE organization_id = $1 AND id = $2', [organizationId, runId])
+      const row = await runs.stateIn(deps.store, organizationId, runId)
       if (!row) throw notFound('run')
       const state = runStateOf(row.snapshot)
       const waiting = Object.values(state?.nodes ?? {}).find((n) => n.nodeId === nodeId && (n.status === 'waiting' || n.status === 'scheduled'))

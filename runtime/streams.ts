@@ -15,6 +15,7 @@
  * These waits are on the system's time, not the engine's Clock: they measure how long a database
  * transaction has been open, which a test clock (stopped, or moved by hours) must not change.
  */
+import { runs as runRows } from '../core/store/runs.ts'
 import { type RecordedEvent, toRecordedEvent } from '../core/events.ts'
 import type { Bus } from '../core/ports/bus.ts'
 import type { Logger } from '../core/ports/logger.ts'
@@ -155,7 +156,7 @@ function createRunStreams(deps: HalfDeps) {
       if (e.runId) for (const sub of runs.get(e.runId) ?? []) onRunEvent(sub, e)
     },
     async subscribe(organizationId: string, runId: string, afterSeq: number, sink: StreamSink) {
-      const owner = await deps.store.get<{ organization_id: string }>('SELECT organization_id FROM runs WHERE id = $1', [runId])
+      const owner = await runRows.ownerOf(deps.store, runId)
       if (owner && owner.organization_id !== organizationId) return null
       const sub: RunSubscriber = { organizationId, runId, lastSeq: afterSeq, sink, filling: false, refill: false, closed: false }
       if (!runs.has(runId)) runs.set(runId, new Set())
@@ -181,9 +182,8 @@ function createOrganizationFeeds(deps: HalfDeps & { gapWaitMs?: number }) {
   let gapTimer: ReturnType<typeof setTimeout> | null = null
 
   async function startHorizon(): Promise<number> {
-    const row = await deps.store.get<{ id: number | null }>('SELECT MAX(id) AS id FROM events')
     // Ids just below the newest may still be committing: start a little back and let them fill in.
-    return Math.max(0, Number(row?.id ?? 0) - START_WINDOW)
+    return Math.max(0, (await events.maxId(deps.store)) - START_WINDOW)
   }
 
   /**
@@ -194,13 +194,12 @@ function createOrganizationFeeds(deps: HalfDeps & { gapWaitMs?: number }) {
   async function advanceHorizon(): Promise<number> {
     let at = horizon ?? (await startHorizon())
     for (;;) {
-      const rows = await deps.store.all<{ id: number }>('SELECT id FROM events WHERE id > $1 ORDER BY id LIMIT $2', [at, PAGE])
+      const rows = await events.idsAfter(deps.store, at, PAGE)
       let blocked = false
-      for (const row of rows) {
-        const id = Number(row.id)
+      for (const id of rows) {
         if (id !== at + 1 && id - 1 > settledThrough) {
           const now = Date.now()
-          if (gap?.after !== at) gap = { after: at, since: now, seen: Number(rows[rows.length - 1].id) }
+          if (gap?.after !== at) gap = { after: at, since: now, seen: rows[rows.length - 1] }
           if (now - gap.since < gapWaitMs) {
             blocked = true
             break

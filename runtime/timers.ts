@@ -7,6 +7,7 @@
  * It polls for due timers, and sleeps until the next one when it knows of it sooner (a
  * `node.waiting` event on the bus tells it of new ones).
  */
+import { runInbox, runTimers } from '../core/store/run-side.ts'
 import type { Bus } from '../core/ports/bus.ts'
 import type { Clock } from '../core/ports/clock.ts'
 import type { Ids } from '../core/ports/ids.ts'
@@ -51,10 +52,8 @@ export function createDurableTimers(deps: DurableTimersDeps): DurableTimers {
 
   async function fire(row: TimerRow): Promise<boolean> {
     return deps.store.write(async (tx) => {
-      if ((await tx.run('DELETE FROM timers WHERE id = $1', [row.id])) === 0) return false
-      await tx.run('INSERT INTO run_inbox (id, run_id, event, created_at) VALUES ($1, $2, $3, $4)', [
-        deps.ids.next('evt'), row.run_id, JSON.stringify({ type: 'TIMER', key: row.node_key, kind: row.kind }), deps.clock.now(),
-      ])
+      if ((await runTimers.claim(tx, row.id)) === 0) return false
+      await runInbox.add(tx, { id: deps.ids.next('evt'), runId: row.run_id, event: JSON.stringify({ type: 'TIMER', key: row.node_key, kind: row.kind }), at: deps.clock.now() })
       return true
     })
   }
@@ -64,15 +63,15 @@ export function createDurableTimers(deps: DurableTimersDeps): DurableTimers {
     running = (async () => {
       let fired = 0
       try {
-        const due = await deps.store.all<TimerRow>('SELECT * FROM timers WHERE fire_at <= $1 ORDER BY fire_at LIMIT $2', [deps.clock.now(), batch])
+        const due = await runTimers.due(deps.store, deps.clock.now(), batch)
         const results = await Promise.all(due.map((row) => fire(row).then((ok) => (ok ? row : null))))
         for (const row of results) {
           if (!row) continue
           fired++
           deps.wake(row.run_id)
         }
-        const next = await deps.store.get<{ at: number | null }>('SELECT MIN(fire_at) AS at FROM timers')
-        loop.setNext(due.length === batch ? deps.clock.now() : (next?.at ?? Number.POSITIVE_INFINITY))
+        const next = await runTimers.nextAt(deps.store)
+        loop.setNext(due.length === batch ? deps.clock.now() : (next ?? Number.POSITIVE_INFINITY))
       } catch (error) {
         deps.logger.error('timer scheduler tick failed', { error: String(error) })
       } finally {

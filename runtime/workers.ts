@@ -4,6 +4,7 @@
  * runs over (the executor's ownership rule). A worker that stops cleanly removes its row, so its
  * runs are taken over at once.
  */
+import { workers } from '../core/store/workers.ts'
 import type { Clock } from '../core/ports/clock.ts'
 import type { Logger } from '../core/ports/logger.ts'
 import type { Store } from '../core/ports/store.ts'
@@ -32,7 +33,7 @@ export function createWorkerPresence(deps: {
     if (beating) return
     beating = (async () => {
       try {
-        await deps.store.write((tx) => tx.run('UPDATE workers SET heartbeat_at = $1 WHERE id = $2', [deps.clock.now(), deps.workerId]))
+        await deps.store.write((tx) => workers.beat(tx, deps.workerId, deps.clock.now()))
         await deps.onBeat?.()
       } catch (error) {
         deps.logger.warn('worker heartbeat failed', { error: String(error) })
@@ -45,12 +46,8 @@ export function createWorkerPresence(deps: {
     async start() {
       const now = deps.clock.now()
       await deps.store.write(async (tx) => {
-        if (deps.exclusive) await tx.run('DELETE FROM workers WHERE id <> $1', [deps.workerId])
-        await tx.run(
-          `INSERT INTO workers (id, role, host, started_at, heartbeat_at) VALUES ($1, $2, $3, $4, $4)
-           ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`,
-          [deps.workerId, deps.role, deps.host, now],
-        )
+        if (deps.exclusive) await workers.removeOthers(tx, deps.workerId)
+        await workers.register(tx, { id: deps.workerId, role: deps.role, host: deps.host, at: now })
       })
       timer = setInterval(beat, deps.heartbeatMs)
       ;(timer as { unref?: () => void }).unref?.()
@@ -58,7 +55,7 @@ export function createWorkerPresence(deps: {
     async stop() {
       if (timer) clearInterval(timer)
       await beating
-      await deps.store.write((tx) => tx.run('DELETE FROM workers WHERE id = $1', [deps.workerId])).catch(() => {})
+      await deps.store.write((tx) => workers.remove(tx, deps.workerId)).catch(() => {})
     },
   }
 }

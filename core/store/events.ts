@@ -36,6 +36,10 @@ function insertSqlFor(rows: number): string {
 }
 
 export const events = {
+  maxId: async (db: SqlExecutor) => Number((await db.get<{ id: number | null }>('SELECT MAX(id) AS id FROM events'))?.id ?? 0),
+  /** Journal ids after one, in order: what the activity streams' horizon walks. */
+  idsAfter: async (db: SqlExecutor, afterId: number, limit: number) =>
+    (await db.all<{ id: number }>('SELECT id FROM events WHERE id > $1 ORDER BY id LIMIT $2', [afterId, limit])).map((r) => Number(r.id)),
   /** Inserts events in multi-row statements; resolves to their ids, in order. */
   async insert(db: SqlExecutor, rows: readonly NewEvent[]): Promise<number[]> {
     const ids: number[] = []

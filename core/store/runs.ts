@@ -1,4 +1,5 @@
 /** Run rows: the record, lists and counts, and the insert of a run being admitted (the engine's journal writes the rest). */
+import type { RunStatus } from '../domain/run.ts'
 import type { PageRequest } from '../domain/common.ts'
 import type { SqlExecutor } from '../ports/store.ts'
 
@@ -69,6 +70,24 @@ const SUMMARY_COLUMNS =
   'id, organization_id, workflow_id, workflow_version, status, trigger_type, trigger_node_id, triggered_by, automatic, live, event_id, retry_of, definition_hash, prop_values, vars, error, started_at, finished_at, updated_at, last_seq'
 
 export const runs = {
+  /** The few columns the run controls and streams read. */
+  status: (db: SqlExecutor, runId: string) => db.get<{ status: RunStatus }>('SELECT status FROM runs WHERE id = $1', [runId]),
+  statusIn: (db: SqlExecutor, organizationId: string, runId: string) =>
+    db.get<{ status: RunStatus }>('SELECT status FROM runs WHERE organization_id = $1 AND id = $2', [organizationId, runId]),
+  stateIn: (db: SqlExecutor, organizationId: string, runId: string) =>
+    db.get<{ status: RunStatus; snapshot: string | null }>('SELECT status, snapshot FROM runs WHERE organization_id = $1 AND id = $2', [organizationId, runId]),
+  /** Whose a run id is, whichever organization (answers must not tell others it exists). */
+  ownerOf: (db: SqlExecutor, runId: string) =>
+    db.get<{ id: string; organization_id: string; workflow_id: string; last_seq: number; status: RunStatus }>(
+      'SELECT id, organization_id, workflow_id, last_seq, status FROM runs WHERE id = $1', [runId],
+    ),
+  existsIn: async (db: SqlExecutor, organizationId: string, runId: string) =>
+    (await db.get('SELECT 1 AS one FROM runs WHERE id = $1 AND organization_id = $2', [runId, organizationId])) !== undefined,
+  byIdempotencyKey: (db: SqlExecutor, workflowId: string, key: string) =>
+    db.get<{ id: string }>('SELECT id FROM runs WHERE workflow_id = $1 AND idempotency_key = $2', [workflowId, key]),
+  /** Ends a run that has not ended as cancelled by its owner's decree; 0 when it had ended. */
+  forceCancel: (db: SqlExecutor, runId: string, at: number, seq: number, owner: string) =>
+    db.run("UPDATE runs SET status = 'cancelled', finished_at = $1, updated_at = $1, last_seq = $2, owner = $3 WHERE id = $4 AND status IN ('running', 'waiting')", [at, seq, owner, runId]),
   /**
    * The journal's write of a run's state: status, snapshot, sequence, variables, and its end. The
    * run must still be this worker's (or no one's): 0 rows changed means another worker owns it.

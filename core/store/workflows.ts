@@ -180,6 +180,12 @@ export const workflows = {
 }
 
 export const versions = {
+  /** A version's content alone (JSON text). */
+  content: async (db: SqlExecutor, workflowId: string, version: number) =>
+    (await db.get<{ content: string }>('SELECT content FROM workflow_versions WHERE workflow_id = $1 AND version = $2', [workflowId, version]))?.content,
+  /** When a version last changed: a cache of its parsed content is good while this stays. */
+  stamp: async (db: SqlExecutor, workflowId: string, version: number) =>
+    (await db.get<{ updated_at: number }>('SELECT updated_at FROM workflow_versions WHERE workflow_id = $1 AND version = $2', [workflowId, version]))?.updated_at,
   async insert(db: SqlExecutor, v: VersionRow) {
     await db.run(
       `INSERT INTO workflow_versions (workflow_id, version, organization_id, content, type, version_created_by, created_at, updated_at, updated_by, published_at)

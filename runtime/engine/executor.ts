@@ -239,8 +239,8 @@ export function createExecutor(deps: ExecutorDeps): Executor {
 
   async function activateStored(entry: Entry) {
     if (!(await acquire(entry.runId))) return release(entry)
-    const row = await deps.store.get<RunRow>('SELECT * FROM runs WHERE id = $1', [entry.runId])
-    const inbox = await deps.store.all<{ id: string; event: string }>('SELECT id, event FROM run_inbox WHERE run_id = $1 ORDER BY id', [entry.runId])
+    const row = await runs.byIdAnyOrg(deps.store, entry.runId)
+    const inbox = await runInbox.of(deps.store, entry.runId)
     if (!row || isTerminal(row.status) || (row.status === 'waiting' && inbox.length === 0)) {
       if (row && isTerminal(row.status) && inbox.length > 0) await deps.store.write((tx) => runInbox.clear(tx, entry.runId))
       return release(entry)
@@ -353,7 +353,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       let inbox = rows
       do {
         entry.repull = false
-        inbox ??= await deps.store.all<{ id: string; event: string }>('SELECT id, event FROM run_inbox WHERE run_id = $1 ORDER BY id', [entry.runId])
+        inbox ??= await runInbox.of(deps.store, entry.runId)
         for (const row of inbox) {
           if (entry.sent.has(row.id)) continue
           if (entry.phase !== 'active') {

@@ -6,6 +6,7 @@
  * are pure, so they run here, outside the transaction; the transaction only claims what was
  * matched. Nothing here writes.
  */
+import { runWaits } from '../../core/store/run-side.ts'
 import '../../core/plugin/formats.ts'
 import type { TObject, TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
@@ -71,7 +72,7 @@ export function createRoutePlanner(deps: { db: SqlExecutor; registry: Registry; 
 
   /** Waiting nodes of the named run that wait for this type (or for anything: a plain wait). */
   async function targetRun(trigger: AnyTrigger, event: RoutedEvent, triggerEvent: TriggerEvent, now: number): Promise<RoutePlan> {
-    const rows = await deps.db.all<WaitRow>('SELECT * FROM waits WHERE organization_id = $1 AND run_id = $2 ORDER BY id', [event.organizationId, event.target!.runId!])
+    const rows = await runWaits.ofRun<WaitRow>(deps.db, event.organizationId, event.target!.runId!)
     const waits = rows.filter((w) => (w.trigger_type === null || w.trigger_type === event.triggerType) && waitMatches(trigger, w, triggerEvent, now))
     return waits.length > 0 ? { waits, triggers: [] } : { waits, triggers: [], reason: 'not_waiting' }
   }
@@ -91,7 +92,7 @@ export function createRoutePlanner(deps: { db: SqlExecutor; registry: Registry; 
       if (event.target?.runId) return targetRun(trigger, event, triggerEvent, now)
       if (event.target?.workflowId) return targetWorkflow(trigger, event, triggerEvent)
       const [waitRows, triggerRows] = await Promise.all([
-        deps.db.all<WaitRow>('SELECT * FROM waits WHERE organization_id = $1 AND trigger_type = $2 ORDER BY id', [event.organizationId, event.triggerType]),
+        runWaits.ofTriggerType<WaitRow>(deps.db, event.organizationId, event.triggerType),
         liveTriggers.activeOfType(deps.db, event.organizationId, event.triggerType),
       ])
       const waits = waitRows.filter((w) => waitMatches(trigger, w, triggerEvent, now))

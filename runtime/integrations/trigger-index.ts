@@ -9,7 +9,7 @@
  * rows" means "not indexed yet": at start, live workflows published before the index existed
  * are filled in once.
  */
-import { workflows } from '../../core/store/workflows.ts'
+import { versions, workflows } from '../../core/store/workflows.ts'
 import type { Definition } from '../../core/domain/workflow.ts'
 import type { RecordedEvent } from '../../core/events.ts'
 import { canonicalJson } from '../../core/json.ts'
@@ -25,10 +25,10 @@ export function createTriggerIndex(deps: { dialect: Dialect; logger: Logger }) {
     const w = await workflows.lockById(tx, deps.dialect, workflowId)
     const rows: LiveTriggerRow[] = []
     const version = w && w.live_version !== null && w.archived_at === null
-      ? await tx.get<{ content: string }>('SELECT content FROM workflow_versions WHERE workflow_id = $1 AND version = $2', [w.id, w.live_version])
+      ? await versions.content(tx, w.id, w.live_version)
       : undefined
     if (w && version) {
-      const definition = (JSON.parse(version.content) as { definition: Definition }).definition
+      const definition = (JSON.parse(version) as { definition: Definition }).definition
       const active = !paused && w.live_status === 'active' ? 1 : 0
       for (const nodeId of triggerIdsOf(definition)) {
         const node = definition.nodes[nodeId]

@@ -10,7 +10,7 @@
  * outage are still seen as missed), and is computed afresh from now when the trigger changes
  * or the workflow becomes active again: a pause has no ticks to catch up.
  */
-import { workflows } from '../../core/store/workflows.ts'
+import { versions, workflows } from '../../core/store/workflows.ts'
 import type { Definition } from '../../core/domain/workflow.ts'
 import type { RecordedEvent } from '../../core/events.ts'
 import { canonicalJson } from '../../core/json.ts'
@@ -61,9 +61,9 @@ export function createReconciler(deps: ReconcilerDeps) {
 
   async function wanted(tx: SqlExecutor, w: WorkflowRow): Promise<Wanted[]> {
     if (w.live_version === null) return []
-    const version = await tx.get<{ content: string }>('SELECT content FROM workflow_versions WHERE workflow_id = $1 AND version = $2', [w.id, w.live_version])
-    if (!version) return []
-    const definition = (JSON.parse(version.content) as { definition: Definition }).definition
+    const content = w.live_version === null ? undefined : await versions.content(tx, w.id, w.live_version)
+    if (!content) return []
+    const definition = (JSON.parse(content) as { definition: Definition }).definition
     const out: Wanted[] = []
     for (const nodeId of triggerIdsOf(definition)) {
       const node = definition.nodes[nodeId]
@@ -83,7 +83,7 @@ export function createReconciler(deps: ReconcilerDeps) {
     const active = !!w && !paused && w.live_status === 'active' && w.archived_at === null
     const now = clock.now()
     for (const row of rows) {
-      if (!want.some((x) => x.nodeId === row.trigger_node_id)) await tx.run('DELETE FROM schedules WHERE id = $1', [row.id])
+      if (!want.some((x) => x.nodeId === row.trigger_node_id)) await schedules.remove(tx, row.id)
     }
     for (const x of want) {
       const row = rows.find((r) => r.trigger_node_id === x.nodeId)
@@ -127,8 +127,8 @@ export function createReconciler(deps: ReconcilerDeps) {
       const live = types.length === 0 ? [] : await db.all<{ id: string }>(
         `SELECT w.id FROM workflows w JOIN workflow_versions v ON v.workflow_id = w.id AND v.version = w.live_version WHERE ${uses}`, types,
       )
-      const withRows = await db.all<{ id: string }>('SELECT DISTINCT workflow_id AS id FROM schedules')
-      return [...new Set([...live, ...withRows].map((r) => r.id))]
+      const withRows = await schedules.workflowIds(db)
+      return [...new Set([...live.map((r) => r.id), ...withRows])]
     },
   }
 }

@@ -16,6 +16,7 @@
  * Missed ticks (due while no scheduler ran) follow the trigger's catch-up policy; see plan.ts.
  * It polls for due ticks and sleeps until the next one when that is sooner.
  */
+import { workflows } from '../../core/store/workflows.ts'
 import type { RecordedEvent } from '../../core/events.ts'
 import { isAppError } from '../../core/errors.ts'
 import type { Bus } from '../../core/ports/bus.ts'
@@ -83,7 +84,7 @@ export function createScheduleTicker(deps: ScheduleTickerDeps) {
   /** Claims the row's due tick and admits its run, in one transaction. */
   function claim(row: ScheduleRow, plan: TickPlan, now: number, work: ClaimedWork): Promise<StepOutcome> {
     return deps.dispatcher.transaction(async (tx, admit): Promise<StepOutcome> => {
-      const w = await tx.get<{ live_version: number | null }>(`SELECT live_version FROM workflows WHERE id = $1${forUpdate(deps.store.dialect)}`, [row.workflow_id])
+      const w = await workflows.lockById(tx, deps.store.dialect, row.workflow_id)
       if (!w || w.live_version !== row.version) {
         await deps.reconciler.reconcile(tx, row.workflow_id)
         return 'stale'
@@ -102,7 +103,7 @@ export function createScheduleTicker(deps: ScheduleTickerDeps) {
     const schedule = scheduleOf(row)
     if (!schedule) {
       // The trigger is gone or its configuration unusable: park the row until a reconcile.
-      await deps.store.write((tx) => tx.run("UPDATE schedules SET active = 0, last_outcome = 'invalid', updated_at = $1 WHERE id = $2", [now, row.id]))
+      await deps.store.write((tx) => schedules.markInvalid(tx, row.id, now))
       return 'broken'
     }
     const plan = planTick({
@@ -115,9 +116,7 @@ export function createScheduleTicker(deps: ScheduleTickerDeps) {
         organizationId: row.organization_id, workflowId: row.workflow_id, version: 'live', automatic: true, triggeredBy: 'schedule',
         triggerNodeId: row.trigger_node_id, idempotencyKey: `schedule:${row.id}:${iso(plan.fire)}`, event: tickEvent(row, schedule, plan, now),
       })
-      await tx.run('UPDATE schedules SET last_fired_at = $1, last_run_id = $2, last_outcome = $3 WHERE id = $4', [
-        plan.fire, result.runId ?? null, result.action === 'triggered' ? 'triggered' : result.reason, row.id,
-      ])
+      await schedules.recordTick(tx, { id: row.id, firedAt: plan.fire, runId: result.runId ?? null, outcome: result.action === 'triggered' ? 'triggered' : result.reason })
       return result.action === 'triggered' ? 'fired' : 'skipped'
     }
     try {
@@ -127,7 +126,7 @@ export function createScheduleTicker(deps: ScheduleTickerDeps) {
       // The dispatcher refused the tick for good (its workflow version is unreadable): move past it.
       deps.logger.error('a schedule tick could not start a run', { scheduleId: row.id, tick: iso(plan.fire), error: error.message })
       return claim(row, plan, now, async (tx) => {
-        await tx.run('UPDATE schedules SET last_fired_at = $1, last_run_id = NULL, last_outcome = $2 WHERE id = $3', [plan.fire, `error: ${error.message}`.slice(0, 300), row.id])
+        await schedules.recordTick(tx, { id: row.id, firedAt: plan.fire!, runId: null, outcome: `error: ${error.message}`.slice(0, 300) })
         return 'skipped'
       })
     }

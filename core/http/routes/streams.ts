@@ -4,6 +4,7 @@
  * position (the run's journal sequence for run streams, the journal id otherwise); send it back
  * as Last-Event-ID to resume with no gap and no duplicate.
  */
+import { runs } from '../../store/runs.ts'
 import { Elysia } from 'elysia'
 import { workflows } from '../../store/workflows.ts'
 import type { Metrics } from '../../metrics.ts'
@@ -88,7 +89,7 @@ export function streamRoutes(auth: AuthPlugin, deps: StreamRouteDeps) {
 
   async function runStream(principal: Principal, runId: string, request: Request, query: string | undefined, detail: boolean) {
     const organizationId = principal.organizationId
-    const owner = await deps.store.get<{ organization_id: string }>('SELECT organization_id FROM runs WHERE id = $1', [runId])
+    const owner = await runs.ownerOf(deps.store, runId)
     if (owner && owner.organization_id !== organizationId) throw notFound('run')
     const after = lastEventId(request, query) ?? 0
     const release = quota.take(callerOf(principal))
@@ -105,7 +106,7 @@ export function streamRoutes(auth: AuthPlugin, deps: StreamRouteDeps) {
         let waiting: ReturnType<typeof setTimeout> | null = null
         if (!owner) {
           waiting = setTimeout(async () => {
-            const exists = await deps.store.get('SELECT 1 AS one FROM runs WHERE id = $1 AND organization_id = $2', [runId, organizationId]).catch(() => true)
+            const exists = await runs.existsIn(deps.store, organizationId, runId).catch(() => true)
             if (!exists) channel.close()
           }, appearWaitMs)
           ;(waiting as { unref?: () => void }).unref?.()
