@@ -6,6 +6,8 @@
  * Resource lifetimes are an Effect scope: whatever was opened is closed in reverse order, on
  * a normal exit, on SIGINT/SIGTERM, and when start-up fails half way.
  */
+import { createWalletService } from './core/services/wallets.ts'
+import { createViemChains } from './adapters/evm/chains.ts'
 import process from 'node:process'
 import { join } from 'node:path'
 import { readFileSync } from 'node:fs'
@@ -211,6 +213,8 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   const builderChat = createBuilderChat({ store, clock, ids, logger, ai, workflows, runs, catalog: buildCatalog(registry) })
   const compiler = await own(() => createSolcCompiler(), (c) => c.close())
   const contractChat = createContractChat({ store, clock, ids, ai, compiler })
+  const chains = createViemChains(config.chains)
+  const wallets = createWalletService({ store, clock, ids, secretBox, chains })
   const webhookSecrets = createOrganizationWebhookSecretService({ store, secretBox, clock })
   const webhookEvents = createWebhookEventService({ store, router: engine.router })
   const organizationSettings = createOrganizationSettingsService({ store, defaultRetentionMs: config.runRetentionMs })
@@ -223,12 +227,12 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     runAppearWaitMs: config.sseRunWaitMs, maxStreamsPerCaller: config.sseMaxStreamsPerKey,
   }
   const app = createApp({
-    version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, people, templates, apps, builderChat, contractChat, isOperator: operator.isOperator, workflows, runs, schedules, streams,
+    version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, people, templates, apps, wallets, builderChat, contractChat, isOperator: operator.isOperator, workflows, runs, schedules, streams,
     registry, connectors, executionHooks, webhookIntake, webhookEvents, webhookSecrets,
     organizationSettings, trustedProxies: config.trustedProxies, backlog: engine.backlog, universe, metrics, metricsToken: config.metricsToken,
   })
   return {
-    config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, people, templates, apps, ai, metrics, registry, connectors, engine, workflows, runs,
+    config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, people, templates, apps, ai, metrics, wallets, chains, compiler, registry, connectors, engine, workflows, runs,
     schedules, executionHooks, hooks, webhookSecrets, webhookEvents, app,
     organizationSettings, pruner, universe,
   }
@@ -433,6 +437,8 @@ Usage: automaton <command> [options]
                                          mint an owner key; prints it as JSON, the raw key in "key"
   credits grant --org <id|name> --amount <n> [--note <text>]
                                          add (or, negative, take away) AI credits of an organization
+  devnet [--port 8545]                   a local EVM (anvil) with a test USDC (EIP-3009) and funded accounts;
+                                         prints { rpcUrl, chainId, token, accounts, chains } and runs until stopped
   users create --email <e> --org <id|name> [--role owner|developer|viewer] [--name <n>] [--password-file <f>]
                                          make a person who signs in with this email and a password
                                          (from stdin or the file; at least 10 characters)
@@ -611,6 +617,18 @@ export async function runCli(argv: readonly string[], env: Record<string, string
         return 0
       }
       throw new UsageError(`unknown command "credits ${sub ?? ''}"`)
+    case 'devnet': {
+      const port = flags.port ? Number(flags.port) : 8545
+      if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError('--port must be a port number')
+      const { startDevnet } = await import('./adapters/evm/devnet.ts')
+      const compiler = createSolcCompiler()
+      const devnet = await startDevnet({ compiler, port, host: flags.host ?? '127.0.0.1' }).finally(() => compiler.close())
+      const { stop, ...described } = devnet
+      print({ ...described, chains: JSON.stringify([{ chainId: devnet.chainId, name: 'devnet', rpcUrl: devnet.rpcUrl, network: devnet.network }]) })
+      await untilSignal()
+      await stop()
+      return 0
+    }
     case 'users':
       if (sub === 'create') {
         if (!flags.email) throw new UsageError('users create needs --email <address>')

@@ -5,6 +5,7 @@
  * same entries; a test keeps the two in step.
  */
 import { parseDurationList } from './duration.ts'
+import { type ChainConfig, parseChains } from './ports/chain.ts'
 import { parseRetention } from './domain/retention.ts'
 import { parseCidr } from './security/ip-ranges.ts'
 
@@ -53,6 +54,7 @@ export interface Config {
   trustedProxies: string[]
   masterKeyPrevious: string | null
   metricsToken: string | null
+  chains: ChainConfig[]
   otlpEndpoint: string | null
   workerPort: number | null
   aiBaseUrl: string | null
@@ -117,6 +119,13 @@ const retention: Parser<number> = (raw, name) => {
   if (ms === null) throw new ConfigError(`${name} must be 0 or whole minutes, hours, days or weeks (90m, 12h, 30d, 2w), got "${raw}"`)
   return ms
 }
+const chainList: Parser<ChainConfig[]> = (raw) => {
+  try {
+    return parseChains(raw)
+  } catch (error) {
+    throw new ConfigError((error as Error).message)
+  }
+}
 const optionalPort: Parser<number | null> = (raw, name) => (raw === '' ? null : int(0, 65535)(raw, name))
 /** A positive span of whole minutes, hours, days or weeks. */
 const span: Parser<number> = (raw, name) => {
@@ -176,6 +185,7 @@ export const CONFIG_ENTRIES: readonly ConfigEntry[] = [
   { env: 'AUTOMATON_TLS_KEY_FILE', key: 'tlsKeyFile', default: '', description: 'PEM private key file of `AUTOMATON_TLS_CERT_FILE`.', parse: nullable },
   { env: 'AUTOMATON_TRUSTED_PROXIES', key: 'trustedProxies', default: '', description: 'Comma-separated addresses or CIDRs of reverse proxies: only requests from them have their client address taken from `X-Forwarded-For` and their scheme from `X-Forwarded-Proto`.', parse: cidrs },
   { env: 'AUTOMATON_WORKER_PORT', key: 'workerPort', default: '', description: 'A port on which `automaton worker` answers `/healthz`, `/readyz` and `/metrics` (a worker serves no API); empty: none.', parse: optionalPort },
+  { env: 'AUTOMATON_CHAINS', key: 'chains', default: '', description: 'EVM chains, a JSON array of `{ chainId, name, rpcUrl, network }` (what `automaton devnet` prints fits); empty: none. Wallet balances, contract deployments and x402 use them.', parse: chainList },
   { env: 'AUTOMATON_OTLP_ENDPOINT', key: 'otlpEndpoint', default: '', description: 'Base URL of an OpenTelemetry collector (OTLP/HTTP, e.g. `http://collector:4318`): spans of runs and node executions go to `<url>/v1/traces`; empty: no export.', parse: nullable },
   { env: 'AUTOMATON_METRICS_TOKEN', key: 'metricsToken', default: '', description: 'A bearer token `GET /metrics` requires; empty: the metrics are open (keep the port private, or set this).', parse: nullable },
   { env: 'AUTOMATON_AI_BASE_URL', key: 'aiBaseUrl', default: '', description: 'Base URL of an OpenAI-compatible chat-completions API (`http://localhost:11434/v1` for Ollama, a vLLM or LM Studio server, a hosted API); empty: the AI endpoints answer 503 and AI nodes fail. See ai.md.', parse: nullable },

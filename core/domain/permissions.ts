@@ -11,7 +11,7 @@ export const PERMISSIONS = [
   'action:read',
   'run:read', 'run:stream', 'run:cancel',
   'execution:read', 'execution:stream', 'execution:webhook',
-  'ai:chat', 'wallet:withdraw',
+  'ai:chat', 'wallet:read', 'wallet:write', 'wallet:withdraw',
   'apikey:create', 'apikey:read', 'apikey:revoke',
   'service_account:read', 'service_account:write',
   'stats:read', 'template:write', 'template:moderate',

@@ -2,6 +2,8 @@
  * createApp: the HTTP API as one Elysia instance, built from the services it is given.
  * Knows no runtime: server adapters call `app.handle(request)`.
  */
+import { walletRoutes } from './routes/wallets.ts'
+import type { WalletService } from '../services/wallets.ts'
 import { Elysia } from 'elysia'
 import { registerFormats } from '../plugin/formats.ts'
 import type { Bus } from '../ports/bus.ts'
@@ -74,6 +76,7 @@ export interface AppDeps {
   readonly members: MemberService
   readonly people: PeopleService
   readonly templates: TemplateService
+  readonly wallets: WalletService
   readonly builderChat: BuilderChat
   readonly contractChat: ContractChat
   readonly apps: AppService
@@ -139,6 +142,7 @@ export function createApp(deps: AppDeps) {
     .use(organizationRoutes(auth, deps.webhookSecrets, deps.organizationSettings))
     .use(universeRoutes(auth, deps.universe))
     .use(templateRoutes(auth, deps.templates, deps.apps))
+    .use(walletRoutes(auth, deps.wallets))
     .use(widgetRoutes(deps.apps))
   // Plugins' webhooks last, so that none can take a route of the server.
   const taken = new Set(app.routes.filter((r) => r.method === 'POST').map((r) => routeShape(r.path)))

@@ -9,6 +9,8 @@
  * { name, steps }, `code.delta` { text }, `compiled` { name, abi, bytecode, warnings },
  * `compile_error` { errors }, `error` { message }, `done` { contractId, messageId, status }.
  */
+import { toDeployment } from './wallets.ts'
+import { deployments } from '../store/wallets.ts'
 import { badRequest, notFound } from '../errors.ts'
 import type { AiMessage, AiTool } from '../ports/ai.ts'
 import type { Clock } from '../ports/clock.ts'
@@ -177,7 +179,7 @@ export function createContractChat(deps: { store: Store; clock: Clock; ids: Ids;
       const row = await contracts.byId(store, caller.organizationId, id)
       if (!row) throw notFound('contract')
       const messages = (await chatMessages.page(store, caller.organizationId, { column: 'conversation_id', value: id }, 'contract', 100)).reverse().map(toChatMessage)
-      return { ...toContract(row), messages, deployments: [] as unknown[] }
+      return { ...toContract(row), messages, deployments: (await deployments.ofContract(store, caller.organizationId, id)).map(toDeployment) }
     },
   }
 }

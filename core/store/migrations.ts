@@ -466,6 +466,37 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 27,
+    name: 'wallets and contract deployments',
+    up: [
+      // An organization's EVM keys, sealed with the master key; only the address is ever answered.
+      `CREATE TABLE wallets (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id),
+        name TEXT NOT NULL,
+        address TEXT NOT NULL,
+        sealed_key TEXT NOT NULL,
+        is_default INTEGER NOT NULL DEFAULT 0,
+        created_at BIGINT NOT NULL,
+        created_by TEXT NOT NULL
+      )`,
+      'CREATE INDEX wallets_org ON wallets (organization_id, created_at)',
+      'CREATE UNIQUE INDEX wallets_address ON wallets (organization_id, address)',
+      `CREATE TABLE contract_deployments (
+        id TEXT PRIMARY KEY,
+        contract_id TEXT NOT NULL,
+        organization_id TEXT NOT NULL,
+        chain_id INTEGER NOT NULL,
+        address TEXT NOT NULL,
+        transaction_hash TEXT NOT NULL,
+        wallet_id TEXT NOT NULL,
+        deployed_at BIGINT NOT NULL,
+        deployed_by TEXT NOT NULL
+      )`,
+      'CREATE INDEX contract_deployments_contract ON contract_deployments (contract_id, deployed_at)',
+    ],
+  },
+  {
     version: 24,
     name: 'ai credit ledger',
     up: [

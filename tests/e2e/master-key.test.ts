@@ -37,6 +37,8 @@ async function fillSecrets(t: TestSystem, label: string): Promise<Array<{ id: st
   expect(template.status).toBe(200)
   const fork = await t.call('POST', `/v1/templates/${template.body.data.id}/fork`, { body: { propValues: { token: `prop-${label}-${crypto.randomUUID()}` } } })
   expect(fork.status).toBe(200)
+  // A wallet's key is sealed too.
+  expect((await t.call('POST', '/v1/wallets', { body: { name: `${label} wallet` } })).status).toBe(200)
   return made
 }
 

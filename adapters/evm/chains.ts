@@ -1,0 +1,50 @@
+/** The chain port over viem: one public client per configured chain, wallet clients per call. */
+import { type Abi, createPublicClient, createWalletClient, defineChain, encodeDeployData, erc20Abi, type Hex, http, isAddress } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { type ChainConfig, type Chains, ContractArgumentsError } from '../../core/ports/chain.ts'
+
+export function createViemChains(configs: readonly ChainConfig[]): Chains {
+  const byId = new Map(configs.map((c) => [c.chainId, c]))
+  const chainOf = (c: ChainConfig) =>
+    defineChain({ id: c.chainId, name: c.name, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [c.rpcUrl] } } })
+  const publics = new Map(configs.map((c) => [c.chainId, createPublicClient({ chain: chainOf(c), transport: http(c.rpcUrl) })]))
+  const config = (chainId: number) => {
+    const c = byId.get(chainId)
+    if (!c) throw new Error(`chain ${chainId} is not configured (AUTOMATON_CHAINS)`)
+    return c
+  }
+  const publicOf = (chainId: number) => {
+    config(chainId)
+    return publics.get(chainId)!
+  }
+  const address = (value: string) => {
+    if (!isAddress(value)) throw new Error(`not an address: ${value}`)
+    return value as Hex
+  }
+  return {
+    list: () => configs,
+    get: (chainId) => byId.get(chainId),
+    addressOf: (privateKey) => privateKeyToAccount(privateKey as Hex).address,
+    newPrivateKey: () => generatePrivateKey(),
+    nativeBalance: (chainId, owner) => publicOf(chainId).getBalance({ address: address(owner) }),
+    tokenBalance: (chainId, token, owner) =>
+      publicOf(chainId).readContract({ address: address(token), abi: erc20Abi, functionName: 'balanceOf', args: [address(owner)] }),
+    async deployContract(chainId, privateKey, contract) {
+      const c = config(chainId)
+      const account = privateKeyToAccount(privateKey as Hex)
+      const wallet = createWalletClient({ account, chain: chainOf(c), transport: http(c.rpcUrl) })
+      try {
+        encodeDeployData({ abi: contract.abi as Abi, bytecode: contract.bytecode as Hex, args: (contract.args ?? []) as never })
+      } catch (error) {
+        throw new ContractArgumentsError((error as Error).message.split('\n')[0])
+      }
+      const hash = await wallet.deployContract({ abi: contract.abi as Abi, bytecode: contract.bytecode as Hex, args: (contract.args ?? []) as never })
+      const receipt = await publicOf(chainId).waitForTransactionReceipt({ hash })
+      if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`the deployment failed on chain ${chainId} (transaction ${hash})`)
+      return { address: receipt.contractAddress, transactionHash: hash }
+    },
+    async code(chainId, at) {
+      return (await publicOf(chainId).getCode({ address: address(at) })) ?? '0x'
+    },
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * EVM chains as a port (the viem adapter does the work): chains are operator configuration
+ * (`AUTOMATON_CHAINS`), keys are the organization's sealed wallets, opened only for the call.
+ */
+export interface ChainConfig {
+  chainId: number
+  name: string
+  rpcUrl: string
+  /** The x402 network name (`base-sepolia`, `anvil` …); the CAIP-2 id is `eip155:<chainId>`. */
+  network: string
+}
+
+export interface Chains {
+  list(): readonly ChainConfig[]
+  get(chainId: number): ChainConfig | undefined
+  /** The address of a private key (0x-prefixed, 32 bytes hex). */
+  addressOf(privateKey: string): string
+  newPrivateKey(): string
+  nativeBalance(chainId: number, address: string): Promise<bigint>
+  tokenBalance(chainId: number, token: string, address: string): Promise<bigint>
+  /** Deploys creation bytecode (with ABI-encoded constructor arguments) and waits for the receipt. */
+  deployContract(chainId: number, privateKey: string, contract: { abi: readonly unknown[]; bytecode: string; args?: readonly unknown[] }): Promise<{ address: string; transactionHash: string }>
+  /** The runtime code at an address (`0x` when none). */
+  code(chainId: number, address: string): Promise<string>
+}
+
+/** The constructor arguments do not fit the contract's ABI (nothing was sent). */
+export class ContractArgumentsError extends Error {
+  override name = 'ContractArgumentsError'
+}
+
+/** Parses AUTOMATON_CHAINS: a JSON array of `{ chainId, name, rpcUrl, network }`. */
+export function parseChains(raw: string): ChainConfig[] {
+  if (!raw.trim()) return []
+  let list: unknown
+  try {
+    list = JSON.parse(raw)
+  } catch {
+    throw new Error('AUTOMATON_CHAINS must be a JSON array of { chainId, name, rpcUrl, network }')
+  }
+  if (!Array.isArray(list)) throw new Error('AUTOMATON_CHAINS must be a JSON array of { chainId, name, rpcUrl, network }')
+  const seen = new Set<number>()
+  return list.map((c, i) => {
+    const e = c as Record<string, unknown>
+    if (!Number.isSafeInteger(e?.chainId) || (e.chainId as number) <= 0) throw new Error(`AUTOMATON_CHAINS[${i}].chainId must be a positive integer`)
+    if (typeof e.rpcUrl !== 'string' || !/^https?:\/\//.test(e.rpcUrl)) throw new Error(`AUTOMATON_CHAINS[${i}].rpcUrl must be an http(s) URL`)
+    if (seen.has(e.chainId as number)) throw new Error(`AUTOMATON_CHAINS lists chain ${e.chainId} twice`)
+    seen.add(e.chainId as number)
+    return {
+      chainId: e.chainId as number, name: typeof e.name === 'string' ? e.name : `chain ${e.chainId}`, rpcUrl: e.rpcUrl,
+      network: typeof e.network === 'string' ? e.network : `eip155-${e.chainId}`,
+    }
+  })
+}
