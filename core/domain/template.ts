@@ -92,22 +92,14 @@ export const CreateTemplateBody = t.Object({
 })
 export type CreateTemplateBody = Static<typeof CreateTemplateBody>
 
-export const UpdateTemplateBody = t.Object({
-  name: t.Optional(contentFields.name),
-  slug: t.Optional(contentFields.slug),
-  description: t.Optional(contentFields.description),
-  tags: t.Optional(contentFields.tags),
-  category: t.Optional(contentFields.category),
-  templateProps: t.Optional(contentFields.templateProps),
-  tableSchemas: t.Optional(contentFields.tableSchemas),
-  uiMetadata: t.Optional(contentFields.uiMetadata),
-  cooldownMs: t.Optional(contentFields.cooldownMs),
-  maxRuns: t.Optional(contentFields.maxRuns),
-  definition: t.Optional(Definition),
-  visibility: t.Optional(literals(TEMPLATE_VISIBILITIES)),
-  generatedAppId: t.Optional(nullable(t.String({ maxLength: 64 }))),
-  generatedAppVersionId: t.Optional(nullable(t.String({ maxLength: 64 }))),
-})
+/** Every field of a create may change, but the source (a template keeps the workflow it came from); the app link may be cleared with null. */
+export const UpdateTemplateBody = t.Composite([
+  t.Partial(t.Omit(CreateTemplateBody, ['sourceWorkflowId', 'generatedAppId', 'generatedAppVersionId'])),
+  t.Object({
+    generatedAppId: t.Optional(nullable(t.String({ maxLength: 64 }))),
+    generatedAppVersionId: t.Optional(nullable(t.String({ maxLength: 64 }))),
+  }),
+])
 export type UpdateTemplateBody = Static<typeof UpdateTemplateBody>
 
 /** What a version holds. */

@@ -8,6 +8,7 @@ import { createSolcCompiler } from '../../adapters/solc/compiler.ts'
 import { type Devnet, startDevnet } from '../../adapters/evm/devnet.ts'
 import { finish, startScriptedOpenAi, type ScriptedOpenAi, toolFragment, usageOnly } from '../helpers/openai-server.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
+import { storeKinds } from '../helpers/services.ts'
 import { aiCredits } from '../../core/store/ai-credits.ts'
 
 const COUNTER = `// SPDX-License-Identifier: MIT
@@ -22,7 +23,7 @@ function toolTurn(name: string, args: unknown) {
   return { steps: [toolFragment(0, { id: `call_${name}`, name, arguments: JSON.stringify(args) }), finish('tool_calls'), usageOnly(500, 200)] }
 }
 
-describe('wallets and contract deployment on the devnet', () => {
+for (const kind of storeKinds()) describe(`wallets and contract deployment on the devnet (${kind})`, () => {
   let devnet: Devnet
   let t: TestSystem
   let model: ScriptedOpenAi
@@ -34,7 +35,7 @@ describe('wallets and contract deployment on the devnet', () => {
     probe.stop(true)
     devnet = await startDevnet({ compiler, port })
     model = startScriptedOpenAi()
-    t = await openTestSystem('sqlite', {
+    t = await openTestSystem(kind, {
       AUTOMATON_CHAINS: JSON.stringify([{ chainId: devnet.chainId, name: 'devnet', rpcUrl: devnet.rpcUrl, network: devnet.network }]),
       AUTOMATON_AI_BASE_URL: model.url, AUTOMATON_AI_MODEL: 'scripted',
     })
@@ -67,7 +68,7 @@ describe('wallets and contract deployment on the devnet', () => {
 
     expect((await t.call('POST', `/v1/wallets/${fresh.id}/default`)).body.data.isDefault).toBe(true)
     expect((await t.call('GET', `/v1/wallets/${imported.body.data.id}`)).body.data.isDefault).toBe(false)
-    const other = await t.newOrganization('wallets-other')
+    const other = await t.newOrganization(`wallets-other-${kind}`)
     expect((await t.call('GET', `/v1/wallets/${fresh.id}`, { key: other.key })).status).toBe(404)
     const reader = (await t.call('POST', '/v1/api-keys', { body: { name: 'reader', scope: 'read' } })).body.data.key
     expect((await t.call('GET', '/v1/wallets', { key: reader })).status).toBe(200)
@@ -78,7 +79,7 @@ describe('wallets and contract deployment on the devnet', () => {
   })
 
   it('deploys a contract the chat compiled, from the default wallet, and its code is on chain', async () => {
-    await t.system.store.write((tx) => aiCredits.grant(tx, { id: 'job_devnet_grant', organizationId: t.orgId, amount: 100, at: Date.now() }))
+    await t.system.store.write((tx) => aiCredits.grant(tx, { id: `job_devnet_grant_${kind}`, organizationId: t.orgId, amount: 100, at: Date.now() }))
     model.queue(toolTurn('propose_plan', { name: 'Counter', steps: ['Store a count from the constructor', 'bump() adds one'] }))
     const planned = await t.call('POST', '/v1/contract/chat/stream', { body: { message: 'A counter that starts where I say' } })
     const contractId = /"contractId":"(ctr_[^"]+)"/.exec(planned.body)![1]
@@ -103,7 +104,7 @@ describe('wallets and contract deployment on the devnet', () => {
     const record = (await t.call('GET', `/v1/contracts/${contractId}`)).body.data
     expect(record.deployments).toEqual([deployment])
     // Another organization can neither deploy it nor see it.
-    const other = await t.newOrganization('contracts-other')
+    const other = await t.newOrganization(`contracts-other-${kind}`)
     expect((await t.call('POST', `/v1/contracts/${contractId}/deploy`, { key: other.key, body: { chainId: devnet.chainId } })).status).toBe(404)
   }, 60_000)
 })
