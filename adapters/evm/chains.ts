@@ -1,7 +1,18 @@
 /** The chain port over viem: one public client per configured chain, wallet clients per call. */
-import { type Abi, createPublicClient, createWalletClient, defineChain, encodeDeployData, erc20Abi, type Hex, http, isAddress } from 'viem'
+import { type Abi, createPublicClient, createWalletClient, defineChain, encodeDeployData, erc20Abi, type Hex, http, isAddress, parseAbi, parseSignature, verifyTypedData } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { type ChainConfig, type Chains, ContractArgumentsError } from '../../core/ports/chain.ts'
+
+const TRANSFER_WITH_AUTHORIZATION = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' },
+  ],
+} as const
+
+const EIP3009_ABI = parseAbi([
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
+])
 
 export function createViemChains(configs: readonly ChainConfig[]): Chains {
   const byId = new Map(configs.map((c) => [c.chainId, c]))
@@ -45,6 +56,32 @@ export function createViemChains(configs: readonly ChainConfig[]): Chains {
     },
     async code(chainId, at) {
       return (await publicOf(chainId).getCode({ address: address(at) })) ?? '0x'
+    },
+    async verifyAuthorization(chainId, token, a, signature) {
+      try {
+        return await verifyTypedData({
+          address: address(a.from),
+          domain: { name: token.name, version: token.version, chainId, verifyingContract: address(token.address) },
+          types: TRANSFER_WITH_AUTHORIZATION,
+          primaryType: 'TransferWithAuthorization',
+          message: { from: address(a.from), to: address(a.to), value: BigInt(a.value), validAfter: BigInt(a.validAfter), validBefore: BigInt(a.validBefore), nonce: a.nonce as Hex },
+          signature: signature as Hex,
+        })
+      } catch {
+        return false
+      }
+    },
+    async settleAuthorization(chainId, relayerKey, token, a, signature) {
+      const c = config(chainId)
+      const wallet = createWalletClient({ account: privateKeyToAccount(relayerKey as Hex), chain: chainOf(c), transport: http(c.rpcUrl) })
+      const { r, s, v, yParity } = parseSignature(signature as Hex)
+      const hash = await wallet.writeContract({
+        address: address(token), abi: EIP3009_ABI, functionName: 'transferWithAuthorization',
+        args: [address(a.from), address(a.to), BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce as Hex, Number(v ?? BigInt(27 + (yParity ?? 0))), r, s],
+      })
+      const receipt = await publicOf(chainId).waitForTransactionReceipt({ hash })
+      if (receipt.status !== 'success') throw new Error(`the transfer reverted on chain ${chainId} (transaction ${hash})`)
+      return hash
     },
   }
 }

@@ -2,6 +2,8 @@
  * createApp: the HTTP API as one Elysia instance, built from the services it is given.
  * Knows no runtime: server adapters call `app.handle(request)`.
  */
+import { x402Routes } from './routes/x402.ts'
+import type { X402Service } from '../services/x402.ts'
 import { walletRoutes } from './routes/wallets.ts'
 import type { WalletService } from '../services/wallets.ts'
 import { Elysia } from 'elysia'
@@ -77,6 +79,7 @@ export interface AppDeps {
   readonly people: PeopleService
   readonly templates: TemplateService
   readonly wallets: WalletService
+  readonly x402?: X402Service
   readonly builderChat: BuilderChat
   readonly contractChat: ContractChat
   readonly apps: AppService
@@ -132,7 +135,8 @@ export function createApp(deps: AppDeps) {
     .use(workflowRoutes(auth, deps.workflows, deps.runs))
     .use(scheduleRoutes(auth, deps.schedules))
     .use(runRoutes(auth, deps.auth, deps.runs))
-    .use(workflowWebhookRoutes(deps.runs))
+    .use(workflowWebhookRoutes(deps.runs, deps.x402))
+    .use(deps.x402 ? x402Routes(deps.x402) : new Elysia({ name: 'routes.x402' }))
     .use(streamRoutes(auth, { store: deps.store, ...deps.streams, metrics: deps.metrics }))
     .use(catalogRoutes(auth, deps.registry))
     .use(connectorRoutes(auth, deps.connectors))

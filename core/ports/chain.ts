@@ -22,6 +22,14 @@ export interface Chains {
   deployContract(chainId: number, privateKey: string, contract: { abi: readonly unknown[]; bytecode: string; args?: readonly unknown[] }): Promise<{ address: string; transactionHash: string }>
   /** The runtime code at an address (`0x` when none). */
   code(chainId: number, address: string): Promise<string>
+  /** Whether `signature` is `authorization`'s EIP-712 TransferWithAuthorization signature by its `from`, for the token's domain. */
+  verifyAuthorization(chainId: number, token: { address: string; name: string; version: string }, authorization: {
+    from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: string
+  }, signature: string): Promise<boolean>
+  /** Submits the authorization from the relayer's key and waits for the receipt: the transaction hash. */
+  settleAuthorization(chainId: number, relayerKey: string, token: string, authorization: {
+    from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: string
+  }, signature: string): Promise<string>
 }
 
 /** The constructor arguments do not fit the contract's ABI (nothing was sent). */

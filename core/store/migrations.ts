@@ -497,6 +497,34 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 28,
+    name: 'x402 payments',
+    up: [
+      // One row per payment authorization: its nonce is claimed once per (chain, token, payer),
+      // so a replayed payment never starts a second run nor settles twice.
+      `CREATE TABLE x402_payments (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL,
+        workflow_id TEXT NOT NULL,
+        chain_id INTEGER NOT NULL,
+        asset TEXT NOT NULL,
+        payer TEXT NOT NULL,
+        nonce TEXT NOT NULL,
+        amount TEXT NOT NULL,
+        pay_to TEXT NOT NULL,
+        status TEXT NOT NULL,
+        transaction_hash TEXT,
+        run_id TEXT,
+        event_id TEXT,
+        error TEXT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+      'CREATE UNIQUE INDEX x402_payments_nonce ON x402_payments (chain_id, asset, payer, nonce)',
+      'CREATE INDEX x402_payments_workflow ON x402_payments (workflow_id, created_at)',
+    ],
+  },
+  {
     version: 24,
     name: 'ai credit ledger',
     up: [

@@ -131,6 +131,7 @@ export const workflows = {
   byId(db: SqlExecutor, organizationId: string, id: string) {
     return db.get<WorkflowRow>('SELECT * FROM workflows WHERE organization_id = $1 AND id = $2', [organizationId, id])
   },
+  byIdAnyOrg: (db: SqlExecutor, id: string) => db.get<WorkflowRow>('SELECT * FROM workflows WHERE id = $1', [id]),
   bySecret(db: SqlExecutor, secret: string) {
     return db.get<WorkflowRow>('SELECT * FROM workflows WHERE trigger_secret = $1', [secret])
   },

@@ -4,13 +4,14 @@
  * Integration webhooks, which start the workflows whose triggers match a platform's event, are
  * in integrations.ts.
  */
+import type { X402Service } from '../../services/x402.ts'
 import { Elysia } from 'elysia'
 import { Type as T } from '@sinclair/typebox'
 import { RunBody, WebhookResult } from '../../domain/run.ts'
 import { badRequest } from '../../errors.ts'
 import type { RunService } from '../../services/runs.ts'
 import { doc } from '../docs.ts'
-import { clientAddressOf } from '../request-state.ts'
+import { clientAddressOf, clientUrlOf } from '../request-state.ts'
 import { t } from '../schemas.ts'
 
 /** A webhook's body is a JSON object (or a form, read as one); none is {}. */
@@ -29,7 +30,7 @@ const PUBLIC_CORS = {
   'access-control-max-age': '600',
 }
 
-export function workflowWebhookRoutes(runs: RunService) {
+export function workflowWebhookRoutes(runs: RunService, x402?: X402Service) {
   return new Elysia({ name: 'routes.webhooks' })
     // A widget app runs in a sandbox (an origin of its own): the public run answers it by CORS,
     // without credentials.
@@ -48,7 +49,23 @@ export function workflowWebhookRoutes(runs: RunService) {
         tags: ['runs'], response: T.Object({ runId: T.String() }), errors: [404, 409, 429],
       }),
     })
-    .post('/v1/webhooks/:workflowSecret', ({ params, body, request }) => runs.webhook(params.workflowSecret, objectBody(body), request.headers, request.headers.get('idempotency-key')), {
+    .post('/v1/webhooks/:workflowSecret', async ({ params, body, request, set }) => {
+      // A paid workflow (x402Config, not discoverable) needs its secret and a payment.
+      if (x402) {
+        try {
+          const paid = await x402.payWebhook(params.workflowSecret, { url: clientUrlOf(request), headers: request.headers, body: objectBody(body) })
+          if (paid) {
+            Object.assign(set.headers, paid.headers, { 'access-control-expose-headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE' })
+            return { ...paid.result, payment: paid.payment }
+          }
+        } catch (error) {
+          const answer = x402.answer402(error)
+          if (answer) return answer
+          throw error
+        }
+      }
+      return runs.webhook(params.workflowSecret, objectBody(body), request.headers, request.headers.get('idempotency-key'))
+    }, {
       params: t.Object({ workflowSecret: t.String({ minLength: 1, maxLength: 200 }) }),
       detail: doc({
         summary: 'Start a workflow from an external system',

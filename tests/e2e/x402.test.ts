@@ -1,0 +1,178 @@
+/**
+ * Paid workflows over x402, settled on a real local chain (the devnet): a 402 with the v1 body and
+ * the v2 header, a payment verified and settled (the token balances move by exactly the price),
+ * the run started once, a replay answered with the same run and no second transfer, every
+ * refusal with the reference's error code and nothing settled, discovery, and a private paid
+ * workflow behind its webhook secret.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { createPublicClient, type Hex, http, parseAbi } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { type Devnet, startDevnet } from '../../adapters/evm/devnet.ts'
+import { createSolcCompiler } from '../../adapters/solc/compiler.ts'
+import { encodePaymentHeader } from '../../core/domain/x402.ts'
+import { storeKinds } from '../helpers/services.ts'
+import { openTestSystem, type TestSystem } from '../helpers/system.ts'
+import { createLive, waitForRun } from '../helpers/workflows.ts'
+
+const PRICE = '25000' // 0.025 USDC
+
+const TYPES = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' },
+  ],
+} as const
+
+const randomNonce = () => `0x${[...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, '0')).join('')}` as Hex
+
+for (const kind of storeKinds()) {
+  describe(`x402 paid workflows on the devnet (${kind})`, () => {
+    let devnet: Devnet
+    let t: TestSystem
+    const compiler = createSolcCompiler()
+    let payer: ReturnType<typeof privateKeyToAccount>
+    let recipient: string
+    let balanceOf: (address: string) => Promise<bigint>
+
+    beforeAll(async () => {
+      const probe = Bun.serve({ port: 0, fetch: () => new Response() })
+      const port = probe.port
+      probe.stop(true)
+      devnet = await startDevnet({ compiler, port })
+      t = await openTestSystem(kind, {
+        AUTOMATON_CHAINS: JSON.stringify([{ chainId: devnet.chainId, name: 'devnet', rpcUrl: devnet.rpcUrl, network: devnet.network }]),
+        AUTOMATON_X402_RELAYER_KEY: devnet.accounts[0].privateKey,
+      })
+      payer = privateKeyToAccount(devnet.accounts[2].privateKey as Hex)
+      recipient = devnet.accounts[3].address
+      const client = createPublicClient({ transport: http(devnet.rpcUrl) })
+      balanceOf = (address) => client.readContract({ address: devnet.token as Hex, abi: parseAbi(['function balanceOf(address) view returns (uint256)']), functionName: 'balanceOf', args: [address as Hex] })
+    }, 60_000)
+    afterAll(async () => {
+      await t?.close()
+      await devnet?.stop()
+      await compiler.close()
+    })
+
+    async function sign(overrides: Partial<{ to: string; value: string; validAfter: bigint; validBefore: bigint; nonce: Hex; chainId: number }> = {}) {
+      const now = BigInt(Math.floor(Date.now() / 1000))
+      const message = {
+        from: payer.address, to: (overrides.to ?? recipient) as Hex, value: BigInt(overrides.value ?? PRICE),
+        validAfter: overrides.validAfter ?? now - 60n, validBefore: overrides.validBefore ?? now + 300n, nonce: overrides.nonce ?? randomNonce(),
+      }
+      const signature = await payer.signTypedData({
+        domain: { name: 'USD Coin', version: '2', chainId: overrides.chainId ?? devnet.chainId, verifyingContract: devnet.token as Hex },
+        types: TYPES, primaryType: 'TransferWithAuthorization', message,
+      })
+      const authorization = { ...message, value: message.value.toString(), validAfter: message.validAfter.toString(), validBefore: message.validBefore.toString() }
+      return { signature, authorization }
+    }
+    const v1 = (p: { signature: string; authorization: unknown }, network = 'anvil') => encodePaymentHeader({ x402Version: 1, scheme: 'exact', network, payload: p })
+    const v2 = (p: { signature: string; authorization: unknown }) =>
+      encodePaymentHeader({ x402Version: 2, accepted: { scheme: 'exact', network: `eip155:${devnet.chainId}` }, payload: p })
+
+    let paid: { id: string }
+    beforeAll(async () => {
+      paid = await createLive(t, {
+        name: 'quote', description: 'A paid quote',
+        x402Config: {
+          chainId: devnet.chainId, price: PRICE, token: devnet.token, recipient, discoverable: true,
+          discoveryInput: { schema: { type: 'object', required: ['symbol'] }, example: { symbol: 'ETH' } },
+          discoveryMetadata: { name: 'Quote', description: 'A price quote', tags: ['markets'] },
+        },
+        definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'quote for {{$trigger.body.symbol}}' } } } },
+      })
+    }, 60_000)
+
+    const call = (headers: Record<string, string>, body: unknown = { symbol: 'ETH' }) =>
+      t.call('POST', `/v1/x402/workflows/${paid.id}`, { key: null, body, headers })
+
+    it('answers 402 with the v1 body and the v2 header, and checks the input before taking anything', async () => {
+      const r = await call({})
+      expect(r.status).toBe(402)
+      expect(r.body).toMatchObject({
+        x402Version: 1,
+        accepts: [{ scheme: 'exact', network: 'anvil', maxAmountRequired: PRICE, payTo: recipient, asset: devnet.token, extra: { name: 'USD Coin', version: '2' }, mimeType: 'application/json' }],
+      })
+      expect(r.body.accepts[0].resource).toContain(`/v1/x402/workflows/${paid.id}`)
+      const v2Required = JSON.parse(atob(r.headers.get('payment-required')!))
+      expect(v2Required).toMatchObject({ x402Version: 2, accepts: [{ scheme: 'exact', network: `eip155:${devnet.chainId}`, amount: PRICE, payTo: recipient }] })
+      expect(r.headers.get('access-control-expose-headers')).toContain('PAYMENT-REQUIRED')
+      const noInput = await call({ 'x-payment': v1(await sign()) }, {})
+      expect(noInput.status).toBe(400)
+      expect(noInput.body.details).toEqual([{ path: '/symbol', message: 'required' }])
+    })
+
+    it('settles a payment on chain by exactly the price, starts the run once, and answers a replay with the same run', async () => {
+      const [payerBefore, recipientBefore] = await Promise.all([balanceOf(payer.address), balanceOf(recipient)])
+      const header = v1(await sign())
+      const r = await call({ 'x-payment': header })
+      expect(r.status).toBe(200)
+      // (Bun's toMatchObject writes asymmetric matchers into what it checks: check a copy.)
+      expect(structuredClone(r.body.data)).toMatchObject({ action: 'triggered', runIds: [expect.stringMatching(/^run_/)], payment: { network: 'anvil', amount: PRICE, payer: payer.address } })
+      expect(r.body.data.payment.transaction).toMatch(/^0x[0-9a-f]{64}$/)
+      const confirmation = JSON.parse(atob(r.headers.get('x-payment-response')!))
+      expect(confirmation).toMatchObject({ success: true, transaction: r.body.data.payment.transaction, payer: payer.address })
+      expect(await balanceOf(payer.address)).toBe(payerBefore - BigInt(PRICE))
+      expect(await balanceOf(recipient)).toBe(recipientBefore + BigInt(PRICE))
+      const run = await waitForRun(t, r.body.data.runIds[0])
+      expect(run.nodes.say.result.message).toBe('quote for ETH')
+
+      const again = await call({ 'x-payment': header })
+      expect(again.status).toBe(200)
+      expect(again.body.data.runIds).toEqual(r.body.data.runIds)
+      expect(await balanceOf(payer.address)).toBe(payerBefore - BigInt(PRICE))
+      const runs = await t.system.store.all<{ id: string }>('SELECT id FROM runs WHERE workflow_id = $1', [paid.id])
+      expect(runs).toHaveLength(1)
+    })
+
+    it('takes a v2 payment and answers PAYMENT-RESPONSE', async () => {
+      const r = await call({ 'payment-signature': v2(await sign()) })
+      expect(r.status).toBe(200)
+      expect(JSON.parse(atob(r.headers.get('payment-response')!))).toMatchObject({ success: true, payer: payer.address })
+    })
+
+    it('refuses every bad payment with the reference error code, and settles nothing', async () => {
+      const before = await balanceOf(payer.address)
+      const now = BigInt(Math.floor(Date.now() / 1000))
+      const cases: Array<[string, Record<string, string>]> = [
+        ['invalid_exact_evm_payload_authorization_value', { 'x-payment': v1(await sign({ value: '1' })) }],
+        ['invalid_exact_evm_payload_recipient_mismatch', { 'x-payment': v1(await sign({ to: devnet.accounts[1].address })) }],
+        ['invalid_exact_evm_payload_authorization_valid_before', { 'x-payment': v1(await sign({ validBefore: now + 2n })) }],
+        ['invalid_exact_evm_payload_authorization_valid_after', { 'x-payment': v1(await sign({ validAfter: now + 600n })) }],
+        ['invalid_exact_evm_payload_signature', { 'x-payment': v1({ ...(await sign()), signature: (await sign()).signature }) }],
+        ['invalid_exact_evm_payload_signature', { 'x-payment': v1(await sign({ chainId: 1 })) }],
+        ['invalid_network', { 'x-payment': v1(await sign(), 'base') }],
+        ['invalid_payload', { 'x-payment': 'not base64 json' }],
+      ]
+      for (const [code, headers] of cases) {
+        const r = await call(headers)
+        expect({ code, status: r.status, error: r.body.error }).toEqual({ code, status: 402, error: code })
+      }
+      expect(await balanceOf(payer.address)).toBe(before)
+    })
+
+    it('lists discoverable paid workflows in the Bazaar format', async () => {
+      const r = await t.call('GET', '/v1/x402/discovery/resources', { key: null })
+      expect(r.status).toBe(200)
+      const item = r.body.items.find((i: { resource: string }) => i.resource.endsWith(`/v1/x402/workflows/${paid.id}`))
+      expect(item).toMatchObject({ type: 'http', x402Version: 1, accepts: [{ maxAmountRequired: PRICE, payTo: recipient }], metadata: { name: 'Quote', tags: ['markets'] } })
+      expect(r.body.pagination.total).toBeGreaterThanOrEqual(1)
+      expect((await t.call('GET', '/v1/x402/discovery/resources?type=mcp', { key: null })).body.items).toEqual([])
+    })
+
+    it('needs both the webhook secret and a payment for a paid workflow that is not discoverable', async () => {
+      const hidden = await createLive(t, {
+        x402Config: { chainId: devnet.chainId, price: PRICE, token: devnet.token, recipient, discoverable: false },
+        definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'hidden' } } } },
+      })
+      expect((await t.call('POST', `/v1/x402/workflows/${hidden.id}`, { key: null, body: {} })).status).toBe(404)
+      const unpaid = await t.call('POST', `/v1/webhooks/${hidden.triggerSecret}`, { key: null, body: {} })
+      expect(unpaid.status).toBe(402)
+      const ok = await t.call('POST', `/v1/webhooks/${hidden.triggerSecret}`, { key: null, body: {}, headers: { 'x-payment': v1(await sign()) } })
+      expect(ok.status).toBe(200)
+      expect(ok.body.data.action).toBe('triggered')
+    })
+  })
+}
