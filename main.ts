@@ -6,6 +6,7 @@
  * Resource lifetimes are an Effect scope: whatever was opened is closed in reverse order, on
  * a normal exit, on SIGINT/SIGTERM, and when start-up fails half way.
  */
+import { createX402Endpoints } from './core/services/x402-endpoints.ts'
 import { createX402Service } from './core/services/x402.ts'
 import { createWalletService } from './core/services/wallets.ts'
 import { createViemChains } from './adapters/evm/chains.ts'
@@ -217,6 +218,7 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   const chains = createViemChains(config.chains)
   const wallets = createWalletService({ store, clock, ids, secretBox, chains })
   const x402 = createX402Service({ store, clock, ids, logger, chains, dispatcher: engine.dispatcher, relayerKey: config.x402RelayerKey })
+  const x402Endpoints = createX402Endpoints({ store, clock, ids, http, chains, secretBox, maxImportPrice: BigInt(config.x402MaxImportPrice) })
   const webhookSecrets = createOrganizationWebhookSecretService({ store, secretBox, clock })
   const webhookEvents = createWebhookEventService({ store, router: engine.router })
   const organizationSettings = createOrganizationSettingsService({ store, defaultRetentionMs: config.runRetentionMs })
@@ -229,7 +231,7 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     runAppearWaitMs: config.sseRunWaitMs, maxStreamsPerCaller: config.sseMaxStreamsPerKey,
   }
   const app = createApp({
-    version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, people, templates, apps, wallets, x402, builderChat, contractChat, isOperator: operator.isOperator, workflows, runs, schedules, streams,
+    version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, people, templates, apps, wallets, x402, x402Endpoints, builderChat, contractChat, isOperator: operator.isOperator, workflows, runs, schedules, streams,
     registry, connectors, executionHooks, webhookIntake, webhookEvents, webhookSecrets,
     organizationSettings, trustedProxies: config.trustedProxies, backlog: engine.backlog, universe, metrics, metricsToken: config.metricsToken,
   })

@@ -71,6 +71,14 @@ export function createViemChains(configs: readonly ChainConfig[]): Chains {
         return false
       }
     },
+    signAuthorization(chainId, privateKey, token, a) {
+      return privateKeyToAccount(privateKey as Hex).signTypedData({
+        domain: { name: token.name, version: token.version, chainId, verifyingContract: address(token.address) },
+        types: TRANSFER_WITH_AUTHORIZATION,
+        primaryType: 'TransferWithAuthorization',
+        message: { from: address(a.from), to: address(a.to), value: BigInt(a.value), validAfter: BigInt(a.validAfter), validBefore: BigInt(a.validBefore), nonce: a.nonce as Hex },
+      })
+    },
     async settleAuthorization(chainId, relayerKey, token, a, signature) {
       const c = config(chainId)
       const wallet = createWalletClient({ account: privateKeyToAccount(relayerKey as Hex), chain: chainOf(c), transport: http(c.rpcUrl) })

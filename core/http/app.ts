@@ -2,6 +2,8 @@
  * createApp: the HTTP API as one Elysia instance, built from the services it is given.
  * Knows no runtime: server adapters call `app.handle(request)`.
  */
+import { x402EndpointRoutes } from './routes/x402-endpoints.ts'
+import type { X402Endpoints } from '../services/x402-endpoints.ts'
 import { x402Routes } from './routes/x402.ts'
 import type { X402Service } from '../services/x402.ts'
 import { walletRoutes } from './routes/wallets.ts'
@@ -80,6 +82,7 @@ export interface AppDeps {
   readonly templates: TemplateService
   readonly wallets: WalletService
   readonly x402?: X402Service
+  readonly x402Endpoints?: X402Endpoints
   readonly builderChat: BuilderChat
   readonly contractChat: ContractChat
   readonly apps: AppService
@@ -147,6 +150,7 @@ export function createApp(deps: AppDeps) {
     .use(universeRoutes(auth, deps.universe))
     .use(templateRoutes(auth, deps.templates, deps.apps))
     .use(walletRoutes(auth, deps.wallets))
+    .use(deps.x402Endpoints ? x402EndpointRoutes(auth, deps.x402Endpoints) : new Elysia({ name: 'routes.x402-endpoints' }))
     .use(widgetRoutes(deps.apps))
   // Plugins' webhooks last, so that none can take a route of the server.
   const taken = new Set(app.routes.filter((r) => r.method === 'POST').map((r) => routeShape(r.path)))

@@ -26,6 +26,10 @@ export interface Chains {
   verifyAuthorization(chainId: number, token: { address: string; name: string; version: string }, authorization: {
     from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: string
   }, signature: string): Promise<boolean>
+  /** Signs an EIP-3009 TransferWithAuthorization with a wallet's key, for the token's domain. */
+  signAuthorization(chainId: number, privateKey: string, token: { address: string; name: string; version: string }, authorization: {
+    from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: string
+  }): Promise<string>
   /** Submits the authorization from the relayer's key and waits for the receipt: the transaction hash. */
   settleAuthorization(chainId: number, relayerKey: string, token: string, authorization: {
     from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: string

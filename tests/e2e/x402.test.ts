@@ -34,6 +34,7 @@ for (const kind of storeKinds()) {
     let payer: ReturnType<typeof privateKeyToAccount>
     let recipient: string
     let balanceOf: (address: string) => Promise<bigint>
+    let served: ReturnType<typeof Bun.serve> | undefined
 
     beforeAll(async () => {
       const probe = Bun.serve({ port: 0, fetch: () => new Response() })
@@ -43,6 +44,8 @@ for (const kind of storeKinds()) {
       t = await openTestSystem(kind, {
         AUTOMATON_CHAINS: JSON.stringify([{ chainId: devnet.chainId, name: 'devnet', rpcUrl: devnet.rpcUrl, network: devnet.network }]),
         AUTOMATON_X402_RELAYER_KEY: devnet.accounts[0].privateKey,
+        // The import calls this installation's own paid workflow over HTTP, on 127.0.0.1.
+        AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
       })
       payer = privateKeyToAccount(devnet.accounts[2].privateKey as Hex)
       recipient = devnet.accounts[3].address
@@ -50,6 +53,7 @@ for (const kind of storeKinds()) {
       balanceOf = (address) => client.readContract({ address: devnet.token as Hex, abi: parseAbi(['function balanceOf(address) view returns (uint256)']), functionName: 'balanceOf', args: [address as Hex] })
     }, 60_000)
     afterAll(async () => {
+      served?.stop(true)
       await t?.close()
       await devnet?.stop()
       await compiler.close()
@@ -161,6 +165,58 @@ for (const kind of storeKinds()) {
       expect(r.body.pagination.total).toBeGreaterThanOrEqual(1)
       expect((await t.call('GET', '/v1/x402/discovery/resources?type=mcp', { key: null })).body.items).toEqual([])
     })
+
+    it('imports another organization\'s paid workflow in one step: probes, pays once from a wallet, records the endpoint', async () => {
+      served = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (request) => t.system.app.handle(request) })
+      const base = `http://127.0.0.1:${served.port}`
+      const buyer = await t.newOrganization(`x402-buyer-${kind}`)
+      const wallet = (await t.call('POST', '/v1/wallets', { key: buyer.key, body: { name: 'buyer', privateKey: devnet.accounts[1].privateKey } })).body.data
+      const [buyerBefore, recipientBefore] = await Promise.all([balanceOf(wallet.address), balanceOf(recipient)])
+      const resourceUrl = `${base}/v1/x402/workflows/${paid.id}`
+      const imported = await t.call('POST', '/v1/x402-endpoints/import', { key: buyer.key, body: { resourceUrl, method: 'POST', body: { symbol: 'BTC' } } })
+      expect(imported.status).toBe(200)
+      const { endpoint, paymentDetails } = structuredClone(imported.body.data)
+      expect(endpoint).toMatchObject({
+        source: 'user_import', baseUrl: resourceUrl, method: 'POST', price: PRICE, maxAllowedPrice: String(BigInt(PRICE) * 5n), network: 'anvil',
+        payTo: recipient, tokenAddress: devnet.token, totalCalls: 1, successCount: 1, spentByToken: { [devnet.token]: PRICE }, defaultBody: { symbol: 'BTC' },
+      })
+      expect(endpoint.id).toMatch(/^x402_/)
+      expect(endpoint.exampleOutput.data.action).toBe('triggered')
+      expect(endpoint.name.length).toBeLessThanOrEqual(100)
+      expect(paymentDetails).toMatchObject({ amountPaid: PRICE, asset: devnet.token, network: 'anvil', payer: wallet.address })
+      expect(paymentDetails.transaction).toMatch(/^0x[0-9a-f]{64}$/)
+      // The token moved on chain by exactly the price, and the seller's run happened.
+      expect(await balanceOf(wallet.address)).toBe(buyerBefore - BigInt(PRICE))
+      expect(await balanceOf(recipient)).toBe(recipientBefore + BigInt(PRICE))
+      await waitForRun(t, endpoint.exampleOutput.data.runIds[0])
+
+      // The same resource again: 409, and nothing paid.
+      const again = await t.call('POST', '/v1/x402-endpoints/import', { key: buyer.key, body: { resourceUrl, method: 'POST', body: { symbol: 'BTC' } } })
+      expect(again.status).toBe(409)
+      expect(await balanceOf(wallet.address)).toBe(buyerBefore - BigInt(PRICE))
+      // Not a paid resource, or one too dear to import: 400 naming why, nothing paid.
+      const free = await t.call('POST', '/v1/x402-endpoints/import', { key: buyer.key, body: { resourceUrl: `${base}/healthz` } })
+      expect(free.status).toBe(400)
+      expect(free.body.message).toContain('not 402')
+      const dear = await createLive(t, {
+        x402Config: { chainId: devnet.chainId, price: '2000000', token: devnet.token, recipient, discoverable: true },
+        definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'dear' } } } },
+      })
+      const tooDear = await t.call('POST', '/v1/x402-endpoints/import', { key: buyer.key, body: { resourceUrl: `${base}/v1/x402/workflows/${dear.id}`, method: 'POST', body: {} } })
+      expect(tooDear.status).toBe(400)
+      expect(tooDear.body.message).toContain('AUTOMATON_X402_MAX_IMPORT_PRICE')
+      expect((await t.call('POST', '/v1/x402-endpoints/import', { key: buyer.key, body: { resourceUrl, walletAddress: '0x0000000000000000000000000000000000000001' } })).status).toBe(400)
+      expect((await t.call('POST', '/v1/x402-endpoints/import', { key: buyer.key, body: { resourceUrl, name: 'x'.repeat(101) } })).status).toBe(400)
+      expect(await balanceOf(wallet.address)).toBe(buyerBefore - BigInt(PRICE))
+
+      // The records.
+      expect((await t.call('GET', '/v1/x402-endpoints', { key: buyer.key })).body.data.items.map((e: { id: string }) => e.id)).toEqual([endpoint.id])
+      expect((await t.call('GET', `/v1/x402-endpoints/${endpoint.id}`)).status).toBe(404)
+      const renamed = await t.call('PUT', `/v1/x402-endpoints/${endpoint.id}`, { key: buyer.key, body: { name: 'BTC quote', maxAllowedPrice: '30000' } })
+      expect(renamed.body.data).toMatchObject({ name: 'BTC quote', maxAllowedPrice: '30000' })
+      expect((await t.call('DELETE', `/v1/x402-endpoints/${endpoint.id}`, { key: buyer.key })).status).toBe(200)
+      expect((await t.call('GET', `/v1/x402-endpoints/${endpoint.id}`, { key: buyer.key })).status).toBe(404)
+    }, 60_000)
 
     it('needs both the webhook secret and a payment for a paid workflow that is not discoverable', async () => {
       const hidden = await createLive(t, {
