@@ -164,13 +164,15 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   })
   const connectors = createConnectorService({ store, clock, ids, registry, secretBox, onChange: (organizationId) => masks.forget(organizationId) })
   const http = options.http ?? createGuardedHttpClient({ allow: config.allowPrivateTargets, logger })
+  const chains = createViemChains(config.chains)
+  const x402Endpoints = createX402Endpoints({ store, clock, ids, http, chains, secretBox, maxImportPrice: BigInt(config.x402MaxImportPrice) })
   const engine = createEngine({
     store, bus, workQueue, clock, ids, logger, registry, http, role, workerId: ids.next('wkr'), host: hostname(),
     concurrency: config.workerConcurrency, consecutiveFailuresPause: config.consecutiveFailuresPause,
     workerTimeoutMs: config.workerTimeoutMs, heartbeatMs: config.heartbeatMs, scheduleGraceMs: config.scheduleGraceMs,
     connector: connectors.resolve,
     backlog: { max: config.maxBacklog, orgSharePercent: config.maxBacklogOrgShare }, recorder, masks,
-    secretProps: createSecretProps({ store, secretBox, clock, logger }), ai, metrics, tracing,
+    secretProps: createSecretProps({ store, secretBox, clock, logger }), ai, x402: x402Endpoints, metrics, tracing,
   })
   metrics.sample(metrics.admissionBacklog, () => engine.backlog()?.total)
   const hookPolicy = { allowHttp: config.hookAllowHttp, allowList: config.allowPrivateTargets }
@@ -215,10 +217,8 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   const builderChat = createBuilderChat({ store, clock, ids, logger, ai, workflows, runs, catalog: buildCatalog(registry) })
   const compiler = await own(() => createSolcCompiler(), (c) => c.close())
   const contractChat = createContractChat({ store, clock, ids, ai, compiler })
-  const chains = createViemChains(config.chains)
   const wallets = createWalletService({ store, clock, ids, secretBox, chains })
   const x402 = createX402Service({ store, clock, ids, logger, chains, dispatcher: engine.dispatcher, relayerKey: config.x402RelayerKey })
-  const x402Endpoints = createX402Endpoints({ store, clock, ids, http, chains, secretBox, maxImportPrice: BigInt(config.x402MaxImportPrice) })
   const webhookSecrets = createOrganizationWebhookSecretService({ store, secretBox, clock })
   const webhookEvents = createWebhookEventService({ store, router: engine.router })
   const organizationSettings = createOrganizationSettingsService({ store, defaultRetentionMs: config.runRetentionMs })
@@ -236,7 +236,7 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     organizationSettings, trustedProxies: config.trustedProxies, backlog: engine.backlog, universe, metrics, metricsToken: config.metricsToken,
   })
   return {
-    config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, people, templates, apps, ai, metrics, wallets, chains, compiler, registry, connectors, engine, workflows, runs,
+    config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, people, templates, apps, ai, metrics, wallets, chains, x402Endpoints, compiler, registry, connectors, engine, workflows, runs,
     schedules, executionHooks, hooks, webhookSecrets, webhookEvents, app,
     organizationSettings, pruner, universe,
   }

@@ -20,6 +20,8 @@ export interface CapabilityDeps {
   clock: Clock
   dispatcher: Dispatcher
   connector?: Capabilities['connector']
+  /** Imported x402 endpoints (services/x402-endpoints.ts). */
+  x402?: { call(organizationId: string, request: Parameters<Capabilities['x402Request']>[1], signal?: AbortSignal, idempotencyKey?: string): ReturnType<Capabilities['x402Request']> }
   /** The AI capability (services/ai.ts); without it, prompts fail as "no AI provider". */
   ai?: { prompt(organizationId: string, request: Parameters<Capabilities['prompt']>[1], signal?: AbortSignal): ReturnType<Capabilities['prompt']> }
 }
@@ -55,6 +57,10 @@ export function createCapabilities(deps: CapabilityDeps): Capabilities {
     async connector(organizationId, ref, requiredType) {
       if (deps.connector) return deps.connector(organizationId, ref, requiredType)
       throw new ConnectorUnavailableError(`this node needs a ${requiredType} connector, and this process has no connectors`)
+    },
+    async x402Request(state, request, signal, idempotencyKey) {
+      if (!deps.x402) throw new Error('this process cannot call x402 endpoints')
+      return deps.x402.call(state.organizationId, request, signal, idempotencyKey)
     },
     async prompt(state, request, signal) {
       if (!deps.ai) throw new AiUnavailableError()

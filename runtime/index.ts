@@ -69,6 +69,8 @@ export interface EngineDeps {
   connector?: Capabilities['connector']
   /** The AI capability of the `ai-prompt` node (and of plugins' `ctx.services.prompt`). */
   ai?: CapabilityDeps['ai']
+  /** Imported x402 endpoints, for the `x402-request` node. */
+  x402?: CapabilityDeps['x402']
   /** Bounds runs admitted and not started yet (AUTOMATON_MAX_BACKLOG); without it admission is unbounded. */
   backlog?: BacklogLimits
   /** The event recorder, when the composition root made it first (services record with it too). */
@@ -112,6 +114,7 @@ export function createEngine(deps: EngineDeps) {
     dispatcher,
     connector: deps.connector,
     ai: deps.ai,
+    x402: deps.x402,
   })
   const runner = createNodeRunner({ registry: deps.registry, clock: deps.clock, capabilities, logger: deps.logger, masks: deps.masks, secretProps: deps.secretProps })
   const workerTimeoutMs = deps.workerTimeoutMs ?? 15_000

@@ -93,6 +93,11 @@ export interface ActionContext<P, K = ConnectorData> {
      * `cu_exhausted` and the workflow's live version pauses.
      */
     prompt(request: { prompt: string; system?: string; schema?: Record<string, unknown>; maxTokens?: number }): Promise<{ text: string; json?: unknown; tokensUsed: number }>
+    /**
+     * Calls one of the organization's imported x402 endpoints, paying from its default wallet up
+     * to the endpoint's maxAllowedPrice (more fails and pays nothing).
+     */
+    x402Request(request: { endpointId: string; queryParams?: Record<string, string>; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: unknown; payment: { transaction: string | null; amount: string; asset: string } | null }>
   }
   branch(branch: string, result: unknown): Directive
   wait(request: WaitRequest): Directive

@@ -1,5 +1,6 @@
 /** The built-in plugin: the generic triggers (manual, cronjob, schedule) and the logic, data, flow and HTTP nodes. */
 import { aiPrompt } from './actions/ai.ts'
+import { x402Request } from './actions/x402.ts'
 import { definePlugin } from '../../core/plugin/sdk.ts'
 import { codeTransform, log, regex, setVariable } from './actions/data.ts'
 import { httpRequest, sendWebhook, triggerWorkflow } from './actions/http.ts'
@@ -15,5 +16,5 @@ export default definePlugin({
   name: 'Core',
   version: '1.0.0',
   triggers: [manual, cronjob, schedule, approvalTrigger],
-  actions: [ifNode, forEach, filter, pluck, delay, wait, approval, log, regex, codeTransform, setVariable, httpRequest, sendWebhook, triggerWorkflow, aiPrompt],
+  actions: [ifNode, forEach, filter, pluck, delay, wait, approval, log, regex, codeTransform, setVariable, httpRequest, sendWebhook, triggerWorkflow, aiPrompt, x402Request],
 })

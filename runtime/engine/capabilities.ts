@@ -17,6 +17,8 @@ export interface Capabilities {
    */
   connector(organizationId: string, ref: { type?: string; id?: string } | undefined, requiredType: string): Promise<OpenedConnector>
   log(state: RunState, nodeId: string, message: string, fields?: Record<string, unknown>): void
+  /** A call of an imported x402 endpoint, paid from the run's organization's default wallet. */
+  x402Request(state: RunState, request: Parameters<import('../../core/plugin/sdk.ts').ActionContext<unknown>['services']['x402Request']>[0], signal: AbortSignal, idempotencyKey: string): ReturnType<import('../../core/plugin/sdk.ts').ActionContext<unknown>['services']['x402Request']>
   /** A prompt to the AI model, paid from the run's organization's credits. */
   prompt(state: RunState, request: { prompt: string; system?: string; schema?: Record<string, unknown>; maxTokens?: number }, signal: AbortSignal): Promise<{ text: string; json?: unknown; tokensUsed: number }>
 }

@@ -21,7 +21,7 @@ import { isPending } from './machine.ts'
 import type { NodeRunner, Outcome, PendingOutcome, ResumeTask } from './types.ts'
 import type { Plan } from './plan.ts'
 import { scopeLookup } from './scope.ts'
-import { actionContext, isDirective, makeDirective } from './action-context.ts'
+import { actionContext, idempotencyKeyOf, isDirective, makeDirective } from './action-context.ts'
 import { AiUnavailableError, CreditsExhaustedError } from '../../core/services/ai.ts'
 import type { SecretProps } from '../../core/services/secret-props.ts'
 import type { RunState } from './state.ts'
@@ -169,6 +169,7 @@ export function createNodeRunner(deps: {
         runCode: (code, input) => deps.capabilities.runCode(code, input, controller.signal),
         triggerWorkflow: (workflowId, input) => deps.capabilities.triggerWorkflow(state, workflowId, input),
         prompt: (request) => deps.capabilities.prompt(state, request, controller.signal),
+        x402Request: (request) => deps.capabilities.x402Request(state, request, controller.signal, idempotencyKeyOf(state.runId, current.key, instance.attempts)),
       },
     })
     const succeeded = (output: unknown): Outcome => {

@@ -155,6 +155,9 @@ export async function runAction<P extends TObject, R extends TSchema, K>(
       prompt: async () => {
         throw new Error('no AI model in this test: pass options.services.prompt')
       },
+      x402Request: async () => {
+        throw new Error('no x402 endpoints in this test: pass options.services.x402Request')
+      },
       ...options.services,
     },
   })

@@ -209,6 +209,40 @@ for (const kind of storeKinds()) {
       expect((await t.call('POST', '/v1/x402-endpoints/import', { key: buyer.key, body: { resourceUrl, name: 'x'.repeat(101) } })).status).toBe(400)
       expect(await balanceOf(wallet.address)).toBe(buyerBefore - BigInt(PRICE))
 
+      // A workflow of the buyer calls the endpoint with the x402-request node: it pays the price once more.
+      const buying = await createLive(t, {
+        definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['buy'] }, buy: { type: 'x402-request', payload: { endpointId: endpoint.id, body: { symbol: '{{$trigger.body.symbol}}' } } } } },
+      }, buyer.key)
+      const runBuying = async (symbol: string) => {
+        const started = await t.call('POST', `/v1/workflows/${buying.id}/run`, { key: buyer.key, body: { payload: { symbol } } })
+        expect(started.status).toBe(200)
+        return waitForRun(t, started.body.data.runId, undefined, 20_000, buyer.key)
+      }
+      const bought = await runBuying('SOL')
+      expect(bought.status).toBe('success')
+      expect(structuredClone(bought.nodes.buy.result)).toMatchObject({ status: 200, body: { data: { action: 'triggered' } }, payment: { amount: PRICE, asset: devnet.token } })
+      expect(bought.nodes.buy.result.payment.transaction).toMatch(/^0x[0-9a-f]{64}$/)
+      const sellerRun = await waitForRun(t, bought.nodes.buy.result.body.data.runIds[0])
+      expect(sellerRun.nodes.say.result.message).toBe('quote for SOL')
+      expect(await balanceOf(wallet.address)).toBe(buyerBefore - 2n * BigInt(PRICE))
+      const counted = (await t.call('GET', `/v1/x402-endpoints/${endpoint.id}`, { key: buyer.key })).body.data
+      expect(counted).toMatchObject({ totalCalls: 2, successCount: 2, spentByToken: { [devnet.token]: String(2n * BigInt(PRICE)) } })
+      // A node executed again after a crash signs the same nonce (from its idempotency key): the
+      // seller answers with the run it already paid for, and nothing moves twice.
+      const first = await t.system.x402Endpoints.call(buyer.orgId, { endpointId: endpoint.id, body: { symbol: 'ADA' } }, undefined, 'run_crashed:buy:1')
+      const second = await t.system.x402Endpoints.call(buyer.orgId, { endpointId: endpoint.id, body: { symbol: 'ADA' } }, undefined, 'run_crashed:buy:1')
+      expect(first.payment?.transaction).toMatch(/^0x[0-9a-f]{64}$/)
+      expect(second.payment?.transaction).toBe(first.payment!.transaction)
+      expect((second.body as { data: { runIds: string[] } }).data.runIds).toEqual((first.body as { data: { runIds: string[] } }).data.runIds)
+      expect(await balanceOf(wallet.address)).toBe(buyerBefore - 3n * BigInt(PRICE))
+      // Above the endpoint's maxAllowedPrice the node fails and pays nothing.
+      expect((await t.call('PUT', `/v1/x402-endpoints/${endpoint.id}`, { key: buyer.key, body: { maxAllowedPrice: '1000' } })).status).toBe(200)
+      const refused = await runBuying('DOGE')
+      expect(refused.status).toBe('failure')
+      expect(JSON.stringify(refused.nodes.buy.error)).toContain('maxAllowedPrice')
+      expect(await balanceOf(wallet.address)).toBe(buyerBefore - 3n * BigInt(PRICE))
+      expect((await t.call('GET', `/v1/x402-endpoints/${endpoint.id}`, { key: buyer.key })).body.data).toMatchObject({ totalCalls: 5, failureCount: 1 })
+
       // The records.
       expect((await t.call('GET', '/v1/x402-endpoints', { key: buyer.key })).body.data.items.map((e: { id: string }) => e.id)).toEqual([endpoint.id])
       expect((await t.call('GET', `/v1/x402-endpoints/${endpoint.id}`)).status).toBe(404)
