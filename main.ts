@@ -218,7 +218,9 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   const compiler = await own(() => createSolcCompiler(), (c) => c.close())
   const contractChat = createContractChat({ store, clock, ids, ai, compiler })
   const wallets = createWalletService({ store, clock, ids, secretBox, chains })
-  const x402 = createX402Service({ store, clock, ids, logger, chains, dispatcher: engine.dispatcher, relayerKey: config.x402RelayerKey })
+  const x402 = createX402Service({ store, clock, ids, logger, chains, dispatcher: engine.dispatcher, relayerKey: config.x402RelayerKey, settleTimeoutMs: config.x402SettleTimeoutMs })
+  // Settlements left unfinished by a timeout or a killed process are finished from the chain's state.
+  if (chains.list().length > 0) await own(async () => x402.startReconciler(), (stop) => stop())
   const webhookSecrets = createOrganizationWebhookSecretService({ store, secretBox, clock })
   const webhookEvents = createWebhookEventService({ store, router: engine.router })
   const organizationSettings = createOrganizationSettingsService({ store, defaultRetentionMs: config.runRetentionMs })

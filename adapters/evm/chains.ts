@@ -1,5 +1,5 @@
 /** The chain port over viem: one public client per configured chain, wallet clients per call. */
-import { type Abi, createPublicClient, createWalletClient, defineChain, encodeDeployData, erc20Abi, type Hex, http, isAddress, parseAbi, parseSignature, verifyTypedData } from 'viem'
+import { type Abi, createPublicClient, createWalletClient, defineChain, encodeDeployData, encodeFunctionData, erc20Abi, type Hex, http, isAddress, keccak256, parseAbi, parseSignature, verifyTypedData } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { type ChainConfig, type Chains, ContractArgumentsError } from '../../core/ports/chain.ts'
 
@@ -12,13 +12,16 @@ const TRANSFER_WITH_AUTHORIZATION = {
 
 const EIP3009_ABI = parseAbi([
   'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
+  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
 ])
 
 export function createViemChains(configs: readonly ChainConfig[]): Chains {
   const byId = new Map(configs.map((c) => [c.chainId, c]))
   const chainOf = (c: ChainConfig) =>
     defineChain({ id: c.chainId, name: c.name, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [c.rpcUrl] } } })
-  const publics = new Map(configs.map((c) => [c.chainId, createPublicClient({ chain: chainOf(c), transport: http(c.rpcUrl) })]))
+  const publics = new Map(configs.map((c) => [c.chainId, createPublicClient({ chain: chainOf(c), transport: http(c.rpcUrl), pollingInterval: 500 })]))
+  // One relayer's transactions are signed and broadcast one at a time, so each takes the next nonce.
+  const relayerTurns = new Map<string, Promise<unknown>>()
   const config = (chainId: number) => {
     const c = byId.get(chainId)
     if (!c) throw new Error(`chain ${chainId} is not configured (AUTOMATON_CHAINS)`)
@@ -79,17 +82,55 @@ export function createViemChains(configs: readonly ChainConfig[]): Chains {
         message: { from: address(a.from), to: address(a.to), value: BigInt(a.value), validAfter: BigInt(a.validAfter), validBefore: BigInt(a.validBefore), nonce: a.nonce as Hex },
       })
     },
-    async settleAuthorization(chainId, relayerKey, token, a, signature) {
+    async submitAuthorization(chainId, relayerKey, token, a, signature, beforeBroadcast) {
       const c = config(chainId)
-      const wallet = createWalletClient({ account: privateKeyToAccount(relayerKey as Hex), chain: chainOf(c), transport: http(c.rpcUrl) })
+      const account = privateKeyToAccount(relayerKey as Hex)
+      const wallet = createWalletClient({ account, chain: chainOf(c), transport: http(c.rpcUrl) })
       const { r, s, v, yParity } = parseSignature(signature as Hex)
-      const hash = await wallet.writeContract({
-        address: address(token), abi: EIP3009_ABI, functionName: 'transferWithAuthorization',
+      const data = encodeFunctionData({
+        abi: EIP3009_ABI, functionName: 'transferWithAuthorization',
         args: [address(a.from), address(a.to), BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce as Hex, Number(v ?? BigInt(27 + (yParity ?? 0))), r, s],
       })
-      const receipt = await publicOf(chainId).waitForTransactionReceipt({ hash })
-      if (receipt.status !== 'success') throw new Error(`the transfer reverted on chain ${chainId} (transaction ${hash})`)
-      return hash
+      const turn = async () => {
+        const nonce = await publicOf(chainId).getTransactionCount({ address: account.address, blockTag: 'pending' })
+        const prepared = await wallet.prepareTransactionRequest({ account, to: address(token), data, nonce, chain: chainOf(c) })
+        const raw = await account.signTransaction(prepared as Parameters<typeof account.signTransaction>[0])
+        const hash = keccak256(raw)
+        await beforeBroadcast(hash, raw)
+        await publicOf(chainId).sendRawTransaction({ serializedTransaction: raw })
+        return hash
+      }
+      const key = `${chainId}:${account.address}`
+      const result = (relayerTurns.get(key) ?? Promise.resolve()).catch(() => {}).then(turn)
+      relayerTurns.set(key, result)
+      try {
+        return await result
+      } finally {
+        if (relayerTurns.get(key) === result) relayerTurns.delete(key)
+      }
     },
+    async broadcast(chainId, raw) {
+      try {
+        await publicOf(chainId).sendRawTransaction({ serializedTransaction: raw as Hex })
+      } catch (error) {
+        if (/already known|already imported|known transaction/i.test((error as Error).message)) return
+        throw error
+      }
+    },
+    async transactionOutcome(chainId, hash, timeoutMs) {
+      const client = publicOf(chainId)
+      try {
+        const receipt = timeoutMs > 0
+          ? await client.waitForTransactionReceipt({ hash: hash as Hex, timeout: timeoutMs })
+          : await client.getTransactionReceipt({ hash: hash as Hex })
+        return receipt.status === 'success' ? 'success' : 'reverted'
+      } catch (error) {
+        const name = (error as Error).name
+        if (name === 'WaitForTransactionReceiptTimeoutError' || name === 'TransactionReceiptNotFoundError' || name === 'TransactionNotFoundError') return 'pending'
+        throw error
+      }
+    },
+    authorizationUsed: (chainId, token, authorizer, nonce) =>
+      publicOf(chainId).readContract({ address: address(token), abi: EIP3009_ABI, functionName: 'authorizationState', args: [address(authorizer), nonce as Hex] }),
   }
 }

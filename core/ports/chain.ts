@@ -30,10 +30,20 @@ export interface Chains {
   signAuthorization(chainId: number, privateKey: string, token: { address: string; name: string; version: string }, authorization: {
     from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: string
   }): Promise<string>
-  /** Submits the authorization from the relayer's key and waits for the receipt: the transaction hash. */
-  settleAuthorization(chainId: number, relayerKey: string, token: string, authorization: {
+  /**
+   * Submits the authorization from the relayer's key: the transaction is signed first and
+   * `beforeBroadcast` stores its hash and raw form, so a process that dies after the broadcast
+   * still knows what it sent. Answers the transaction hash once broadcast (not mined).
+   */
+  submitAuthorization(chainId: number, relayerKey: string, token: string, authorization: {
     from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: string
-  }, signature: string): Promise<string>
+  }, signature: string, beforeBroadcast: (hash: string, raw: string) => Promise<void>): Promise<string>
+  /** Broadcasts a signed transaction again (one the node has already is not an error). */
+  broadcast(chainId: number, raw: string): Promise<void>
+  /** A transaction's outcome, waiting up to `timeoutMs` for it to be mined: `pending` when it was not (or is unknown). */
+  transactionOutcome(chainId: number, hash: string, timeoutMs: number): Promise<'success' | 'reverted' | 'pending'>
+  /** Whether the token has used the authorizer's EIP-3009 nonce (`authorizationState`). */
+  authorizationUsed(chainId: number, token: string, authorizer: string, nonce: string): Promise<boolean>
 }
 
 /** The constructor arguments do not fit the contract's ABI (nothing was sent). */

@@ -13,11 +13,11 @@ import { type PaymentPayload, paymentOf, type Requirement, responseHeader, v1Bod
 import { AppError, badRequest, conflict, notFound, unavailable } from '../errors.ts'
 import type { Chains } from '../ports/chain.ts'
 import type { Clock } from '../ports/clock.ts'
-import type { Dispatcher } from '../ports/engine.ts'
+import type { Dispatcher, TriggerEvent } from '../ports/engine.ts'
 import type { Ids } from '../ports/ids.ts'
 import type { Logger } from '../ports/logger.ts'
 import type { Store } from '../ports/store.ts'
-import { payments } from '../store/x402.ts'
+import { type PaymentRow, type PaymentStatus, payments } from '../store/x402.ts'
 import { versions, type WorkflowRow, workflows } from '../store/workflows.ts'
 import { triggerEvent } from './runs.ts'
 
@@ -25,6 +25,8 @@ import { triggerEvent } from './runs.ts'
 const TOKEN_DOMAIN = { name: 'USD Coin', version: '2' }
 /** An authorization must stay valid this long beyond now, so that settlement can land. */
 const VALID_BEFORE_MARGIN_S = 6
+/** Past its validBefore by this much (clocks differ), an unused authorization can never settle. */
+const EXPIRY_SLACK_S = 60
 
 /** A 402: the v1 body and the v2 header, with the reason. */
 class PaymentRequired extends AppError {
@@ -48,8 +50,14 @@ export function createX402Service(deps: {
   dispatcher: Dispatcher
   /** AUTOMATON_X402_RELAYER_KEY: the key that submits authorizations and pays their gas. */
   relayerKey: string | null
+  /** AUTOMATON_X402_SETTLE_TIMEOUT_MS: how long a paid request waits for its settlement to be mined. */
+  settleTimeoutMs?: number
 }) {
   const { store, clock } = deps
+  const settleTimeoutMs = deps.settleTimeoutMs ?? 20_000
+  // Payments untouched this long are left to the reconciler (a request in flight owns the others).
+  const reconcileGraceMs = settleTimeoutMs + 5_000
+  const reconcileEveryMs = Math.min(10_000, Math.max(500, settleTimeoutMs))
 
   function requirementOf(content: WorkflowContent, resource: string): Requirement {
     const config = content.x402Config!
@@ -104,55 +112,142 @@ export function createX402Service(deps: {
     const problem = await verify(requirement, chainId, carried.payment)
     if (problem) throw new PaymentRequired(requirement, problem)
     const a = carried.payment.payload.authorization
-    const payer = a.from.toLowerCase()
-    const asset = requirement.asset.toLowerCase()
-    const settledAnswer = (row: { transaction_hash: string | null; run_id: string | null; event_id: string | null }): PaidResult => {
+    const answerOf = (row: PaymentRow): PaidResult => {
       const payment = { transaction: row.transaction_hash!, network: requirement.network, payer: a.from, amount: requirement.amount }
       const [name, value] = responseHeader(carried.version, { transaction: payment.transaction, network: requirement.network, payer: a.from })
       return { result: { action: 'triggered', eventId: row.event_id ?? '', runIds: row.run_id ? [row.run_id] : [] }, payment, headers: { [name]: value } }
     }
+    if (!deps.relayerKey) throw unavailable('paid workflows need the operator\'s relayer: AUTOMATON_X402_RELAYER_KEY is not set')
 
     // The nonce is claimed once: the same payment again answers the run it paid for.
     const id = deps.ids.next('x402')
+    const at = clock.now()
     const claimed = await store.write((tx) => payments.claim(tx, {
-      id, organization_id: w.organization_id, workflow_id: w.id, chain_id: chainId, asset, payer, nonce: a.nonce.toLowerCase(), amount: a.value,
-      pay_to: a.to.toLowerCase(), status: 'verified', transaction_hash: null, run_id: null, event_id: null, error: null, created_at: clock.now(), updated_at: clock.now(),
+      id, organization_id: w.organization_id, workflow_id: w.id, chain_id: chainId, asset: requirement.asset.toLowerCase(), payer: a.from.toLowerCase(),
+      nonce: a.nonce.toLowerCase(), amount: a.value, pay_to: a.to.toLowerCase(), status: 'verified',
+      authorization_payload: JSON.stringify({ authorization: a, signature: carried.payment.payload.signature }), valid_before: Number(a.validBefore),
+      trigger_event: JSON.stringify(triggerEvent('webhook', request.body ?? {}, request.headers, at)), created_at: at, updated_at: at,
     }))
-    if (!claimed) {
-      const earlier = await payments.byNonce(store, chainId, asset, payer, a.nonce.toLowerCase())
-      if (earlier?.status === 'settled' && earlier.workflow_id === w.id) return settledAnswer(earlier)
-      if (earlier?.status === 'settling' || earlier?.status === 'verified') throw conflict('this payment is being settled; ask again in a moment with the same header')
-      throw new PaymentRequired(requirement, 'invalid_exact_evm_payload_authorization_nonce_used')
+    let row = claimed ? await payments.byId(store, id) : await payments.byNonce(store, chainId, requirement.asset.toLowerCase(), a.from.toLowerCase(), a.nonce.toLowerCase())
+    if (!row || row.workflow_id !== w.id || row.status === 'failed') throw new PaymentRequired(requirement, 'invalid_exact_evm_payload_authorization_nonce_used')
+    // Another request is submitting this very payment now: it answers; this one asks to come back.
+    if (!claimed && row.status === 'verified' && row.updated_at > clock.now() - reconcileGraceMs) throw notConfirmed()
+    row = await advance(row, settleTimeoutMs)
+    if (row.status === 'failed') throw new PaymentRequired(requirement, 'settlement_failed')
+    if (row.status !== 'settled') throw notConfirmed()
+    return answerOf(row)
+  }
+
+  /** The settlement did not confirm in time: never a fresh 402, which would make the payer pay again. */
+  const notConfirmed = () =>
+    new AppError(409, 'the payment was submitted and is not confirmed on chain yet: send the same payment again to get its result (it is settled at most once)', [], { 'retry-after': '5' })
+
+  /**
+   * One step of a payment's settlement, from whatever state it was left in (by this request, a
+   * timeout, or a process killed mid-way): submits it, looks up what the chain did with it,
+   * broadcasts the relayer's transaction again, or gives up once the authorization expired
+   * unused. The chain accepts an authorization's nonce once, so nothing here settles twice.
+   */
+  async function advance(row: PaymentRow, waitMs: number): Promise<PaymentRow> {
+    const set = async (patch: Partial<PaymentRow> & { status: PaymentStatus }) => {
+      await store.write((tx) => payments.update(tx, row.id, { ...patch, at: clock.now() }))
+      row = { ...row, ...patch, updated_at: clock.now() }
+      return row
     }
-    if (!deps.relayerKey) {
-      await store.write((tx) => payments.update(tx, id, { status: 'failed', error: 'no relayer configured', at: clock.now() }))
-      throw unavailable('paid workflows need the operator\'s relayer: AUTOMATON_X402_RELAYER_KEY is not set')
+    if (row.status === 'verified' || row.status === 'settling' || row.status === 'unknown') {
+      const { authorization: a, signature } = JSON.parse(row.authorization_payload!) as { authorization: PaymentPayload['payload']['authorization']; signature: string }
+      const expired = Number(row.valid_before) + EXPIRY_SLACK_S < Math.floor(clock.now() / 1000)
+      const used = () => deps.chains.authorizationUsed(row.chain_id, row.asset, a.from, a.nonce)
+      const submit = async () => {
+        if (!deps.relayerKey) return set({ status: 'failed', error: 'no relayer configured (AUTOMATON_X402_RELAYER_KEY)' })
+        try {
+          const hash = await deps.chains.submitAuthorization(row.chain_id, deps.relayerKey, row.asset, a, signature, async (hash, raw) => {
+            await store.write((tx) => payments.submitted(tx, row.id, hash, raw, clock.now()))
+            row = { ...row, status: 'settling', transaction_hash: hash, raw_transaction: raw }
+          })
+          row = { ...row, transaction_hash: hash }
+          return row
+        } catch (error) {
+          const message = error instanceof Error ? error.message.split('\n')[0] : String(error)
+          // Signed but perhaps sent: the chain decides later. Never signed: nothing was paid.
+          if (row.status === 'settling') return set({ status: 'unknown', error: message.slice(0, 500) })
+          deps.logger.warn('an x402 settlement failed', { paymentId: row.id, workflowId: row.workflow_id, error: message })
+          return set({ status: 'failed', error: message.slice(0, 500) })
+        }
+      }
+      if (!row.transaction_hash) {
+        if (await used()) return settledThen(await set({ status: 'settled' }))
+        if (expired) return set({ status: 'failed', error: 'the authorization expired before it was settled: nothing was paid' })
+        const after = await submit()
+        if (after.status === 'failed' || after.status === 'unknown') return after
+      } else if (row.raw_transaction && !expired) {
+        const known = await deps.chains.transactionOutcome(row.chain_id, row.transaction_hash, 0)
+        if (known === 'pending') {
+          try {
+            await deps.chains.broadcast(row.chain_id, row.raw_transaction)
+          } catch (error) {
+            // The relayer's nonce went to another transaction: this one can never be mined. Send anew.
+            if (!/nonce too low|nonce has already been used|replacement transaction underpriced/i.test((error as Error).message)) throw error
+            if (!(await used())) await submit()
+          }
+        }
+      }
+      const outcome = await deps.chains.transactionOutcome(row.chain_id, row.transaction_hash!, waitMs)
+      if (outcome === 'success') return settledThen(await set({ status: 'settled' }))
+      if (await used()) return settledThen(await set({ status: 'settled' }))
+      if (outcome === 'reverted') return set({ status: 'failed', error: `the transfer reverted (transaction ${row.transaction_hash}): nothing was paid` })
+      if (expired) return set({ status: 'failed', error: 'the authorization expired before it was settled: nothing was paid' })
+      return set({ status: 'unknown' })
     }
-    await store.write((tx) => payments.update(tx, id, { status: 'settling', at: clock.now() }))
-    let transaction: string
-    try {
-      transaction = await deps.chains.settleAuthorization(chainId, deps.relayerKey, requirement.asset, a, carried.payment.payload.signature)
-    } catch (error) {
-      const message = error instanceof Error ? error.message.split('\n')[0] : String(error)
-      await store.write((tx) => payments.update(tx, id, { status: 'failed', error: message.slice(0, 500), at: clock.now() }))
-      deps.logger.warn('an x402 settlement failed', { paymentId: id, workflowId: w.id, error: message })
-      throw new PaymentRequired(requirement, 'settlement_failed')
-    }
-    await store.write((tx) => payments.update(tx, id, { status: 'settled', transaction_hash: transaction, at: clock.now() }))
-    // Paid: now the run. Its idempotency key is the payment's, so a retry never starts a second.
+    return settledThen(row)
+  }
+
+  /** Paid: now the run, once. Its idempotency key is the payment's, so no retry starts a second. */
+  async function settledThen(row: PaymentRow): Promise<PaymentRow> {
+    if (row.status !== 'settled' || row.event_id) return row
     const dispatched = await deps.dispatcher.dispatch({
-      organizationId: w.organization_id, workflowId: w.id, version: 'live', automatic: true, triggeredBy: 'webhook',
-      event: triggerEvent('webhook', request.body ?? {}, request.headers, clock.now()), idempotencyKey: `x402:${id}`,
+      organizationId: row.organization_id, workflowId: row.workflow_id, version: 'live', automatic: true, triggeredBy: 'webhook',
+      event: JSON.parse(row.trigger_event!) as TriggerEvent, idempotencyKey: `x402:${row.id}`,
     })
     const runId = dispatched.action === 'triggered' ? dispatched.runId : (dispatched.runId ?? null)
-    await store.write((tx) => payments.update(tx, id, { status: 'settled', run_id: runId, event_id: dispatched.eventId, at: clock.now() }))
-    const answer = settledAnswer({ transaction_hash: transaction, run_id: runId, event_id: dispatched.eventId })
-    if (dispatched.action !== 'triggered') answer.result = { action: 'skipped', eventId: dispatched.eventId, reason: dispatched.reason, runIds: runId ? [runId] : [] }
-    return answer
+    await store.write((tx) => payments.update(tx, row.id, { status: 'settled', run_id: runId, event_id: dispatched.eventId, at: clock.now() }))
+    return { ...row, run_id: runId, event_id: dispatched.eventId }
+  }
+
+  /** Settlements left unfinished (a timeout, a killed process), finished from the chain's state. */
+  async function reconcile(): Promise<number> {
+    const open = await payments.open(store, clock.now() - reconcileGraceMs, 50)
+    for (const row of open) {
+      try {
+        const after = await advance(row, 0)
+        if (after.status !== row.status) deps.logger.info('an x402 payment was reconciled', { paymentId: row.id, from: row.status, to: after.status, runId: after.run_id })
+      } catch (error) {
+        deps.logger.warn('an x402 payment could not be reconciled yet', { paymentId: row.id, error: error instanceof Error ? error.message.split('\n')[0] : String(error) })
+      }
+    }
+    return open.length
   }
 
   return {
     PaymentRequired,
+    reconcile,
+    /** Reconciles on an interval until stopped. */
+    startReconciler() {
+      let stopped = false
+      let running: Promise<unknown> = Promise.resolve()
+      const tick = () => {
+        if (stopped) return
+        running = reconcile().catch(() => 0).finally(() => {
+          if (!stopped) timer = setTimeout(tick, reconcileEveryMs)
+        })
+      }
+      let timer = setTimeout(tick, 0)
+      return async () => {
+        stopped = true
+        clearTimeout(timer)
+        await running
+      }
+    },
     /** The 402 answer for a PaymentRequired: the v1 body, the v2 header. */
     answer402(error: unknown): Response | null {
       if (!(error instanceof PaymentRequired)) return null

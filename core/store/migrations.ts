@@ -587,6 +587,20 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE UNIQUE INDEX ai_credit_entries_turn ON ai_credit_entries (turn_id, kind)',
     ],
   },
+  {
+    version: 30,
+    name: 'x402 settlement state',
+    up: [
+      // What a settlement needs to finish after a crash or a timeout: the signed authorization,
+      // the relayer's signed transaction (its hash is stored before it is broadcast), and the
+      // trigger event of the run the payment pays for.
+      'ALTER TABLE x402_payments ADD COLUMN authorization_payload TEXT',
+      'ALTER TABLE x402_payments ADD COLUMN valid_before BIGINT',
+      'ALTER TABLE x402_payments ADD COLUMN raw_transaction TEXT',
+      'ALTER TABLE x402_payments ADD COLUMN trigger_event TEXT',
+      'CREATE INDEX x402_payments_open ON x402_payments (status, updated_at)',
+    ],
+  },
 ]
 
 function executionHooks(): string[] {

@@ -6,32 +6,22 @@
  * workflow behind its webhook secret.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { createPublicClient, type Hex, http, parseAbi } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
 import { type Devnet, startDevnet } from '../../adapters/evm/devnet.ts'
 import { createSolcCompiler } from '../../adapters/solc/compiler.ts'
-import { encodePaymentHeader } from '../../core/domain/x402.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { createLive, waitForRun } from '../helpers/workflows.ts'
+import { type SignOverrides, x402Payer } from '../helpers/x402.ts'
 
 const PRICE = '25000' // 0.025 USDC
-
-const TYPES = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' },
-  ],
-} as const
-
-const randomNonce = () => `0x${[...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, '0')).join('')}` as Hex
 
 for (const kind of storeKinds()) {
   describe(`x402 paid workflows on the devnet (${kind})`, () => {
     let devnet: Devnet
     let t: TestSystem
     const compiler = createSolcCompiler()
-    let payer: ReturnType<typeof privateKeyToAccount>
+    let buyer402: ReturnType<typeof x402Payer>
+    let payer: ReturnType<typeof x402Payer>['account']
     let recipient: string
     let balanceOf: (address: string) => Promise<bigint>
     let served: ReturnType<typeof Bun.serve> | undefined
@@ -46,11 +36,13 @@ for (const kind of storeKinds()) {
         AUTOMATON_X402_RELAYER_KEY: devnet.accounts[0].privateKey,
         // The import calls this installation's own paid workflow over HTTP, on 127.0.0.1.
         AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+        // A settlement not mined this fast answers "not confirmed" and is reconciled.
+        AUTOMATON_X402_SETTLE_TIMEOUT_MS: '1500',
       })
-      payer = privateKeyToAccount(devnet.accounts[2].privateKey as Hex)
       recipient = devnet.accounts[3].address
-      const client = createPublicClient({ transport: http(devnet.rpcUrl) })
-      balanceOf = (address) => client.readContract({ address: devnet.token as Hex, abi: parseAbi(['function balanceOf(address) view returns (uint256)']), functionName: 'balanceOf', args: [address as Hex] })
+      buyer402 = x402Payer(devnet, devnet.accounts[2].privateKey, { to: recipient, value: PRICE })
+      payer = buyer402.account
+      balanceOf = buyer402.balanceOf
     }, 60_000)
     afterAll(async () => {
       served?.stop(true)
@@ -59,22 +51,9 @@ for (const kind of storeKinds()) {
       await compiler.close()
     })
 
-    async function sign(overrides: Partial<{ to: string; value: string; validAfter: bigint; validBefore: bigint; nonce: Hex; chainId: number }> = {}) {
-      const now = BigInt(Math.floor(Date.now() / 1000))
-      const message = {
-        from: payer.address, to: (overrides.to ?? recipient) as Hex, value: BigInt(overrides.value ?? PRICE),
-        validAfter: overrides.validAfter ?? now - 60n, validBefore: overrides.validBefore ?? now + 300n, nonce: overrides.nonce ?? randomNonce(),
-      }
-      const signature = await payer.signTypedData({
-        domain: { name: 'USD Coin', version: '2', chainId: overrides.chainId ?? devnet.chainId, verifyingContract: devnet.token as Hex },
-        types: TYPES, primaryType: 'TransferWithAuthorization', message,
-      })
-      const authorization = { ...message, value: message.value.toString(), validAfter: message.validAfter.toString(), validBefore: message.validBefore.toString() }
-      return { signature, authorization }
-    }
-    const v1 = (p: { signature: string; authorization: unknown }, network = 'anvil') => encodePaymentHeader({ x402Version: 1, scheme: 'exact', network, payload: p })
-    const v2 = (p: { signature: string; authorization: unknown }) =>
-      encodePaymentHeader({ x402Version: 2, accepted: { scheme: 'exact', network: `eip155:${devnet.chainId}` }, payload: p })
+    const sign = (overrides: SignOverrides = {}) => buyer402.sign(overrides)
+    const v1 = (p: { signature: string; authorization: unknown }, network = 'anvil') => buyer402.v1(p, network)
+    const v2 = (p: { signature: string; authorization: unknown }) => buyer402.v2(p)
 
     let paid: { id: string }
     beforeAll(async () => {
@@ -136,6 +115,45 @@ for (const kind of storeKinds()) {
       expect(r.status).toBe(200)
       expect(JSON.parse(atob(r.headers.get('payment-response')!))).toMatchObject({ success: true, payer: payer.address })
     })
+
+    it('answers a settlement that times out with "not confirmed", never a fresh 402, and settles it once when mined', async () => {
+      const rpc = buyer402.rpc
+      const before = await balanceOf(payer.address)
+      const runsOf = async () => (await t.system.store.all<{ id: string }>('SELECT id FROM runs WHERE workflow_id = $1', [paid.id])).length
+      const runsBefore = await runsOf()
+      const asked = v1(await sign())
+      const reconciled = v1(await sign())
+      await rpc('evm_setAutomine', [false])
+      let mined = false
+      try {
+        const first = await call({ 'x-payment': asked })
+        expect(first.status).toBe(409)
+        expect(first.headers.get('retry-after')).toBe('5')
+        expect(first.body.message).toContain('send the same payment again')
+        expect((await call({ 'x-payment': reconciled })).status).toBe(409)
+        expect(await balanceOf(payer.address)).toBe(before)
+        expect(await runsOf()).toBe(runsBefore)
+        // Asked again before it is mined: still not confirmed, still no 402 and no second transfer.
+        expect((await call({ 'x-payment': asked })).status).toBe(409)
+        await rpc('evm_mine')
+        mined = true
+      } finally {
+        await rpc('evm_setAutomine', [true])
+        if (!mined) await rpc('evm_mine')
+      }
+      const settled = await call({ 'x-payment': asked })
+      expect(settled.status).toBe(200)
+      expect(settled.body.data.runIds).toHaveLength(1)
+      // The other payment was never asked about again: the reconciler finds it mined and starts its run.
+      const deadline = Date.now() + 20_000
+      while ((await runsOf()) < runsBefore + 2 && Date.now() < deadline) await Bun.sleep(100)
+      expect(await runsOf()).toBe(runsBefore + 2)
+      expect(await balanceOf(payer.address)).toBe(before - 2n * BigInt(PRICE))
+      const rows = await t.system.store.all<{ status: string; run_id: string | null }>(
+        "SELECT status, run_id FROM x402_payments WHERE workflow_id = $1 AND created_at > $2", [paid.id, Date.now() - 60_000])
+      expect(rows.filter((r) => r.status === 'unknown' || r.status === 'settling' || r.status === 'verified')).toEqual([])
+      expect((await call({ 'x-payment': reconciled })).body.data.runIds).toHaveLength(1)
+    }, 40_000)
 
     it('refuses every bad payment with the reference error code, and settles nothing', async () => {
       const before = await balanceOf(payer.address)

@@ -31,7 +31,7 @@ export async function createLive(t: TestSystem, body: Record<string, unknown>, k
 export async function waitForRun(t: TestSystem, runId: string, until: (run: any) => boolean = (r) => ['success', 'partial', 'failure', 'cancelled'].includes(r.status), timeoutMs = 10_000, key?: string) {
   const deadline = Date.now() + timeoutMs
   for (;;) {
-    const r = await t.call('GET', `/v1/runs/${runId}`, { key })
+    const r = await t.call('GET', `/v1/runs/${runId}`, key === undefined ? {} : { key })
     if (r.status === 200 && until(r.body.data)) return r.body.data
     if (Date.now() > deadline) throw new Error(`run ${runId} did not settle: ${JSON.stringify(r.body.data ?? r.body).slice(0, 2000)}`)
     await Bun.sleep(15)
