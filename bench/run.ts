@@ -23,6 +23,7 @@ const BENCHES: Record<string, () => Promise<{ run: (o?: { scale?: number }) => P
   soak: () => import('./soak.ts'),
   universe: () => import('./universe.ts'),
   templates: () => import('./templates.ts'),
+  x402: () => import('./x402.ts'),
 }
 
 const args = process.argv.slice(2)

@@ -22,6 +22,7 @@ export function createViemChains(configs: readonly ChainConfig[]): Chains {
   const publics = new Map(configs.map((c) => [c.chainId, createPublicClient({ chain: chainOf(c), transport: http(c.rpcUrl), pollingInterval: 500 })]))
   // One relayer's transactions are signed and broadcast one at a time, so each takes the next nonce.
   const relayerTurns = new Map<string, Promise<unknown>>()
+  const relayerNonces = new Map<string, number>()
   const config = (chainId: number) => {
     const c = byId.get(chainId)
     if (!c) throw new Error(`chain ${chainId} is not configured (AUTOMATON_CHAINS)`)
@@ -91,16 +92,29 @@ export function createViemChains(configs: readonly ChainConfig[]): Chains {
         abi: EIP3009_ABI, functionName: 'transferWithAuthorization',
         args: [address(a.from), address(a.to), BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce as Hex, Number(v ?? BigInt(27 + (yParity ?? 0))), r, s],
       })
-      const turn = async () => {
-        const nonce = await publicOf(chainId).getTransactionCount({ address: account.address, blockTag: 'pending' })
-        const prepared = await wallet.prepareTransactionRequest({ account, to: address(token), data, nonce, chain: chainOf(c) })
-        const raw = await account.signTransaction(prepared as Parameters<typeof account.signTransaction>[0])
-        const hash = keccak256(raw)
-        await beforeBroadcast(hash, raw)
-        await publicOf(chainId).sendRawTransaction({ serializedTransaction: raw })
-        return hash
-      }
+      // Gas and fees are estimated in parallel; only taking a nonce, signing and broadcasting take turns.
+      const prepared = await wallet.prepareTransactionRequest({ account, to: address(token), data, chain: chainOf(c), parameters: ['fees', 'gas', 'type', 'chainId'] })
       const key = `${chainId}:${account.address}`
+      const turn = async () => {
+        for (let attempt = 1; ; attempt++) {
+          let nonce = relayerNonces.get(key)
+          if (nonce === undefined) nonce = await publicOf(chainId).getTransactionCount({ address: account.address, blockTag: 'pending' })
+          const raw = await account.signTransaction({ ...prepared, nonce } as Parameters<typeof account.signTransaction>[0])
+          const hash = keccak256(raw)
+          try {
+            await beforeBroadcast(hash, raw)
+            await publicOf(chainId).sendRawTransaction({ serializedTransaction: raw })
+          } catch (error) {
+            // What the node counts is the truth again after a failure; another process using the
+            // same relayer took this nonce: sign again with the next (the hash stored is replaced).
+            relayerNonces.delete(key)
+            if (attempt < 3 && /nonce too low|nonce has already been used|replacement transaction underpriced/i.test((error as Error).message)) continue
+            throw error
+          }
+          relayerNonces.set(key, nonce + 1)
+          return hash
+        }
+      }
       const result = (relayerTurns.get(key) ?? Promise.resolve()).catch(() => {}).then(turn)
       relayerTurns.set(key, result)
       try {
