@@ -10,6 +10,7 @@ import { createX402Endpoints } from './core/services/x402-endpoints.ts'
 import { createX402Service } from './core/services/x402.ts'
 import { createWalletService } from './core/services/wallets.ts'
 import { createViemChains } from './adapters/evm/chains.ts'
+import { createHttpFacilitator } from './adapters/x402/facilitator.ts'
 import process from 'node:process'
 import { join } from 'node:path'
 import { readFileSync } from 'node:fs'
@@ -218,7 +219,9 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   const compiler = await own(() => createSolcCompiler(), (c) => c.close())
   const contractChat = createContractChat({ store, clock, ids, ai, compiler })
   const wallets = createWalletService({ store, clock, ids, secretBox, chains })
-  const x402 = createX402Service({ store, clock, ids, logger, chains, dispatcher: engine.dispatcher, relayerKey: config.x402RelayerKey, settleTimeoutMs: config.x402SettleTimeoutMs })
+  const x402 = createX402Service({ store, clock, ids, logger, chains, dispatcher: engine.dispatcher, relayerKey: config.x402RelayerKey, settleTimeoutMs: config.x402SettleTimeoutMs,
+    facilitator: config.x402FacilitatorUrl ? createHttpFacilitator({ url: config.x402FacilitatorUrl, timeoutMs: config.x402SettleTimeoutMs }) : null,
+  })
   // Settlements left unfinished by a timeout or a killed process are finished from the chain's state.
   if (chains.list().length > 0) await own(async () => x402.startReconciler(), (stop) => stop())
   const webhookSecrets = createOrganizationWebhookSecretService({ store, secretBox, clock })

@@ -1,5 +1,5 @@
 /** The chain port over viem: one public client per configured chain, wallet clients per call. */
-import { type Abi, createPublicClient, createWalletClient, defineChain, encodeDeployData, encodeFunctionData, erc20Abi, type Hex, http, isAddress, keccak256, parseAbi, parseSignature, verifyTypedData } from 'viem'
+import { type Abi, createPublicClient, createWalletClient, defineChain, encodeDeployData, encodeFunctionData, erc20Abi, type Hex, http, isAddress, keccak256, parseAbi, parseAbiItem, parseSignature, verifyTypedData } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { type ChainConfig, type Chains, ContractArgumentsError } from '../../core/ports/chain.ts'
 
@@ -14,6 +14,10 @@ const EIP3009_ABI = parseAbi([
   'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
 ])
+
+const AUTHORIZATION_USED = parseAbiItem('event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)')
+/** How far back the transaction that used an authorization is looked for. */
+const RECENT_BLOCKS = 5_000n
 
 export function createViemChains(configs: readonly ChainConfig[]): Chains {
   const byId = new Map(configs.map((c) => [c.chainId, c]))
@@ -144,7 +148,21 @@ export function createViemChains(configs: readonly ChainConfig[]): Chains {
         throw error
       }
     },
-    authorizationUsed: (chainId, token, authorizer, nonce) =>
-      publicOf(chainId).readContract({ address: address(token), abi: EIP3009_ABI, functionName: 'authorizationState', args: [address(authorizer), nonce as Hex] }),
+    async authorizationUse(chainId, token, authorizer, nonce) {
+      const client = publicOf(chainId)
+      const used = await client.readContract({ address: address(token), abi: EIP3009_ABI, functionName: 'authorizationState', args: [address(authorizer), nonce as Hex] })
+      if (!used) return null
+      try {
+        const latest = await client.getBlockNumber()
+        const logs = await client.getLogs({
+          address: address(token), event: AUTHORIZATION_USED, args: { authorizer: address(authorizer), nonce: nonce as Hex },
+          fromBlock: latest > RECENT_BLOCKS ? latest - RECENT_BLOCKS : 0n, toBlock: latest,
+        })
+        return { transaction: logs[0]?.transactionHash ?? null }
+      } catch {
+        // Some RPCs limit log queries: that it was used is what counts.
+        return { transaction: null }
+      }
+    },
   }
 }

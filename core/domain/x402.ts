@@ -96,3 +96,20 @@ export function responseHeader(version: 1 | 2, settled: { transaction: string; n
 }
 
 export const encodePaymentHeader = b64
+
+/** What a facilitator's `/verify` and `/settle` take for a payment, in the payment's version. */
+export function facilitatorRequest(version: 1 | 2, payment: PaymentPayload, r: Requirement) {
+  if (version === 1) {
+    return {
+      x402Version: 1 as const,
+      paymentPayload: { x402Version: 1, scheme: payment.scheme, network: payment.network, payload: payment.payload },
+      paymentRequirements: v1Body(r, '').accepts[0] as Record<string, unknown>,
+    }
+  }
+  const accepted = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(v2Header(r, '')), (c) => c.charCodeAt(0)))).accepts[0] as Record<string, unknown>
+  return {
+    x402Version: 2 as const,
+    paymentPayload: { x402Version: 2, resource: { url: r.resource, description: r.description, mimeType: r.mimeType }, accepted, payload: payment.payload },
+    paymentRequirements: accepted,
+  }
+}

@@ -42,8 +42,12 @@ export interface Chains {
   broadcast(chainId: number, raw: string): Promise<void>
   /** A transaction's outcome, waiting up to `timeoutMs` for it to be mined: `pending` when it was not (or is unknown). */
   transactionOutcome(chainId: number, hash: string, timeoutMs: number): Promise<'success' | 'reverted' | 'pending'>
-  /** Whether the token has used the authorizer's EIP-3009 nonce (`authorizationState`). */
-  authorizationUsed(chainId: number, token: string, authorizer: string, nonce: string): Promise<boolean>
+  /**
+   * Whether the token has used the authorizer's EIP-3009 nonce (`authorizationState`): null when
+   * not, else the transaction that used it when its `AuthorizationUsed` event is among the recent
+   * blocks (null `transaction` past that).
+   */
+  authorizationUse(chainId: number, token: string, authorizer: string, nonce: string): Promise<{ transaction: string | null } | null>
 }
 
 /** The constructor arguments do not fit the contract's ABI (nothing was sent). */

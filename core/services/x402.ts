@@ -9,10 +9,11 @@
  */
 import type { WebhookResult } from '../domain/run.ts'
 import type { WorkflowContent } from '../domain/workflow.ts'
-import { type PaymentPayload, paymentOf, type Requirement, responseHeader, v1Body, v2Header, type X402Error } from '../domain/x402.ts'
+import { facilitatorRequest, type PaymentPayload, paymentOf, type Requirement, responseHeader, v1Body, v2Header, type X402Error } from '../domain/x402.ts'
 import { AppError, badRequest, conflict, notFound, unavailable } from '../errors.ts'
 import type { Chains } from '../ports/chain.ts'
 import type { Clock } from '../ports/clock.ts'
+import type { Facilitator, FacilitatorRequest } from '../ports/facilitator.ts'
 import type { Dispatcher, TriggerEvent } from '../ports/engine.ts'
 import type { Ids } from '../ports/ids.ts'
 import type { Logger } from '../ports/logger.ts'
@@ -52,6 +53,8 @@ export function createX402Service(deps: {
   relayerKey: string | null
   /** AUTOMATON_X402_SETTLE_TIMEOUT_MS: how long a paid request waits for its settlement to be mined. */
   settleTimeoutMs?: number
+  /** AUTOMATON_X402_FACILITATOR_URL: an external facilitator verifies and settles instead of the relayer. */
+  facilitator?: Facilitator | null
 }) {
   const { store, clock } = deps
   const settleTimeoutMs = deps.settleTimeoutMs ?? 20_000
@@ -117,7 +120,19 @@ export function createX402Service(deps: {
       const [name, value] = responseHeader(carried.version, { transaction: payment.transaction, network: requirement.network, payer: a.from })
       return { result: { action: 'triggered', eventId: row.event_id ?? '', runIds: row.run_id ? [row.run_id] : [] }, payment, headers: { [name]: value } }
     }
-    if (!deps.relayerKey) throw unavailable('paid workflows need the operator\'s relayer: AUTOMATON_X402_RELAYER_KEY is not set')
+    const forFacilitator = facilitatorRequest(carried.version, carried.payment, requirement)
+    if (deps.facilitator) {
+      // Checked here first, in the reference order; the facilitator has the last word.
+      let verdict: Awaited<ReturnType<Facilitator['verify']>>
+      try {
+        verdict = await deps.facilitator.verify(forFacilitator)
+      } catch (error) {
+        throw unavailable(`the x402 facilitator could not be reached: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`)
+      }
+      if (!verdict.isValid) throw new PaymentRequired(requirement, verdict.invalidReason ?? 'invalid_payload')
+    } else if (!deps.relayerKey) {
+      throw unavailable('paid workflows need the operator\'s relayer (AUTOMATON_X402_RELAYER_KEY) or a facilitator (AUTOMATON_X402_FACILITATOR_URL)')
+    }
 
     // The nonce is claimed once: the same payment again answers the run it paid for.
     const id = deps.ids.next('x402')
@@ -125,15 +140,15 @@ export function createX402Service(deps: {
     const claimed = await store.write((tx) => payments.claim(tx, {
       id, organization_id: w.organization_id, workflow_id: w.id, chain_id: chainId, asset: requirement.asset.toLowerCase(), payer: a.from.toLowerCase(),
       nonce: a.nonce.toLowerCase(), amount: a.value, pay_to: a.to.toLowerCase(), status: 'verified',
-      authorization_payload: JSON.stringify({ authorization: a, signature: carried.payment.payload.signature }), valid_before: Number(a.validBefore),
+      authorization_payload: JSON.stringify({ authorization: a, signature: carried.payment.payload.signature, facilitator: forFacilitator }), valid_before: Number(a.validBefore),
       trigger_event: JSON.stringify(triggerEvent('webhook', request.body ?? {}, request.headers, at)), created_at: at, updated_at: at,
     }))
     let row = claimed ? await payments.byId(store, id) : await payments.byNonce(store, chainId, requirement.asset.toLowerCase(), a.from.toLowerCase(), a.nonce.toLowerCase())
     if (!row || row.workflow_id !== w.id || row.status === 'failed') throw new PaymentRequired(requirement, 'invalid_exact_evm_payload_authorization_nonce_used')
     // Another request is submitting this very payment now: it answers; this one asks to come back.
-    if (!claimed && row.status === 'verified' && row.updated_at > clock.now() - reconcileGraceMs) throw notConfirmed()
+    if (!claimed && !row.transaction_hash && (row.status === 'verified' || row.status === 'settling') && row.updated_at > clock.now() - reconcileGraceMs) throw notConfirmed()
     row = await advance(row, settleTimeoutMs)
-    if (row.status === 'failed') throw new PaymentRequired(requirement, 'settlement_failed')
+    if (row.status === 'failed') throw new PaymentRequired(requirement, row.error && /^[a-z0-9_]{3,80}$/.test(row.error) ? row.error : 'settlement_failed')
     if (row.status !== 'settled') throw notConfirmed()
     return answerOf(row)
   }
@@ -155,10 +170,31 @@ export function createX402Service(deps: {
       return row
     }
     if (row.status === 'verified' || row.status === 'settling' || row.status === 'unknown') {
-      const { authorization: a, signature } = JSON.parse(row.authorization_payload!) as { authorization: PaymentPayload['payload']['authorization']; signature: string }
+      const { authorization: a, signature, facilitator: forFacilitator } = JSON.parse(row.authorization_payload!) as {
+        authorization: PaymentPayload['payload']['authorization']; signature: string; facilitator: FacilitatorRequest
+      }
       const expired = Number(row.valid_before) + EXPIRY_SLACK_S < Math.floor(clock.now() / 1000)
-      const used = () => deps.chains.authorizationUsed(row.chain_id, row.asset, a.from, a.nonce)
+      const use = () => deps.chains.authorizationUse(row.chain_id, row.asset, a.from, a.nonce)
+      const used = async () => (await use()) !== null
+      /** Settled by whoever sent it: the transaction is the one that used the nonce, when found. */
+      const settledByChain = async () => {
+        const found = await use()
+        if (!found) return null
+        return settledThen(await set({ status: 'settled', transaction_hash: found.transaction ?? row.transaction_hash }))
+      }
       const submit = async () => {
+        if (deps.facilitator) {
+          await set({ status: 'settling' })
+          let answer: Awaited<ReturnType<Facilitator['settle']>>
+          try {
+            answer = await deps.facilitator.settle(forFacilitator)
+          } catch (error) {
+            // Perhaps settled, perhaps not: the chain tells later.
+            return set({ status: 'unknown', error: (error instanceof Error ? error.message.split('\n')[0] : String(error)).slice(0, 500) })
+          }
+          if (!answer.success) return set({ status: 'failed', error: answer.errorReason.slice(0, 500) })
+          return set({ status: 'settling', transaction_hash: answer.transaction })
+        }
         if (!deps.relayerKey) return set({ status: 'failed', error: 'no relayer configured (AUTOMATON_X402_RELAYER_KEY)' })
         try {
           const hash = await deps.chains.submitAuthorization(row.chain_id, deps.relayerKey, row.asset, a, signature, async (hash, raw) => {
@@ -176,7 +212,8 @@ export function createX402Service(deps: {
         }
       }
       if (!row.transaction_hash) {
-        if (await used()) return settledThen(await set({ status: 'settled' }))
+        const settled = await settledByChain()
+        if (settled) return settled
         if (expired) return set({ status: 'failed', error: 'the authorization expired before it was settled: nothing was paid' })
         const after = await submit()
         if (after.status === 'failed' || after.status === 'unknown') return after
@@ -194,7 +231,8 @@ export function createX402Service(deps: {
       }
       const outcome = await deps.chains.transactionOutcome(row.chain_id, row.transaction_hash!, waitMs)
       if (outcome === 'success') return settledThen(await set({ status: 'settled' }))
-      if (await used()) return settledThen(await set({ status: 'settled' }))
+      const settled = await settledByChain()
+      if (settled) return settled
       if (outcome === 'reverted') return set({ status: 'failed', error: `the transfer reverted (transaction ${row.transaction_hash}): nothing was paid` })
       if (expired) return set({ status: 'failed', error: 'the authorization expired before it was settled: nothing was paid' })
       return set({ status: 'unknown' })

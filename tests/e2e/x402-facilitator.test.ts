@@ -1,0 +1,131 @@
+/**
+ * Paid workflows settled through an external facilitator over HTTP (the reference's `/verify`
+ * and `/settle`): it verifies and settles on the devnet; its refusal is the 402's reason and
+ * nothing is settled; a facilitator that settles and then never answers leaves the payment
+ * `unknown`, answered 409 (never a fresh 402), and the reconciler finds it settled from the
+ * nonce's on-chain state and starts the run once.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { type Devnet, startDevnet } from '../../adapters/evm/devnet.ts'
+import { createSolcCompiler } from '../../adapters/solc/compiler.ts'
+import { type ScriptedFacilitator, startFacilitator } from '../helpers/facilitator.ts'
+import { storeKinds } from '../helpers/services.ts'
+import { openTestSystem, type TestSystem } from '../helpers/system.ts'
+import { createLive, waitForRun } from '../helpers/workflows.ts'
+import { x402Payer } from '../helpers/x402.ts'
+
+const PRICE = '30000'
+
+for (const kind of storeKinds()) {
+  describe(`x402 through an external facilitator (${kind})`, () => {
+    const compiler = createSolcCompiler()
+    let devnet: Devnet
+    let facilitator: ScriptedFacilitator
+    let t: TestSystem
+    let payer: ReturnType<typeof x402Payer>
+    let recipient: string
+    let paid: { id: string }
+
+    beforeAll(async () => {
+      const probe = Bun.serve({ port: 0, fetch: () => new Response() })
+      const port = probe.port
+      probe.stop(true)
+      devnet = await startDevnet({ compiler, port })
+      facilitator = startFacilitator(devnet, devnet.accounts[1].privateKey)
+      t = await openTestSystem(kind, {
+        AUTOMATON_CHAINS: JSON.stringify([{ chainId: devnet.chainId, name: 'devnet', rpcUrl: devnet.rpcUrl, network: devnet.network }]),
+        // No relayer: the facilitator settles.
+        AUTOMATON_X402_FACILITATOR_URL: facilitator.url,
+        AUTOMATON_X402_SETTLE_TIMEOUT_MS: '1500',
+      })
+      recipient = devnet.accounts[3].address
+      payer = x402Payer(devnet, devnet.accounts[2].privateKey, { to: recipient, value: PRICE })
+      paid = await createLive(t, {
+        x402Config: { chainId: devnet.chainId, price: PRICE, token: devnet.token, recipient, discoverable: true },
+        definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'via facilitator {{$trigger.body.n}}' } } } },
+      })
+    }, 60_000)
+    afterAll(async () => {
+      facilitator?.stop()
+      await t?.close()
+      await devnet?.stop()
+      await compiler.close()
+    })
+
+    const call = (header: string, n: number) => t.call('POST', `/v1/x402/workflows/${paid.id}`, { key: null, body: { n }, headers: { 'x-payment': header } })
+    const runsOf = async () => (await t.system.store.all<{ id: string }>('SELECT id FROM runs WHERE workflow_id = $1', [paid.id])).length
+
+    it('verifies and settles through the facilitator, once, with the reference request bodies', async () => {
+      facilitator.mode = 'normal'
+      facilitator.calls.length = 0
+      const before = await payer.balanceOf(payer.account.address)
+      const signed = await payer.sign()
+      const header = payer.v1(signed)
+      const r = await call(header, 1)
+      expect(r.status).toBe(200)
+      expect(r.body.data.payment.transaction).toMatch(/^0x[0-9a-f]{64}$/)
+      expect(JSON.parse(atob(r.headers.get('x-payment-response')!))).toMatchObject({ success: true, transaction: r.body.data.payment.transaction })
+      expect(facilitator.calls.map((c) => c.path)).toEqual(['/verify', '/settle'])
+      expect(facilitator.calls[1].body).toMatchObject({
+        x402Version: 1,
+        paymentPayload: { x402Version: 1, scheme: 'exact', network: 'anvil', payload: { signature: signed.signature, authorization: { nonce: signed.authorization.nonce, value: PRICE } } },
+        paymentRequirements: { scheme: 'exact', network: 'anvil', maxAmountRequired: PRICE, payTo: recipient, asset: devnet.token, extra: { name: 'USD Coin', version: '2' } },
+      })
+      expect(await payer.balanceOf(payer.account.address)).toBe(before - BigInt(PRICE))
+      const run = await waitForRun(t, r.body.data.runIds[0])
+      expect(run.nodes.say.result.message).toBe('via facilitator 1')
+      // The same payment again: the same run, and the facilitator is not asked to settle again.
+      const again = await call(header, 1)
+      expect(again.body.data.runIds).toEqual(r.body.data.runIds)
+      expect(facilitator.calls.filter((c) => c.path === '/settle')).toHaveLength(1)
+    })
+
+    it('sends v2 payments in the v2 shape', async () => {
+      facilitator.mode = 'normal'
+      facilitator.calls.length = 0
+      const r = await t.call('POST', `/v1/x402/workflows/${paid.id}`, { key: null, body: { n: 2 }, headers: { 'payment-signature': payer.v2(await payer.sign()) } })
+      expect(r.status).toBe(200)
+      expect(facilitator.calls[1].body).toMatchObject({
+        x402Version: 2, paymentPayload: { x402Version: 2, accepted: { scheme: 'exact', network: `eip155:${devnet.chainId}`, amount: PRICE } },
+        paymentRequirements: { network: `eip155:${devnet.chainId}`, amount: PRICE, payTo: recipient },
+      })
+    })
+
+    it('answers the facilitator\'s refusal as the 402\'s reason, and settles nothing', async () => {
+      facilitator.mode = 'refuse'
+      facilitator.calls.length = 0
+      const before = await payer.balanceOf(payer.account.address)
+      const runsBefore = await runsOf()
+      const r = await call(payer.v1(await payer.sign()), 3)
+      expect(r.status).toBe(402)
+      expect(r.body.error).toBe('insufficient_funds')
+      expect(facilitator.calls.map((c) => c.path)).toEqual(['/verify'])
+      expect(await payer.balanceOf(payer.account.address)).toBe(before)
+      expect(await runsOf()).toBe(runsBefore)
+    })
+
+    it('reconciles a settlement whose answer never came from the chain\'s state, and starts the run once', async () => {
+      facilitator.mode = 'settle-then-hang'
+      const before = await payer.balanceOf(payer.account.address)
+      const runsBefore = await runsOf()
+      const header = payer.v1(await payer.sign())
+      const r = await call(header, 4)
+      expect(r.status).toBe(409)
+      expect(r.body.message).toContain('not confirmed')
+      // Settled on chain by the facilitator, though it never said so.
+      expect(await payer.balanceOf(payer.account.address)).toBe(before - BigInt(PRICE))
+      facilitator.mode = 'normal'
+      const deadline = Date.now() + 20_000
+      while ((await runsOf()) < runsBefore + 1 && Date.now() < deadline) await Bun.sleep(100)
+      expect(await runsOf()).toBe(runsBefore + 1)
+      const again = await call(header, 4)
+      expect(again.status).toBe(200)
+      expect(again.body.data.runIds).toHaveLength(1)
+      // The transaction is found from the token's AuthorizationUsed event.
+      expect(again.body.data.payment.transaction).toMatch(/^0x[0-9a-f]{64}$/)
+      await Bun.sleep(500)
+      expect(await runsOf()).toBe(runsBefore + 1)
+      expect(await payer.balanceOf(payer.account.address)).toBe(before - BigInt(PRICE))
+    }, 40_000)
+  })
+}
