@@ -76,8 +76,33 @@ export function createX402Endpoints(deps: {
   secretBox: SecretBox
   /** AUTOMATON_X402_MAX_IMPORT_PRICE: the most an import pays, in the token's smallest unit. */
   maxImportPrice: bigint
+  /** The AI model, when configured: it writes an import's summaries, category and tags. */
+  ai?: { prompt(organizationId: string, request: { prompt: string; system?: string; schema?: Record<string, unknown>; maxTokens?: number }, signal?: AbortSignal): Promise<{ json?: unknown }> }
 }) {
   const { store, clock } = deps
+
+  /** What the model says about an imported resource; null without a model, or when it fails (then they are derived). */
+  async function describedByAi(organizationId: string, facts: Record<string, unknown>): Promise<{ inputSummary: string; outputSummary: string; category: string; tags: string[] } | null> {
+    if (!deps.ai) return null
+    try {
+      const { json } = await deps.ai.prompt(organizationId, {
+        system: 'You catalogue paid HTTP APIs for workflow authors. Be short and concrete.',
+        prompt: `Describe this paid API for a catalogue: what it takes, what it answers, one category word, and up to 5 lowercase tags.\n${JSON.stringify(facts).slice(0, 6000)}`,
+        schema: {
+          type: 'object', required: ['inputSummary', 'outputSummary', 'category', 'tags'],
+          properties: { inputSummary: { type: 'string' }, outputSummary: { type: 'string' }, category: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } },
+        },
+        maxTokens: 400,
+      }, AbortSignal.timeout(20_000))
+      const j = json as Record<string, unknown> | undefined
+      if (!j || typeof j.inputSummary !== 'string' || typeof j.outputSummary !== 'string') return null
+      const tags = Array.isArray(j.tags) ? j.tags.filter((t): t is string => typeof t === 'string').map((t) => t.toLowerCase().trim().slice(0, 40)).filter(Boolean).slice(0, 5) : []
+      const category = typeof j.category === 'string' && j.category.trim() ? j.category.trim().toLowerCase().slice(0, 40) : 'api'
+      return { inputSummary: j.inputSummary.slice(0, 500), outputSummary: j.outputSummary.slice(0, 500), category, tags }
+    } catch {
+      return null
+    }
+  }
 
   /** What a 402 offers that this installation can pay, or why not. */
   function offerOf(response: OutboundResponse): Offer | string {
@@ -259,15 +284,16 @@ export function createX402Endpoints(deps: {
       const inputSchema = (offer.outputSchema as { input?: { schema?: { properties?: Record<string, { type?: string; description?: string }>; required?: string[] } } } | null)?.input?.schema
       const bodyParams = Object.fromEntries(Object.entries(inputSchema?.properties ?? {}).map(([k, v]) => [k, { type: v.type ?? 'string', description: v.description ?? '', required: (inputSchema?.required ?? []).includes(k) }]))
       const description = input.description ?? offer.description
+      const described = await describedByAi(caller.organizationId, { url: baseUrl, method, description, inputSchema: inputSchema ?? null, exampleBody: input.body ?? null, exampleOutput: output })
       const row: EndpointRow = {
         id: deps.ids.next('x402'), organization_id: caller.organizationId, name: (input.name ?? (description || `${method} ${url.host}${url.pathname}`)).slice(0, 100),
-        description: description.slice(0, 500), category: 'api', base_url: baseUrl, method, mime_type: offer.mimeType, source: 'user_import',
+        description: description.slice(0, 500), category: described?.category ?? 'api', base_url: baseUrl, method, mime_type: offer.mimeType, source: 'user_import',
         details: JSON.stringify({
-          tags: [], useCases: [], queryParams: {}, bodyParams, headerParams: {}, defaultQueryParams: Object.fromEntries(url.searchParams), defaultBody: input.body ?? {}, defaultHeaders: {},
+          tags: described?.tags ?? [], useCases: [], queryParams: {}, bodyParams, headerParams: {}, defaultQueryParams: Object.fromEntries(url.searchParams), defaultBody: input.body ?? {}, defaultHeaders: {},
           exampleQueryParams: Object.fromEntries(url.searchParams), exampleBody: input.body ?? null, exampleOutput: output, outputSchema: schema,
         }),
-        input_summary: Object.keys(bodyParams).length ? `takes ${Object.keys(bodyParams).join(', ')}` : input.body ? `takes a JSON body like ${JSON.stringify(input.body).slice(0, 200)}` : 'takes no input',
-        output_summary: typeof output === 'object' && output !== null ? `answers ${Object.keys(output as Record<string, unknown>).slice(0, 10).join(', ')}` : 'answers text',
+        input_summary: described?.inputSummary ?? (Object.keys(bodyParams).length ? `takes ${Object.keys(bodyParams).join(', ')}` : input.body ? `takes a JSON body like ${JSON.stringify(input.body).slice(0, 200)}` : 'takes no input'),
+        output_summary: described?.outputSummary ?? (typeof output === 'object' && output !== null ? `answers ${Object.keys(output as Record<string, unknown>).slice(0, 10).join(', ')}` : 'answers text'),
         price: offer.amount, max_allowed_price: String(BigInt(offer.amount) * 5n), network: offer.chain.network, pay_to: offer.payTo,
         token_address: offer.asset, token_symbol: offer.extra.name === 'USD Coin' ? 'USDC' : '', token_decimals: 6,
         spent_by_token: JSON.stringify({ [offer.asset]: offer.amount }), total_calls: 1, success_count: 1, failure_count: 0, avg_response_ms: at - started,

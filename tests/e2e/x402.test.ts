@@ -11,6 +11,7 @@ import { createSolcCompiler } from '../../adapters/solc/compiler.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { createLive, waitForRun } from '../helpers/workflows.ts'
+import { finish, type ScriptedOpenAi, startScriptedOpenAi, textDelta, usageOnly } from '../helpers/openai-server.ts'
 import { type SignOverrides, x402Payer } from '../helpers/x402.ts'
 
 const PRICE = '25000' // 0.025 USDC
@@ -25,13 +26,17 @@ for (const kind of storeKinds()) {
     let recipient: string
     let balanceOf: (address: string) => Promise<bigint>
     let served: ReturnType<typeof Bun.serve> | undefined
+    let model: ScriptedOpenAi
 
     beforeAll(async () => {
       const probe = Bun.serve({ port: 0, fetch: () => new Response() })
       const port = probe.port
       probe.stop(true)
       devnet = await startDevnet({ compiler, port })
+      model = startScriptedOpenAi()
       t = await openTestSystem(kind, {
+        // The model writes an import's summaries, category and tags.
+        AUTOMATON_AI_BASE_URL: model.url, AUTOMATON_AI_MODEL: 'scripted', AUTOMATON_AI_DEFAULT_CREDITS: '5',
         AUTOMATON_CHAINS: JSON.stringify([{ chainId: devnet.chainId, name: 'devnet', rpcUrl: devnet.rpcUrl, network: devnet.network }]),
         AUTOMATON_X402_RELAYER_KEY: devnet.accounts[0].privateKey,
         // The import calls this installation's own paid workflow over HTTP, on 127.0.0.1.
@@ -47,6 +52,7 @@ for (const kind of storeKinds()) {
     afterAll(async () => {
       served?.stop(true)
       await t?.close()
+      await model?.stop()
       await devnet?.stop()
       await compiler.close()
     })
@@ -191,6 +197,7 @@ for (const kind of storeKinds()) {
       const wallet = (await t.call('POST', '/v1/wallets', { key: buyer.key, body: { name: 'buyer', privateKey: devnet.accounts[1].privateKey } })).body.data
       const [buyerBefore, recipientBefore] = await Promise.all([balanceOf(wallet.address), balanceOf(recipient)])
       const resourceUrl = `${base}/v1/x402/workflows/${paid.id}`
+      model.queue({ steps: [textDelta(JSON.stringify({ inputSummary: 'A ticker symbol', outputSummary: 'The run that quotes it', category: 'Markets', tags: ['Quotes', 'crypto'] })), finish('stop'), usageOnly(200, 30)] })
       const imported = await t.call('POST', '/v1/x402-endpoints/import', { key: buyer.key, body: { resourceUrl, method: 'POST', body: { symbol: 'BTC' } } })
       expect(imported.status).toBe(200)
       const { endpoint, paymentDetails } = structuredClone(imported.body.data)
@@ -199,6 +206,8 @@ for (const kind of storeKinds()) {
         payTo: recipient, tokenAddress: devnet.token, totalCalls: 1, successCount: 1, spentByToken: { [devnet.token]: PRICE }, defaultBody: { symbol: 'BTC' },
       })
       expect(endpoint.id).toMatch(/^x402_/)
+      expect(endpoint).toMatchObject({ inputSummary: 'A ticker symbol', outputSummary: 'The run that quotes it', category: 'markets', tags: ['quotes', 'crypto'] })
+      expect(JSON.stringify(model.requests.at(-1))).toContain(resourceUrl)
       expect(endpoint.exampleOutput.data.action).toBe('triggered')
       expect(endpoint.name.length).toBeLessThanOrEqual(100)
       expect(paymentDetails).toMatchObject({ amountPaid: PRICE, asset: devnet.token, network: 'anvil', payer: wallet.address })
