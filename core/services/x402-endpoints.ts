@@ -13,7 +13,7 @@ import type { HttpClient, OutboundResponse } from '../ports/http-client.ts'
 import type { Ids } from '../ports/ids.ts'
 import type { SecretBox } from '../ports/secret-box.ts'
 import type { Store } from '../ports/store.ts'
-import { type EndpointRow, endpoints } from '../store/x402-endpoints.ts'
+import { discovered, type EndpointRow, endpoints } from '../store/x402-endpoints.ts'
 import { type WalletRow, wallets } from '../store/wallets.ts'
 import { iso } from '../time.ts'
 import type { Principal } from './auth.ts'
@@ -287,7 +287,7 @@ export function createX402Endpoints(deps: {
       const described = await describedByAi(caller.organizationId, { url: baseUrl, method, description, inputSchema: inputSchema ?? null, exampleBody: input.body ?? null, exampleOutput: output })
       const row: EndpointRow = {
         id: deps.ids.next('x402'), organization_id: caller.organizationId, name: (input.name ?? (description || `${method} ${url.host}${url.pathname}`)).slice(0, 100),
-        description: description.slice(0, 500), category: described?.category ?? 'api', base_url: baseUrl, method, mime_type: offer.mimeType, source: 'user_import',
+        description: description.slice(0, 500), category: described?.category ?? 'api', base_url: baseUrl, method, mime_type: offer.mimeType, source: (await discovered.has(store, caller.organizationId, baseUrl)) ? 'provider_bazaar' : 'user_import',
         details: JSON.stringify({
           tags: described?.tags ?? [], useCases: [], queryParams: {}, bodyParams, headerParams: {}, defaultQueryParams: Object.fromEntries(url.searchParams), defaultBody: input.body ?? {}, defaultHeaders: {},
           exampleQueryParams: Object.fromEntries(url.searchParams), exampleBody: input.body ?? null, exampleOutput: output, outputSchema: schema,
@@ -309,6 +309,65 @@ export function createX402Endpoints(deps: {
         endpoint: toEndpoint(row),
         paymentDetails: { amountPaid: offer.amount, asset: offer.asset, network: offer.chain.network, payer: wallet.address, transaction },
       }
+    },
+
+    /**
+     * `POST /v1/x402-endpoints/discover`: a Bazaar's resources (its discovery list, as
+     * `GET /v1/x402/discovery/resources` answers here), each marked payable when this installation
+     * can pay it and imported when the organization has it; importing one records its source as
+     * `provider_bazaar`.
+     */
+    async discover(caller: Principal, input: { url: string; type?: string; limit?: number; offset?: number }) {
+      let url: URL
+      try {
+        url = new URL(input.url)
+      } catch {
+        throw badRequest('url must be an http(s) URL', [{ path: '/url', message: 'not a URL' }])
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest('url must be an http(s) URL', [{ path: '/url', message: 'not http(s)' }])
+      const limit = input.limit ?? 50
+      const offset = input.offset ?? 0
+      url.searchParams.set('limit', String(limit))
+      url.searchParams.set('offset', String(offset))
+      if (input.type) url.searchParams.set('type', input.type)
+      const answer = await send('GET', url.toString(), undefined, {}).catch((error) => {
+        throw badRequest(`the Bazaar could not be reached: ${error instanceof Error ? error.message : String(error)}`, [{ path: '/url', message: 'unreachable' }])
+      })
+      const list = parseBody(answer.body) as { items?: unknown; pagination?: { total?: unknown } } | null
+      if (answer.status !== 200 || !list || typeof list !== 'object' || !Array.isArray(list.items)) {
+        throw badRequest(`the url answered ${answer.status} without a Bazaar list ({ items: [...] })`, [{ path: '/url', message: 'not a Bazaar discovery list' }])
+      }
+      const items = (list.items as Array<Record<string, any>>).filter((i) => i && typeof i.resource === 'string').slice(0, limit)
+      const payable = (accepts: unknown) => Array.isArray(accepts) && accepts.some((a: Record<string, any>) =>
+        a?.scheme === 'exact' && deps.chains.list().some((c) => c.network === a.network || `eip155:${c.chainId}` === a.network))
+      const resources = await Promise.all(items.map(async (i) => {
+        const target = (() => {
+          try {
+            const u = new URL(i.resource)
+            return `${u.origin}${u.pathname}`
+          } catch {
+            return i.resource as string
+          }
+        })()
+        const first = Array.isArray(i.accepts) ? (i.accepts[0] as Record<string, any> | undefined) : undefined
+        const imported = (await endpoints.byTarget(store, caller.organizationId, target, 'POST')) ?? (await endpoints.byTarget(store, caller.organizationId, target, 'GET'))
+        return {
+          resource: i.resource as string, type: String(i.type ?? 'http'), x402Version: Number(i.x402Version ?? 1), accepts: Array.isArray(i.accepts) ? i.accepts : [],
+          lastUpdated: String(i.lastUpdated ?? ''), metadata: typeof i.metadata === 'object' && i.metadata !== null ? i.metadata : {},
+          price: first ? String(first.maxAmountRequired ?? first.amount ?? '') : '', network: first ? String(first.network ?? '') : '',
+          payable: payable(i.accepts), importedEndpointId: imported?.id ?? null,
+        }
+      }))
+      await store.write((tx) => discovered.remember(tx, caller.organizationId, `${url.origin}${url.pathname}`, resources.map((r) => {
+        try {
+          const u = new URL(r.resource)
+          return `${u.origin}${u.pathname}`
+        } catch {
+          return r.resource
+        }
+      }), clock.now()))
+      const total = Number(list.pagination?.total)
+      return { items: resources, pagination: { limit, offset, total: Number.isFinite(total) ? total : offset + resources.length } }
     },
 
     async list(caller: Principal, page: { limit: number; offset: number }) {

@@ -601,6 +601,21 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX x402_payments_open ON x402_payments (status, updated_at)',
     ],
   },
+  {
+    version: 31,
+    name: 'x402 resources discovered in a Bazaar',
+    up: [
+      // What POST /v1/x402-endpoints/discover listed for an organization: importing one of them
+      // records the endpoint's source as provider_bazaar.
+      `CREATE TABLE x402_discovered (
+        organization_id TEXT NOT NULL,
+        resource_url TEXT NOT NULL,
+        bazaar_url TEXT NOT NULL,
+        listed_at BIGINT NOT NULL,
+        PRIMARY KEY (organization_id, resource_url)
+      )`,
+    ],
+  },
 ]
 
 function executionHooks(): string[] {

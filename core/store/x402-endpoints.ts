@@ -50,3 +50,18 @@ export const endpoints = {
   },
   remove: (db: SqlExecutor, organizationId: string, id: string) => db.run('DELETE FROM x402_endpoints WHERE organization_id = $1 AND id = $2', [organizationId, id]),
 }
+
+/** Resources a Bazaar listed for an organization (POST /v1/x402-endpoints/discover). */
+export const discovered = {
+  async remember(db: SqlExecutor, organizationId: string, bazaarUrl: string, resourceUrls: readonly string[], at: number) {
+    for (const url of resourceUrls) {
+      await db.run(
+        `INSERT INTO x402_discovered (organization_id, resource_url, bazaar_url, listed_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (organization_id, resource_url) DO UPDATE SET bazaar_url = excluded.bazaar_url, listed_at = excluded.listed_at`,
+        [organizationId, url, bazaarUrl, at],
+      )
+    }
+  },
+  has: async (db: SqlExecutor, organizationId: string, resourceUrl: string) =>
+    (await db.get<{ one: number }>('SELECT 1 AS one FROM x402_discovered WHERE organization_id = $1 AND resource_url = $2', [organizationId, resourceUrl])) !== undefined,
+}

@@ -197,12 +197,21 @@ for (const kind of storeKinds()) {
       const wallet = (await t.call('POST', '/v1/wallets', { key: buyer.key, body: { name: 'buyer', privateKey: devnet.accounts[1].privateKey } })).body.data
       const [buyerBefore, recipientBefore] = await Promise.all([balanceOf(wallet.address), balanceOf(recipient)])
       const resourceUrl = `${base}/v1/x402/workflows/${paid.id}`
+      // Found in a Bazaar first (this installation's own discovery list): payable, not imported yet.
+      const listed = await t.call('POST', '/v1/x402-endpoints/discover', { key: buyer.key, body: { url: `${base}/v1/x402/discovery/resources`, limit: 20 } })
+      expect(listed.status).toBe(200)
+      const found = listed.body.data.items.find((i: { resource: string }) => i.resource === resourceUrl)
+      expect(found).toMatchObject({ type: 'http', price: PRICE, network: 'anvil', payable: true, importedEndpointId: null })
+      const notBazaar = await t.call('POST', '/v1/x402-endpoints/discover', { key: buyer.key, body: { url: `${base}/healthz` } })
+      expect(notBazaar.status).toBe(400)
+      expect(notBazaar.body.message).toContain('Bazaar')
+      expect((await t.call('POST', '/v1/x402-endpoints/discover', { key: buyer.key, body: { url: 'ftp://x' } })).status).toBe(400)
       model.queue({ steps: [textDelta(JSON.stringify({ inputSummary: 'A ticker symbol', outputSummary: 'The run that quotes it', category: 'Markets', tags: ['Quotes', 'crypto'] })), finish('stop'), usageOnly(200, 30)] })
       const imported = await t.call('POST', '/v1/x402-endpoints/import', { key: buyer.key, body: { resourceUrl, method: 'POST', body: { symbol: 'BTC' } } })
       expect(imported.status).toBe(200)
       const { endpoint, paymentDetails } = structuredClone(imported.body.data)
       expect(endpoint).toMatchObject({
-        source: 'user_import', baseUrl: resourceUrl, method: 'POST', price: PRICE, maxAllowedPrice: String(BigInt(PRICE) * 5n), network: 'anvil',
+        source: 'provider_bazaar', baseUrl: resourceUrl, method: 'POST', price: PRICE, maxAllowedPrice: String(BigInt(PRICE) * 5n), network: 'anvil',
         payTo: recipient, tokenAddress: devnet.token, totalCalls: 1, successCount: 1, spentByToken: { [devnet.token]: PRICE }, defaultBody: { symbol: 'BTC' },
       })
       expect(endpoint.id).toMatch(/^x402_/)
@@ -216,6 +225,8 @@ for (const kind of storeKinds()) {
       expect(await balanceOf(wallet.address)).toBe(buyerBefore - BigInt(PRICE))
       expect(await balanceOf(recipient)).toBe(recipientBefore + BigInt(PRICE))
       await waitForRun(t, endpoint.exampleOutput.data.runIds[0])
+      const relisted = await t.call('POST', '/v1/x402-endpoints/discover', { key: buyer.key, body: { url: `${base}/v1/x402/discovery/resources` } })
+      expect(relisted.body.data.items.find((i: { resource: string }) => i.resource === resourceUrl).importedEndpointId).toBe(endpoint.id)
 
       // The same resource again: 409, and nothing paid.
       const again = await t.call('POST', '/v1/x402-endpoints/import', { key: buyer.key, body: { resourceUrl, method: 'POST', body: { symbol: 'BTC' } } })

@@ -30,6 +30,21 @@ export function x402EndpointRoutes(auth: AuthPlugin, endpoints: X402Endpoints) {
         response: T.Object({ endpoint: Endpoint, paymentDetails: T.Object({ amountPaid: T.String(), asset: T.String(), network: T.String(), payer: T.String(), transaction: T.Union([T.String(), T.Null()]) }) }),
       }),
     })
+    .post('/v1/x402-endpoints/discover', ({ principal, body }) => endpoints.discover(principal, body), {
+      permission: 'workflow:read',
+      body: t.Object({
+        url: t.String({ minLength: 1, maxLength: 2000, description: 'A Bazaar\'s discovery list, such as https://…/v1/x402/discovery/resources' }),
+        type: t.Optional(t.String({ maxLength: 20 })),
+        limit: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
+        offset: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000 })),
+      }),
+      detail: doc({
+        summary: 'List a Bazaar\'s paid resources, to import one',
+        description: 'Each resource says whether this installation can pay it (payable) and whether the organization imported it already. Importing one of them records the endpoint with source provider_bazaar.',
+        tags, permission: 'workflow:read',
+        response: T.Object({ items: T.Array(T.Record(T.String(), T.Any())), pagination: T.Object({ limit: T.Integer(), offset: T.Integer(), total: T.Integer() }) }),
+      }),
+    })
     .get('/v1/x402-endpoints', ({ principal, query }) => endpoints.list(principal, pageRequest(query)), {
       permission: 'workflow:read', query: PageQuery,
       detail: doc({ summary: 'The organization\'s imported x402 endpoints', tags, permission: 'workflow:read', response: Page(Endpoint) }),
