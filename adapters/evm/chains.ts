@@ -62,6 +62,16 @@ export function createViemChains(configs: readonly ChainConfig[]): Chains {
       if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`the deployment failed on chain ${chainId} (transaction ${hash})`)
       return { address: receipt.contractAddress, transactionHash: hash }
     },
+    async transfer(chainId, privateKey, t) {
+      const c = config(chainId)
+      const wallet = createWalletClient({ account: privateKeyToAccount(privateKey as Hex), chain: chainOf(c), transport: http(c.rpcUrl) })
+      const hash = t.token === 'native'
+        ? await wallet.sendTransaction({ to: address(t.to), value: t.amount, chain: chainOf(c) })
+        : await wallet.writeContract({ address: address(t.token), abi: erc20Abi, functionName: 'transfer', args: [address(t.to), t.amount], chain: chainOf(c) })
+      const receipt = await publicOf(chainId).waitForTransactionReceipt({ hash })
+      if (receipt.status !== 'success') throw new Error(`the transfer reverted on chain ${chainId} (transaction ${hash})`)
+      return hash
+    },
     async code(chainId, at) {
       return (await publicOf(chainId).getCode({ address: address(at) })) ?? '0x'
     },

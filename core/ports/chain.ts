@@ -20,6 +20,11 @@ export interface Chains {
   tokenBalance(chainId: number, token: string, address: string): Promise<bigint>
   /** Deploys creation bytecode (with ABI-encoded constructor arguments) and waits for the receipt. */
   deployContract(chainId: number, privateKey: string, contract: { abi: readonly unknown[]; bytecode: string; args?: readonly unknown[] }): Promise<{ address: string; transactionHash: string }>
+  /**
+   * Sends `amount` (smallest unit) of the native token (`token` = `native`) or an ERC-20 from a
+   * key to an address and waits for the receipt: the transaction hash.
+   */
+  transfer(chainId: number, privateKey: string, transfer: { token: string; to: string; amount: bigint }): Promise<string>
   /** The runtime code at an address (`0x` when none). */
   code(chainId: number, address: string): Promise<string>
   /** Whether `signature` is `authorization`'s EIP-712 TransferWithAuthorization signature by its `from`, for the token's domain. */

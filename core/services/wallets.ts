@@ -131,6 +131,30 @@ export function createWalletService(deps: { store: Store; clock: Clock; ids: Ids
       return toDeployment(row)
     },
 
+    /** `POST /v1/wallets/{id}/transfer`: sends the native token or an ERC-20 from the wallet; answers once mined. */
+    async transfer(caller: Principal, walletId: string, body: { chainId: number; token: string; to: string; amount: string }) {
+      const wallet = await wallets.byId(store, caller.organizationId, walletId)
+      if (!wallet) throw notFound('wallet')
+      const chain = chainOf(body.chainId)
+      const problems = [
+        ...(body.token === 'native' || /^0x[0-9a-fA-F]{40}$/.test(body.token) ? [] : [{ path: '/token', message: 'an ERC-20 address (0x…) or native' }]),
+        ...(/^0x[0-9a-fA-F]{40}$/.test(body.to) ? [] : [{ path: '/to', message: 'an address (0x…)' }]),
+        ...(/^[0-9]{1,78}$/.test(body.amount) && BigInt(body.amount) > 0n ? [] : [{ path: '/amount', message: 'a positive integer in the token\'s smallest unit' }]),
+      ]
+      if (problems.length > 0) throw badRequest('the transfer is invalid', problems)
+      const key = await deps.secretBox.open(wallet.sealed_key)
+      try {
+        const transactionHash = await deps.chains.transfer(chain.chainId, key, { token: body.token, to: body.to, amount: BigInt(body.amount) })
+        return { walletId: wallet.id, chainId: chain.chainId, token: body.token, to: body.to, amount: body.amount, transactionHash }
+      } catch (error) {
+        const message = error instanceof Error ? error.message.split('\n')[0] : String(error)
+        if (/insufficient funds|exceeds the balance|transfer amount exceeds|reverted/i.test(message)) {
+          throw badRequest(`the wallet ${wallet.address} cannot make this transfer on chain ${chain.chainId}: ${message}`, [{ path: '/amount', message: 'insufficient funds' }])
+        }
+        throw unavailable(`the transfer on chain ${chain.chainId} failed: ${message}`)
+      }
+    },
+
     deploymentsOf: async (caller: Principal, contractId: string) => (await deployments.ofContract(store, caller.organizationId, contractId)).map(toDeployment),
   }
 }

@@ -19,6 +19,7 @@ import type { DefinitionChecker } from '../ports/engine.ts'
 import type { Ids } from '../ports/ids.ts'
 import type { SqlExecutor, Store } from '../ports/store.ts'
 import { members } from '../store/members.ts'
+import { wallets } from '../store/wallets.ts'
 import { displayVersion, toWorkflow, type VersionRow, versions, type WorkflowRow, workflows } from '../store/workflows.ts'
 import { actorOf, type Principal } from './auth.ts'
 
@@ -114,6 +115,27 @@ export function createWorkflowService(deps: WorkflowServiceDeps) {
     if (w.live_version === null) throw conflict('the workflow has no live version; publish it first')
   }
 
+  /**
+   * `fundAutoSwapConfig` as API.md decides: every source's wallet is one of the organization's,
+   * source ids are unique, `mode` is `on_demand` or `keep_balance` (slippageBps 0–10,000 is the
+   * schema's). Stored as given; no swap venue is configured here, so none is attempted.
+   */
+  async function checkAutoSwap(db: SqlExecutor, organizationId: string, content: WorkflowContent) {
+    const swap = content.fundAutoSwapConfig
+    if (!swap) return
+    const problems: ErrorDetail[] = []
+    if (swap.mode !== undefined && swap.mode !== 'on_demand' && swap.mode !== 'keep_balance') {
+      problems.push({ path: '/fundAutoSwapConfig/mode', message: 'must be on_demand or keep_balance' })
+    }
+    const seen = new Set<string>()
+    for (const [i, source] of (swap.sources ?? []).entries()) {
+      if (seen.has(source.id)) problems.push({ path: `/fundAutoSwapConfig/sources/${i}/id`, message: `duplicate source id ${source.id}` })
+      seen.add(source.id)
+      if (!(await wallets.byId(db, organizationId, source.walletId))) problems.push({ path: `/fundAutoSwapConfig/sources/${i}/walletId`, message: `no wallet ${source.walletId} in this organization` })
+    }
+    if (problems.length > 0) throw badRequest('fundAutoSwapConfig is invalid', problems)
+  }
+
   async function ensureMember(organizationId: string, userId: string, path: string) {
     if (!(await members.get(store, organizationId, userId))) {
       throw badRequest('not a member of this organization', [{ path, message: `user ${userId} is not a member of this organization` }])
@@ -134,6 +156,7 @@ export function createWorkflowService(deps: WorkflowServiceDeps) {
       const { ownerUserId, ...fields } = body
       const content = normalizeContent({ ...defaultContent(body.definition), ...stripUndefined(fields) })
       if (ownerUserId) await ensureMember(caller.organizationId, ownerUserId, '/ownerUserId')
+      await checkAutoSwap(store, caller.organizationId, content)
       const id = ids.next('wf')
       const at = clock.now()
       const by = actorOf(caller)
@@ -199,6 +222,7 @@ export function createWorkflowService(deps: WorkflowServiceDeps) {
         const current = JSON.parse(base.content) as WorkflowContent
         const next = normalizeContent({ ...current, ...stripUndefined(body) })
         if (canonicalJson(next) === canonicalJson(current)) return null
+        if (body.fundAutoSwapConfig !== undefined) await checkAutoSwap(tx, w.organization_id, next)
         const at = clock.now()
         const by = actorOf(caller)
         const nextType = type ?? base.type

@@ -78,6 +78,31 @@ for (const kind of storeKinds()) describe(`wallets and contract deployment on th
     expect((await t.call('GET', `/v1/wallets/${imported.body.data.id}`)).body.data.isDefault).toBe(true)
   })
 
+  it('sends tokens and gas from a wallet under wallet:withdraw, and refuses what it cannot pay', async () => {
+    const from = (await t.call('GET', '/v1/wallets')).body.data.items.find((w: { address: string }) => w.address === devnet.accounts[1].address)
+    const to = (await t.call('POST', '/v1/wallets', { body: { name: 'receiver' } })).body.data
+    const token = await t.call('POST', `/v1/wallets/${from.id}/transfer`, { body: { chainId: devnet.chainId, token: devnet.token, to: to.address, amount: '2500000' } })
+    expect(token.status).toBe(200)
+    expect(token.body.data.transactionHash).toMatch(/^0x[0-9a-f]{64}$/)
+    const gas = await t.call('POST', `/v1/wallets/${from.id}/transfer`, { body: { chainId: devnet.chainId, token: 'native', to: to.address, amount: '1000000000000000000' } })
+    expect(gas.status).toBe(200)
+    const received = (await t.call('GET', `/v1/wallets/${to.id}?tokens=${devnet.token}`)).body.data.balances[0]
+    expect(received).toMatchObject({ native: '1000000000000000000', tokens: [{ token: devnet.token, balance: '2500000' }] })
+    // More than it holds, a bad address, a chain not configured, another key's permissions.
+    const tooMuch = await t.call('POST', `/v1/wallets/${to.id}/transfer`, { body: { chainId: devnet.chainId, token: devnet.token, to: from.address, amount: '2500001' } })
+    expect(tooMuch.status).toBe(400)
+    expect(tooMuch.body.details[0].path).toBe('/amount')
+    expect((await t.call('GET', `/v1/wallets/${to.id}?tokens=${devnet.token}`)).body.data.balances[0].tokens[0].balance).toBe('2500000')
+    const bad = await t.call('POST', `/v1/wallets/${from.id}/transfer`, { body: { chainId: devnet.chainId, token: 'gold', to: 'nowhere', amount: '-1' } })
+    expect(bad.body.details.map((d: { path: string }) => d.path)).toEqual(['/token', '/to', '/amount'])
+    expect((await t.call('POST', `/v1/wallets/${from.id}/transfer`, { body: { chainId: 999, token: 'native', to: to.address, amount: '1' } })).status).toBe(400)
+    const account = await t.call('POST', '/v1/service-accounts', { body: { name: 'wallet-keeper', permissions: ['wallet:read', 'wallet:write'] } })
+    const writer = (await t.call('POST', '/v1/api-keys', { body: { name: 'writer', serviceAccountId: account.body.data.id } })).body.data.key
+    expect((await t.call('GET', `/v1/wallets/${from.id}`, { key: writer })).status).toBe(200)
+    expect((await t.call('POST', `/v1/wallets/${from.id}/transfer`, { key: writer, body: { chainId: devnet.chainId, token: 'native', to: to.address, amount: '1' } })).status).toBe(403)
+    expect((await t.call('POST', '/v1/wallets/wal_nope/transfer', { body: { chainId: devnet.chainId, token: 'native', to: to.address, amount: '1' } })).status).toBe(404)
+  })
+
   it('deploys a contract the chat compiled, from the default wallet, and its code is on chain', async () => {
     await t.system.store.write((tx) => aiCredits.grant(tx, { id: `job_devnet_grant_${kind}`, organizationId: t.orgId, amount: 100, at: Date.now() }))
     model.queue(toolTurn('propose_plan', { name: 'Counter', steps: ['Store a count from the constructor', 'bump() adds one'] }))

@@ -21,7 +21,7 @@ const FULL = {
   publicRunDailyLimit: 5,
   publicWidgetConfig: { enabled: true, title: 'Tip', description: 'Send a tip', buttonLabel: 'Send', minAmount: '100', maxAmount: '100000' },
   fundAutoSwapConfig: {
-    enabled: true, maxSwapAmountUsd: 50.5, mode: 'auto',
+    enabled: true, maxSwapAmountUsd: 50.5, mode: 'on_demand',
     sources: [
       { id: 's1', chainId: 8453, walletId: 'w1', tokenAddress: 'native', tokenDecimals: 18, priority: 1 },
       { id: 's2', chainId: 1, walletId: 'w2', tokenAddress: '0xabc', tokenDecimals: 6, priority: 2, slippageBps: 50 },
@@ -56,6 +56,10 @@ for (const kind of storeKinds()) {
     afterAll(() => t.close())
 
     it('creates a draft, version 1, with every field of the specification round-tripping', async () => {
+      // The auto-swap sources name wallets of the organization.
+      for (const source of FULL.fundAutoSwapConfig.sources) {
+        source.walletId = (await t.call('POST', '/v1/wallets', { body: { name: source.id } })).body.data.id
+      }
       const w = await createWorkflow(t, FULL)
       expect(w.id).toMatch(/^wf_/)
       expect(w).toMatchObject({ version: 1, status: 'draft', type: 'manual', hasDraft: false, hasLiveVersion: false, liveVersionPaused: false, organizationId: t.orgId })
@@ -69,6 +73,32 @@ for (const kind of storeKinds()) {
       expect(w.versionCreatedBy).toBe(w.createdBy)
       const again = (await t.call('GET', `/v1/workflows/${w.id}`)).body.data
       expect(again).toEqual(w)
+    })
+
+    it('checks fundAutoSwapConfig: wallets of the organization, unique source ids, a known mode', async () => {
+      const wallet = (await t.call('POST', '/v1/wallets', { body: { name: 'swap' } })).body.data.id
+      const other = await t.newOrganization(`swap-other-${kind}`)
+      const foreign = (await t.call('POST', '/v1/wallets', { key: other.key, body: { name: 'theirs' } })).body.data.id
+      const source = { chainId: 8453, tokenAddress: 'native', tokenDecimals: 18, priority: 1 }
+      const r = await t.call('POST', '/v1/workflows', {
+        body: {
+          definition: FULL.definition,
+          fundAutoSwapConfig: { mode: 'sometimes', sources: [{ ...source, id: 'a', walletId: wallet }, { ...source, id: 'a', walletId: foreign }, { ...source, id: 'b', walletId: 'wal_nope' }] },
+        },
+      })
+      expect(r.status).toBe(400)
+      expect(r.body.details).toEqual([
+        { path: '/fundAutoSwapConfig/mode', message: 'must be on_demand or keep_balance' },
+        { path: '/fundAutoSwapConfig/sources/1/id', message: 'duplicate source id a' },
+        { path: '/fundAutoSwapConfig/sources/1/walletId', message: `no wallet ${foreign} in this organization` },
+        { path: '/fundAutoSwapConfig/sources/2/walletId', message: 'no wallet wal_nope in this organization' },
+      ])
+      const slippage = await t.call('POST', '/v1/workflows', { body: { definition: FULL.definition, fundAutoSwapConfig: { sources: [{ ...source, id: 'a', walletId: wallet, slippageBps: 10_001 }] } } })
+      expect(slippage.status).toBe(400)
+      const ok = await createWorkflow(t, { definition: FULL.definition, fundAutoSwapConfig: { mode: 'keep_balance', sources: [{ ...source, id: 'a', walletId: wallet }] } })
+      const changed = await t.call('PUT', `/v1/workflows/${ok.id}`, { body: { fundAutoSwapConfig: { sources: [{ ...source, id: 'a', walletId: foreign }] } } })
+      expect(changed.status).toBe(400)
+      expect(changed.body.details[0].path).toBe('/fundAutoSwapConfig/sources/0/walletId')
     })
 
     it('lists every problem of an invalid definition in details', async () => {

@@ -42,6 +42,21 @@ export function walletRoutes(auth: AuthPlugin, wallets: WalletService) {
       permission: 'wallet:write', params: IdParams,
       detail: doc({ summary: 'Make a wallet the organization\'s default', tags, permission: 'wallet:write', response: Wallet, errors: [404] }),
     })
+    .post('/v1/wallets/:id/transfer', ({ principal, params, body }) => wallets.transfer(principal, params.id, body), {
+      permission: 'wallet:withdraw', params: IdParams,
+      body: t.Object({
+        chainId: t.Integer({ minimum: 1 }),
+        token: t.String({ minLength: 1, maxLength: 64, description: 'an ERC-20 address, or `native` for the chain\'s gas token' }),
+        to: t.String({ minLength: 1, maxLength: 64 }),
+        amount: t.String({ minLength: 1, maxLength: 78, description: 'in the token\'s smallest unit' }),
+      }),
+      detail: doc({
+        summary: 'Send tokens from a wallet',
+        description: 'Answers the transaction hash once the chain has mined it. A wallet without enough of the token (or of gas) is 400.',
+        tags, permission: 'wallet:withdraw', errors: [404, 503],
+        response: T.Object({ walletId: T.String(), chainId: T.Integer(), token: T.String(), to: T.String(), amount: T.String(), transactionHash: T.String() }),
+      }),
+    })
     .delete('/v1/wallets/:id', ({ principal, params }) => wallets.remove(principal, params.id), {
       permission: 'wallet:write', params: IdParams,
       detail: doc({ summary: 'Delete a wallet (its key is gone with it)', tags, permission: 'wallet:write', errors: [404], response: T.Object({ id: T.String(), deleted: T.Literal(true) }) }),
