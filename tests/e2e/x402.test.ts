@@ -12,7 +12,7 @@ import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { createLive, waitForRun } from '../helpers/workflows.ts'
 import { finish, type ScriptedOpenAi, startScriptedOpenAi, textDelta, usageOnly } from '../helpers/openai-server.ts'
-import { type SignOverrides, x402Payer } from '../helpers/x402.ts'
+import { randomNonce, type SignOverrides, x402Payer } from '../helpers/x402.ts'
 
 const PRICE = '25000' // 0.025 USDC
 
@@ -171,6 +171,8 @@ for (const kind of storeKinds()) {
         ['invalid_exact_evm_payload_authorization_valid_after', { 'x-payment': v1(await sign({ validAfter: now + 600n })) }],
         ['invalid_exact_evm_payload_signature', { 'x-payment': v1({ ...(await sign()), signature: (await sign()).signature }) }],
         ['invalid_exact_evm_payload_signature', { 'x-payment': v1(await sign({ chainId: 1 })) }],
+        // Signed for another token (asset): its domain differs, so the signature does not verify.
+        ['invalid_exact_evm_payload_signature', { 'x-payment': v1(await sign({ token: devnet.accounts[1].address })) }],
         ['invalid_network', { 'x-payment': v1(await sign(), 'base') }],
         ['invalid_payload', { 'x-payment': 'not base64 json' }],
       ]
@@ -179,6 +181,21 @@ for (const kind of storeKinds()) {
         expect({ code, status: r.status, error: r.body.error }).toEqual({ code, status: 402, error: code })
       }
       expect(await balanceOf(payer.address)).toBe(before)
+    })
+
+    it('refuses a nonce already used to pay for another workflow, and settles nothing', async () => {
+      const nonce = randomNonce()
+      expect((await call({ 'x-payment': v1(await sign({ nonce })) })).status).toBe(200)
+      const before = await balanceOf(payer.address)
+      const other = await createLive(t, {
+        x402Config: { chainId: devnet.chainId, price: PRICE, token: devnet.token, recipient, discoverable: true },
+        definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'other' } } } },
+      })
+      const r = await t.call('POST', `/v1/x402/workflows/${other.id}`, { key: null, body: {}, headers: { 'x-payment': v1(await sign({ nonce })) } })
+      expect(r.status).toBe(402)
+      expect(r.body.error).toBe('invalid_exact_evm_payload_authorization_nonce_used')
+      expect(await balanceOf(payer.address)).toBe(before)
+      expect(await t.system.store.all('SELECT id FROM runs WHERE workflow_id = $1', [other.id])).toEqual([])
     })
 
     it('lists discoverable paid workflows in the Bazaar format', async () => {

@@ -13,7 +13,7 @@ const TYPES = {
 
 export const randomNonce = () => `0x${[...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, '0')).join('')}` as Hex
 
-export type SignOverrides = Partial<{ to: string; value: string; validAfter: bigint; validBefore: bigint; nonce: Hex; chainId: number }>
+export type SignOverrides = Partial<{ to: string; value: string; validAfter: bigint; validBefore: bigint; nonce: Hex; chainId: number; token: string }>
 
 export function x402Payer(devnet: Devnet, privateKey: string, defaults: { to: string; value: string }) {
   const account = privateKeyToAccount(privateKey as Hex)
@@ -27,7 +27,7 @@ export function x402Payer(devnet: Devnet, privateKey: string, defaults: { to: st
         validAfter: overrides.validAfter ?? now - 60n, validBefore: overrides.validBefore ?? now + 300n, nonce: overrides.nonce ?? randomNonce(),
       }
       const signature = await account.signTypedData({
-        domain: { name: 'USD Coin', version: '2', chainId: overrides.chainId ?? devnet.chainId, verifyingContract: devnet.token as Hex },
+        domain: { name: 'USD Coin', version: '2', chainId: overrides.chainId ?? devnet.chainId, verifyingContract: (overrides.token ?? devnet.token) as Hex },
         types: TYPES, primaryType: 'TransferWithAuthorization', message,
       })
       const authorization = { ...message, value: message.value.toString(), validAfter: message.validAfter.toString(), validBefore: message.validBefore.toString() }
