@@ -7,6 +7,7 @@
  * a normal exit, on SIGINT/SIGTERM, and when start-up fails half way.
  */
 import { createX402Endpoints } from './core/services/x402-endpoints.ts'
+import { type AgentService, createAgentService } from './core/services/agents.ts'
 import { createX402Service } from './core/services/x402.ts'
 import { createWalletService } from './core/services/wallets.ts'
 import { createViemChains } from './adapters/evm/chains.ts'
@@ -138,6 +139,11 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   const organizations = createOrganizationService({ store, clock, ids, logger, apiKeys, startingCredits: config.aiDefaultCredits })
   // One recorder of journal events for the engine and the services that record workflow events.
   const recorder = createEventRecorder()
+  // Agent runs' worker sessions end in the transaction that records their run's end.
+  let agents: AgentService | null = null
+  recorder.listen(async (tx, events) => {
+    if (agents) await agents.onRecorded(tx, events)
+  })
   const passwords: PasswordHasher = isBun
     ? (await import('./adapters/bun/passwords.ts')).bunPasswordHasher({ memoryCost: config.passwordHashMemoryKib })
     : (await import('./adapters/deno/passwords.ts')).wasmPasswordHasher({ memoryCost: config.passwordHashMemoryKib })
@@ -174,6 +180,7 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     connector: connectors.resolve,
     backlog: { max: config.maxBacklog, orgSharePercent: config.maxBacklogOrgShare }, recorder, masks,
     secretProps: createSecretProps({ store, secretBox, clock, logger }), ai, x402: x402Endpoints, metrics, tracing,
+    agentApi: { call: (runId, organizationId, request) => agents!.call(runId, organizationId, request) },
   })
   metrics.sample(metrics.admissionBacklog, () => engine.backlog()?.total)
   const hookPolicy = { allowHttp: config.hookAllowHttp, allowList: config.allowPrivateTargets }
@@ -215,6 +222,10 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
 
   const schedules = createScheduleService({ store, registry })
   const runs = createRunService({ store, clock, dispatcher: engine.dispatcher, control: engine.control, projection: engine.projection })
+  agents = createAgentService({
+    store, clock, ids, logger, registry, secretBox, auth, apiKeys, workflows, runs, dispatcher: engine.dispatcher,
+    requireModel: () => ai.requireConfigured(), disabled: new Set(config.agentsDisabled),
+  })
   const builderChat = createBuilderChat({ store, clock, ids, logger, ai, workflows, runs, catalog: buildCatalog(registry) })
   const compiler = await own(() => createSolcCompiler(), (c) => c.close())
   const contractChat = createContractChat({ store, clock, ids, ai, compiler })
@@ -236,14 +247,16 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     runAppearWaitMs: config.sseRunWaitMs, maxStreamsPerCaller: config.sseMaxStreamsPerKey,
   }
   const app = createApp({
-    version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, people, templates, apps, wallets, x402, x402Endpoints, builderChat, contractChat, isOperator: operator.isOperator, workflows, runs, schedules, streams,
+    version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, people, templates, apps, wallets, x402, x402Endpoints, agents, builderChat, contractChat, isOperator: operator.isOperator, workflows, runs, schedules, streams,
     registry, connectors, executionHooks, webhookIntake, webhookEvents, webhookSecrets,
     organizationSettings, trustedProxies: config.trustedProxies, backlog: engine.backlog, universe, metrics, metricsToken: config.metricsToken,
   })
+  // Worker sessions call the API in process, through the same handler as any client.
+  agents.bindApi((request) => app.handle(request))
   return {
     config, logger, clock, ids, store, bus, secretBox, auth, apiKeys, serviceAccounts, organizations, members, people, templates, apps, ai, metrics, wallets, chains, x402Endpoints, compiler, registry, connectors, engine, workflows, runs,
     schedules, executionHooks, hooks, webhookSecrets, webhookEvents, app,
-    organizationSettings, pruner, universe,
+    organizationSettings, pruner, universe, agents,
   }
 }
 

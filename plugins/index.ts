@@ -5,6 +5,7 @@
 import type { PluginDefinition } from '../core/plugin/sdk.ts'
 import chatapp from './chatapp/index.ts'
 import corePlugin from './builtin/index.ts'
+import agents from './agents/index.ts'
 import crosschain from './crosschain/index.ts'
 import email from './email/index.ts'
 import eventsource from './eventsource/index.ts'
@@ -25,7 +26,7 @@ import spendapp from './spendapp/index.ts'
 import webshop from './webshop/index.ts'
 
 export const BUILT_IN_PLUGINS: readonly PluginDefinition[] = [
-  corePlugin, onchain, markets, email,
+  corePlugin, agents, onchain, markets, email,
   chatapp, messenger, mailapp, predictmarket, eventmarket, webshop, spendapp,
   payprovider, paygateway, paylink, crosschain, social, microblog, perpdex, marketdata, eventsource,
 ]

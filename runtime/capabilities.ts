@@ -10,6 +10,7 @@ import type { Logger } from '../core/ports/logger.ts'
 import type { Capabilities } from './engine/capabilities.ts'
 import type { Sandbox } from './sandbox/index.ts'
 import type { Clock } from '../core/ports/clock.ts'
+import type { AiMessage, AiTool, AiToolCall } from '../core/ports/ai.ts'
 
 export const MAX_WORKFLOW_DEPTH = 10
 
@@ -23,7 +24,12 @@ export interface CapabilityDeps {
   /** Imported x402 endpoints (services/x402-endpoints.ts). */
   x402?: { call(organizationId: string, request: Parameters<Capabilities['x402Request']>[1], signal?: AbortSignal, idempotencyKey?: string): ReturnType<Capabilities['x402Request']> }
   /** The AI capability (services/ai.ts); without it, prompts fail as "no AI provider". */
-  ai?: { prompt(organizationId: string, request: Parameters<Capabilities['prompt']>[1], signal?: AbortSignal): ReturnType<Capabilities['prompt']> }
+  ai?: {
+    prompt(organizationId: string, request: Parameters<Capabilities['prompt']>[1], signal?: AbortSignal): ReturnType<Capabilities['prompt']>
+    turn(organizationId: string, request: { messages: AiMessage[]; tools?: AiTool[]; maxTokens?: number; signal?: AbortSignal }): Promise<{ text: string; toolCalls: AiToolCall[]; credits: number }>
+  }
+  /** Agent runs' worker sessions (services/agents.ts): the API as the run's session. */
+  agentApi?: { call(runId: string, organizationId: string, request: Parameters<Capabilities['api']>[1]): ReturnType<Capabilities['api']> }
 }
 
 export function createCapabilities(deps: CapabilityDeps): Capabilities {
@@ -61,6 +67,18 @@ export function createCapabilities(deps: CapabilityDeps): Capabilities {
     async x402Request(state, request, signal, idempotencyKey) {
       if (!deps.x402) throw new Error('this process cannot call x402 endpoints')
       return deps.x402.call(state.organizationId, request, signal, idempotencyKey)
+    },
+    async modelTurn(state, request, signal) {
+      if (!deps.ai) throw new AiUnavailableError()
+      const messages: AiMessage[] = request.messages.map((m) => ({
+        role: m.role, content: m.content, ...(m.toolCalls ? { toolCalls: m.toolCalls.map((c) => ({ ...c })) } : {}), ...(m.toolCallId ? { toolCallId: m.toolCallId } : {}),
+      }))
+      const result = await deps.ai.turn(state.organizationId, { messages, tools: request.tools.map((t) => ({ ...t })), maxTokens: request.maxTokens, signal })
+      return { text: result.text, toolCalls: result.toolCalls, credits: result.credits }
+    },
+    async api(state, request) {
+      if (!deps.agentApi) throw new Error('this process has no worker sessions: only agent runs call the API')
+      return deps.agentApi.call(state.runId, state.organizationId, request)
     },
     async prompt(state, request, signal) {
       if (!deps.ai) throw new AiUnavailableError()

@@ -71,6 +71,8 @@ export interface EngineDeps {
   ai?: CapabilityDeps['ai']
   /** Imported x402 endpoints, for the `x402-request` node. */
   x402?: CapabilityDeps['x402']
+  /** Agent runs' worker sessions, for the `automaton-api` tool. */
+  agentApi?: CapabilityDeps['agentApi']
   /** Bounds runs admitted and not started yet (AUTOMATON_MAX_BACKLOG); without it admission is unbounded. */
   backlog?: BacklogLimits
   /** The event recorder, when the composition root made it first (services record with it too). */
@@ -115,6 +117,7 @@ export function createEngine(deps: EngineDeps) {
     connector: deps.connector,
     ai: deps.ai,
     x402: deps.x402,
+    agentApi: deps.agentApi,
   })
   const runner = createNodeRunner({ registry: deps.registry, clock: deps.clock, capabilities, logger: deps.logger, masks: deps.masks, secretProps: deps.secretProps })
   const workerTimeoutMs = deps.workerTimeoutMs ?? 15_000

@@ -3,6 +3,8 @@
  * Knows no runtime: server adapters call `app.handle(request)`.
  */
 import { x402EndpointRoutes } from './routes/x402-endpoints.ts'
+import { agentRoutes } from './routes/agents.ts'
+import type { AgentService } from '../services/agents.ts'
 import type { X402Endpoints } from '../services/x402-endpoints.ts'
 import { x402Routes } from './routes/x402.ts'
 import type { X402Service } from '../services/x402.ts'
@@ -83,6 +85,7 @@ export interface AppDeps {
   readonly wallets: WalletService
   readonly x402?: X402Service
   readonly x402Endpoints?: X402Endpoints
+  readonly agents?: AgentService
   readonly builderChat: BuilderChat
   readonly contractChat: ContractChat
   readonly apps: AppService
@@ -151,6 +154,7 @@ export function createApp(deps: AppDeps) {
     .use(templateRoutes(auth, deps.templates, deps.apps))
     .use(walletRoutes(auth, deps.wallets))
     .use(deps.x402Endpoints ? x402EndpointRoutes(auth, deps.x402Endpoints) : new Elysia({ name: 'routes.x402-endpoints' }))
+    .use(deps.agents ? agentRoutes(auth, deps.agents) : new Elysia({ name: 'routes.agents' }))
     .use(widgetRoutes(deps.apps))
   // Plugins' webhooks last, so that none can take a route of the server.
   const taken = new Set(app.routes.filter((r) => r.method === 'POST').map((r) => routeShape(r.path)))

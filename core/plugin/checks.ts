@@ -5,7 +5,8 @@
  * connector types) are the registry's.
  */
 import { Kind, type TSchema } from '@sinclair/typebox'
-import type { AnyAction, AnyConnector, AnyTrigger, AnyWebhook } from './definitions.ts'
+import type { AnyAction, AnyAgent, AnyConnector, AnyTrigger, AnyWebhook } from './definitions.ts'
+import { isPermission } from '../domain/permissions.ts'
 import { MARKER } from './schemas.ts'
 
 export class PluginError extends Error {
@@ -74,6 +75,24 @@ export function checkAction(pluginId: string, action: AnyAction): string | null 
     throw new PluginError(pluginId, `action "${id}": raw must list fields of the payload schema`)
   }
   return requirement(pluginId, `action "${id}"`, def.connector)
+}
+
+export function checkAgent(pluginId: string, agent: AnyAgent): void {
+  const def = agent as unknown as Def
+  if (!def || typeof def !== 'object') throw new PluginError(pluginId, 'an agent must be an object made with defineAgent()')
+  const id = typeof def.type === 'string' ? def.type : '(no type)'
+  if (!/^[a-z][a-z0-9-]{0,62}$/.test(id)) throw new PluginError(pluginId, `agent "${id}": type must be lower-case letters, digits and dashes, starting with a letter`)
+  for (const field of ['name', 'description', 'system']) {
+    if (typeof def[field] !== 'string' || !(def[field] as string).trim()) throw new PluginError(pluginId, `agent "${id}": ${field} must be a non-empty string`)
+  }
+  if (!isStringList(def.tools)) throw new PluginError(pluginId, `agent "${id}": tools must be a list of action types`)
+  if (!isStringList(def.permissions) || (def.permissions as string[]).some((p) => !isPermission(p))) {
+    throw new PluginError(pluginId, `agent "${id}": permissions must be a list of permissions (${(def.permissions as unknown[] | undefined)?.filter((p) => typeof p !== 'string' || !isPermission(p)).join(', ') ?? 'not a list'})`)
+  }
+  if (def.maxSteps !== undefined && (!Number.isInteger(def.maxSteps) || (def.maxSteps as number) < 1 || (def.maxSteps as number) > 20)) {
+    throw new PluginError(pluginId, `agent "${id}": maxSteps must be an integer from 1 to 20`)
+  }
+  if (def.input !== undefined && !isObjectSchema(def.input)) throw new PluginError(pluginId, `agent "${id}": input must be a TypeBox object schema`)
 }
 
 export function checkTrigger(pluginId: string, trigger: AnyTrigger): string | null {

@@ -31,6 +31,21 @@ export interface HttpResponse {
 }
 
 /** A wait a node asks for; the run is persisted and its memory released until it ends. */
+/** A message of an agent's transcript (the OpenAI-compatible chat shape). */
+export interface AgentMessage {
+  readonly role: 'system' | 'user' | 'assistant' | 'tool'
+  readonly content: string
+  readonly toolCalls?: readonly { readonly id: string; readonly name: string; readonly arguments: string }[]
+  readonly toolCallId?: string
+}
+
+/** A tool an agent's model may call: a catalog action with its payload schema as parameters. */
+export interface AgentTool {
+  readonly name: string
+  readonly description: string
+  readonly parameters: Record<string, unknown>
+}
+
 export interface WaitRequest {
   /** Resume at this time (milliseconds since the epoch). */
   readonly until?: number
@@ -97,6 +112,18 @@ export interface ActionContext<P, K = ConnectorData> {
      * Calls one of the organization's imported x402 endpoints, paying from its default wallet up
      * to the endpoint's maxAllowedPrice (more fails and pays nothing).
      */
+    /**
+     * For agents: one model turn with tools, paid from the organization's credits. Messages and
+     * tool calls in the OpenAI-compatible shape.
+     */
+    modelTurn(request: { messages: AgentMessage[]; tools: AgentTool[]; maxTokens?: number }): Promise<{ text: string; toolCalls: { id: string; name: string; arguments: string }[]; credits: number }>
+    /**
+     * For agents: runs a catalog action (one without a connector) as a tool, with `args` as its
+     * payload, through its own handler and the host's guards. Waiting and branching actions cannot be tools.
+     */
+    runTool(type: string, args: Record<string, unknown>): Promise<unknown>
+    /** For agents: calls this installation's `/v1` API with the run's worker session (only its agent type's permissions). */
+    api(request: { method: string; path: string; body?: unknown }): Promise<{ status: number; body: unknown }>
     x402Request(request: { endpointId: string; queryParams?: Record<string, string>; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: unknown; payment: { transaction: string | null; amount: string; asset: string } | null }>
   }
   branch(branch: string, result: unknown): Directive

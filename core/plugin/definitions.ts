@@ -122,6 +122,39 @@ export interface TriggerDefinition<C extends TObject = TObject, E extends TSchem
   schedule?(config: Static<C>): TriggerSchedule
 }
 
+/**
+ * An agent type: a model that works toward a prompt in steps, calling the catalog actions it
+ * names as tools. Each agent run is an engine run: every model step and every round of tool
+ * calls is a journaled node execution, so a run survives a worker crash.
+ *
+ * @example
+ * ```ts
+ * defineAgent({
+ *   type: 'summarizer', name: 'Summarizer', description: 'Reads pages and summarises them',
+ *   system: 'Fetch what you are asked about and answer in three sentences.',
+ *   tools: ['http-request'], permissions: ['run:read'], maxSteps: 6,
+ * })
+ * ```
+ */
+export interface AgentDefinition<I extends TObject = TObject> {
+  /** Lower-case letters, digits and dashes; unique among loaded agents. */
+  readonly type: string
+  readonly name: string
+  readonly description: string
+  /** The instructions the model starts with. */
+  readonly system: string
+  /** Catalog action types the model may call (actions without a connector). */
+  readonly tools: readonly string[]
+  /** What the run's worker session may do through the API (`automaton-api` tool), and nothing more. */
+  readonly permissions: readonly string[]
+  /** Model steps at most (1–20, default 8); the last step must answer without tools. */
+  readonly maxSteps?: number
+  /** The shape of `payload`, for the discovery list; the payload is passed to the agent unread. */
+  readonly input?: I
+}
+
+export type AnyAgent = AgentDefinition<TObject>
+
 export type AnyAction = ActionDefinition<TObject, TSchema, any>
 export type AnyTrigger = TriggerDefinition<TObject, TSchema, TObject>
 export type AnyConnector = ConnectorDefinition<TObject>
@@ -142,4 +175,5 @@ export interface PluginDefinition {
   /** … or several. */
   readonly connectors?: readonly AnyConnector[]
   readonly webhooks?: readonly AnyWebhook[]
+  readonly agents?: readonly AnyAgent[]
 }

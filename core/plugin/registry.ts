@@ -6,13 +6,13 @@
  * the problem. Actions, triggers and connectors are separate namespaces: `approval` is both a
  * trigger type and an action.
  */
-import { checkAction, checkConnector, checkTrigger, checkWebhook, PLUGIN_ID, PluginError } from './checks.ts'
-import type { AnyAction, AnyConnector, AnyTrigger, AnyWebhook, PluginDefinition } from './definitions.ts'
+import { checkAction, checkAgent, checkConnector, checkTrigger, checkWebhook, PLUGIN_ID, PluginError } from './checks.ts'
+import type { AnyAction, AnyAgent, AnyConnector, AnyTrigger, AnyWebhook, PluginDefinition } from './definitions.ts'
 
-export type { AnyAction, AnyConnector, AnyTrigger, AnyWebhook }
+export type { AnyAction, AnyAgent, AnyConnector, AnyTrigger, AnyWebhook }
 export { PluginError }
 
-export type RegistryKind = 'action' | 'trigger' | 'connector'
+export type RegistryKind = 'action' | 'trigger' | 'connector' | 'agent'
 
 /** A webhook with the plugin that provides it. */
 export interface RegisteredWebhook {
@@ -29,13 +29,15 @@ export interface Registry {
   triggers(): readonly AnyTrigger[]
   connectors(): readonly AnyConnector[]
   webhooks(): readonly RegisteredWebhook[]
+  agent(type: string): AnyAgent | undefined
+  agents(): readonly AnyAgent[]
   /** The plugin that provides a type of that kind. */
   pluginOf(kind: RegistryKind, type: string): PluginDefinition | undefined
 }
 
 export function createRegistry(plugins: readonly PluginDefinition[]): Registry {
   const index: Record<RegistryKind, Map<string, { def: unknown; plugin: PluginDefinition }>> = {
-    action: new Map(), trigger: new Map(), connector: new Map(),
+    action: new Map(), trigger: new Map(), connector: new Map(), agent: new Map(),
   }
   const webhooks: RegisteredWebhook[] = []
   const paths = new Map<string, string>()
@@ -57,7 +59,7 @@ export function createRegistry(plugins: readonly PluginDefinition[]): Registry {
     if (!PLUGIN_ID.test(id)) throw new PluginError(id, 'id must be lower-case letters, digits and dashes, at most 63')
     if (ids.has(id)) throw new PluginError(id, 'another plugin has the same id')
     ids.add(id)
-    for (const field of ['triggers', 'actions', 'connectors', 'webhooks'] as const) {
+    for (const field of ['triggers', 'actions', 'connectors', 'webhooks', 'agents'] as const) {
       if (plugin[field] !== undefined && !Array.isArray(plugin[field])) throw new PluginError(id, `${field} must be a list`)
     }
     const connectors = [...(plugin.connector ? [plugin.connector] : []), ...(plugin.connectors ?? [])]
@@ -88,6 +90,18 @@ export function createRegistry(plugins: readonly PluginDefinition[]): Registry {
   for (const n of needed) {
     if (!index.connector.has(n.type)) throw new PluginError(n.pluginId, `${n.where} needs connector type "${n.type}", which no loaded plugin defines`)
   }
+  // Agents last: their tools may come from any plugin.
+  for (const plugin of plugins) {
+    for (const agent of plugin.agents ?? []) {
+      checkAgent(plugin.id, agent)
+      for (const tool of agent.tools) {
+        const action = index.action.get(tool)?.def as AnyAction | undefined
+        if (!action) throw new PluginError(plugin.id, `agent "${agent.type}" names tool "${tool}", which no loaded plugin provides as an action`)
+        if (action.connector) throw new PluginError(plugin.id, `agent "${agent.type}": tool "${tool}" needs a connector, which agents cannot open`)
+      }
+      claim('agent', plugin, agent.type, agent)
+    }
+  }
 
   const lookup = <T>(kind: RegistryKind) => (type: string) => index[kind].get(type)?.def as T | undefined
   const all = <T>(kind: RegistryKind) => () => [...index[kind].values()].map((e) => e.def as T)
@@ -100,6 +114,8 @@ export function createRegistry(plugins: readonly PluginDefinition[]): Registry {
     triggers: all<AnyTrigger>('trigger'),
     connectors: all<AnyConnector>('connector'),
     webhooks: () => webhooks,
+    agent: lookup<AnyAgent>('agent'),
+    agents: all<AnyAgent>('agent'),
     pluginOf: (kind: RegistryKind, type: string) => index[kind].get(type)?.plugin,
   })
 }

@@ -24,7 +24,7 @@ import { type Static, type TObject, type TSchema, Type } from '@sinclair/typebox
 // Schemas written with the SDK check string formats (date-time, email, uri …) the same everywhere.
 import './formats.ts'
 import type { ConnectorData } from './contexts.ts'
-import type { ActionDefinition, ConnectorDefinition, ConnectorRequirement, PluginDefinition, TriggerDefinition } from './definitions.ts'
+import type { ActionDefinition, AgentDefinition, ConnectorDefinition, ConnectorRequirement, PluginDefinition, TriggerDefinition } from './definitions.ts'
 import type { ActionContext, Awaitable, Directive } from './contexts.ts'
 import { Condition, Secret, TriggerEvent } from './schemas.ts'
 import type { WebhookDefinition } from './webhook.ts'
@@ -89,6 +89,11 @@ export type ConnectedAction<P extends TObject, R extends TSchema, K> = Omit<Acti
  * })
  * ```
  */
+/** Describes an agent type (see AgentDefinition): its instructions, its tools and its worker session's permissions. */
+export function defineAgent<I extends TObject = TObject>(agent: AgentDefinition<I>): AgentDefinition<I> {
+  return freeze(agent) as AgentDefinition<I>
+}
+
 export function defineTrigger<C extends TObject, E extends TSchema, W extends TObject = TObject>(
   trigger: TriggerDefinition<C, E, W>,
 ): TriggerDefinition<C, E, W> {
@@ -142,6 +147,7 @@ export function definePlugin<T extends PluginDefinition>(plugin: T): T {
     actions: Object.freeze([...(plugin.actions ?? [])]),
     connectors: Object.freeze(connectors),
     webhooks: Object.freeze([...(plugin.webhooks ?? [])]),
+    agents: Object.freeze([...(plugin.agents ?? [])]),
   }) as T
 }
 
@@ -162,6 +168,7 @@ export const sdk = Object.freeze({
   defineAction,
   defineWebhook,
   defineConnector,
+  defineAgent,
   Type,
   Condition,
   Secret,

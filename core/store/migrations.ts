@@ -616,6 +616,43 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 32,
+    name: 'agent runs',
+    up: [
+      `CREATE TABLE agent_conversations (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL,
+        agent_type TEXT NOT NULL,
+        created_by TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+      )`,
+      // One engine run per agent run, with the worker session minted for it (sealed, revoked when the run ends).
+      `CREATE TABLE agent_runs (
+        run_id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL,
+        agent_type TEXT NOT NULL,
+        conversation_id TEXT NOT NULL,
+        user_id TEXT,
+        key_id TEXT NOT NULL,
+        sealed_key TEXT NOT NULL,
+        parent_span TEXT,
+        parent_project TEXT,
+        created_at BIGINT NOT NULL,
+        ended_at BIGINT
+      )`,
+      'CREATE INDEX agent_runs_conversation ON agent_runs (conversation_id, created_at)',
+      // The generated workflow each organization runs an agent type with.
+      `CREATE TABLE agent_workflows (
+        organization_id TEXT NOT NULL,
+        agent_type TEXT NOT NULL,
+        workflow_id TEXT NOT NULL,
+        definition_hash TEXT NOT NULL,
+        service_account_id TEXT NOT NULL,
+        PRIMARY KEY (organization_id, agent_type)
+      )`,
+    ],
+  },
 ]
 
 function executionHooks(): string[] {

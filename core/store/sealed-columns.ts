@@ -18,4 +18,5 @@ export const SEALED_COLUMNS: SealedColumn[] = [
   { table: 'hook_endpoints', key: 'id', column: 'previous_secret' },
   { table: 'workflows', key: 'id', column: 'sealed_props' },
   { table: 'wallets', key: 'id', column: 'sealed_key' },
+  { table: 'agent_runs', key: 'run_id', column: 'sealed_key' },
 ]

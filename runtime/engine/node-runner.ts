@@ -12,7 +12,7 @@ import type { OpenedConnector } from '../../core/domain/connector.ts'
 import { ConnectorUnavailableError } from '../../core/errors.ts'
 import { type Clock, sleepOn } from '../../core/ports/clock.ts'
 import type { Logger } from '../../core/ports/logger.ts'
-import type { ActionContext, ResumeContext, WaitRequest } from '../../core/plugin/sdk.ts'
+import type { ActionContext, ConnectorData, ResumeContext, WaitRequest } from '../../core/plugin/sdk.ts'
 import type { AnyAction, Registry } from '../../core/plugin/registry.ts'
 import { resolveValue } from '../expressions/index.ts'
 import { createRedactor, type Redactor } from './redact.ts'
@@ -21,7 +21,7 @@ import { isPending } from './machine.ts'
 import type { NodeRunner, Outcome, PendingOutcome, ResumeTask } from './types.ts'
 import type { Plan } from './plan.ts'
 import { scopeLookup } from './scope.ts'
-import { actionContext, idempotencyKeyOf, isDirective, makeDirective } from './action-context.ts'
+import { actionContext, type ActionContextParts, idempotencyKeyOf, isDirective, makeDirective } from './action-context.ts'
 import { AiUnavailableError, CreditsExhaustedError } from '../../core/services/ai.ts'
 import type { SecretProps } from '../../core/services/secret-props.ts'
 import type { RunState } from './state.ts'
@@ -144,7 +144,7 @@ export function createNodeRunner(deps: {
     let varsSet = false
     const logs: string[] = []
     const redact: Redactor = opened ? createRedactor(opened.secrets) : (value) => value
-    const ctx: ActionContext<Record<string, unknown>> = actionContext({
+    const parts: ActionContextParts<Record<string, unknown>, ConnectorData> = {
       payload,
       run: { id: state.runId, workflowId: state.workflowId, workflowVersion: state.workflowVersion, organizationId: state.organizationId },
       node: { id: node.id, key: current.key, attempt: instance.attempts },
@@ -170,8 +170,24 @@ export function createNodeRunner(deps: {
         triggerWorkflow: (workflowId, input) => deps.capabilities.triggerWorkflow(state, workflowId, input),
         prompt: (request) => deps.capabilities.prompt(state, request, controller.signal),
         x402Request: (request) => deps.capabilities.x402Request(state, request, controller.signal, idempotencyKeyOf(state.runId, current.key, instance.attempts)),
+        modelTurn: (request) => deps.capabilities.modelTurn(state, request, controller.signal),
+        api: (request) => deps.capabilities.api(state, request),
+        runTool: async (type, args) => {
+          const tool = deps.registry.action(type)
+          if (!tool || tool.connector) throw new Error(`there is no tool "${type}": tools are actions without a connector`)
+          const { check } = rulesFor(tool)
+          const toolPayload = Value.Default(tool.payload, structuredClone(args ?? {})) as Record<string, unknown>
+          if (!check.Check(toolPayload)) {
+            const problems = [...check.Errors(toolPayload)].slice(0, 5).map((e) => `${e.path || '/'}: ${e.message}`)
+            throw new Error(`the arguments do not fit tool "${type}" (${problems.join('; ')})`)
+          }
+          const output = await tool.run(actionContext({ ...parts, payload: toolPayload, node: { ...parts.node, key: `${parts.node.key}/${type}` } }))
+          if (isDirective(output)) throw new Error(`tool "${type}" waits or branches, which a tool cannot`)
+          return output
+        },
       },
-    })
+    }
+    const ctx: ActionContext<Record<string, unknown>> = actionContext(parts)
     const succeeded = (output: unknown): Outcome => {
       const outcome = toOutcome(output, payload, deps.clock.now())
       // Without a connector there is no secret to mask: the outcome is used as it is.

@@ -158,6 +158,15 @@ export async function runAction<P extends TObject, R extends TSchema, K>(
       x402Request: async () => {
         throw new Error('no x402 endpoints in this test: pass options.services.x402Request')
       },
+      modelTurn: async () => {
+        throw new Error('no AI model in this test: pass options.services.modelTurn')
+      },
+      runTool: async () => {
+        throw new Error('no tools in this test: pass options.services.runTool')
+      },
+      api: async () => {
+        throw new Error('no worker session in this test: pass options.services.api')
+      },
       ...options.services,
     },
   })

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'bun:test'
 import { buildCatalog, withTags } from '../../../core/plugin/catalog.ts'
 import { fieldsMatch, matchTrigger, matchWait } from '../../../core/plugin/matching.ts'
 import { createRegistry, PluginError } from '../../../core/plugin/registry.ts'
-import { defineAction, defineConnector, definePlugin, defineTrigger, defineWebhook, Secret, sdk, type TObject, TriggerEvent, Type } from '../../../core/plugin/sdk.ts'
+import { defineAction, defineAgent, defineConnector, definePlugin, defineTrigger, defineWebhook, Secret, sdk, type TObject, TriggerEvent, Type } from '../../../core/plugin/sdk.ts'
 
 const action = (type: string, extra: Record<string, unknown> = {}) =>
   defineAction({ type, name: type, description: 'd', payload: Type.Object({}), result: Type.Object({}), run: () => ({}), ...extra })
@@ -36,7 +36,7 @@ describe('the SDK', () => {
   })
 
   it('hands external plugins everything through one object', () => {
-    expect(Object.keys(sdk).sort()).toEqual(['Condition', 'Secret', 'TriggerEvent', 'Type', 'defineAction', 'defineConnector', 'definePlugin', 'defineTrigger', 'defineWebhook', 'version'])
+    expect(Object.keys(sdk).sort()).toEqual(['Condition', 'Secret', 'TriggerEvent', 'Type', 'defineAction', 'defineAgent', 'defineConnector', 'definePlugin', 'defineTrigger', 'defineWebhook', 'version'])
     expect(Object.isFrozen(sdk)).toBe(true)
   })
 
@@ -78,6 +78,32 @@ describe('the registry', () => {
     expect(refused([definePlugin({ id: 'p', triggers: [trigger('p-t', { matches: 'yes' })] })])).toContain('matches must be a function')
     expect(refused([definePlugin({ id: 'p', triggers: [trigger('p-t', { waitPayload: Type.String() })] })])).toContain('waitPayload must be a TypeBox object schema')
     expect(refused([definePlugin({ id: 'p', actions: [undefined as never] })])).toContain('an action must be an object')
+  })
+
+  it('indexes agent types, and refuses unknown tools, tools that need a connector, bad permissions and step counts', () => {
+    const agent = (extra: Record<string, unknown> = {}) =>
+      defineAgent({ type: 'helper', name: 'Helper', description: 'Helps', system: 'Help.', tools: ['acme-free'], permissions: ['run:read'], ...extra } as never)
+    const tools = definePlugin({ id: 'tools', connector: connector('acme'), actions: [action('acme-free'), action('acme-locked', { connector: { type: 'acme' } })] })
+    const registry = createRegistry([tools, definePlugin({ id: 'helpers', agents: [agent()] })])
+    expect(registry.agent('helper')?.name).toBe('Helper')
+    expect(registry.agents().map((a) => a.type)).toEqual(['helper'])
+    expect(registry.pluginOf('agent', 'helper')?.id).toBe('helpers')
+    const refused = (extra: Record<string, unknown>) => {
+      try {
+        createRegistry([tools, definePlugin({ id: 'helpers', agents: [agent(extra)] })])
+      } catch (error) {
+        expect(error).toBeInstanceOf(PluginError)
+        return (error as Error).message
+      }
+      throw new Error('accepted')
+    }
+    expect(refused({ tools: ['nope'] })).toContain('names tool "nope", which no loaded plugin provides')
+    expect(refused({ tools: ['acme-locked'] })).toContain('needs a connector')
+    expect(refused({ permissions: ['run:read', 'root:all'] })).toContain('root:all')
+    expect(refused({ maxSteps: 21 })).toContain('maxSteps')
+    expect(refused({ type: 'Bad Type' })).toContain('type must be')
+    expect(refused({ system: ' ' })).toContain('system')
+    expect(() => createRegistry([tools, definePlugin({ id: 'a', agents: [agent()] }), definePlugin({ id: 'b', agents: [agent()] })])).toThrow('already provided by plugin "a"')
   })
 
   it('refuses a reference to a connector type no plugin defines', () => {
