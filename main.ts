@@ -8,6 +8,8 @@
  */
 import { createX402Endpoints } from './core/services/x402-endpoints.ts'
 import { type AgentService, createAgentService } from './core/services/agents.ts'
+import { createCardService } from './core/services/cards.ts'
+import { agentStore } from './core/store/agents.ts'
 import { createX402Service } from './core/services/x402.ts'
 import { createWalletService } from './core/services/wallets.ts'
 import { createViemChains } from './adapters/evm/chains.ts'
@@ -172,6 +174,10 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   const connectors = createConnectorService({ store, clock, ids, registry, secretBox, onChange: (organizationId) => masks.forget(organizationId) })
   const http = options.http ?? createGuardedHttpClient({ allow: config.allowPrivateTargets, logger })
   const chains = createViemChains(config.chains)
+  const cards = createCardService({
+    store, clock, ids, secretBox, disclosureTtlMs: config.disclosureTtlMs,
+    agentRunOfKey: agentStore.runOfKey, runOf: agentStore.runInfo,
+  })
   const x402Endpoints = createX402Endpoints({ store, clock, ids, http, chains, secretBox, maxImportPrice: BigInt(config.x402MaxImportPrice), ai })
   const engine = createEngine({
     store, bus, workQueue, clock, ids, logger, registry, http, role, workerId: ids.next('wkr'), host: hostname(),
@@ -181,6 +187,7 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     backlog: { max: config.maxBacklog, orgSharePercent: config.maxBacklogOrgShare }, recorder, masks,
     secretProps: createSecretProps({ store, secretBox, clock, logger }), ai, x402: x402Endpoints, metrics, tracing,
     agentApi: { call: (runId, organizationId, request) => agents!.call(runId, organizationId, request) },
+    cards: { redeem: (organizationId, runId, handle, hosts) => cards.redeem(organizationId, runId, handle, hosts) },
   })
   metrics.sample(metrics.admissionBacklog, () => engine.backlog()?.total)
   const hookPolicy = { allowHttp: config.hookAllowHttp, allowList: config.allowPrivateTargets }
@@ -247,7 +254,7 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     runAppearWaitMs: config.sseRunWaitMs, maxStreamsPerCaller: config.sseMaxStreamsPerKey,
   }
   const app = createApp({
-    version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, people, templates, apps, wallets, x402, x402Endpoints, agents, builderChat, contractChat, isOperator: operator.isOperator, workflows, runs, schedules, streams,
+    version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids, store, bus, auth, apiKeys, serviceAccounts, members, people, templates, apps, wallets, x402, x402Endpoints, agents, cards, builderChat, contractChat, isOperator: operator.isOperator, workflows, runs, schedules, streams,
     registry, connectors, executionHooks, webhookIntake, webhookEvents, webhookSecrets,
     organizationSettings, trustedProxies: config.trustedProxies, backlog: engine.backlog, universe, metrics, metricsToken: config.metricsToken,
   })

@@ -60,6 +60,7 @@ export interface Config {
   x402SettleTimeoutMs: number
   x402FacilitatorUrl: string | null
   agentsDisabled: string[]
+  disclosureTtlMs: number
   otlpEndpoint: string | null
   workerPort: number | null
   aiBaseUrl: string | null
@@ -117,6 +118,19 @@ const durations: Parser<number[]> = (raw, name) => {
   } catch (error) {
     throw new ConfigError(`${name}: ${(error as Error).message}`)
   }
+}
+/** One duration (`300ms`, `5m`, a bare number of milliseconds), at least `min` ms. */
+const duration = (min: number): Parser<number> => (raw, name) => {
+  let ms: number
+  try {
+    const list = parseDurationList(raw)
+    if (list.length !== 1) throw new Error('one duration is expected')
+    ms = list[0]
+  } catch (error) {
+    throw new ConfigError(`${name}: ${(error as Error).message}`)
+  }
+  if (ms < min) throw new ConfigError(`${name} must be at least ${min} ms, got "${raw}"`)
+  return ms
 }
 const oneOf = <T extends string>(...values: T[]): Parser<T> => (raw, name) => {
   const v = raw.toLowerCase() as T
@@ -198,6 +212,7 @@ export const CONFIG_ENTRIES: readonly ConfigEntry[] = [
   { env: 'AUTOMATON_CHAINS', key: 'chains', default: '', description: 'EVM chains, a JSON array of `{ chainId, name, rpcUrl, network }` (what `automaton devnet` prints fits); empty: none. Wallet balances, contract deployments and x402 use them.', parse: chainList },
   { env: 'AUTOMATON_X402_RELAYER_KEY', key: 'x402RelayerKey', default: '', description: 'The private key (0x…) that settles x402 payments on chain, paying their gas; empty: paid workflows answer 503 after verifying a payment, settling nothing. See x402.md.', parse: nullable },
   { env: 'AUTOMATON_AGENTS_DISABLED', key: 'agentsDisabled', default: '', description: 'Agent types (comma-separated, e.g. `researcher`) that cannot be started: 403, and left out of `GET /v1/agent-runs/agents`. See agents.md.', parse: list },
+  { env: 'AUTOMATON_DISCLOSURE_TTL', key: 'disclosureTtlMs', default: '5m', description: 'How long a card disclosure handle (`POST /v1/agent-cards/{id}/disclosure`) can be redeemed, once (`30s`, `5m`). See agents.md.', parse: duration(1000) },
   { env: 'AUTOMATON_X402_FACILITATOR_URL', key: 'x402FacilitatorUrl', default: '', description: 'An external x402 facilitator (`/verify`, `/settle`, as the reference facilitator serves them) that verifies and settles payments instead of the relayer; empty: the relayer settles. See x402.md.', parse: optionalHttpUrl },
   { env: 'AUTOMATON_X402_SETTLE_TIMEOUT_MS', key: 'x402SettleTimeoutMs', default: '20000', description: 'How long a paid request waits for its settlement to be mined before answering 409 "not confirmed yet" (the same payment sent again answers its result); unfinished settlements are reconciled from the chain.', parse: int(100) },
   { env: 'AUTOMATON_X402_MAX_IMPORT_PRICE', key: 'x402MaxImportPrice', default: '1000000', description: 'The most `POST /v1/x402-endpoints/import` pays for its one call, in the token\'s smallest unit (1,000,000 is 1 USDC).', parse: int(0) },

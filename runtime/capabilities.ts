@@ -11,6 +11,8 @@ import type { Capabilities } from './engine/capabilities.ts'
 import type { Sandbox } from './sandbox/index.ts'
 import type { Clock } from '../core/ports/clock.ts'
 import type { AiMessage, AiTool, AiToolCall } from '../core/ports/ai.ts'
+import type { HttpRequest } from '../core/plugin/sdk.ts'
+import type { RunState } from './engine/state.ts'
 
 export const MAX_WORKFLOW_DEPTH = 10
 
@@ -30,15 +32,54 @@ export interface CapabilityDeps {
   }
   /** Agent runs' worker sessions (services/agents.ts): the API as the run's session. */
   agentApi?: { call(runId: string, organizationId: string, request: Parameters<Capabilities['api']>[1]): ReturnType<Capabilities['api']> }
+  /** Agent cards (services/cards.ts): one-time handles redeemed at send time. */
+  cards?: { redeem(organizationId: string, runId: string, handle: string, hosts: readonly string[]): Promise<{ number: string; expMonth: number; expYear: number; cvc: string; holderName: string }> }
+}
+
+/** `{{$card.<handle>.<field>}}` in an outbound request (the engine keeps these templates unresolved). */
+const CARD_TEMPLATE = /\{\{\s*\$card\.([A-Za-z0-9_-]+)\.(number|expMonth|expYear|cvc|holderName)\s*\}\}/g
+
+/**
+ * Fills in a request's card handles, redeeming each once for the request's host; the request to
+ * send and the values to keep out of what comes back. Nothing else sees the details.
+ */
+async function withCards(request: HttpRequest, state: RunState, cards: NonNullable<CapabilityDeps['cards']>): Promise<{ request: HttpRequest; secrets: string[] }> {
+  const texts = [request.url, request.body ?? '', ...Object.values(request.headers ?? {})]
+  const handles = new Set<string>()
+  for (const text of texts) for (const m of text.matchAll(CARD_TEMPLATE)) handles.add(m[1])
+  if (handles.size === 0) return { request, secrets: [] }
+  let url: URL
+  try {
+    url = new URL(request.url.replace(CARD_TEMPLATE, ''))
+  } catch {
+    throw new Error('a request that carries a card needs a plain URL')
+  }
+  const details = new Map<string, Readonly<Record<string, string | number>>>()
+  for (const handle of handles) details.set(handle, { ...(await cards.redeem(state.organizationId, state.runId, handle, [url.host, url.hostname])) })
+  const fill = (text: string) => text.replace(CARD_TEMPLATE, (_, handle: string, field: string) => String(details.get(handle)![field]))
+  const secrets = [...details.values()].flatMap((d) => [String(d.number), String(d.cvc)]).filter((s) => s.length >= 3)
+  return {
+    request: {
+      ...request, url: fill(request.url), body: request.body === undefined ? undefined : fill(request.body),
+      headers: request.headers ? Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, fill(v)])) : undefined,
+    },
+    secrets,
+  }
 }
 
 export function createCapabilities(deps: CapabilityDeps): Capabilities {
   return {
-    async http(request, signal) {
+    async http(request, signal, state) {
+      let secrets: string[] = []
+      if (state && deps.cards && request.url.concat(request.body ?? '', ...Object.values(request.headers ?? {})).includes('$card.')) {
+        ;({ request, secrets } = await withCards(request, state, deps.cards))
+      }
       const response = await deps.http.send({
         method: request.method, url: request.url, headers: request.headers, body: request.body, timeoutMs: request.timeoutMs, signal,
       })
-      return { status: response.status, headers: response.headers, body: response.body, truncated: response.truncated, durationMs: response.durationMs }
+      // A merchant that echoes the card back does not get it into the journal.
+      const body = secrets.reduce((text, secret) => text.split(secret).join('[card]'), response.body)
+      return { status: response.status, headers: response.headers, body, truncated: response.truncated, durationMs: response.durationMs }
     },
     async runCode(code, input, signal) {
       const { output, logs } = await deps.sandbox.runTransform(code, input, undefined, signal)

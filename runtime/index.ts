@@ -73,6 +73,8 @@ export interface EngineDeps {
   x402?: CapabilityDeps['x402']
   /** Agent runs' worker sessions, for the `automaton-api` tool. */
   agentApi?: CapabilityDeps['agentApi']
+  /** Agent cards' one-time handles, redeemed in outbound requests. */
+  cards?: CapabilityDeps['cards']
   /** Bounds runs admitted and not started yet (AUTOMATON_MAX_BACKLOG); without it admission is unbounded. */
   backlog?: BacklogLimits
   /** The event recorder, when the composition root made it first (services record with it too). */
@@ -118,6 +120,7 @@ export function createEngine(deps: EngineDeps) {
     ai: deps.ai,
     x402: deps.x402,
     agentApi: deps.agentApi,
+    cards: deps.cards,
   })
   const runner = createNodeRunner({ registry: deps.registry, clock: deps.clock, capabilities, logger: deps.logger, masks: deps.masks, secretProps: deps.secretProps })
   const workerTimeoutMs = deps.workerTimeoutMs ?? 15_000

@@ -15,6 +15,7 @@ export const PERMISSIONS = [
   'apikey:create', 'apikey:read', 'apikey:revoke',
   'service_account:read', 'service_account:write',
   'stats:read', 'template:write', 'template:moderate',
+  'card:read', 'card:write', 'card:disclose',
 ] as const
 
 export type Permission = (typeof PERMISSIONS)[number]
@@ -29,7 +30,7 @@ const isReadOnly = (p: Permission) => p.endsWith(':read') || p.endsWith(':stream
 
 const VIEWER: readonly Permission[] = PERMISSIONS.filter(isReadOnly)
 const DEVELOPER: readonly Permission[] = PERMISSIONS.filter(
-  (p) => !['org:update', 'member:invite', 'member:remove', 'member:update_role', 'template:moderate', 'wallet:withdraw'].includes(p),
+  (p) => !['org:update', 'member:invite', 'member:remove', 'member:update_role', 'template:moderate', 'wallet:withdraw', 'card:write', 'card:disclose'].includes(p),
 )
 
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = Object.freeze({

@@ -4,6 +4,8 @@
  */
 import { x402EndpointRoutes } from './routes/x402-endpoints.ts'
 import { agentRoutes } from './routes/agents.ts'
+import { cardRoutes } from './routes/cards.ts'
+import type { CardService } from '../services/cards.ts'
 import type { AgentService } from '../services/agents.ts'
 import type { X402Endpoints } from '../services/x402-endpoints.ts'
 import { x402Routes } from './routes/x402.ts'
@@ -86,6 +88,7 @@ export interface AppDeps {
   readonly x402?: X402Service
   readonly x402Endpoints?: X402Endpoints
   readonly agents?: AgentService
+  readonly cards?: CardService
   readonly builderChat: BuilderChat
   readonly contractChat: ContractChat
   readonly apps: AppService
@@ -155,6 +158,7 @@ export function createApp(deps: AppDeps) {
     .use(walletRoutes(auth, deps.wallets))
     .use(deps.x402Endpoints ? x402EndpointRoutes(auth, deps.x402Endpoints) : new Elysia({ name: 'routes.x402-endpoints' }))
     .use(deps.agents ? agentRoutes(auth, deps.agents) : new Elysia({ name: 'routes.agents' }))
+    .use(deps.cards ? cardRoutes(auth, deps.cards) : new Elysia({ name: 'routes.cards' }))
     .use(widgetRoutes(deps.apps))
   // Plugins' webhooks last, so that none can take a route of the server.
   const taken = new Set(app.routes.filter((r) => r.method === 'POST').map((r) => routeShape(r.path)))

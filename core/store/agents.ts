@@ -56,4 +56,17 @@ export const agentStore = {
        ON CONFLICT (organization_id, agent_type) DO UPDATE SET workflow_id = excluded.workflow_id, definition_hash = excluded.definition_hash, service_account_id = excluded.service_account_id`,
       [w.organization_id, w.agent_type, w.workflow_id, w.definition_hash, w.service_account_id],
     ),
+  /** The agent run a worker session's key belongs to (while it lasts). */
+  runOfKey: async (db: SqlExecutor, keyId: string) => {
+    const row = await db.get<{ run_id: string; agent_type: string }>('SELECT run_id, agent_type FROM agent_runs WHERE key_id = $1 AND ended_at IS NULL', [keyId])
+    return row ? { runId: row.run_id, agentType: row.agent_type } : undefined
+  },
+  /** A run of the organization, with its agent type when it is an agent run. */
+  runInfo: async (db: SqlExecutor, organizationId: string, runId: string) => {
+    const row = await db.get<{ workflow_id: string; agent_type: string | null }>(
+      'SELECT r.workflow_id, a.agent_type FROM runs r LEFT JOIN agent_runs a ON a.run_id = r.id WHERE r.organization_id = $1 AND r.id = $2',
+      [organizationId, runId],
+    )
+    return row ? { workflowId: row.workflow_id, agentType: row.agent_type } : undefined
+  },
 }

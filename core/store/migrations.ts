@@ -653,6 +653,58 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 33,
+    name: 'agent cards, allowances and disclosures',
+    up: [
+      // The card details are sealed; only what may be shown is in the clear.
+      `CREATE TABLE agent_cards (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        brand TEXT NOT NULL,
+        last4 TEXT NOT NULL,
+        exp_month INTEGER NOT NULL,
+        exp_year INTEGER NOT NULL,
+        sealed_details TEXT NOT NULL,
+        created_by TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        deleted_at BIGINT
+      )`,
+      'CREATE INDEX agent_cards_org ON agent_cards (organization_id, created_at)',
+      `CREATE TABLE card_allowances (
+        id TEXT PRIMARY KEY,
+        card_id TEXT NOT NULL,
+        organization_id TEXT NOT NULL,
+        agent_types TEXT NOT NULL,
+        workflow_ids TEXT NOT NULL,
+        merchants TEXT NOT NULL,
+        max_uses INTEGER NOT NULL,
+        uses INTEGER NOT NULL,
+        expires_at BIGINT NOT NULL,
+        created_by TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        revoked_at BIGINT
+      )`,
+      'CREATE INDEX card_allowances_card ON card_allowances (card_id)',
+      // A handle is stored hashed; its redemption is the audit record.
+      `CREATE TABLE card_disclosures (
+        id TEXT PRIMARY KEY,
+        card_id TEXT NOT NULL,
+        organization_id TEXT NOT NULL,
+        allowance_id TEXT NOT NULL,
+        handle_hash TEXT NOT NULL UNIQUE,
+        run_id TEXT,
+        requested_by TEXT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        created_at BIGINT NOT NULL,
+        redeemed_at BIGINT,
+        redeemed_run_id TEXT,
+        redeemed_merchant TEXT
+      )`,
+      'CREATE INDEX card_disclosures_card ON card_disclosures (card_id, created_at)',
+    ],
+  },
 ]
 
 function executionHooks(): string[] {

@@ -19,4 +19,5 @@ export const SEALED_COLUMNS: SealedColumn[] = [
   { table: 'workflows', key: 'id', column: 'sealed_props' },
   { table: 'wallets', key: 'id', column: 'sealed_key' },
   { table: 'agent_runs', key: 'run_id', column: 'sealed_key' },
+  { table: 'agent_cards', key: 'id', column: 'sealed_details' },
 ]

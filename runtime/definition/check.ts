@@ -194,6 +194,14 @@ export function createDefinitionChecker(registry: Registry): DefinitionChecker {
         }
         continue
       }
+      if (root === '$card') {
+        // One-time card handles resolve at send time, only in an outbound HTTP request (agents.md).
+        if (node.type !== 'http-request') add(where, '{{$card…}} is only available in an http-request node')
+        else if (!ref.path[0] || !['number', 'expMonth', 'expYear', 'cvc', 'holderName'].includes(ref.path[1] ?? '') || ref.path.length !== 2) {
+          add(where, '{{$card.<handle>.<field>}} names a handle and one of number, expMonth, expYear, cvc, holderName')
+        }
+        continue
+      }
       if (root === '$item' || root === '$index') {
         const inRawField = raw.has(ref.pointer.split('/')[1] ?? '')
         if (node.loops.length === 0 && !inRawField) add(where, `${root} is only available inside a for-each loop body`)

@@ -8,7 +8,8 @@ import type { HttpRequest, HttpResponse } from '../../core/plugin/sdk.ts'
 import type { RunState } from './state.ts'
 
 export interface Capabilities {
-  http(request: HttpRequest, signal: AbortSignal): Promise<HttpResponse>
+  /** An outbound request; with the run's state, `{{$card.<handle>.<field>}}` in it is filled in at send time. */
+  http(request: HttpRequest, signal: AbortSignal, state?: RunState): Promise<HttpResponse>
   runCode(code: string, input: unknown, signal: AbortSignal): Promise<{ output: unknown; logs: string[] }>
   triggerWorkflow(from: RunState, workflowId: string, payload: Record<string, unknown>): Promise<{ runId: string }>
   /**

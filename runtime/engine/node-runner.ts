@@ -156,7 +156,7 @@ export function createNodeRunner(deps: {
         deps.capabilities.log(state, node.id, text, extra)
       },
       now,
-      http: { send: (request) => deps.capabilities.http(request, controller.signal) },
+      http: { send: (request) => deps.capabilities.http(request, controller.signal, state) },
       lookup: (extra) => scopeLookup(plan, state, frame.scope, extra),
       vars: {
         get: (name) => (Object.hasOwn(varUpdates, name) ? varUpdates[name] : state.vars[name]),

@@ -29,6 +29,18 @@ export function findInstance(state: RunState, nodeId: string, scope: readonly Lo
   return undefined
 }
 
+export const CARD_FIELDS = ['number', 'expMonth', 'expYear', 'cvc', 'holderName'] as const
+
+/**
+ * `{{$card.<handle>.<field>}}` resolves to itself: the template stays in the payload, the journal
+ * and the streams, and only the outbound request is filled in, at send time (capabilities.ts).
+ */
+const CARD_TEMPLATES: Record<string, unknown> = new Proxy({}, {
+  get: (_, handle) => (typeof handle === 'string' ? fieldsOf(handle) : undefined),
+  getOwnPropertyDescriptor: (_, handle) => (typeof handle === 'string' ? { value: fieldsOf(handle), enumerable: true, configurable: true, writable: false } : undefined),
+})
+const fieldsOf = (handle: string) => Object.fromEntries(CARD_FIELDS.map((f) => [f, `{{$card.${handle}.${f}}}`]))
+
 export function scopeLookup(plan: Plan, state: RunState, scope: readonly LoopScope[], extra?: Record<string, unknown>): Lookup {
   const nodeView = (id: string) => {
     const instance = findInstance(state, id, scope)
@@ -57,6 +69,8 @@ export function scopeLookup(plan: Plan, state: RunState, scope: readonly LoopSco
         return { id: state.workflowId, version: state.workflowVersion, organizationId: state.organizationId }
       case '$run':
         return { id: state.runId }
+      case '$card':
+        return CARD_TEMPLATES
       case '$nodes': {
         const out: Record<string, NodeView> = {}
         for (const id of plan.nodes.keys()) {
