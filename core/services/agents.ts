@@ -34,6 +34,8 @@ const SESSION_MAX_MS = 6 * 60 * 60 * 1000
 const DEFAULT_MAX_STEPS = 8
 /** Messages of an earlier conversation carried into a new run, at most. */
 const HISTORY_MESSAGES = 40
+/** A W3C trace context: as parentSpan, it makes the run's trace a child of the caller's span. */
+const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/
 const TERMINAL = new Set(['run.succeeded', 'run.failed', 'run.cancelled', 'run.partial'])
 
 export interface StartAgentRun {
@@ -191,7 +193,7 @@ export function createAgentService(deps: {
           event: triggerEvent('agent', {
             agentType: agent.type, prompt: body.prompt, payload: body.payload ?? {}, conversationId, transcript,
             ...(body.parentSpan ? { parentSpan: body.parentSpan } : {}), ...(body.parentProject ? { parentProject: body.parentProject } : {}),
-          }, {}, at),
+          }, TRACEPARENT.test(body.parentSpan ?? '') ? { traceparent: body.parentSpan! } : {}, at),
         })
         if (dispatched.action !== 'triggered') throw new AppError(409, `the agent run was not started: ${dispatched.reason}`)
       } catch (error) {

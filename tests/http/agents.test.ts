@@ -61,7 +61,8 @@ for (const kind of storeKinds()) {
       receiver.respond(() => Response.json({ headline: 'Bun 2 released' }))
       const before = await aiCredits.balance(t.system.store, t.orgId)
       model.queue(toolTurn([{ name: 'http-request', args: { url: `${receiver.url}/news`, method: 'GET' } }]), textTurn('The news: Bun 2 released (from /news).'))
-      const r = await start({ agentType: 'researcher', prompt: 'What is the news?', payload: { urls: [`${receiver.url}/news`] }, parentSpan: 'span-1', parentProject: 'proj' })
+      const parentSpan = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'
+      const r = await start({ agentType: 'researcher', prompt: 'What is the news?', payload: { urls: [`${receiver.url}/news`] }, parentSpan, parentProject: 'proj' })
       expect(r.status).toBe(200)
       expect(r.body.data).toEqual({ agentType: 'researcher', conversationId: expect.stringMatching(/^conv_/), runId: expect.stringMatching(/^run_/) })
       const { runId, conversationId } = r.body.data
@@ -83,8 +84,11 @@ for (const kind of storeKinds()) {
       expect(events.filter((e) => e.event === 'node.succeeded').map((e) => e.data.nodeId)).toEqual(['root', 'model_1', 'tools_1', 'model_2'])
       // 1,600 + 2,000 tokens: 2 + 2 credits.
       expect(await aiCredits.balance(t.system.store, t.orgId)).toBe(before - 4)
-      const stored = await t.system.store.get<{ parent_span: string; conversation_id: string }>('SELECT parent_span, conversation_id FROM agent_runs WHERE run_id = $1', [runId])
-      expect(stored).toEqual({ parent_span: 'span-1', conversation_id: conversationId })
+      const stored = await t.system.store.get<{ parent_span: string; parent_project: string; conversation_id: string }>('SELECT parent_span, parent_project, conversation_id FROM agent_runs WHERE run_id = $1', [runId])
+      expect(stored).toEqual({ parent_span: parentSpan, parent_project: 'proj', conversation_id: conversationId })
+      // A W3C parentSpan puts the run in the caller's trace.
+      const traced = await t.system.store.get<{ traceparent: string | null }>('SELECT traceparent FROM runs WHERE id = $1', [runId])
+      expect(traced?.traceparent ?? '').toContain('4bf92f3577b34da6a3ce929d0e0e4736')
 
       // The same conversation again: the next run starts from where it ended.
       model.queue(textTurn('Still Bun 2.'))
