@@ -5,13 +5,12 @@
  *   bun bench/x402.ts [--scale 0.2]
  */
 import { createViemChains } from '../adapters/evm/chains.ts'
-import { startDevnet } from '../adapters/evm/devnet.ts'
 import { createSolcCompiler } from '../adapters/solc/compiler.ts'
 import { loadConfig } from '../core/config.ts'
 import { silentLogger } from '../core/ports/logger.ts'
 import { openSystem } from '../main.ts'
 import { tempDir } from '../tests/helpers/tmp.ts'
-import { x402Payer } from '../tests/helpers/x402.ts'
+import { chainsOf, startTestDevnet, x402Payer } from '../tests/helpers/x402.ts'
 import type { Result } from './store-writes.ts'
 
 const PRICE = '1000'
@@ -23,12 +22,9 @@ function percentile(sorted: number[], p: number) {
 export async function run(options: { scale?: number } = {}): Promise<Result[]> {
   const scale = options.scale ?? 1
   const compiler = createSolcCompiler()
-  const probe = Bun.serve({ port: 0, fetch: () => new Response() })
-  const port = probe.port
-  probe.stop(true)
-  const devnet = await startDevnet({ compiler, port })
+  const devnet = await startTestDevnet(compiler)
   const dir = tempDir('automaton-bench-x402-')
-  const chainsEnv = JSON.stringify([{ chainId: devnet.chainId, name: 'devnet', rpcUrl: devnet.rpcUrl, network: devnet.network }])
+  const chainsEnv = chainsOf(devnet)
   const system = await openSystem(loadConfig({
     AUTOMATON_DATA_DIR: dir.path, AUTOMATON_CHAINS: chainsEnv, AUTOMATON_X402_RELAYER_KEY: devnet.accounts[0].privateKey,
   }), { logger: silentLogger })
@@ -37,7 +33,7 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
     const payer = x402Payer(devnet, devnet.accounts[2].privateKey, { to: recipient, value: PRICE })
 
     // Verification alone, on one core.
-    const chains = createViemChains([{ chainId: devnet.chainId, name: 'devnet', rpcUrl: devnet.rpcUrl, network: devnet.network }])
+    const chains = createViemChains(JSON.parse(chainsEnv))
     const token = { address: devnet.token, name: 'USD Coin', version: '2' }
     const signed = await Promise.all(Array.from({ length: 200 }, () => payer.sign()))
     const verifications = Math.max(500, Math.round(3000 * scale))

@@ -67,6 +67,18 @@ export function toEndpoint(r: EndpointRow) {
   }
 }
 
+/** A body field that must be an http(s) URL: the URL, or a 400 naming the field. */
+function httpUrl(raw: string, field: string): URL {
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw badRequest(`${field} must be an http(s) URL`, [{ path: `/${field}`, message: 'not a URL' }])
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest(`${field} must be an http(s) URL`, [{ path: `/${field}`, message: 'not http(s)' }])
+  return url
+}
+
 export function createX402Endpoints(deps: {
   store: Store
   clock: Clock
@@ -248,13 +260,7 @@ export function createX402Endpoints(deps: {
     },
 
     async import(caller: Principal, input: { resourceUrl: string; method?: string; body?: Record<string, unknown>; name?: string; description?: string; walletAddress?: string }) {
-      let url: URL
-      try {
-        url = new URL(input.resourceUrl)
-      } catch {
-        throw badRequest('resourceUrl must be an http(s) URL', [{ path: '/resourceUrl', message: 'not a URL' }])
-      }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest('resourceUrl must be an http(s) URL', [{ path: '/resourceUrl', message: 'not http(s)' }])
+      const url = httpUrl(input.resourceUrl, 'resourceUrl')
       const method = input.method ?? (input.body ? 'POST' : 'GET')
       const baseUrl = `${url.origin}${url.pathname}`
       if (await endpoints.byTarget(store, caller.organizationId, baseUrl, method)) throw conflict(`${method} ${baseUrl} is imported already; nothing was paid`)
@@ -318,13 +324,7 @@ export function createX402Endpoints(deps: {
      * `provider_bazaar`.
      */
     async discover(caller: Principal, input: { url: string; type?: string; limit?: number; offset?: number }) {
-      let url: URL
-      try {
-        url = new URL(input.url)
-      } catch {
-        throw badRequest('url must be an http(s) URL', [{ path: '/url', message: 'not a URL' }])
-      }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest('url must be an http(s) URL', [{ path: '/url', message: 'not http(s)' }])
+      const url = httpUrl(input.url, 'url')
       const limit = input.limit ?? 50
       const offset = input.offset ?? 0
       url.searchParams.set('limit', String(limit))

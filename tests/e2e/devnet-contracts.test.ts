@@ -5,11 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createSolcCompiler } from '../../adapters/solc/compiler.ts'
-import { type Devnet, startDevnet } from '../../adapters/evm/devnet.ts'
+import type { Devnet } from '../../adapters/evm/devnet.ts'
 import { finish, startScriptedOpenAi, type ScriptedOpenAi, toolFragment, usageOnly } from '../helpers/openai-server.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { aiCredits } from '../../core/store/ai-credits.ts'
+import { chainsOf, startTestDevnet } from '../helpers/x402.ts'
 
 const COUNTER = `// SPDX-License-Identifier: MIT
 pragma solidity ^0.8.20;
@@ -30,13 +31,10 @@ for (const kind of storeKinds()) describe(`wallets and contract deployment on th
   const compiler = createSolcCompiler()
 
   beforeAll(async () => {
-    const probe = Bun.serve({ port: 0, fetch: () => new Response() })
-    const port = probe.port
-    probe.stop(true)
-    devnet = await startDevnet({ compiler, port })
+    devnet = await startTestDevnet(compiler)
     model = startScriptedOpenAi()
     t = await openTestSystem(kind, {
-      AUTOMATON_CHAINS: JSON.stringify([{ chainId: devnet.chainId, name: 'devnet', rpcUrl: devnet.rpcUrl, network: devnet.network }]),
+      AUTOMATON_CHAINS: chainsOf(devnet),
       AUTOMATON_AI_BASE_URL: model.url, AUTOMATON_AI_MODEL: 'scripted',
     })
   }, 60_000)

@@ -5,13 +5,13 @@
  * the chain at all (it is broadcast again), and its run starts exactly once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { type Devnet, startDevnet } from '../../adapters/evm/devnet.ts'
+import type { Devnet } from '../../adapters/evm/devnet.ts'
 import { createSolcCompiler } from '../../adapters/solc/compiler.ts'
 import { api, type ServerProcess, startServer, until } from '../helpers/process.ts'
 import { freshPostgresUrl, storeKinds } from '../helpers/services.ts'
 import { queryDatabase } from '../helpers/stores.ts'
 import { tempDir } from '../helpers/tmp.ts'
-import { x402Payer } from '../helpers/x402.ts'
+import { chainsOf, startTestDevnet, x402Payer } from '../helpers/x402.ts'
 
 const KEY = 'svcsk_x402_crash_bootstrap_key_0123456789abcdef'
 const PRICE = '40000'
@@ -29,15 +29,12 @@ for (const kind of storeKinds()) {
     let recipient: string
 
     beforeAll(async () => {
-      const probe = Bun.serve({ port: 0, fetch: () => new Response() })
-      const port = probe.port
-      probe.stop(true)
-      devnet = await startDevnet({ compiler, port })
+      devnet = await startTestDevnet(compiler)
       const pg = kind === 'postgres' ? await freshPostgresUrl() : null
       drop = pg?.drop
       env = {
         AUTOMATON_DATA_DIR: dir.path, AUTOMATON_DATABASE_URL: pg?.url ?? '', AUTOMATON_BOOTSTRAP_KEY: KEY,
-        AUTOMATON_CHAINS: JSON.stringify([{ chainId: devnet.chainId, name: 'devnet', rpcUrl: devnet.rpcUrl, network: devnet.network }]),
+        AUTOMATON_CHAINS: chainsOf(devnet),
         AUTOMATON_X402_RELAYER_KEY: devnet.accounts[0].privateKey,
         AUTOMATON_WORKER_TIMEOUT_MS: '4000', AUTOMATON_HEARTBEAT_MS: '1000',
       }

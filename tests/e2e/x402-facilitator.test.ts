@@ -6,13 +6,13 @@
  * nonce's on-chain state and starts the run once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { type Devnet, startDevnet } from '../../adapters/evm/devnet.ts'
+import type { Devnet } from '../../adapters/evm/devnet.ts'
 import { createSolcCompiler } from '../../adapters/solc/compiler.ts'
 import { type ScriptedFacilitator, startFacilitator } from '../helpers/facilitator.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { createLive, waitForRun } from '../helpers/workflows.ts'
-import { x402Payer } from '../helpers/x402.ts'
+import { chainsOf, startTestDevnet, x402Payer } from '../helpers/x402.ts'
 
 const PRICE = '30000'
 
@@ -27,13 +27,10 @@ for (const kind of storeKinds()) {
     let paid: { id: string }
 
     beforeAll(async () => {
-      const probe = Bun.serve({ port: 0, fetch: () => new Response() })
-      const port = probe.port
-      probe.stop(true)
-      devnet = await startDevnet({ compiler, port })
+      devnet = await startTestDevnet(compiler)
       facilitator = startFacilitator(devnet, devnet.accounts[1].privateKey)
       t = await openTestSystem(kind, {
-        AUTOMATON_CHAINS: JSON.stringify([{ chainId: devnet.chainId, name: 'devnet', rpcUrl: devnet.rpcUrl, network: devnet.network }]),
+        AUTOMATON_CHAINS: chainsOf(devnet),
         // No relayer: the facilitator settles.
         AUTOMATON_X402_FACILITATOR_URL: facilitator.url,
         AUTOMATON_X402_SETTLE_TIMEOUT_MS: '1500',

@@ -6,13 +6,13 @@
  * workflow behind its webhook secret.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { type Devnet, startDevnet } from '../../adapters/evm/devnet.ts'
+import type { Devnet } from '../../adapters/evm/devnet.ts'
 import { createSolcCompiler } from '../../adapters/solc/compiler.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { createLive, waitForRun } from '../helpers/workflows.ts'
 import { finish, type ScriptedOpenAi, startScriptedOpenAi, textDelta, usageOnly } from '../helpers/openai-server.ts'
-import { randomNonce, type SignOverrides, x402Payer } from '../helpers/x402.ts'
+import { chainsOf, randomNonce, type SignOverrides, startTestDevnet, x402Payer } from '../helpers/x402.ts'
 
 const PRICE = '25000' // 0.025 USDC
 
@@ -29,15 +29,12 @@ for (const kind of storeKinds()) {
     let model: ScriptedOpenAi
 
     beforeAll(async () => {
-      const probe = Bun.serve({ port: 0, fetch: () => new Response() })
-      const port = probe.port
-      probe.stop(true)
-      devnet = await startDevnet({ compiler, port })
+      devnet = await startTestDevnet(compiler)
       model = startScriptedOpenAi()
       t = await openTestSystem(kind, {
         // The model writes an import's summaries, category and tags.
         AUTOMATON_AI_BASE_URL: model.url, AUTOMATON_AI_MODEL: 'scripted', AUTOMATON_AI_DEFAULT_CREDITS: '5',
-        AUTOMATON_CHAINS: JSON.stringify([{ chainId: devnet.chainId, name: 'devnet', rpcUrl: devnet.rpcUrl, network: devnet.network }]),
+        AUTOMATON_CHAINS: chainsOf(devnet),
         AUTOMATON_X402_RELAYER_KEY: devnet.accounts[0].privateKey,
         // The import calls this installation's own paid workflow over HTTP, on 127.0.0.1.
         AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',

@@ -1,7 +1,8 @@
 /** A payer of x402 payments on the devnet: signs EIP-3009 authorizations and encodes the headers. */
 import { createPublicClient, type Hex, http, parseAbi } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import type { Devnet } from '../../adapters/evm/devnet.ts'
+import { type Devnet, startDevnet } from '../../adapters/evm/devnet.ts'
+import type { SolidityCompiler } from '../../core/ports/compiler.ts'
 import { encodePaymentHeader } from '../../core/domain/x402.ts'
 
 const TYPES = {
@@ -44,3 +45,15 @@ export function x402Payer(devnet: Devnet, privateKey: string, defaults: { to: st
         .then((r) => r.json() as Promise<{ result?: unknown; error?: { message: string } }>),
   }
 }
+
+/** The devnet on a free port, for a test (or a bench) of its own. */
+export async function startTestDevnet(compiler: SolidityCompiler): Promise<Devnet> {
+  const probe = Bun.serve({ port: 0, fetch: () => new Response() })
+  const port = probe.port
+  probe.stop(true)
+  return startDevnet({ compiler, port })
+}
+
+/** AUTOMATON_CHAINS for the devnet. */
+export const chainsOf = (devnet: Devnet) => JSON.stringify([{ chainId: devnet.chainId, name: 'devnet', rpcUrl: devnet.rpcUrl, network: devnet.network }])
+
