@@ -64,7 +64,8 @@ describe('sandbox worker pool', () => {
     const reason = new Error('run cancelled')
     const [error, elapsed] = await timed(Promise.resolve(controller.abort(reason)).then(() => call).catch((e) => e))
     expect(error).toBe(reason)
-    expect(elapsed).toBeLessThan(300)
+    // Promptly: well before the 10 s timeout, with room for a loaded machine.
+    expect(elapsed).toBeLessThan(2_000)
     expect((await sandbox.runTransform(identity, 'after')).output).toBe('after')
   })
 
