@@ -66,8 +66,8 @@ export function cardRoutes(auth: AuthPlugin, cards: CardService) {
       authenticated: true, params: CardParams,
       detail: doc({
         summary: 'Mint a one-time disclosure handle for a card a person has allowed',
-        description: 'Answers { cardId, handle, expiresAt }. The handle is redeemed once, before it expires, in an http-request node to an allowed merchant: {{$card.<handle>.number}}, .expMonth, .expYear, .cvc, .holderName. Every refusal is the same 403, never 404.',
-        tags, permission: 'card:disclose', errors: [403],
+        description: 'Needs card:disclose (checked with the other refusals). Answers { cardId, handle, expiresAt }. The handle is redeemed once, before it expires, in an http-request node to an allowed merchant: {{$card.<handle>.number}}, .expMonth, .expYear, .cvc, .holderName. Every refusal is the same 403, never 404.',
+        tags, errors: [403],
         response: T.Object({ cardId: T.String(), handle: T.String(), expiresAt: T.String() }),
       }),
     })
