@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createSecretBox, decodeMasterKey, generateMasterKey } from '../../core/security/secret-box.ts'
 import { SEALED_COLUMNS } from '../../core/store/sealed-columns.ts'
+import { agentStore } from '../../core/store/agents.ts'
 import { runCli } from '../helpers/process.ts'
 import { TEST_DATABASE_URL, warnSkipped } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
@@ -37,8 +38,15 @@ async function fillSecrets(t: TestSystem, label: string): Promise<Array<{ id: st
   expect(template.status).toBe(200)
   const fork = await t.call('POST', `/v1/templates/${template.body.data.id}/fork`, { body: { propValues: { token: `prop-${label}-${crypto.randomUUID()}` } } })
   expect(fork.status).toBe(200)
-  // A wallet's key is sealed too.
+  // A wallet's key is sealed too, and an agent card's details.
   expect((await t.call('POST', '/v1/wallets', { body: { name: `${label} wallet` } })).status).toBe(200)
+  expect((await t.call('POST', '/v1/agent-cards', { body: { name: `${label} card`, number: '4242424242424242', expMonth: 12, expYear: 2031, cvc: '123', holderName: 'Ops' } })).status).toBe(200)
+  // An agent run's worker session (its key sealed), as POST /v1/agent-runs stores it.
+  const sealed = await t.system.secretBox.seal(`svcsk_${label}_${crypto.randomUUID()}`)
+  await t.system.store.write((tx) => agentStore.insertRun(tx, {
+    run_id: `run_${label}_${crypto.randomUUID().slice(0, 8)}`, organization_id: t.orgId, agent_type: 'researcher', conversation_id: 'conv_x', user_id: null,
+    key_id: 'key_x', sealed_key: sealed, parent_span: null, parent_project: null, created_at: Date.now(), ended_at: null,
+  }))
   return made
 }
 
