@@ -59,6 +59,7 @@ export const agentModel = defineAction({
       tools: ctx.payload.final ? [] : ctx.payload.tools, maxTokens: ctx.payload.maxTokens,
     })
     const asks = !ctx.payload.final && turn.toolCalls.length > 0
+    ctx.log('model step', { toolCalls: asks ? turn.toolCalls.map((c) => c.name) : [], credits: turn.credits })
     const said: AgentMessage = { role: 'assistant', content: turn.text, ...(asks ? { toolCalls: turn.toolCalls } : {}) }
     const result = { transcript: [...transcript, said] as unknown as Record<string, unknown>[], text: turn.text, toolCalls: asks ? turn.toolCalls : [], credits: turn.credits }
     return ctx.branch(asks ? 'tools' : 'done', result)
@@ -100,6 +101,7 @@ export const agentTools = defineAction({
       if (content.length > TOOL_ANSWER_CHARS) content = `${content.slice(0, TOOL_ANSWER_CHARS)}… (cut at ${TOOL_ANSWER_CHARS} characters)`
       answers.push({ role: 'tool', toolCallId: call.id, content })
       calls.push({ name: call.name, ok })
+      ctx.log('tool call', { tool: call.name, ok })
     }
     return { transcript: [...transcript, ...answers] as unknown as Record<string, unknown>[], calls }
   },

@@ -4,7 +4,7 @@
  */
 import { loadConfig } from '../../core/config.ts'
 import { openSystem, type System } from '../../main.ts'
-import { silentLogger } from '../../core/ports/logger.ts'
+import { type Logger, silentLogger } from '../../core/ports/logger.ts'
 import type { Clock } from '../../core/ports/clock.ts'
 import type { PluginDefinition } from '../../core/plugin/sdk.ts'
 import type { EngineRole } from '../../runtime/index.ts'
@@ -51,6 +51,20 @@ export interface TestSystemOptions {
   role?: EngineRole
   http?: HttpClient
   tracing?: Tracing
+  /** Where the system logs (silent by default); `recordingLogger` keeps the lines. */
+  logger?: Logger
+}
+
+/** A logger that keeps every line (all levels), for tests that check what was logged. */
+export function recordingLogger(): Logger & { lines: string[] } {
+  const lines: string[] = []
+  const make = (bound: Record<string, unknown>): Logger => {
+    const write = (level: string) => (msg: string, fields?: Record<string, unknown>) => {
+      lines.push(JSON.stringify({ level, msg, ...bound, ...fields }))
+    }
+    return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error'), child: (fields) => make({ ...bound, ...fields }) }
+  }
+  return Object.assign(make({}), { lines })
 }
 
 export async function openTestSystem(kind: 'sqlite' | 'postgres', env: Record<string, string> = {}, options: TestSystemOptions = {}): Promise<TestSystem> {
@@ -76,7 +90,7 @@ async function openOn(kind: 'sqlite' | 'postgres', env: Record<string, string>, 
     AUTOMATON_PASSWORD_HASH_MEMORY_KIB: '19456',
     ...env,
   })
-  const system = await openSystem(config, { logger: silentLogger, clock: options.clock, plugins: options.plugins, role: options.role, http: options.http, tracing: options.tracing })
+  const system = await openSystem(config, { logger: options.logger ?? silentLogger, clock: options.clock, plugins: options.plugins, role: options.role, http: options.http, tracing: options.tracing })
 
   async function newOrganization(name: string) {
     const org = await system.organizations.create(name)

@@ -14,7 +14,7 @@ import { addMember } from '../helpers/people.ts'
 import { type Receiver, startReceiver } from '../helpers/receiver.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { readSse } from '../helpers/sse.ts'
-import { openTestSystem, type TestSystem } from '../helpers/system.ts'
+import { openTestSystem, recordingLogger, type TestSystem } from '../helpers/system.ts'
 import { waitForRun } from '../helpers/workflows.ts'
 
 const NUMBER = '4242424242424242'
@@ -44,6 +44,7 @@ for (const kind of storeKinds()) {
     let discloser: string
     let reader: string
     let release!: () => void
+    const logger = recordingLogger()
 
     beforeAll(async () => {
       model = startScriptedOpenAi()
@@ -52,7 +53,7 @@ for (const kind of storeKinds()) {
       t = await openTestSystem(kind, {
         AUTOMATON_AI_BASE_URL: model.url, AUTOMATON_AI_MODEL: 'scripted', AUTOMATON_AI_DEFAULT_CREDITS: '100',
         AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', AUTOMATON_HOOK_ALLOW_HTTP: 'true', AUTOMATON_DISCLOSURE_TTL: '2s',
-      }, { plugins: [shopper] })
+      }, { plugins: [shopper], logger })
       person = await addMember(t, `cards-${kind}@example.com`, 'owner')
       const account = await t.call('POST', '/v1/service-accounts', { body: { name: 'payer', permissions: ['card:disclose'] } })
       discloser = (await t.call('POST', '/v1/api-keys', { body: { name: 'payer', serviceAccountId: account.body.data.id } })).body.data.key
@@ -170,6 +171,9 @@ for (const kind of storeKinds()) {
         const dump = await t.system.store.all<{ t: string }>("SELECT string_agg(row_to_json(x)::text, '') AS t FROM (SELECT * FROM events) x")
         expect(dump[0].t ?? '').not.toContain(NUMBER)
       }
+      // Nor in anything logged, which did log the run.
+      expect(logger.lines.some((line) => line.includes(runId))).toBe(true)
+      expect(logger.lines.filter((line) => line.includes(NUMBER))).toEqual([])
       // The redemption is audited.
       const audit = (await t.call('GET', `/v1/agent-cards/${cardId}/redemptions`)).body.data
       expect(audit).toEqual([expect.objectContaining({ runId, redeemedRunId: runId, merchant: new URL(merchant.url).host, redeemedAt: expect.any(String) })])
