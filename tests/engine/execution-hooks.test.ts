@@ -161,9 +161,12 @@ for (const kind of storeKinds()) {
         expect(delivery).toMatchObject({ status: 'failure', errorMessage: 'not sent: the endpoint no longer exists' })
         expect(delivery.attempts).toHaveLength(1)
         expect(requestsTo(receiver.requests, '/deleted')).toHaveLength(1)
-        const next = await runAndWait(t, workflowId, { name: 'Ob' })
-        await Bun.sleep(300)
-        expect((await t.call('GET', `/v1/execution-webhooks/deliveries?runId=${next.id}&endpointId=${hook.id}`)).body.data.items).toEqual([])
+        // A later run: a live endpoint gets its delivery, the deleted one none.
+        await withHook('/witness', { subscribedEventTypes: ['run.succeeded'] }, async (witness) => {
+          const next = await runAndWait(t, workflowId, { name: 'Ob' })
+          await deliveriesOf(witness.id, next.id)
+          expect((await t.call('GET', `/v1/execution-webhooks/deliveries?runId=${next.id}&endpointId=${hook.id}`)).body.data.items).toEqual([])
+        })
       })
     })
 
