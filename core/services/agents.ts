@@ -101,12 +101,22 @@ export function createAgentService(deps: {
     permissions: new Set<Permission>(PERMISSIONS),
   })
 
+  async function liveAsGenerated(organizationId: string, workflowId: string, definition: Definition): Promise<boolean> {
+    try {
+      const live = await deps.workflows.getLive(system(organizationId), workflowId)
+      return live.status !== 'archived' && canonicalJson(live.definition) === canonicalJson(definition)
+    } catch {
+      return false
+    }
+  }
+
   /** The organization's workflow and service account for an agent type, made or brought up to date. */
   async function ensureWorkflow(organizationId: string, agent: AnyAgent) {
     const definition = agentDefinition(agent, deps.registry)
     const hash = await sha256Hex(canonicalJson({ definition, permissions: [...agent.permissions].sort(), name: agent.name }))
     const known = await agentStore.workflow(store, organizationId, agent.type)
-    if (known && known.definition_hash === hash) return known
+    // Kept as generated: a live version someone edited, archived or removed is made again.
+    if (known && known.definition_hash === hash && (await liveAsGenerated(organizationId, known.workflow_id, definition))) return known
     const at = clock.now()
     let accountId = known?.service_account_id
     const account = accountId ? await serviceAccounts.byId(store, organizationId, accountId) : undefined

@@ -135,6 +135,18 @@ for (const kind of storeKinds()) {
       expect(key.revokedAt).not.toBeNull()
     })
 
+    it('puts the generated definition back when someone changed the agent\'s workflow', async () => {
+      const row = await t.system.store.get<{ workflow_id: string }>("SELECT workflow_id FROM agent_workflows WHERE organization_id = $1 AND agent_type = 'researcher'", [t.orgId])
+      const edited = { triggerNodeIds: ['root'], nodes: { root: { type: 'agent', children: ['say'] }, say: { type: 'log', payload: { message: 'hijacked' } } } }
+      expect((await t.call('PUT', `/v1/workflows/${row!.workflow_id}`, { body: { definition: edited } })).status).toBe(200)
+      expect((await t.call('POST', `/v1/workflows/${row!.workflow_id}/publish`)).status).toBe(200)
+      model.queue(textTurn('Back to normal.'))
+      const r = await start({ agentType: 'researcher', prompt: 'Are you yourself?' })
+      const run = await waitForRun(t, r.body.data.runId)
+      expect(run.nodes.say).toBeUndefined()
+      expect(run.nodes.model_1.result.text).toBe('Back to normal.')
+    })
+
     it('refuses a disabled agent type with 403 and leaves it out of the list', async () => {
       // A type an operator disabled: the built-in researcher in a system with it disabled.
       const disabled = await openTestSystem(kind, { AUTOMATON_AI_BASE_URL: model.url, AUTOMATON_AI_MODEL: 'scripted', AUTOMATON_AGENTS_DISABLED: 'researcher' })
