@@ -21,6 +21,7 @@ import type { Logger } from '../ports/logger.ts'
 import type { SecretBox } from '../ports/secret-box.ts'
 import type { SqlExecutor, Store } from '../ports/store.ts'
 import { sha256Hex } from '../security/hash.ts'
+import { BoundedMap } from '../bounded-map.ts'
 import { agentStore } from '../store/agents.ts'
 import { serviceAccounts } from '../store/service-accounts.ts'
 import type { ApiKeyService } from './api-keys.ts'
@@ -92,6 +93,8 @@ export function createAgentService(deps: {
 }) {
   const { store, clock, ids } = deps
   let handle: ((request: Request) => Promise<Response>) | null = null
+  /** Whether a workflow is an agent type's (its id is new when it is made, so an answer never changes). */
+  const agentWorkflows = new BoundedMap<string, boolean>(10_000)
 
   const enabled = () => deps.registry.agents().filter((a) => !deps.disabled.has(a.type))
 
@@ -248,10 +251,17 @@ export function createAgentService(deps: {
      * Revokes the worker session of agent runs that ended, in the transaction that records their
      * end (a listener of the engine's recorder); the auth caches forget the keys after it.
      */
-    async onRecorded(tx: SqlExecutor, events: readonly { type: string; runId: string | null }[]) {
+    async onRecorded(tx: SqlExecutor, events: readonly { type: string; runId: string | null; workflowId: string | null }[]) {
       let ended: string[] | null = null
       for (const e of events) {
-        if (!e.runId || !TERMINAL.has(e.type)) continue
+        if (!e.runId || !e.workflowId || !TERMINAL.has(e.type)) continue
+        // Every run's end passes here: only agent workflows' runs cost a query.
+        let isAgent = agentWorkflows.get(e.workflowId)
+        if (isAgent === undefined) {
+          isAgent = await agentStore.isAgentWorkflow(tx, e.workflowId)
+          agentWorkflows.set(e.workflowId, isAgent)
+        }
+        if (!isAgent) continue
         const keyId = await agentStore.end(tx, e.runId, clock.now())
         if (keyId) (ended ??= []).push(keyId)
       }

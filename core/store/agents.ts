@@ -48,6 +48,8 @@ export const agentStore = {
     await db.run('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [at, row.key_id])
     return row.key_id
   },
+  isAgentWorkflow: async (db: SqlExecutor, workflowId: string) =>
+    (await db.get<{ one: number }>('SELECT 1 AS one FROM agent_workflows WHERE workflow_id = $1', [workflowId])) !== undefined,
   workflow: (db: SqlExecutor, organizationId: string, agentType: string) =>
     db.get<AgentWorkflowRow>('SELECT * FROM agent_workflows WHERE organization_id = $1 AND agent_type = $2', [organizationId, agentType]),
   saveWorkflow: (db: SqlExecutor, w: AgentWorkflowRow) =>

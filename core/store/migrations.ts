@@ -651,6 +651,7 @@ export const MIGRATIONS: readonly Migration[] = [
         service_account_id TEXT NOT NULL,
         PRIMARY KEY (organization_id, agent_type)
       )`,
+      'CREATE INDEX agent_workflows_workflow ON agent_workflows (workflow_id)',
     ],
   },
   {
