@@ -15,10 +15,12 @@ import { queryDatabase } from '../tests/helpers/stores.ts'
 import { tempDir } from '../tests/helpers/tmp.ts'
 import type { Result } from './store-writes.ts'
 
-const KEY = 'svcsk_bench_bootstrap_key_0123456789abcdefghij'
+export const KEY = 'svcsk_bench_bootstrap_key_0123456789abcdefghij'
 
-interface ClientResult {
+export interface ClientResult {
   count: number
+  accepted: number
+  refused: number
   errors: number
   seconds: number
   rps: number
@@ -29,7 +31,8 @@ interface ClientResult {
   runIds?: string[]
 }
 
-async function client(url: string, total: number, concurrency: number, rate = 0, sendTimes = false): Promise<ClientResult> {
+/** Runs the load generator in its own process; `total` is a count of requests, or seconds as `15s`. */
+export async function client(url: string, total: number | string, concurrency: number, rate = 0, sendTimes = false): Promise<ClientResult> {
   const child = Bun.spawn([BUN, join(ROOT, 'bench', 'load-client.ts'), url, String(total), String(concurrency), String(rate)], {
     stdout: 'pipe', stderr: 'inherit', env: { ...process.env, ...(sendTimes ? { BENCH_SEND_TIMES: '1' } : {}) },
   })
@@ -43,13 +46,14 @@ function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024
 }
 
-async function ceiling(total: number, concurrency: number): Promise<ClientResult> {
+/** The bare server's figures under the same load: SQLite in a fresh file, or the Postgres at `postgresUrl`. */
+export async function ceiling(total: number | string, concurrency: number, postgresUrl?: string): Promise<ClientResult> {
   const dir = tempDir('automaton-ceiling-')
-  const server = Bun.spawn([BUN, join(ROOT, 'bench', 'ceiling-server.ts'), join(dir.path, 'ceiling.db')], { stdout: 'pipe', stderr: 'inherit' })
+  const server = Bun.spawn([BUN, join(ROOT, 'bench', 'ceiling-server.ts'), postgresUrl ?? join(dir.path, 'ceiling.db')], { stdout: 'pipe', stderr: 'inherit' })
   const reader = server.stdout.getReader()
   const port = Number(new TextDecoder().decode((await reader.read()).value).trim())
   try {
-    await client(`http://127.0.0.1:${port}/hook`, Math.min(2000, total), concurrency)
+    await client(`http://127.0.0.1:${port}/hook`, 2000, concurrency)
     return await client(`http://127.0.0.1:${port}/hook`, total, concurrency)
   } finally {
     server.kill('SIGKILL')
@@ -58,13 +62,13 @@ async function ceiling(total: number, concurrency: number): Promise<ClientResult
   }
 }
 
-async function live(server: ServerProcess, nodes: Record<string, unknown>) {
+export async function live(server: ServerProcess, nodes: Record<string, unknown>) {
   const created = await api(server.url, 'POST', '/v1/workflows', KEY, { definition: { triggerNodeIds: ['root'], nodes } })
   if (created.status !== 200) throw new Error(JSON.stringify(created.body))
   return (await api(server.url, 'POST', `/v1/workflows/${created.body.data.id}/publish`, KEY)).body.data as { id: string; triggerSecret: string }
 }
 
-async function settle(server: ServerProcess, workflowId: string, expected: number, status: 'success' | 'waiting', timeoutMs = 300_000) {
+export async function settle(server: ServerProcess, workflowId: string, expected: number, status: 'success' | 'waiting', timeoutMs = 300_000) {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const counts = (await api(server.url, 'GET', `/v1/runs/status-counts?workflowId=${workflowId}`, KEY)).body.data.counts

@@ -1,12 +1,14 @@
 /**
  * A load generator, run as its own process so it does not share an event loop with the server:
  *   bun bench/load-client.ts <url> <total> <concurrency> [rate per second, 0 = as fast as possible] [unique-key prefix]
+ * A total written as seconds (`15s`) sends for that long instead of a count.
  * Each request POSTs {"i": n}; a 429 counts as refused, apart from errors. Prints one JSON line: count, seconds, rps and latency percentiles
  * in milliseconds, plus each request's send time (epoch ms, sub-millisecond) when asked with
  * BENCH_SEND_TIMES=1.
  */
 const [url, totalArg, concurrencyArg, rateArg = '0', keyPrefix = ''] = process.argv.slice(2)
-const total = Number(totalArg)
+const duration = totalArg.endsWith('s') ? Number(totalArg.slice(0, -1)) * 1000 : 0
+const total = duration > 0 ? Number.POSITIVE_INFINITY : Number(totalArg)
 const concurrency = Number(concurrencyArg)
 const rate = Number(rateArg)
 const now = () => performance.timeOrigin + performance.now()
@@ -46,7 +48,7 @@ async function one(i: number) {
 }
 
 await Promise.all(Array.from({ length: concurrency }, async () => {
-  while (next < total) await one(next++)
+  while (next < total && (duration === 0 || now() - started < duration)) await one(next++)
 }))
 const seconds = (now() - started) / 1000
 latencies.sort((a, b) => a - b)

@@ -16,6 +16,7 @@ interface Result {
 const BENCHES: Record<string, () => Promise<{ run: (o?: { scale?: number }) => Promise<Result[]> }>> = {
   store: () => import('./store-writes.ts'),
   engine: () => import('./engine.ts'),
+  sustained: () => import('./sustained.ts'),
   fanout: () => import('./fanout.ts'),
   scale: () => import('./scale.ts'),
   hooks: () => import('./hooks.ts'),

@@ -1,0 +1,84 @@
+/**
+ * Sustained webhook → run → success, against the bare ceiling measured in the same run, on the
+ * embedded default (SQLite) and, when AUTOMATON_TEST_DATABASE_URL is set, on Postgres (the same
+ * single process with AUTOMATON_DATABASE_URL). The load is steady: 32 connections sending for
+ * 15 s (`--scale` shortens it, to 5 s at least) to the webhook of a published 3-node workflow
+ * (manual trigger → set-variable → log), the load generator in its own process. The server runs
+ * with its defaults, as `npm start` does.
+ *
+ * Figures: runs per second from the first request to the last run's end (what execution
+ * sustains; acceptance can outrun it only into the backlog), answer p50/p99, the ratio to the
+ * ceiling, and how long after the load's end the last accepted run finished (the backlog).
+ *   bun bench/sustained.ts [--scale 0.5]
+ */
+import { api, startServer } from '../tests/helpers/process.ts'
+import { freshPostgresUrl } from '../tests/helpers/services.ts'
+import { queryDatabase } from '../tests/helpers/stores.ts'
+import { tempDir } from '../tests/helpers/tmp.ts'
+import { ceiling, client, KEY, live, settle } from './engine.ts'
+import type { Result } from './store-writes.ts'
+
+const CONNECTIONS = 32
+const now = () => performance.timeOrigin + performance.now()
+
+async function measure(label: string, seconds: number, postgresUrl?: string): Promise<Result[]> {
+  const bare = await ceiling(`${seconds}s`, CONNECTIONS, postgresUrl)
+  const dir = tempDir('automaton-sustained-')
+  const env: Record<string, string> = { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_BOOTSTRAP_KEY: KEY, AUTOMATON_LOG_LEVEL: 'info' }
+  if (postgresUrl) env.AUTOMATON_DATABASE_URL = postgresUrl
+  const server = await startServer({ env })
+  try {
+    const flow = await live(server, {
+      root: { type: 'manual', children: ['note'] },
+      note: { type: 'set-variable', payload: { name: 'order', value: '{{$trigger.body.order.id}}' }, children: ['log'] },
+      log: { type: 'log', payload: { message: 'order {{$vars.order}}' } },
+    })
+    const url = `${server.url}/v1/webhooks/${flow.triggerSecret}`
+    const warm = await client(url, 2000, CONNECTIONS)
+    await settle(server, flow.id, warm.accepted, 'success')
+    const loadStart = now()
+    const load = await client(url, `${seconds}s`, CONNECTIONS)
+    const loadEnd = now()
+    await settle(server, flow.id, warm.accepted + load.accepted, 'success')
+    const [span] = await queryDatabase<{ last: number }>(env, 'SELECT MAX(finished_at) AS last FROM runs WHERE workflow_id = $1', [flow.id])
+    const lastFinished = Number(span.last)
+    const rate = load.accepted / ((lastFinished - loadStart) / 1000)
+    const drainMs = Math.max(0, lastFinished - loadEnd)
+    const store = postgresUrl ? 'Postgres' : 'SQLite'
+    return [
+      { name: `${label}: bare Bun + ${store} durable insert (ceiling)`, value: Math.round(bare.rps), unit: 'req/s', note: `p99 ${bare.p99.toFixed(1)} ms, ${CONNECTIONS} connections` },
+      {
+        name: `${label}: sustained webhook → 3-node run → success`, value: Math.round(rate), unit: 'runs/s',
+        note: `${(rate / bare.rps).toFixed(2)} of the ceiling; answers p50 ${load.p50.toFixed(1)} ms, p99 ${load.p99.toFixed(1)} ms; ` +
+          `${load.accepted.toLocaleString('en')} accepted, ${load.refused} refused, ${load.errors} errors; last run finished ${drainMs.toFixed(0)} ms after the load`,
+      },
+    ]
+  } catch (error) {
+    console.error(server.logs().slice(-4000))
+    throw error
+  } finally {
+    await server.stop('SIGKILL')
+    dir.remove()
+  }
+}
+
+export async function run(options: { scale?: number } = {}): Promise<Result[]> {
+  const seconds = Math.max(5, Math.round(15 * (options.scale ?? 1)))
+  const results = await measure('SQLite', seconds)
+  if (process.env.AUTOMATON_TEST_DATABASE_URL) {
+    const pg = await freshPostgresUrl()
+    try {
+      results.push(...(await measure('Postgres', seconds, pg.url)))
+    } finally {
+      await pg.drop()
+    }
+  } else {
+    console.warn('!!! Postgres sustained benchmark skipped: AUTOMATON_TEST_DATABASE_URL is not set')
+  }
+  return results
+}
+
+if (import.meta.main) {
+  const at = process.argv.indexOf('--scale')
+  for (const r of await run({ scale: at > 0 ? Number(process.argv[at + 1]) : 1 })) console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
+}
