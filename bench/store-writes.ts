@@ -6,7 +6,7 @@
  *   bun bench/store-writes.ts            (Postgres from AUTOMATON_TEST_DATABASE_URL when set)
  */
 import { join } from 'node:path'
-import type { Store } from '../core/ports/store.ts'
+import type { Store, WriteOptions } from '../core/ports/store.ts'
 import { postgresStore } from '../adapters/postgres/store.ts'
 import { sqliteStore } from '../adapters/sqlite/store.ts'
 import { freshPostgresUrl } from '../tests/helpers/services.ts'
@@ -22,13 +22,13 @@ export interface Result {
 const MIGRATION = [{ version: 1, name: 'bench', up: ['CREATE TABLE bench_rows (id TEXT PRIMARY KEY, at BIGINT NOT NULL, body TEXT NOT NULL)'] }]
 const BODY = JSON.stringify({ event: 'payment_intent.succeeded', amount: 4200, currency: 'usd', note: 'x'.repeat(200) })
 
-async function concurrent(store: Store, total: number, inFlight: number): Promise<number> {
+async function concurrent(store: Store, total: number, inFlight: number, prefix = 'c', options?: WriteOptions): Promise<number> {
   let next = 0
   const start = performance.now()
   const worker = async () => {
     while (next < total) {
       const i = next++
-      await store.write((tx) => tx.run('INSERT INTO bench_rows (id, at, body) VALUES ($1, $2, $3)', [`c${i}`, Date.now(), BODY]))
+      await store.write((tx) => tx.run('INSERT INTO bench_rows (id, at, body) VALUES ($1, $2, $3)', [`${prefix}${i}`, Date.now(), BODY]), options)
     }
   }
   await Promise.all(Array.from({ length: inFlight }, worker))
@@ -47,10 +47,12 @@ async function measure(label: string, store: Store, scale: number): Promise<Resu
   await store.migrate(MIGRATION)
   const serial = await oneByOne(store, 2000 * scale)
   const grouped = await concurrent(store, 50_000 * scale, 1000)
+  const pipelined = await concurrent(store, 50_000 * scale, 1000, 'p', { concurrent: true })
   await store.close()
   return [
     { name: `${label}: durable writes/s, one at a time`, value: Math.round(serial), unit: 'writes/s' },
     { name: `${label}: durable writes/s, 1,000 in flight (group commit)`, value: Math.round(grouped), unit: 'writes/s', note: `${(grouped / serial).toFixed(1)}× one at a time` },
+    { name: `${label}: durable writes/s, 1,000 in flight, concurrent writes`, value: Math.round(pipelined), unit: 'writes/s', note: `${(pipelined / grouped).toFixed(1)}× the group commit in turn` },
   ]
 }
 

@@ -90,6 +90,8 @@ function plainProps(w: WorkflowRow): Record<string, unknown> {
 export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
   const { store, clock, ids } = deps
   const contents = new BoundedMap<string, VersionContent>(5000)
+  /** Workflows whose last admission locked their row (run controls): their admissions run in turn. */
+  const locking = new BoundedMap<string, true>(5000)
   const knownDefinitions = new Set<string>()
   const lastTriggered = createTriggerTimes(store)
 
@@ -148,6 +150,8 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
     // Run controls read and change the workflow row: lock it (Postgres) and read it again. A
     // workflow without them is not locked, so its runs are admitted concurrently.
     const controlled = req.automatic && (content.cooldownMs > 0 || w.remain_runs !== null || req.publicCaller !== undefined)
+    if (controlled) locking.set(w.id, true)
+    else locking.delete(w.id)
     if (controlled && store.dialect === 'postgres') {
       w = (await workflows.lockById(tx, store.dialect, w.id))!
       if (w.live_status !== 'active') return skipped(w.paused_reason ?? 'paused')
@@ -244,7 +248,9 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
     const req = await masked(unmasked)
     const runId = req.runId ?? ids.next('run')
     const eventId = req.eventId ?? ids.next('evt')
-    const admitted = await store.write((tx) => admit(tx, req, runId, eventId))
+    // Admissions share their batch concurrently, except where run controls lock the workflow row.
+    const concurrent = req.publicCaller === undefined && !locking.has(req.workflowId)
+    const admitted = await store.write((tx) => admit(tx, req, runId, eventId), { concurrent })
     afterCommit(admitted)
     return admitted.result
   }

@@ -3,14 +3,15 @@
  *
  * Writes are group-committed: one batch per process commits at a time, and writes arriving
  * meanwhile form the next batch (one batch at a time keeps the writes of one process from
- * deadlocking each other). A batch is one transaction; if any write in it fails, the batch is
+ * deadlocking each other). A batch is one transaction, in which concurrent writes (the hot ones:
+ * admissions and journal writes) run at once, pipelined; if any write in it fails, the batch is
  * rolled back and each of its writes is retried alone, so one bad write never takes others with
  * it — a deadlock with another process included. Migrations run under an advisory lock, so
  * processes starting together apply each migration once.
  */
 import postgres from 'postgres'
-import type { Migration, SqlExecutor, SqlValue, Store } from '../../core/ports/store.ts'
-import { bindable, createGroupCommit } from '../sql/group-commit.ts'
+import { type Migration, SerialRequired, type SqlExecutor, type SqlValue, type Store } from '../../core/ports/store.ts'
+import { bindable, createGroupCommit, type Job } from '../sql/group-commit.ts'
 
 export interface PostgresStoreOptions {
   readonly url: string
@@ -35,24 +36,51 @@ export function postgresStore(options: PostgresStoreOptions): Store {
   })
   const pool = executor(sql)
 
+  /**
+   * One transaction for a batch. Concurrent jobs run first, all at once: their statements are
+   * pipelined on the transaction's connection, so the batch waits for about as many round trips
+   * as its longest job has statements. The other jobs follow one at a time.
+   */
+  async function inOneTransaction(jobs: readonly Job<SqlExecutor>[]): Promise<unknown[]> {
+    return (await sql.begin(async (tx) => {
+      const out: unknown[] = new Array(jobs.length)
+      const shared = executor(tx as unknown as postgres.Sql, true)
+      const together = await Promise.allSettled(jobs.map((job, i) => job.concurrent
+        ? job.work(shared).then((value) => { out[i] = value }, (error) => {
+          if (error instanceof SerialRequired) job.concurrent = false
+          throw error
+        })
+        : undefined))
+      const failed = together.find((r) => r.status === 'rejected')
+      if (failed) throw (failed as PromiseRejectedResult).reason
+      const alone = executor(tx as unknown as postgres.Sql)
+      for (let i = 0; i < jobs.length; i++) if (!jobs[i].concurrent) out[i] = await jobs[i].work(alone)
+      return out
+    })) as unknown[]
+  }
+
   const commits = createGroupCommit<SqlExecutor>({
     maxInFlight: 1,
     maxBatch: 1024,
     async runBatch(jobs) {
+      const concurrent = jobs.filter((job) => job.concurrent).length
       let values: unknown[]
       try {
-        values = (await sql.begin(async (tx) => {
-          const exec = executor(tx as unknown as postgres.Sql)
-          const out: unknown[] = []
-          for (const job of jobs) out.push(await job.work(exec))
-          return out
-        })) as unknown[]
+        values = await inOneTransaction(jobs)
       } catch (error) {
-        if (jobs.length === 1) return jobs[0].reject(error)
-        for (const job of jobs) {
-          await sql.begin((tx) => job.work(executor(tx as unknown as postgres.Sql))).then(job.resolve, job.reject)
+        // A concurrent job that must lock rows was switched to run in turn: the batch runs again.
+        const retry = jobs.filter((job) => job.concurrent).length < concurrent
+        try {
+          if (!retry) throw error
+          values = await inOneTransaction(jobs)
+        } catch (again) {
+          if (jobs.length === 1) return jobs[0].reject(again)
+          for (const job of jobs) {
+            job.concurrent = false
+            await inOneTransaction([job]).then(([value]) => job.resolve(value), job.reject)
+          }
+          return
         }
-        return
       }
       jobs.forEach((job, i) => job.resolve(values[i]))
     },
@@ -64,7 +92,7 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     all: pool.all,
     get: pool.get,
     run: (text, params) => commits.submit((tx) => tx.run(text, params)),
-    write: (work) => commits.submit(work),
+    write: (work, options) => commits.submit(work, options?.concurrent === true),
     migrate: (migrations) => applyMigrations(sql, migrations),
     // Autovacuum makes the space of deleted rows reusable; the tables stop growing at a steady load.
     async compact() {},
@@ -80,10 +108,11 @@ export function postgresStore(options: PostgresStoreOptions): Store {
   }
 }
 
-function executor(sql: postgres.Sql): SqlExecutor {
+function executor(sql: postgres.Sql, concurrent = false): SqlExecutor {
   const query = (text: string, params?: readonly SqlValue[]) =>
     sql.unsafe(text, (params ? bindable(params) : []) as postgres.ParameterOrJSON<never>[], { prepare: true })
   return {
+    concurrent,
     async all<T>(text: string, params?: readonly SqlValue[]) {
       return [...(await query(text, params))] as T[]
     },

@@ -10,6 +10,8 @@
 
 export interface Job<C> {
   readonly work: (tx: C) => Promise<unknown>
+  /** May share its batch's transaction concurrently with the other concurrent jobs (see the store port). */
+  concurrent: boolean
   resolve(value: unknown): void
   reject(error: unknown): void
 }
@@ -21,7 +23,7 @@ export interface GroupCommitOptions<C> {
 }
 
 export interface GroupCommit<C> {
-  submit<T>(work: (tx: C) => Promise<T>): Promise<T>
+  submit<T>(work: (tx: C) => Promise<T>, concurrent?: boolean): Promise<T>
   /** Resolves once every job submitted so far has settled. */
   drain(): Promise<void>
   readonly stats: { batches: number; jobs: number }
@@ -66,9 +68,9 @@ export function createGroupCommit<C>(options: GroupCommitOptions<C>): GroupCommi
 
   return {
     stats,
-    submit<T>(work: (tx: C) => Promise<T>): Promise<T> {
+    submit<T>(work: (tx: C) => Promise<T>, concurrent = false): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        queue.push({ work, resolve: resolve as (v: unknown) => void, reject })
+        queue.push({ work, concurrent, resolve: resolve as (v: unknown) => void, reject })
         schedule()
       })
     },

@@ -18,6 +18,33 @@ export interface SqlExecutor {
   get<T = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>
   /** A statement that returns no rows; resolves to the number of rows it changed. */
   run(sql: string, params?: readonly SqlValue[]): Promise<number>
+  /** True inside a concurrent write (see `WriteOptions`): its statements interleave with others'. */
+  readonly concurrent?: boolean
+}
+
+export interface WriteOptions {
+  /**
+   * The write may run at the same time as the other concurrent writes of its batch, in the same
+   * transaction, their statements interleaved (pipelined on one Postgres connection, so a batch
+   * costs a few round trips instead of one per statement). The work promises that it reads
+   * nothing another write of the batch changes on the strength of that read: each statement is
+   * atomic, and a unique key two writes both claim fails the batch, whose writes then run again
+   * one at a time. A work that must lock a row calls `serialOnly(tx)` first, which sends it back
+   * to run after the concurrent part. SQLite runs every write in turn and ignores the option.
+   */
+  readonly concurrent?: boolean
+}
+
+/** Thrown by `serialOnly` inside a concurrent write: the store runs that write again in turn. */
+export class SerialRequired extends Error {
+  constructor() {
+    super('this write locks rows: it runs in turn, not concurrently')
+  }
+}
+
+/** Call before reading a row to change it (`FOR UPDATE`): a concurrent write would not be protected by the lock. */
+export function serialOnly(tx: SqlExecutor): void {
+  if (tx.concurrent) throw new SerialRequired()
 }
 
 export type Dialect = 'sqlite' | 'postgres'
@@ -40,7 +67,7 @@ export interface Migration {
  */
 export interface Store extends SqlExecutor {
   readonly dialect: Dialect
-  write<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>
+  write<T>(work: (tx: SqlExecutor) => Promise<T>, options?: WriteOptions): Promise<T>
   /** Applies the migrations not yet applied, in order; safe when several processes start at once. */
   migrate(migrations: readonly Migration[]): Promise<number>
   /**

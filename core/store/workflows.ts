@@ -6,7 +6,7 @@
  */
 import type { PageRequest } from '../domain/common.ts'
 import type { PausedReason, Workflow, WorkflowContent, WorkflowStatus } from '../domain/workflow.ts'
-import { type Dialect, forUpdate, type SqlExecutor } from '../ports/store.ts'
+import { type Dialect, forUpdate, serialOnly, type SqlExecutor } from '../ports/store.ts'
 import { iso } from '../time.ts'
 
 export interface WorkflowRow {
@@ -122,10 +122,15 @@ export const workflows = {
    * a write that depends on it needs the lock; SQLite has one writer). Any organization's: callers
    * have the id from a row of their own.
    */
-  lockById: (db: SqlExecutor, dialect: Dialect, id: string) => db.get<WorkflowRow>(`SELECT * FROM workflows WHERE id = $1${forUpdate(dialect)}`, [id]),
+  lockById: (db: SqlExecutor, dialect: Dialect, id: string) => {
+    serialOnly(db)
+    return db.get<WorkflowRow>(`SELECT * FROM workflows WHERE id = $1${forUpdate(dialect)}`, [id])
+  },
   /** The same, within an organization. */
-  lockInOrganization: (db: SqlExecutor, dialect: Dialect, organizationId: string, id: string) =>
-    db.get<WorkflowRow>(`SELECT * FROM workflows WHERE organization_id = $1 AND id = $2${forUpdate(dialect)}`, [organizationId, id]),
+  lockInOrganization: (db: SqlExecutor, dialect: Dialect, organizationId: string, id: string) => {
+    serialOnly(db)
+    return db.get<WorkflowRow>(`SELECT * FROM workflows WHERE organization_id = $1 AND id = $2${forUpdate(dialect)}`, [organizationId, id])
+  },
   exists: async (db: SqlExecutor, organizationId: string, id: string) =>
     (await db.get('SELECT 1 AS one FROM workflows WHERE organization_id = $1 AND id = $2', [organizationId, id])) !== undefined,
   byId(db: SqlExecutor, organizationId: string, id: string) {

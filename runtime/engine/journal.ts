@@ -122,7 +122,8 @@ export function createRunJournal(
       inbox = []
       const state = read()
       try {
-        const recorded = await deps.store.write((tx) => write(tx, events, consumed, state))
+        // A run's journal write touches its own rows, and counters with atomic updates: concurrent.
+        const recorded = await deps.store.write((tx) => write(tx, events, consumed, state), { concurrent: true })
         publishEvents(deps.bus, recorded)
         if (deps.metrics) observe(deps.metrics, meta, events, state.snapshot)
         if (deps.tracing && meta.traceparent) trace(deps.tracing, meta, events, state.snapshot)

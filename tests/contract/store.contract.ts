@@ -3,7 +3,7 @@
  * store.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { forUpdate, isUniqueViolation, type Migration, type Store } from '../../core/ports/store.ts'
+import { forUpdate, isUniqueViolation, type Migration, serialOnly, type Store } from '../../core/ports/store.ts'
 import { openTestStore, type TestStore } from '../helpers/stores.ts'
 
 const TEST_MIGRATIONS: Migration[] = [
@@ -122,6 +122,50 @@ export function describeStoreContract(kind: 'sqlite' | 'postgres') {
       // A lost update under concurrent batches would leave either counter short.
       expect((await store.get<{ value: number }>("SELECT value FROM counters WHERE name = 'hits'"))?.value).toBe(n)
       expect((await store.get<{ value: number }>("SELECT value FROM counters WHERE name = 'locked'"))?.value).toBe(n)
+    })
+
+    it('commits concurrent writes of a batch with their own outcomes, and fails a bad one alone', async () => {
+      await store.run("INSERT INTO counters (name, value) VALUES ('together', 0)")
+      await store.run('INSERT INTO things (id, n) VALUES ($1, $2)', ['together-taken', -1])
+      const n = 500
+      const seen = new Set<boolean>()
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: n }, (_, i) =>
+          store.write(async (tx) => {
+            seen.add(tx.concurrent === true)
+            // Write 7 claims an id that exists: it alone must fail.
+            await tx.run('INSERT INTO things (id, n) VALUES ($1, $2)', [i === 7 ? 'together-taken' : `together-${i}`, i])
+            const row = await tx.get<{ value: number }>("UPDATE counters SET value = value + 1 WHERE name = 'together' RETURNING value")
+            return `${i}:${row!.value > 0}`
+          }, { concurrent: true }),
+        ),
+      )
+      expect(outcomes.filter((o) => o.status === 'rejected').length).toBe(1)
+      expect(isUniqueViolation((outcomes[7] as PromiseRejectedResult).reason)).toBe(true)
+      expect((outcomes[3] as PromiseFulfilledResult<string>).value).toBe('3:true')
+      const count = await store.get<{ c: number }>("SELECT COUNT(*) AS c FROM things WHERE id LIKE 'together-%' AND id <> 'together-taken'")
+      expect(Number(count?.c)).toBe(n - 1)
+      expect((await store.get<{ value: number }>("SELECT value FROM counters WHERE name = 'together'"))?.value).toBe(n - 1)
+      // Postgres runs them concurrently (at least on the first attempt); SQLite runs every write in turn.
+      expect(seen.has(true)).toBe(kind === 'postgres')
+    })
+
+    it('runs a concurrent write that must lock a row again in turn, so no update is lost and nothing is written twice', async () => {
+      await store.run("INSERT INTO counters (name, value) VALUES ('serial', 0)")
+      const n = 300
+      await Promise.all(
+        Array.from({ length: n }, (_, i) =>
+          store.write(async (tx) => {
+            await tx.run('INSERT INTO things (id, n) VALUES ($1, $2)', [`serial-${i}`, i])
+            serialOnly(tx)
+            const c = await tx.get<{ value: number }>(`SELECT value FROM counters WHERE name = 'serial'${forUpdate(store.dialect)}`)
+            await tx.run("UPDATE counters SET value = $1 WHERE name = 'serial'", [c!.value + 1])
+          }, { concurrent: i % 2 === 0 }),
+        ),
+      )
+      const count = await store.get<{ c: number }>("SELECT COUNT(*) AS c FROM things WHERE id LIKE 'serial-%'")
+      expect(Number(count?.c)).toBe(n)
+      expect((await store.get<{ value: number }>("SELECT value FROM counters WHERE name = 'serial'"))?.value).toBe(n)
     })
 
     it('keeps what was committed when the store is closed and opened again', async () => {
