@@ -8,7 +8,7 @@
 import { workflowVariables } from '../core/store/run-side.ts'
 import type { Metrics } from '../core/metrics.ts'
 import { noTracing, type Tracing } from '../core/ports/tracing.ts'
-import type { DispatchRequest, DispatchResult, Dispatcher, TriggerEvent } from '../core/ports/engine.ts'
+import { type DispatchRequest, type DispatchResult, type Dispatcher, PAYMENT_REQUIRED, type TriggerEvent } from '../core/ports/engine.ts'
 import type { Definition, VariableDef, WorkflowContent } from '../core/domain/workflow.ts'
 import { badRequest, conflict, notFound, tooManyRequests } from '../core/errors.ts'
 import { publishEvents, type RecordedEvent } from '../core/events.ts'
@@ -146,6 +146,8 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
     }
 
     const { content, hash, body } = await contentOf(tx, w.id, version)
+    // Decided on the content of this transaction, so an x402Config added a moment ago counts.
+    if (req.triggeredBy === 'webhook' && content.x402Config && !req.paid) return skipped(PAYMENT_REQUIRED)
     if (!req.automatic && req.version === 'display') checkInput(content.definition, req.event.body)
     // Run controls read and change the workflow row: lock it (Postgres) and read it again. A
     // workflow without them is not locked, so its runs are admitted concurrently.

@@ -32,7 +32,15 @@ export interface DispatchRequest {
   seed?: { fromRunId: string; nodes: Record<string, unknown> }
   /** Anonymous run of a public_execute workflow, limited per caller. */
   publicCaller?: string
+  /**
+   * The x402 payment of this webhook run is settled. A webhook run of a live version with an
+   * x402Config is admitted only so; without it, it is skipped as `payment_required`.
+   */
+  paid?: boolean
 }
+
+/** The reason of a webhook run skipped because its workflow is paid (x402) and the run was not. */
+export const PAYMENT_REQUIRED = 'payment_required'
 
 export type DispatchResult =
   | { action: 'triggered'; runId: string; eventId: string }

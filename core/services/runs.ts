@@ -8,7 +8,7 @@ import type { Definition } from '../domain/workflow.ts'
 import { badRequest, conflict, notFound, unauthorized } from '../errors.ts'
 import { parseJson } from '../json.ts'
 import type { Clock } from '../ports/clock.ts'
-import type { Dispatcher, DispatchResult, RunControl, RunProjection, TriggerEvent } from '../ports/engine.ts'
+import { type Dispatcher, type DispatchResult, PAYMENT_REQUIRED, type RunControl, type RunProjection, type TriggerEvent } from '../ports/engine.ts'
 import type { Store } from '../ports/store.ts'
 import { timingSafeEqual } from '../security/hash.ts'
 import { retention } from '../store/retention.ts'
@@ -162,14 +162,18 @@ export function createRunService(deps: RunServiceDeps) {
       return { runId: result.runId }
     },
 
-    /** `POST /v1/webhooks/{secret}`: the live version, with run controls. */
-    async webhook(secret: string, body: unknown, headers: Headers, idempotencyKey: string | null): Promise<WebhookResult> {
+    /**
+     * `POST /v1/webhooks/{secret}`: the live version, with run controls. Null when the live
+     * version is paid (x402Config): nothing was started, and the caller's payment decides.
+     */
+    async webhook(secret: string, body: unknown, headers: Headers, idempotencyKey: string | null): Promise<WebhookResult | null> {
       const w = await workflows.bySecret(store, secret)
       if (!w || w.archived_at !== null) throw notFound('webhook')
       const result = await deps.dispatcher.dispatch({
         organizationId: w.organization_id, workflowId: w.id, version: 'live', automatic: true, triggeredBy: 'webhook',
         event: triggerEvent('webhook', body, headers, clock.now()), idempotencyKey: idempotencyKey ?? undefined,
       })
+      if (result.action === 'skipped' && result.reason === PAYMENT_REQUIRED) return null
       return webhookResult(result)
     },
 

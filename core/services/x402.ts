@@ -245,7 +245,7 @@ export function createX402Service(deps: {
     if (row.status !== 'settled' || row.event_id) return row
     const dispatched = await deps.dispatcher.dispatch({
       organizationId: row.organization_id, workflowId: row.workflow_id, version: 'live', automatic: true, triggeredBy: 'webhook',
-      event: JSON.parse(row.trigger_event!) as TriggerEvent, idempotencyKey: `x402:${row.id}`,
+      event: JSON.parse(row.trigger_event!) as TriggerEvent, idempotencyKey: `x402:${row.id}`, paid: true,
     })
     const runId = dispatched.action === 'triggered' ? dispatched.runId : (dispatched.runId ?? null)
     await store.write((tx) => payments.update(tx, row.id, { status: 'settled', run_id: runId, event_id: dispatched.eventId, at: clock.now() }))

@@ -10,7 +10,7 @@ import type { Devnet } from '../../adapters/evm/devnet.ts'
 import { createSolcCompiler } from '../../adapters/solc/compiler.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
-import { createLive, waitForRun } from '../helpers/workflows.ts'
+import { createLive, publish, waitForRun } from '../helpers/workflows.ts'
 import { finish, type ScriptedOpenAi, startScriptedOpenAi, textDelta, usageOnly } from '../helpers/openai-server.ts'
 import { chainsOf, randomNonce, type SignOverrides, startTestDevnet, x402Payer } from '../helpers/x402.ts'
 
@@ -303,6 +303,26 @@ for (const kind of storeKinds()) {
       expect((await t.call('DELETE', `/v1/x402-endpoints/${endpoint.id}`, { key: buyer.key })).status).toBe(200)
       expect((await t.call('GET', `/v1/x402-endpoints/${endpoint.id}`, { key: buyer.key })).status).toBe(404)
     }, 60_000)
+
+    it('asks for payment on the webhook as soon as a paid version is live, and starts nothing unpaid', async () => {
+      const definition = { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'soon paid' } } } }
+      const free = await createLive(t, { definition })
+      const before = await t.call('POST', `/v1/webhooks/${free.triggerSecret}`, { key: null, body: {} })
+      expect(before.status).toBe(200)
+      expect(before.body.data.action).toBe('triggered')
+      const updated = await t.call('PUT', `/v1/workflows/${free.id}`, {
+        body: { definition, x402Config: { chainId: devnet.chainId, price: PRICE, token: devnet.token, recipient, discoverable: false } },
+      })
+      expect(updated.status).toBe(200)
+      await publish(t, free.id)
+      const unpaid = await t.call('POST', `/v1/webhooks/${free.triggerSecret}`, { key: null, body: {} })
+      expect(unpaid.status).toBe(402)
+      expect(unpaid.headers.get('payment-required')).toBeTruthy()
+      const counts = (await t.call('GET', `/v1/runs/status-counts?workflowId=${free.id}`)).body.data.counts
+      expect(Object.values(counts as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(1)
+      // A key's run is the owner's and needs no payment.
+      expect((await t.call('POST', `/v1/workflows/${free.id}/run`, { body: {} })).status).toBe(200)
+    })
 
     it('needs both the webhook secret and a payment for a paid workflow that is not discoverable', async () => {
       const hidden = await createLive(t, {
