@@ -9,9 +9,15 @@
  * Figures: runs per second from the first request to the last run's end (what execution
  * sustains; acceptance can outrun it only into the backlog), answer p50/p99, the ratio to the
  * ceiling, and how long after the load's end the last accepted run finished (the backlog).
- *   bun bench/sustained.ts [--scale 0.5]
+ * With `--profile` (or BENCH_PROFILE=1), the server runs under `bun --cpu-prof` and the bench
+ * prints where its busy time went (bench/profile.ts).
+ *   bun bench/sustained.ts [--scale 0.5] [--profile]
  */
-import { api, startServer } from '../tests/helpers/process.ts'
+import { copyFileSync, readdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { BUN, ROOT, startServer } from '../tests/helpers/process.ts'
+import { printSummary, summarize } from './profile.ts'
 import { freshPostgresUrl } from '../tests/helpers/services.ts'
 import { queryDatabase } from '../tests/helpers/stores.ts'
 import { tempDir } from '../tests/helpers/tmp.ts'
@@ -19,6 +25,7 @@ import { ceiling, client, KEY, live, settle } from './engine.ts'
 import type { Result } from './store-writes.ts'
 
 const CONNECTIONS = 32
+const PROFILE = process.argv.includes('--profile') || process.env.BENCH_PROFILE === '1'
 const now = () => performance.timeOrigin + performance.now()
 
 async function measure(label: string, seconds: number, postgresUrl?: string): Promise<Result[]> {
@@ -26,7 +33,9 @@ async function measure(label: string, seconds: number, postgresUrl?: string): Pr
   const dir = tempDir('automaton-sustained-')
   const env: Record<string, string> = { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_BOOTSTRAP_KEY: KEY, AUTOMATON_LOG_LEVEL: 'info' }
   if (postgresUrl) env.AUTOMATON_DATABASE_URL = postgresUrl
-  const server = await startServer({ env })
+  const cmd = PROFILE ? [BUN, '--cpu-prof', `--cpu-prof-dir=${dir.path}`, join(ROOT, 'main.ts'), 'serve'] : undefined
+  const server = await startServer({ env, cmd })
+  let stopped = false
   try {
     const flow = await live(server, {
       root: { type: 'manual', children: ['note'] },
@@ -45,6 +54,17 @@ async function measure(label: string, seconds: number, postgresUrl?: string): Pr
     const rate = load.accepted / ((lastFinished - loadStart) / 1000)
     const drainMs = Math.max(0, lastFinished - loadEnd)
     const store = postgresUrl ? 'Postgres' : 'SQLite'
+    if (PROFILE) {
+      stopped = true
+      await server.stop('SIGTERM')
+      const file = readdirSync(dir.path).find((f) => f.endsWith('.cpuprofile'))
+      if (file) {
+        const kept = join(tmpdir(), `automaton-sustained-${label.toLowerCase()}.cpuprofile`)
+        copyFileSync(join(dir.path, file), kept)
+        printSummary(`${label}: server CPU profile (warm-up and load), kept in ${kept}`, summarize(kept))
+      }
+      else console.warn('!!! no CPU profile was written')
+    }
     return [
       { name: `${label}: bare Bun + ${store} durable insert (ceiling)`, value: Math.round(bare.rps), unit: 'req/s', note: `p99 ${bare.p99.toFixed(1)} ms, ${CONNECTIONS} connections` },
       {
@@ -57,7 +77,7 @@ async function measure(label: string, seconds: number, postgresUrl?: string): Pr
     console.error(server.logs().slice(-4000))
     throw error
   } finally {
-    await server.stop('SIGKILL')
+    if (!stopped) await server.stop('SIGKILL')
     dir.remove()
   }
 }
