@@ -69,6 +69,7 @@ import { webhookEventRoutes } from './routes/webhook-events.ts'
 import { workflowRoutes } from './routes/workflows.ts'
 import { universeRoutes } from './routes/universe.ts'
 import { templateRoutes, widgetRoutes } from './routes/templates.ts'
+import { consoleRoutes } from './routes/console.ts'
 import type { UniverseService } from '../services/universe.ts'
 
 export interface AppDeps {
@@ -160,6 +161,7 @@ export function createApp(deps: AppDeps) {
     .use(deps.agents ? agentRoutes(auth, deps.agents) : new Elysia({ name: 'routes.agents' }))
     .use(deps.cards ? cardRoutes(auth, deps.cards) : new Elysia({ name: 'routes.cards' }))
     .use(widgetRoutes(deps.apps))
+  app.use(consoleRoutes(deps.version))
   // Plugins' webhooks last, so that none can take a route of the server.
   const taken = new Set(app.routes.filter((r) => r.method === 'POST').map((r) => routeShape(r.path)))
   app.use(integrationRoutes(deps.registry.webhooks(), deps.webhookIntake, taken))

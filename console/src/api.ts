@@ -1,0 +1,116 @@
+/**
+ * The console's one way to the API: same origin, the session cookie, the CSRF token on every
+ * request that changes something, and the organization chosen in the header bar.
+ */
+import { signal } from '@preact/signals'
+
+export interface Session {
+  user: { id: string; email: string; name: string; memberships: Array<{ organizationId: string; organizationName: string; role: string }> }
+  csrfToken: string
+}
+
+export const session = signal<Session | null | undefined>(undefined)
+export const organization = signal<string | null>(localStorage.getItem('automaton.org'))
+
+export class ApiError extends Error {
+  constructor(readonly status: number, message: string, readonly details: Array<{ path?: string; message: string }> = []) {
+    super(message)
+  }
+}
+
+function headers(method: string, extra: Record<string, string> = {}): Record<string, string> {
+  const h: Record<string, string> = { ...extra }
+  if (method !== 'GET' && session.value) h['x-csrf-token'] = session.value.csrfToken
+  if (organization.value) h['x-org-id'] = organization.value
+  return h
+}
+
+/** Calls `/v1…` and answers the envelope's `data`; an error answer throws its message and details. */
+export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(path, {
+    method,
+    credentials: 'same-origin',
+    headers: headers(method, body === undefined ? {} : { 'content-type': 'application/json' }),
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await response.text()
+  let parsed: any = null
+  try {
+    parsed = text ? JSON.parse(text) : null
+  } catch {
+    parsed = null
+  }
+  if (!response.ok) {
+    if (response.status === 401 && !path.startsWith('/v1/auth/')) session.value = null
+    throw new ApiError(response.status, parsed?.message ?? `${response.status} ${response.statusText}`, parsed?.details ?? [])
+  }
+  return (parsed && typeof parsed === 'object' && 'data' in parsed ? parsed.data : parsed) as T
+}
+
+export async function loadSession(): Promise<void> {
+  try {
+    const s = await api<Session>('GET', '/v1/auth/session')
+    const orgs = s.user.memberships
+    if (!organization.value || !orgs.some((m) => m.organizationId === organization.value)) chooseOrganization(orgs[0]?.organizationId ?? null)
+    session.value = s
+  } catch {
+    session.value = null
+  }
+}
+
+export function chooseOrganization(id: string | null): void {
+  organization.value = id
+  if (id) localStorage.setItem('automaton.org', id)
+  else localStorage.removeItem('automaton.org')
+}
+
+/**
+ * Follows a server-sent event stream with fetch (so the organization header goes along) and
+ * calls `onEvent` with each event's parsed data; reconnects from the last event id until stopped.
+ */
+export function follow(path: string, onEvent: (type: string, data: any) => void): () => void {
+  const controller = new AbortController()
+  let lastId: string | null = null
+  let stopped = false
+  const run = async () => {
+    while (!stopped) {
+      try {
+        const response = await fetch(path, { headers: headers('GET', lastId ? { 'last-event-id': lastId } : {}), signal: controller.signal, credentials: 'same-origin' })
+        if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}`)
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
+        let buffer = ''
+        for (;;) {
+          const { value, done } = await reader.read()
+          if (done) break
+          buffer += value
+          let end: number
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const block = buffer.slice(0, end)
+            buffer = buffer.slice(end + 2)
+            let type = 'message'
+            const data: string[] = []
+            for (const line of block.split('\n')) {
+              if (line.startsWith('event:')) type = line.slice(6).trim()
+              else if (line.startsWith('data:')) data.push(line.slice(5).trimStart())
+              else if (line.startsWith('id:')) lastId = line.slice(3).trim()
+            }
+            if (data.length === 0) continue
+            try {
+              onEvent(type, JSON.parse(data.join('\n')))
+            } catch {
+              onEvent(type, data.join('\n'))
+            }
+          }
+        }
+      } catch {
+        if (stopped) return
+      }
+      await new Promise((r) => setTimeout(r, 1000))
+    }
+  }
+  void run()
+  return () => {
+    stopped = true
+    controller.abort()
+  }
+}

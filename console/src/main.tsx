@@ -1,0 +1,90 @@
+/** The console: sign in, then workflows, runs and keys over the API with the session cookie. */
+import { render } from 'preact'
+import { useState } from 'preact/hooks'
+import { api, chooseOrganization, loadSession, organization, session } from './api.ts'
+import { location, match, navigate } from './router.ts'
+import { ErrorBox } from './ui.tsx'
+import { Keys } from './pages/keys.tsx'
+import { RunPage } from './pages/run.tsx'
+import { Runs } from './pages/runs.tsx'
+import { WorkflowPage } from './pages/workflow.tsx'
+import { Workflows } from './pages/workflows.tsx'
+
+function SignIn() {
+  const [email, setEmail] = useState('')
+  const [password, setPassword] = useState('')
+  const [error, setError] = useState<unknown>(null)
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    setError(null)
+    try {
+      await api('POST', '/v1/auth/login', { email, password })
+      await loadSession()
+      const next = location.value.query.get('next')
+      navigate(next && next.startsWith('/') && !next.startsWith('//') ? next : '/workflows', true)
+    } catch (e) {
+      setError(e)
+    }
+  }
+  return (
+    <form class="card signin" onSubmit={submit}>
+      <h1>Automaton</h1>
+      <label>Email <input name="email" type="email" autocomplete="username" required value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} /></label>
+      <label>Password <input name="password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword((e.target as HTMLInputElement).value)} /></label>
+      <ErrorBox error={error} />
+      <button type="submit">Sign in</button>
+    </form>
+  )
+}
+
+function Shell() {
+  const s = session.value
+  const path = location.value.path
+  if (s === undefined) return <p class="loading">Loading…</p>
+  if (s === null) {
+    if (path !== '/signin') queueMicrotask(() => navigate(`/signin?next=${encodeURIComponent(path + window.location.search)}`, true))
+    return <SignIn />
+  }
+  if (path === '/' || path === '/signin') queueMicrotask(() => navigate('/workflows', true))
+  let page
+  let params: Record<string, string> | null
+  if ((params = match('/workflows/:id', path))) page = <WorkflowPage id={params.id} />
+  else if ((params = match('/runs/:id', path))) page = <RunPage id={params.id} />
+  else if (path === '/runs') page = <Runs />
+  else if (path === '/keys') page = <Keys />
+  else page = <Workflows />
+  const signOut = async () => {
+    await api('POST', '/v1/auth/logout', {}).catch(() => {})
+    session.value = null
+  }
+  const section = path.split('/')[1]
+  return (
+    <>
+      <nav class="top">
+        <a class="brand" href="/workflows">Automaton</a>
+        <a href="/workflows" class={section === 'workflows' ? 'on' : ''}>Workflows</a>
+        <a href="/runs" class={section === 'runs' ? 'on' : ''}>Runs</a>
+        <a href="/keys" class={section === 'keys' ? 'on' : ''}>API keys</a>
+        <span class="grow" />
+        {s.user.memberships.length > 1 ? (
+          <select aria-label="organization" value={organization.value ?? ''} onChange={(e) => { chooseOrganization((e.target as HTMLSelectElement).value); navigate('/workflows') }}>
+            {s.user.memberships.map((m) => <option value={m.organizationId}>{m.organizationName}</option>)}
+          </select>
+        ) : <span class="org">{s.user.memberships[0]?.organizationName}</span>}
+        <span class="user">{s.user.email}</span>
+        <button class="link" onClick={signOut}>Sign out</button>
+      </nav>
+      <main key={`${organization.value}`}>{page}</main>
+    </>
+  )
+}
+
+function App() {
+  return <Shell />
+}
+
+window.addEventListener('unhandledrejection', (event) => {
+  render(<ErrorBox error={event.reason} />, document.body.appendChild(document.createElement('div')))
+})
+void loadSession()
+render(<App />, document.getElementById('app')!)

@@ -1,0 +1,61 @@
+/** API keys of the organization: create one (its raw key shown once), revoke. */
+import { useState } from 'preact/hooks'
+import { api } from '../api.ts'
+import { ErrorBox, Page, confirmed, useLoad, when } from '../ui.tsx'
+
+export function Keys() {
+  const list = useLoad(() => api<{ items: any[] }>('GET', '/v1/api-keys?limit=100'), [])
+  const [name, setName] = useState('')
+  const [scope, setScope] = useState('read-write')
+  const [created, setCreated] = useState<{ name: string; key: string } | null>(null)
+  const [error, setError] = useState<unknown>(null)
+  const create = async (event: Event) => {
+    event.preventDefault()
+    setError(null)
+    try {
+      const answer = await api('POST', '/v1/api-keys', { name, scope })
+      setCreated({ name: answer.name, key: answer.key })
+      setName('')
+      list.reload()
+    } catch (e) {
+      setError(e)
+    }
+  }
+  const revoke = async (key: any) => {
+    if (!confirmed(`Revoke the key "${key.name}"? Callers using it are refused from now on.`)) return
+    try {
+      await api('DELETE', `/v1/api-keys/${key.id}`)
+      list.reload()
+    } catch (e) {
+      setError(e)
+    }
+  }
+  return (
+    <Page title="API keys">
+      {created ? (
+        <div class="card shown-once" role="status">
+          <p>The key <strong>{created.name}</strong>. Copy it now: it is not shown again.</p>
+          <pre class="raw-key">{created.key}</pre>
+          <button onClick={() => setCreated(null)}>I have copied it</button>
+        </div>
+      ) : null}
+      <form class="card inline" onSubmit={create}>
+        <label>Name <input name="name" required maxLength={100} value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} /></label>
+        <label>Scope <select name="scope" value={scope} onChange={(e) => setScope((e.target as HTMLSelectElement).value)}><option>read-write</option><option>read</option></select></label>
+        <button type="submit">Create key</button>
+      </form>
+      <ErrorBox error={error ?? list.error} />
+      <table class="list">
+        <thead><tr><th>Name</th><th>Key</th><th>Scope</th><th>Created</th><th>Last used</th><th></th></tr></thead>
+        <tbody>
+          {(list.data?.items ?? []).map((k) => (
+            <tr data-key={k.id}>
+              <td>{k.name}</td><td><code>{k.keyPrefix}…</code></td><td>{k.scope}</td><td>{when(k.createdAt)}</td><td>{when(k.lastUsedAt)}</td>
+              <td>{k.revokedAt ? 'revoked' : <button class="danger" onClick={() => revoke(k)}>Revoke</button>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Page>
+  )
+}

@@ -1,0 +1,86 @@
+/** A workflow: its graph, versions, draft and live state, the lifecycle actions, and run now. */
+import { useState } from 'preact/hooks'
+import { api } from '../api.ts'
+import { Graph } from '../graph.tsx'
+import { navigate } from '../router.ts'
+import { ErrorBox, Page, StatusBadge, confirmed, useLoad, when } from '../ui.tsx'
+
+export function WorkflowPage({ id }: { id: string }) {
+  const workflow = useLoad(() => api('GET', `/v1/workflows/${id}`), [id])
+  const versions = useLoad(() => api<{ items: any[] }>('GET', `/v1/workflows/${id}/versions?limit=20`), [id])
+  const [error, setError] = useState<unknown>(null)
+  const w = workflow.data
+  const act = (label: string, method: string, path: string, ask?: string) => async () => {
+    if (ask && !confirmed(ask)) return
+    setError(null)
+    try {
+      await api(method, path)
+      workflow.reload()
+      versions.reload()
+    } catch (e) {
+      setError(e)
+    }
+    void label
+  }
+  if (workflow.error) return <Page title="Workflow"><ErrorBox error={workflow.error} /></Page>
+  if (!w) return <Page title="Workflow"><p>Loading…</p></Page>
+  return (
+    <Page
+      title={<>{w.name} <StatusBadge status={w.status} /></>}
+      actions={
+        <>
+          {w.status !== 'archived' ? <button onClick={act('publish', 'POST', `/v1/workflows/${id}/publish`)} disabled={!w.hasDraft && w.hasLiveVersion}>Publish</button> : null}
+          {w.status === 'active' ? <button onClick={act('pause', 'POST', `/v1/workflows/${id}/pause`)}>Pause</button> : null}
+          {w.status === 'paused' ? <button onClick={act('resume', 'POST', `/v1/workflows/${id}/resume`)}>Resume</button> : null}
+          {w.status !== 'archived'
+            ? <button class="danger" onClick={act('archive', 'DELETE', `/v1/workflows/${id}`, `Archive "${w.name}"? Its triggers stop until it is brought back.`)}>Archive</button>
+            : <button onClick={act('unarchive', 'POST', `/v1/workflows/${id}/unarchive`)}>Unarchive</button>}
+          <a class="button" href={`/runs?workflowId=${id}`}>Runs</a>
+        </>
+      }
+    >
+      <ErrorBox error={error} />
+      <dl class="facts">
+        <dt>Version</dt><dd>{w.version}{w.hasDraft ? ' (draft)' : ''}{w.hasLiveVersion ? ', live version published' : ', not published'}</dd>
+        <dt>Trigger</dt><dd>{w.type}</dd>
+        <dt>Last triggered</dt><dd>{when(w.lastTriggeredAt)}</dd>
+        {w.pausedReason ? <><dt>Paused because</dt><dd>{w.pausedReason}</dd></> : null}
+      </dl>
+      <div class="graph-box"><Graph definition={w.definition} /></div>
+      <RunNow id={id} disabled={w.status === 'archived'} />
+      <h2>Versions</h2>
+      <table class="list">
+        <thead><tr><th>Version</th><th>By</th><th>Updated</th></tr></thead>
+        <tbody>{(versions.data?.items ?? []).map((v) => <tr><td>{v.version}</td><td>{v.versionCreatedBy}</td><td>{when(v.updatedAt)}</td></tr>)}</tbody>
+      </table>
+    </Page>
+  )
+}
+
+function RunNow({ id, disabled }: { id: string; disabled: boolean }) {
+  const [payload, setPayload] = useState('{}')
+  const [error, setError] = useState<unknown>(null)
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    setError(null)
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(payload)
+    } catch (e) {
+      return setError(new Error(`the payload is not JSON: ${(e as Error).message}`))
+    }
+    try {
+      const started = await api('POST', `/v1/workflows/${id}/run`, { payload: parsed })
+      navigate(`/runs/${started.runId}`)
+    } catch (e) {
+      setError(e)
+    }
+  }
+  return (
+    <form class="card run-now" onSubmit={submit}>
+      <label>Run now with this payload (JSON)<textarea name="payload" rows={4} value={payload} onInput={(e) => setPayload((e.target as HTMLTextAreaElement).value)} /></label>
+      <ErrorBox error={error} />
+      <button type="submit" disabled={disabled}>Run now</button>
+    </form>
+  )
+}

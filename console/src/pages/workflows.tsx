@@ -1,0 +1,91 @@
+/** Workflows: search and status in the URL; a new workflow from its definition. */
+import { useState } from 'preact/hooks'
+import { api } from '../api.ts'
+import { location, navigate } from '../router.ts'
+import { ErrorBox, Page, StatusBadge, useLoad, when } from '../ui.tsx'
+
+const STATUSES = ['', 'draft', 'active', 'paused', 'archived']
+
+const STARTER = JSON.stringify({
+  triggerNodeIds: ['root'],
+  nodes: {
+    root: { type: 'manual', children: ['say'] },
+    say: { type: 'log', payload: { message: 'hello {{$trigger.body.name}}' } },
+  },
+}, null, 2)
+
+export function Workflows() {
+  const query = location.value.query
+  const search = query.get('search') ?? ''
+  const status = query.get('status') ?? ''
+  const list = useLoad(() => {
+    const q = new URLSearchParams({ limit: '100' })
+    if (search) q.set('search', search)
+    if (status) q.set('status', status)
+    return api<{ items: any[] }>('GET', `/v1/workflows?${q}`)
+  }, [search, status])
+  const [creating, setCreating] = useState(false)
+  const set = (key: string, value: string) => {
+    const q = new URLSearchParams(query)
+    if (value) q.set(key, value)
+    else q.delete(key)
+    navigate(`/workflows${q.size ? `?${q}` : ''}`, true)
+  }
+  return (
+    <Page title="Workflows" actions={<button onClick={() => setCreating(!creating)}>New workflow</button>}>
+      {creating ? <NewWorkflow /> : null}
+      <div class="filters">
+        <input type="search" placeholder="Search by name" value={search} onChange={(e) => set('search', (e.target as HTMLInputElement).value)} aria-label="search" />
+        <select value={status} onChange={(e) => set('status', (e.target as HTMLSelectElement).value)} aria-label="status">
+          {STATUSES.map((s) => <option value={s}>{s || 'any status'}</option>)}
+        </select>
+      </div>
+      <ErrorBox error={list.error} />
+      <table class="list">
+        <thead><tr><th>Name</th><th>Status</th><th>Trigger</th><th>Version</th><th>Updated</th></tr></thead>
+        <tbody>
+          {(list.data?.items ?? []).map((w) => (
+            <tr>
+              <td><a href={`/workflows/${w.id}`}>{w.name}</a></td>
+              <td><StatusBadge status={w.status} /></td>
+              <td>{w.type}</td>
+              <td>{w.version}{w.hasDraft && w.hasLiveVersion ? ' (draft)' : ''}</td>
+              <td>{when(w.updatedAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {list.data && list.data.items.length === 0 ? <p class="empty">No workflows{search || status ? ' match' : ' yet'}.</p> : null}
+    </Page>
+  )
+}
+
+function NewWorkflow() {
+  const [name, setName] = useState('')
+  const [definition, setDefinition] = useState(STARTER)
+  const [error, setError] = useState<unknown>(null)
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    setError(null)
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(definition)
+    } catch (e) {
+      return setError(new Error(`the definition is not JSON: ${(e as Error).message}`))
+    }
+    try {
+      const created = await api('POST', '/v1/workflows', { name: name || undefined, definition: parsed })
+      navigate(`/workflows/${created.id}`)
+    } catch (e) {
+      setError(e)
+    }
+  }
+  return (
+    <form class="card" onSubmit={submit}>
+      <label>Name <input name="name" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} /></label>
+      <label>Definition (JSON)<textarea name="definition" rows={12} value={definition} onInput={(e) => setDefinition((e.target as HTMLTextAreaElement).value)} /></label>
+      <ErrorBox error={error} />
+      <button type="submit">Create</button>
+    </form>
+  )
+}

@@ -1,0 +1,74 @@
+/**
+ * The web console, served by the API's own process at `/` (the API stays under `/v1`). Its
+ * script and style are built by `console/build.ts` (`npm start` and `npm test` build them first)
+ * and carried inside the single binary; nothing is fetched from elsewhere. Every console path
+ * answers the same page, which routes in the browser and talks to `/v1` with the session cookie.
+ */
+import { Elysia } from 'elysia'
+import { doc } from '../docs.ts'
+
+interface Assets { script: string; style: string }
+
+/** The console's pages: deep links to them answer the console. */
+const PAGES = ['/', '/signin', '/workflows', '/workflows/:id', '/runs', '/runs/:id', '/keys']
+
+const SECURITY_HEADERS = {
+  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+  'x-frame-options': 'DENY',
+}
+
+async function loadAssets(): Promise<Assets | null> {
+  try {
+    // Literal paths, so that the single binary carries the files; they exist once the console is built.
+    const [script, style] = await Promise.all([
+      // @ts-ignore -- a built file, imported as text
+      import('../../../console/dist/app.js', { with: { type: 'text' } }),
+      // @ts-ignore -- a built file, imported as text
+      import('../../../console/dist/app.css', { with: { type: 'text' } }),
+    ])
+    return { script: script.default as unknown as string, style: style.default as unknown as string }
+  } catch {
+    return null
+  }
+}
+
+function page(version: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Automaton</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/console/app.css?v=${version}">
+<script type="module" src="/console/app.js?v=${version}"></script>
+</head>
+<body><div id="app"></div></body>
+</html>
+`
+}
+
+const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>Automaton</title>
+<p>The console is not built in this copy. Run <code>npm run build:console</code> (npm start and npm test do it), or use the API under <code>/v1</code>.</p>`
+
+export function consoleRoutes(version: string) {
+  const assets = loadAssets()
+  const html = page(version)
+  const answer = async (kind: 'page' | 'script' | 'style') => {
+    const built = await assets
+    if (!built) return new Response(NOT_BUILT, { status: 503, headers: { 'content-type': 'text/html; charset=utf-8', ...SECURITY_HEADERS } })
+    if (kind === 'page') return new Response(html, { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...SECURITY_HEADERS } })
+    const type = kind === 'script' ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8'
+    return new Response(kind === 'script' ? built.script : built.style, {
+      headers: { 'content-type': type, 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' },
+    })
+  }
+  const hidden = { detail: doc({ summary: 'The web console', tags: ['console'], hide: true }) }
+  const routes = new Elysia({ name: 'routes.console' })
+    .get('/console/app.js', () => answer('script'), hidden)
+    .get('/console/app.css', () => answer('style'), hidden)
+  for (const path of PAGES) routes.get(path, () => answer('page'), hidden)
+  return routes
+}

@@ -1,0 +1,195 @@
+/**
+ * The web console in a real browser: Debian's chromium driven by puppeteer-core, against a real
+ * server process on the embedded store. Sign in, create and publish a workflow, run it and watch
+ * its graph turn green live, filter runs through the URL, create an API key and see it once;
+ * no page logs an error. Screenshots of the main pages go to .tmp/console-screenshots.
+ *
+ * The browser is AUTOMATON_TEST_CHROMIUM, else /usr/bin/chromium; without one the suite is
+ * skipped with a loud line (CI installs it and fails when it is missing).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import puppeteer, { type Browser, type Page } from 'puppeteer-core'
+import { api, ROOT, runCli, type ServerProcess, startServer } from '../helpers/process.ts'
+import { warnSkipped } from '../helpers/services.ts'
+import { BUDGET, buildConsole } from '../../console/build.ts'
+import { tempDir } from '../helpers/tmp.ts'
+
+const CHROMIUM = process.env.AUTOMATON_TEST_CHROMIUM || (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : null)
+const KEY = 'svcsk_console_bootstrap_key_0123456789abcdefghij'
+const EMAIL = 'ada@example.com'
+const PASSWORD = 'correct horse battery staple'
+const SHOTS = join(ROOT, '.tmp', 'console-screenshots')
+
+if (!CHROMIUM) warnSkipped('the console tests in a real browser', 'AUTOMATON_TEST_CHROMIUM (or /usr/bin/chromium)')
+else describe('the web console in chromium', () => {
+  const dir = tempDir('automaton-console-')
+  let server: ServerProcess
+  let browser: Browser
+  let page: Page
+  const problems: string[] = []
+
+  beforeAll(async () => {
+    // The server serves what is built: build the console from its sources first.
+    expect((await buildConsole()).total).toBeLessThan(BUDGET)
+    const env = { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_BOOTSTRAP_KEY: KEY, AUTOMATON_LOG_LEVEL: 'info' }
+    server = await startServer({ env })
+    const me = await api(server.url, 'GET', '/v1/me', KEY)
+    const passwordFile = join(dir.path, 'password')
+    writeFileSync(passwordFile, `${PASSWORD}\n`)
+    const created = await runCli(['users', 'create', '--email', EMAIL, '--org', me.body.data.organizationId, '--name', 'Ada', '--password-file', passwordFile], env)
+    expect(created.code).toBe(0)
+    browser = await puppeteer.launch({ executablePath: CHROMIUM!, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] })
+    page = await browser.newPage()
+    await page.setViewport({ width: 1280, height: 860 })
+    page.on('console', (message) => {
+      // A 401 is the API's answer while nobody is signed in (the session check, a wrong password).
+      if (message.type() === 'error' && !/status of 401/.test(message.text())) problems.push(`console: ${message.text()}`)
+    })
+    page.on('pageerror', (error) => problems.push(`page: ${error}`))
+    mkdirSync(SHOTS, { recursive: true })
+  }, 60_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await server?.stop('SIGKILL')
+    dir.remove()
+  })
+
+  const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`) as `${string}.png`, fullPage: true })
+  const text = (selector: string) => page.$eval(selector, (e) => e.textContent ?? '')
+  /** Waits for the page's path to match; a console error box shown meanwhile fails with its text. */
+  const until = async (path: RegExp) => {
+    await page.waitForFunction((source) => new RegExp(source).test(location.pathname) || !!document.querySelector('.error'), {}, path.source)
+    const error = await page.$('.error')
+    if (error) throw new Error(`the console showed an error: ${await error.evaluate((e) => e.textContent)}`)
+  }
+  const fill = async (selector: string, value: string) => {
+    await page.$eval(selector, (e) => ((e as HTMLInputElement).value = ''))
+    await page.type(selector, value)
+  }
+
+  let workflowId = ''
+  let runId = ''
+
+  it('serves the console from the server, with its assets inside the budget and nothing from elsewhere', async () => {
+    const html = await fetch(`${server.url}/runs?status=success`)
+    expect(html.status).toBe(200)
+    expect(html.headers.get('content-type')).toContain('text/html')
+    expect(html.headers.get('content-security-policy')).toContain("script-src 'self'")
+    const body = await html.text()
+    expect(body).not.toMatch(/https?:\/\//)
+    const script = await fetch(`${server.url}/console/app.js`)
+    expect(script.status).toBe(200)
+    const style = await fetch(`${server.url}/console/app.css`)
+    const bytes = Bun.gzipSync(new Uint8Array(await script.arrayBuffer())).length + Bun.gzipSync(new Uint8Array(await style.arrayBuffer())).length
+    expect(bytes).toBeLessThan(BUDGET)
+    // The API keeps its own answers: an unknown API path is still the API's 404.
+    expect((await fetch(`${server.url}/v1/nothing-here`)).status).toBe(404)
+  })
+
+  it('sends a visitor to sign in, and a wrong password gets the API\'s refusal', async () => {
+    await page.goto(`${server.url}/workflows`)
+    await page.waitForSelector('form.signin')
+    expect(page.url()).toContain('/signin?next=')
+    await fill('input[name=email]', EMAIL)
+    await fill('input[name=password]', 'not the password')
+    await page.click('button[type=submit]')
+    await page.waitForSelector('.error')
+    expect(await text('.error')).toMatch(/email or password|invalid|incorrect/i)
+    await shot('sign-in')
+  })
+
+  it('signs in and lands on the workflows', async () => {
+    await fill('input[name=password]', PASSWORD)
+    await page.click('button[type=submit]')
+    await page.waitForSelector('nav.top')
+    await page.waitForFunction(() => location.pathname === '/workflows')
+    expect(await text('nav.top .user')).toBe(EMAIL)
+  })
+
+  it('creates a workflow from its definition and publishes it', async () => {
+    await page.click('.page-head .actions button')
+    await fill('input[name=name]', 'Greeter')
+    await fill('textarea[name=definition]', JSON.stringify({
+      triggerNodeIds: ['root'],
+      nodes: {
+        root: { type: 'manual', children: ['pause'] },
+        pause: { type: 'delay', payload: { delayMs: 1500 }, children: ['greet'] },
+        greet: { type: 'log', payload: { message: 'hello {{$trigger.body.name}}' } },
+      },
+    }))
+    await page.click('form.card button[type=submit]')
+    await until(/^\/workflows\/wf/)
+    workflowId = page.url().split('/').pop()!
+    await page.waitForSelector('svg.graph [data-node="greet"]')
+    expect(await text('.page-head h1')).toContain('Greeter')
+    const publish = await page.$$eval('.page-head .actions button', (buttons) => buttons.map((b) => b.textContent))
+    expect(publish).toContain('Publish')
+    await page.evaluate(() => [...document.querySelectorAll('.page-head .actions button')].find((b) => b.textContent === 'Publish')!.dispatchEvent(new MouseEvent('click', { bubbles: true })))
+    await page.waitForSelector('.page-head .badge[data-status="active"]')
+    const stored = await api(server.url, 'GET', `/v1/workflows/${workflowId}`, KEY)
+    expect(stored.body.data).toMatchObject({ name: 'Greeter', status: 'active', hasLiveVersion: true })
+    await shot('workflow')
+  })
+
+  it('runs it now and watches its graph turn green live, without reloading', async () => {
+    await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42))
+    await fill('textarea[name=payload]', '{"name":"Ada"}')
+    await page.click('form.run-now button[type=submit]')
+    await until(/^\/runs\/run_/)
+    runId = page.url().split('/').pop()!
+    // While the delay holds it, the run is not finished and its last node has not run.
+    await page.waitForSelector('svg.graph [data-node="greet"]')
+    const early = await page.$eval('svg.graph [data-node="greet"]', (e) => e.getAttribute('data-status'))
+    expect(early).not.toBe('success')
+    await page.waitForSelector('svg.graph [data-node="greet"][data-status="success"]', { timeout: 20_000 })
+    await page.waitForSelector('.page-head .badge[data-status="success"]')
+    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42)
+    expect(await page.$$eval('ol.timeline li', (items) => items.map((i) => i.getAttribute('data-node')))).toEqual(['root', 'pause', 'greet'])
+    const stored = await api(server.url, 'GET', `/v1/runs/${runId}`, KEY)
+    expect(stored.body.data.status).toBe('success')
+    await page.click('ol.timeline li[data-node="greet"]')
+    await page.waitForSelector('.node-details')
+    expect(await text('.node-details')).toContain('hello Ada')
+    await shot('run')
+  })
+
+  it('filters runs by status through the URL, so a view can be shared', async () => {
+    const another = await api(server.url, 'POST', `/v1/workflows/${workflowId}/run`, KEY, { payload: { name: 'Bob' } })
+    expect(another.status).toBe(200)
+    await page.goto(`${server.url}/runs?status=success`)
+    await page.waitForSelector(`tr[data-run="${runId}"]`)
+    const statuses = await page.$$eval('table.runs .badge', (badges) => badges.map((b) => b.getAttribute('data-status')))
+    expect(statuses.length).toBeGreaterThan(0)
+    expect(new Set(statuses)).toEqual(new Set(['success']))
+    await shot('runs')
+    await page.select('select[aria-label=status]', 'running')
+    await page.waitForFunction(() => location.search === '?status=running')
+    await page.waitForFunction((id) => !document.querySelector(`tr[data-run="${id}"]`), {}, runId)
+    await page.goBack()
+    await page.waitForFunction(() => location.search === '?status=success')
+    await page.waitForSelector(`tr[data-run="${runId}"]`)
+  })
+
+  it('creates an API key and shows the raw key once', async () => {
+    await page.goto(`${server.url}/keys`)
+    await fill('form.card input[name=name]', 'deploy bot')
+    await page.click('form.card button[type=submit]')
+    await page.waitForSelector('.shown-once .raw-key')
+    const raw = (await text('.shown-once .raw-key')).trim()
+    expect(raw).toMatch(/^svcsk_/)
+    const me = await api(server.url, 'GET', '/v1/me', raw)
+    expect(me.status).toBe(200)
+    await shot('keys')
+    await page.reload()
+    await page.waitForSelector('tr[data-key]')
+    expect(await page.content()).not.toContain(raw)
+    expect(await page.$$eval('table.list td', (cells) => cells.map((c) => c.textContent))).toContain('deploy bot')
+  })
+
+  it('logged no error on any page', () => {
+    expect(problems).toEqual([])
+  })
+})
