@@ -30,7 +30,7 @@ export const CsvColumn = t.Object({
   pattern: t.Optional(t.String({ maxLength: 500 })),
   minimum: t.Optional(t.Number()),
   maximum: t.Optional(t.Number()),
-}, { additionalProperties: true })
+}, { additionalProperties: t.Unknown() })
 export type CsvColumn = Static<typeof CsvColumn>
 
 /** The `properties` of a template prop: the fields the specification names, and any UI hint more. */
@@ -45,7 +45,7 @@ export const PropProperties = t.Object({
   columns: t.Optional(t.Array(CsvColumn, { maxItems: 100 })),
   minRows: t.Optional(t.Integer({ minimum: 0 })),
   maxRows: t.Optional(t.Integer({ minimum: 0 })),
-}, { additionalProperties: true })
+}, { additionalProperties: t.Unknown() })
 
 export const TemplateProp = t.Object({
   key: t.String({ minLength: 1, maxLength: 100, pattern: '^(?!(__proto__|constructor|prototype)$)[A-Za-z_][A-Za-z0-9_]*$' }),

@@ -109,6 +109,25 @@ for (const kind of storeKinds()) {
       expect((await t.call('POST', `/v1/templates/${own.id}/approve`)).status).toBe(409)
     })
 
+    it('keeps every properties field of a prop that the specification lists, UI hints included', async () => {
+      const properties = {
+        inputType: 'textarea', visibleWhen: { mode: 'fast' }, groupKey: 'advanced', placeholder: 'say more', allowedChannels: ['email'],
+        chainPropKey: 'chain', showWalletBalances: true, sources: [{ nodeId: 'say', path: 'payload.message' }],
+      }
+      const columns = [{ key: 'city', required: true, width: 120 }]
+      const r = await asB('POST', '/v1/templates', {
+        name: 'Hinted', tags: ['data'], definition: DEFINITION,
+        templateProps: [
+          { key: 'note', name: 'Note', type: 'string', properties },
+          { key: 'rows', name: 'Rows', type: 'object', properties: { inputType: 'csvTable', columns, summary: { sum: 'city' } } },
+        ],
+      })
+      expect(r.status).toBe(200)
+      const stored = (await asB('GET', `/v1/templates/${r.body.data.id}`)).body.data.templateProps
+      expect(stored[0].properties).toEqual(properties)
+      expect(stored[1].properties).toEqual({ inputType: 'csvTable', columns, summary: { sum: 'city' } })
+    })
+
     it('refuses a template that would carry a secret, naming the path of each', async () => {
       const connector = (await t.call('POST', '/v1/connectors', { key: c.key, body: { type: 'chatapp', name: 'c chat', data: { teamId: `T-${kind}`, botToken: 'xoxb-not-a-real-token-000' } } })).body.data
       const r = await asB('POST', '/v1/templates', {
