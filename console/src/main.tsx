@@ -9,6 +9,7 @@ import { RunPage } from './pages/run.tsx'
 import { Runs } from './pages/runs.tsx'
 import { WorkflowPage } from './pages/workflow.tsx'
 import { Workflows } from './pages/workflows.tsx'
+import { TemplatePage, Templates } from './pages/templates.tsx'
 
 function SignIn() {
   const [email, setEmail] = useState('')
@@ -50,6 +51,8 @@ function Shell() {
   let params: Record<string, string> | null
   if ((params = match('/workflows/:id', path))) page = <WorkflowPage id={params.id} />
   else if ((params = match('/runs/:id', path))) page = <RunPage id={params.id} />
+  else if ((params = match('/templates/:id', path))) page = <TemplatePage id={params.id} />
+  else if (path === '/templates') page = <Templates />
   else if (path === '/runs') page = <Runs />
   else if (path === '/keys') page = <Keys />
   else page = <Workflows />
@@ -64,6 +67,7 @@ function Shell() {
         <a class="brand" href="/workflows">Automaton</a>
         <a href="/workflows" class={section === 'workflows' ? 'on' : ''}>Workflows</a>
         <a href="/runs" class={section === 'runs' ? 'on' : ''}>Runs</a>
+        <a href="/templates" class={section === 'templates' ? 'on' : ''}>Templates</a>
         <a href="/keys" class={section === 'keys' ? 'on' : ''}>API keys</a>
         <span class="grow" />
         {s.user.memberships.length > 1 ? (

@@ -44,8 +44,9 @@ else describe('the web console in chromium', () => {
     page = await browser.newPage()
     await page.setViewport({ width: 1280, height: 860 })
     page.on('console', (message) => {
-      // A 401 is the API's answer while nobody is signed in (the session check, a wrong password).
-      if (message.type() === 'error' && !/status of 401/.test(message.text())) problems.push(`console: ${message.text()}`)
+      // The browser logs every 4xx answer of a fetch. A 401 (nobody signed in yet, a wrong password)
+      // and a 400 (a refused value, shown beside its field) are answers the pages expect and show.
+      if (message.type() === 'error' && !/status of 40[01]\b/.test(message.text())) problems.push(`console: ${message.text()}`)
     })
     page.on('pageerror', (error) => problems.push(`page: ${error}`))
     mkdirSync(SHOTS, { recursive: true })
@@ -187,6 +188,74 @@ else describe('the web console in chromium', () => {
     await page.waitForSelector('tr[data-key]')
     expect(await page.content()).not.toContain(raw)
     expect(await page.$$eval('table.list td', (cells) => cells.map((c) => c.textContent))).toContain('deploy bot')
+  })
+
+  it('forks a template through the form generated from its props, refusing an invalid value first', async () => {
+    const tags = await api(server.url, 'GET', '/v1/tags?limit=5', KEY)
+    const tag = tags.body.data.items[0].slug as string
+    const created = await api(server.url, 'POST', '/v1/templates', KEY, {
+      name: 'Payout notice', description: 'Tells each recipient what they get.', tags: [tag],
+      templateProps: [
+        { key: 'count', name: 'How many reminders', type: 'integer', required: true, properties: { minimum: 1, maximum: 10 } },
+        { key: 'mode', name: 'Mode', type: 'string', required: true, properties: { enum: ['fast', 'safe'], enumLabels: ['Fast', 'Careful'] } },
+        { key: 'note', name: 'Note for careful mode', type: 'string', properties: { inputType: 'textarea', visibleWhen: { mode: 'safe' } } },
+        {
+          key: 'recipients', name: 'Recipients', type: 'object', required: true,
+          properties: { inputType: 'csvTable', minRows: 1, maxRows: 3, columns: [{ key: 'email', required: true }, { key: 'amount', type: 'integer' }] },
+        },
+      ],
+      definition: {
+        triggerNodeIds: ['root'],
+        nodes: {
+          root: { type: 'manual', children: ['tell'] },
+          tell: { type: 'log', payload: { message: '{{$props.count}} {{$props.mode}} {{$props.note}} {{$props.recipients.email.1}} {{$props.recipients.amount.1}}' } },
+        },
+      },
+    })
+    expect(created.status).toBe(200)
+    const templateId = created.body.data.id as string
+
+    await page.goto(`${server.url}/templates?tag=${encodeURIComponent(tag)}`)
+    await page.waitForSelector(`[data-template="${templateId}"]`)
+    await shot('templates')
+    await page.click(`[data-template="${templateId}"] h3 a`)
+    await page.waitForSelector('form.props')
+    // The note shows only in careful mode.
+    expect(await page.$('[data-prop="note"]')).toBeNull()
+    expect(await page.$$eval('select[name=mode] option', (o) => o.map((x) => x.textContent))).toEqual(['—', 'Fast', 'Careful'])
+    await page.select('select[name=mode]', 'safe')
+    await page.waitForSelector('[data-prop="note"] textarea')
+    await page.type('[data-prop="note"] textarea', 'double-check')
+    await page.type('input[name=count]', '42')
+    // The table grows to its maximum of three rows and no further; one row is removed again.
+    await page.click('[data-prop="recipients"] tfoot button')
+    await page.click('[data-prop="recipients"] tfoot button')
+    expect(await page.$eval('[data-prop="recipients"] tfoot button', (b) => (b as HTMLButtonElement).disabled)).toBe(true)
+    await page.click('[data-prop="recipients"] tbody tr:nth-child(3) button')
+    expect(await page.$eval('table.csv', (t) => t.getAttribute('data-rows'))).toBe('2')
+    await page.type('input[aria-label="recipients email 1"]', 'ada@example.com')
+    await page.type('input[aria-label="recipients amount 1"]', '5')
+    await page.type('input[aria-label="recipients email 2"]', 'bob@example.com')
+    await page.type('input[aria-label="recipients amount 2"]', '7')
+    const before = (await api(server.url, 'GET', '/v1/workflows?limit=100', KEY)).body.data.items.length
+    await page.click('form.props button[type=submit]')
+    await page.waitForSelector('[data-prop="count"] .field-error')
+    expect(await text('[data-prop="count"] .field-error')).toMatch(/10/)
+    expect((await api(server.url, 'GET', '/v1/workflows?limit=100', KEY)).body.data.items.length).toBe(before)
+    await shot('template-fork-refused')
+
+    await fill('input[name=count]', '3')
+    await page.click('form.props button[type=submit]')
+    await until(/^\/workflows\/wf/)
+    const forkedId = page.url().split('/').pop()!
+    const run = await api(server.url, 'POST', `/v1/workflows/${forkedId}/run`, KEY, {})
+    expect(run.status).toBe(200)
+    let finished: any
+    for (let i = 0; i < 200 && finished?.status !== 'success'; i++) {
+      finished = (await api(server.url, 'GET', `/v1/runs/${run.body.data.runId}`, KEY)).body.data
+      if (finished.status !== 'success') await Bun.sleep(50)
+    }
+    expect(finished.nodes.tell.result.message).toBe('3 safe double-check bob@example.com 7')
   })
 
   it('logged no error on any page', () => {
