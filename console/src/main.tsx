@@ -10,16 +10,22 @@ import { Runs } from './pages/runs.tsx'
 import { WorkflowPage } from './pages/workflow.tsx'
 import { Workflows } from './pages/workflows.tsx'
 import { TemplatePage, Templates } from './pages/templates.tsx'
+import { Events, Hooks } from './pages/hooks.tsx'
+import { Connectors } from './pages/connectors.tsx'
+import { People } from './pages/people.tsx'
 
 function SignIn() {
+  const invitation = location.value.query.get('invitation')
   const [email, setEmail] = useState('')
+  const [name, setName] = useState('')
   const [password, setPassword] = useState('')
   const [error, setError] = useState<unknown>(null)
   const submit = async (event: Event) => {
     event.preventDefault()
     setError(null)
     try {
-      await api('POST', '/v1/auth/login', { email, password })
+      if (invitation) await api('POST', '/v1/auth/accept-invitation', { token: invitation, name: name || undefined, password })
+      else await api('POST', '/v1/auth/login', { email, password })
       await loadSession()
       const next = location.value.query.get('next')
       navigate(next && next.startsWith('/') && !next.startsWith('//') ? next : '/workflows', true)
@@ -30,10 +36,13 @@ function SignIn() {
   return (
     <form class="card signin" onSubmit={submit}>
       <h1>Automaton</h1>
-      <label>Email <input name="email" type="email" autocomplete="username" required value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} /></label>
-      <label>Password <input name="password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword((e.target as HTMLInputElement).value)} /></label>
+      {invitation
+        ? <><p class="hint">You were invited. Choose your name and password (a person who already has an account gives their password).</p>
+          <label>Name <input name="name" autocomplete="name" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} /></label></>
+        : <label>Email <input name="email" type="email" autocomplete="username" required value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} /></label>}
+      <label>Password <input name="password" type="password" autocomplete={invitation ? 'new-password' : 'current-password'} required value={password} onInput={(e) => setPassword((e.target as HTMLInputElement).value)} /></label>
       <ErrorBox error={error} />
-      <button type="submit">Sign in</button>
+      <button type="submit">{invitation ? 'Join' : 'Sign in'}</button>
     </form>
   )
 }
@@ -55,6 +64,10 @@ function Shell() {
   else if (path === '/templates') page = <Templates />
   else if (path === '/runs') page = <Runs />
   else if (path === '/keys') page = <Keys />
+  else if (path === '/hooks') page = <Hooks />
+  else if (path === '/events') page = <Events />
+  else if (path === '/connectors') page = <Connectors />
+  else if (path === '/people') page = <People />
   else page = <Workflows />
   const signOut = async () => {
     await api('POST', '/v1/auth/logout', {}).catch(() => {})
@@ -68,6 +81,10 @@ function Shell() {
         <a href="/workflows" class={section === 'workflows' ? 'on' : ''}>Workflows</a>
         <a href="/runs" class={section === 'runs' ? 'on' : ''}>Runs</a>
         <a href="/templates" class={section === 'templates' ? 'on' : ''}>Templates</a>
+        <a href="/hooks" class={section === 'hooks' ? 'on' : ''}>Hooks</a>
+        <a href="/events" class={section === 'events' ? 'on' : ''}>Events</a>
+        <a href="/connectors" class={section === 'connectors' ? 'on' : ''}>Connectors</a>
+        <a href="/people" class={section === 'people' ? 'on' : ''}>People</a>
         <a href="/keys" class={section === 'keys' ? 'on' : ''}>API keys</a>
         <span class="grow" />
         {s.user.memberships.length > 1 ? (

@@ -15,6 +15,7 @@ import { api, ROOT, runCli, type ServerProcess, startServer } from '../helpers/p
 import { warnSkipped } from '../helpers/services.ts'
 import { BUDGET, buildConsole } from '../../console/build.ts'
 import { tempDir } from '../helpers/tmp.ts'
+import { type Receiver, startReceiver } from '../helpers/receiver.ts'
 
 const CHROMIUM = process.env.AUTOMATON_TEST_CHROMIUM || (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : null)
 const KEY = 'svcsk_console_bootstrap_key_0123456789abcdefghij'
@@ -26,6 +27,7 @@ if (!CHROMIUM) warnSkipped('the console tests in a real browser', 'AUTOMATON_TES
 else describe('the web console in chromium', () => {
   const dir = tempDir('automaton-console-')
   let server: ServerProcess
+  let receiver: Receiver
   let browser: Browser
   let page: Page
   const problems: string[] = []
@@ -33,7 +35,8 @@ else describe('the web console in chromium', () => {
   beforeAll(async () => {
     // The server serves what is built: build the console from its sources first.
     expect((await buildConsole()).total).toBeLessThan(BUDGET)
-    const env = { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_BOOTSTRAP_KEY: KEY, AUTOMATON_LOG_LEVEL: 'info' }
+    receiver = startReceiver()
+    const env = { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_BOOTSTRAP_KEY: KEY, AUTOMATON_LOG_LEVEL: 'info', AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1' }
     server = await startServer({ env })
     const me = await api(server.url, 'GET', '/v1/me', KEY)
     const passwordFile = join(dir.path, 'password')
@@ -55,6 +58,7 @@ else describe('the web console in chromium', () => {
   afterAll(async () => {
     await browser?.close()
     await server?.stop('SIGKILL')
+    await receiver?.stop()
     dir.remove()
   })
 
@@ -256,6 +260,93 @@ else describe('the web console in chromium', () => {
       if (finished.status !== 'success') await Bun.sleep(50)
     }
     expect(finished.nodes.tell.result.message).toBe('3 safe double-check bob@example.com 7')
+  })
+
+  it('adds an execution hook (its secret shown once), lists its deliveries with their answers, and replays one', async () => {
+    await page.goto(`${server.url}/hooks`)
+    await fill('input[name=hook-name]', 'audit log')
+    await fill('input[name=hook-url]', `${receiver.url}/hook`)
+    await page.click('form.card.inline button[type=submit]')
+    await page.waitForSelector('.shown-once .raw-key')
+    expect((await text('.shown-once .raw-key')).trim()).toMatch(/^whsec_/)
+    await page.waitForSelector('tr[data-endpoint]')
+    const run = await api(server.url, 'POST', `/v1/workflows/${workflowId}/run`, KEY, { payload: { name: 'Hook' } })
+    expect(run.status).toBe(200)
+    const runId = run.body.data.runId as string
+    const delivered = async () => {
+      for (let i = 0; i < 200; i++) {
+        const items = (await api(server.url, 'GET', `/v1/execution-webhooks/deliveries?runId=${runId}&limit=100`, KEY)).body.data.items
+        if (items.some((d: any) => d.eventType === 'run.succeeded' && d.status === 'success')) return items
+        await Bun.sleep(50)
+      }
+      throw new Error('no delivery of run.succeeded')
+    }
+    const items = await delivered()
+    await page.select('select[aria-label="delivery status"]', 'success')
+    await page.waitForFunction(() => location.search.includes('status=success'))
+    const row = `tr[data-delivery="${items.find((d: any) => d.eventType === 'run.succeeded').id}"]`
+    await page.waitForSelector(row)
+    expect(await text(row)).toContain('200')
+    await shot('hooks')
+    const before = receiver.requests.length
+    await page.click(`${row} .actions button`)
+    for (let i = 0; i < 200 && receiver.requests.length === before; i++) await Bun.sleep(25)
+    expect(receiver.requests.length).toBe(before + 1)
+    expect(JSON.parse(receiver.requests.at(-1)!.body).type).toBe('run.succeeded')
+  })
+
+  it('keeps a connector\'s secret write-only: masked in the list, kept when an edit leaves it empty', async () => {
+    const token = `xoxb-${crypto.randomUUID()}`
+    await page.goto(`${server.url}/connectors`)
+    await page.click('.page-head .actions button')
+    await page.waitForSelector('form.connector-form')
+    await page.select('select[name=type]', 'chatapp')
+    await fill('input[name=connector-name]', 'team chat')
+    await fill('input[name=data-teamId]', 'T0123ABCD')
+    await fill('input[name=data-botToken]', token)
+    expect(await page.$eval('input[name=data-botToken]', (i) => (i as HTMLInputElement).type)).toBe('password')
+    await page.click('form.connector-form button[type=submit]')
+    await page.waitForSelector('tr[data-connector]')
+    expect(await page.content()).not.toContain(token)
+    expect(await text('tr[data-connector] code.masked')).toContain(token.slice(-4))
+    await page.click('tr[data-connector] .actions button')
+    await page.waitForSelector('form.connector-form')
+    expect(await page.$eval('input[name=data-botToken]', (i) => (i as HTMLInputElement).value)).toBe('')
+    await fill('input[name=connector-name]', 'team chat (main)')
+    await page.click('form.connector-form button[type=submit]')
+    await page.waitForFunction(() => document.querySelector('tr[data-connector]')?.textContent?.includes('team chat (main)'))
+    await shot('connectors')
+    const stored = (await api(server.url, 'GET', '/v1/connectors', KEY)).body.data.items[0]
+    expect(stored).toMatchObject({ name: 'team chat (main)', type: 'chatapp' })
+    expect(stored.maskedData.teamId).toBe('T0123ABCD')
+    expect(stored.maskedData.botToken).toContain(token.slice(-4))
+  })
+
+  it('lists members, invites a person with a link shown once, and the person joins through it', async () => {
+    await page.goto(`${server.url}/people`)
+    await page.waitForSelector('tr[data-member]')
+    expect(await text('tr[data-member]')).toContain(EMAIL)
+    await fill('input[name=invite-email]', 'grace@example.com')
+    await page.select('select[name=invite-role]', 'viewer')
+    await page.click('form.card.inline button[type=submit]')
+    await page.waitForSelector('.shown-once .raw-key')
+    const link = (await text('.shown-once .raw-key')).trim()
+    expect(link).toContain('/signin?invitation=')
+    await page.waitForSelector('tr[data-invitation]')
+    await shot('people')
+    // Grace opens the link in a browser of her own.
+    const other = await browser.createBrowserContext()
+    const grace = await other.newPage()
+    await grace.goto(link)
+    await grace.waitForSelector('input[name=name]')
+    await grace.type('input[name=name]', 'Grace')
+    await grace.type('input[name=password]', 'another long passphrase')
+    await grace.click('button[type=submit]')
+    await grace.waitForFunction(() => location.pathname === '/workflows')
+    expect(await grace.$eval('nav.top .user', (e) => e.textContent)).toBe('grace@example.com')
+    await other.close()
+    await page.reload()
+    await page.waitForFunction(() => [...document.querySelectorAll('tr[data-member]')].some((r) => r.textContent?.includes('grace@example.com')))
   })
 
   it('logged no error on any page', () => {

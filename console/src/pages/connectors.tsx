@@ -1,0 +1,95 @@
+/**
+ * Connectors: the organization's credentials for the platforms its nodes call. Secret fields
+ * are write-only: answered masked, left empty on an edit to keep the stored value.
+ */
+import { useState } from 'preact/hooks'
+import { api } from '../api.ts'
+import { ErrorBox, Page, confirmed, useLoad, when } from '../ui.tsx'
+
+interface ConnectorType { type: string; name: string; description: string; dataSchema: { properties?: Record<string, any>; required?: string[] }; secretFields: string[] }
+
+export function Connectors() {
+  const list = useLoad(() => api<{ items: any[] }>('GET', '/v1/connectors?limit=100'), [])
+  const types = useLoad(() => api<ConnectorType[] | { items: ConnectorType[] }>('GET', '/v1/connector-types').then((d) => (Array.isArray(d) ? d : d.items)), [])
+  const [editing, setEditing] = useState<any | 'new' | null>(null)
+  const [error, setError] = useState<unknown>(null)
+  const remove = async (c: any) => {
+    if (!confirmed(`Delete the connector "${c.name}"? Nodes that use it stop working.`)) return
+    try {
+      await api('DELETE', `/v1/connectors/${c.id}`)
+      list.reload()
+    } catch (e) {
+      setError(e)
+    }
+  }
+  return (
+    <Page title="Connectors" actions={<button onClick={() => setEditing('new')}>New connector</button>}>
+      {editing && types.data ? <ConnectorForm types={types.data} connector={editing === 'new' ? null : editing} done={() => { setEditing(null); list.reload() }} /> : null}
+      <ErrorBox error={error ?? list.error} />
+      <table class="list">
+        <thead><tr><th>Name</th><th>Type</th><th>Data</th><th>Updated</th><th /></tr></thead>
+        <tbody>
+          {(list.data?.items ?? []).map((c) => (
+            <tr data-connector={c.id}>
+              <td>{c.name}</td><td>{c.type}</td>
+              <td><code class="masked">{Object.entries(c.maskedData).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ')}</code></td>
+              <td>{when(c.updatedAt)}</td>
+              <td class="actions"><button onClick={() => setEditing(c)}>Edit</button><button class="danger" onClick={() => remove(c)}>Delete</button></td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {list.data && list.data.items.length === 0 ? <p class="empty">No connectors yet.</p> : null}
+    </Page>
+  )
+}
+
+function ConnectorForm({ types, connector, done }: { types: ConnectorType[]; connector: any | null; done: () => void }) {
+  const [type, setType] = useState<string>(connector?.type ?? types[0]?.type ?? '')
+  const [name, setName] = useState<string>(connector?.name ?? '')
+  const [data, setData] = useState<Record<string, string>>({})
+  const [error, setError] = useState<unknown>(null)
+  const spec = types.find((t) => t.type === type)
+  const fields = Object.entries(spec?.dataSchema.properties ?? {})
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    setError(null)
+    const body: Record<string, unknown> = {}
+    for (const [key, schema] of fields) {
+      // An edit replaces the data: fields not touched are sent as they are (secrets are kept when left out).
+      const kept = connector && !spec!.secretFields.includes(key) && connector.maskedData[key] !== undefined ? String(connector.maskedData[key]) : undefined
+      const value = data[key] ?? kept
+      if (value === undefined || value === '') continue
+      body[key] = schema.type === 'number' || schema.type === 'integer' ? Number(value) : schema.type === 'boolean' ? value === 'true' : value
+    }
+    try {
+      if (connector) await api('PUT', `/v1/connectors/${connector.id}`, { name, data: body })
+      else await api('POST', '/v1/connectors', { type, name, data: body })
+      done()
+    } catch (e) {
+      setError(e)
+    }
+  }
+  return (
+    <form class="card connector-form" onSubmit={submit}>
+      <label>Type <select name="type" value={type} disabled={!!connector} onChange={(e) => { setType((e.target as HTMLSelectElement).value); setData({}) }}>
+        {types.map((t) => <option value={t.type}>{t.name}</option>)}
+      </select></label>
+      {spec?.description ? <p class="hint">{spec.description}</p> : null}
+      <label>Name <input name="connector-name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} /></label>
+      {fields.map(([key, schema]) => {
+        const secret = spec!.secretFields.includes(key)
+        const shown = connector && !secret ? String(connector.maskedData[key] ?? '') : undefined
+        return (
+          <label>{key}{spec!.dataSchema.required?.includes(key) ? ' *' : ''}{schema.description ? <span class="hint"> {schema.description}</span> : null}
+            <input name={`data-${key}`} type={secret ? 'password' : 'text'} autocomplete="new-password"
+              placeholder={secret && connector ? 'stored; leave empty to keep it' : ''} value={data[key] ?? shown ?? ''}
+              onInput={(e) => setData((d) => ({ ...d, [key]: (e.target as HTMLInputElement).value }))} />
+          </label>
+        )
+      })}
+      <ErrorBox error={error} />
+      <button type="submit">{connector ? 'Save' : 'Create'}</button>
+    </form>
+  )
+}
