@@ -3,16 +3,16 @@
  * listing, counting, steering (cancel, retry, resume) and the failure-rate metric.
  */
 import type { Page, PageRequest } from '../domain/common.ts'
-import { isTerminal, RUN_STATUSES, type Run, type RunBody, type TriggeredBy, type WebhookResult } from '../domain/run.ts'
+import { isTerminal, RUN_STATUSES, type Run, type RunBody, type RunStatus, type TriggeredBy, type WebhookResult } from '../domain/run.ts'
 import type { Definition } from '../domain/workflow.ts'
-import { badRequest, conflict, notFound, unauthorized } from '../errors.ts'
+import { AppError, badRequest, conflict, notFound, unauthorized } from '../errors.ts'
 import { parseJson } from '../json.ts'
 import type { Clock } from '../ports/clock.ts'
 import { type Dispatcher, type DispatchResult, PAYMENT_REQUIRED, type RunControl, type RunProjection, type TriggerEvent } from '../ports/engine.ts'
 import type { Store } from '../ports/store.ts'
 import { timingSafeEqual } from '../security/hash.ts'
 import { retention } from '../store/retention.ts'
-import { type RunRow, runs } from '../store/runs.ts'
+import { type RunFilter, type RunRow, runs } from '../store/runs.ts'
 import { workflows } from '../store/workflows.ts'
 import { iso } from '../time.ts'
 import type { Principal } from './auth.ts'
@@ -96,12 +96,12 @@ export function createRunService(deps: RunServiceDeps) {
       return toRun(await load(caller, runId), summary)
     },
 
-    async list(caller: Principal, p: PageRequest, filter: { workflowId?: string; status?: string }): Promise<Page<Run>> {
+    async list(caller: Principal, p: PageRequest, filter: RunFilter): Promise<Page<Run>> {
       if (filter.workflowId && !(await workflows.byId(store, caller.organizationId, filter.workflowId))) throw notFound('workflow')
       return page(await runs.list(store, caller.organizationId, p, filter), p)
     },
 
-    async statusCounts(caller: Principal, filter: { workflowId?: string; since?: number }) {
+    async statusCounts(caller: Principal, filter: { workflowId?: string; since?: number; until?: number }) {
       // Runs still stored, and those pruned by retention (counted by the UTC day they started).
       const [rows, pruned] = await Promise.all([
         runs.statusCounts(store, caller.organizationId, filter), retention.rolledUpByStatus(store, caller.organizationId, filter),
@@ -175,6 +175,39 @@ export function createRunService(deps: RunServiceDeps) {
       })
       if (result.action === 'skipped' && result.reason === PAYMENT_REQUIRED) return null
       return webhookResult(result)
+    },
+
+    /**
+     * Cancels the unfinished runs that match, or retries the failed and cancelled ones, oldest
+     * first and at most `expected`: the count the caller was shown and confirmed. Runs that
+     * finish or start meanwhile are left alone; the answer says how many were acted on.
+     */
+    async bulk(caller: Principal, action: 'cancel' | 'retry', filter: Omit<RunFilter, 'status'> & { status?: RunStatus }, expected: number) {
+      if (filter.workflowId && !(await workflows.byId(store, caller.organizationId, filter.workflowId))) throw notFound('workflow')
+      const allowed: readonly RunStatus[] = action === 'cancel' ? ['running', 'waiting'] : ['failure', 'cancelled']
+      if (filter.status && !allowed.includes(filter.status)) {
+        throw badRequest(`only ${allowed.join(' and ')} runs can be ${action === 'cancel' ? 'cancelled' : 'retried'}`, [{ path: '/status', message: `must be one of ${allowed.join(', ')}` }])
+      }
+      const statuses = filter.status ? [filter.status] : allowed
+      const ids = await runs.idsMatching(store, caller.organizationId, { ...filter, status: undefined, statuses }, expected)
+      let done = 0
+      const started: string[] = []
+      let next = 0
+      // A few at a time: a cancel waits for its run to stop.
+      await Promise.all(Array.from({ length: Math.min(16, ids.length) }, async () => {
+        while (next < ids.length) {
+          const { id } = ids[next++]
+          try {
+            if (action === 'cancel') await deps.control.cancel(caller.organizationId, id)
+            else started.push((await deps.dispatcher.retry(caller.organizationId, id)).runId)
+            done++
+          } catch (error) {
+            // Finished (or retried) meanwhile: not this action's to count.
+            if (!(error instanceof AppError) || error.status !== 409) throw error
+          }
+        }
+      }))
+      return action === 'cancel' ? { cancelled: done } : { retried: done, runIds: started }
     },
 
     async cancel(caller: Principal, runId: string): Promise<Run> {

@@ -113,7 +113,7 @@ export const retention = {
   },
 
   /** Pruned runs by status: since the UTC day of `since` (status counts). */
-  rolledUpByStatus(db: SqlExecutor, organizationId: string, filter: { workflowId?: string; since?: number }) {
+  rolledUpByStatus(db: SqlExecutor, organizationId: string, filter: { workflowId?: string; since?: number; until?: number }) {
     const where = ['organization_id = $1']
     const params: SqlValue[] = [organizationId]
     if (filter.workflowId) {
@@ -123,6 +123,11 @@ export const retention = {
     if (filter.since !== undefined) {
       params.push(dayOf(filter.since))
       where.push(`started_day >= $${params.length}`)
+    }
+    if (filter.until !== undefined) {
+      // Whole UTC days: a day the range ends inside counts.
+      params.push(dayOf(filter.until - 1))
+      where.push(`started_day <= $${params.length}`)
     }
     return db.all<{ status: string; n: number }>(`SELECT status, SUM(runs) AS n FROM run_rollups WHERE ${where.join(' AND ')} GROUP BY status`, params)
   },

@@ -69,6 +69,28 @@ const INSERT_RUN_SQL = `INSERT INTO runs (id, organization_id, workflow_id, work
 const SUMMARY_COLUMNS =
   'id, organization_id, workflow_id, workflow_version, status, trigger_type, trigger_node_id, triggered_by, automatic, live, event_id, retry_of, definition_hash, prop_values, vars, error, started_at, finished_at, updated_at, last_seq'
 
+/** Which runs a list, a count or a bulk action is about: a workflow, a status, a start-time range [since, until). */
+export interface RunFilter {
+  workflowId?: string
+  status?: string
+  since?: number
+  until?: number
+}
+
+function filtered(organizationId: string, filter: RunFilter): { where: string[]; params: (string | number)[] } {
+  const where = ['organization_id = $1']
+  const params: (string | number)[] = [organizationId]
+  const add = (clause: string, value: string | number) => {
+    params.push(value)
+    where.push(clause.replace('?', `$${params.length}`))
+  }
+  if (filter.workflowId) add('workflow_id = ?', filter.workflowId)
+  if (filter.status) add('status = ?', filter.status)
+  if (filter.since !== undefined) add('started_at >= ?', filter.since)
+  if (filter.until !== undefined) add('started_at < ?', filter.until)
+  return { where, params }
+}
+
 export const runs = {
   /** The few columns the run controls and streams read. */
   status: (db: SqlExecutor, runId: string) => db.get<{ status: RunStatus }>('SELECT status FROM runs WHERE id = $1', [runId]),
@@ -128,35 +150,24 @@ export const runs = {
   byIdAnyOrg(db: SqlExecutor, id: string) {
     return db.get<RunRow>('SELECT * FROM runs WHERE id = $1', [id])
   },
-  list(db: SqlExecutor, organizationId: string, page: PageRequest, filter: { workflowId?: string; status?: string }) {
-    const where = ['organization_id = $1']
-    const params: (string | number)[] = [organizationId]
-    if (filter.workflowId) {
-      params.push(filter.workflowId)
-      where.push(`workflow_id = $${params.length}`)
-    }
-    if (filter.status) {
-      params.push(filter.status)
-      where.push(`status = $${params.length}`)
-    }
+  list(db: SqlExecutor, organizationId: string, page: PageRequest, filter: RunFilter) {
+    const { where, params } = filtered(organizationId, filter)
     params.push(page.limit + 1, page.offset)
     return db.all<RunRow>(
       `SELECT ${SUMMARY_COLUMNS} FROM runs WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${params.length - 1} OFFSET $${params.length}`,
       params,
     )
   },
-  statusCounts(db: SqlExecutor, organizationId: string, filter: { workflowId?: string; since?: number }) {
-    const where = ['organization_id = $1']
-    const params: (string | number)[] = [organizationId]
-    if (filter.workflowId) {
-      params.push(filter.workflowId)
-      where.push(`workflow_id = $${params.length}`)
-    }
-    if (filter.since !== undefined) {
-      params.push(filter.since)
-      where.push(`started_at >= $${params.length}`)
-    }
+  statusCounts(db: SqlExecutor, organizationId: string, filter: RunFilter) {
+    const { where, params } = filtered(organizationId, filter)
     return db.all<{ status: string; n: number }>(`SELECT status, COUNT(*) AS n FROM runs WHERE ${where.join(' AND ')} GROUP BY status`, params)
+  },
+  /** Ids of the oldest runs that match, at most `limit`: what a bulk action works through. */
+  idsMatching(db: SqlExecutor, organizationId: string, filter: RunFilter & { statuses: readonly string[] }, limit: number) {
+    const { where, params } = filtered(organizationId, filter)
+    where.push(`status IN (${filter.statuses.map((s) => { params.push(s); return `$${params.length}` }).join(', ')})`)
+    params.push(limit)
+    return db.all<{ id: string }>(`SELECT id FROM runs WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${params.length}`, params)
   },
   finishedBetween(db: SqlExecutor, organizationId: string, from: number, to: number) {
     return db.all<{ status: string; n: number }>(

@@ -115,7 +115,9 @@ else describe('the web console in chromium', () => {
   })
 
   it('creates a workflow from its definition and publishes it', async () => {
+    await page.waitForSelector('.page-head .actions button')
     await page.click('.page-head .actions button')
+    await page.waitForSelector('input[name=name]')
     await fill('input[name=name]', 'Greeter')
     await fill('textarea[name=definition]', JSON.stringify({
       triggerNodeIds: ['root'],
@@ -178,8 +180,42 @@ else describe('the web console in chromium', () => {
     await page.waitForSelector(`tr[data-run="${runId}"]`)
   })
 
+  it('acts on runs in bulk only after showing the server\'s count, and takes a time range from the URL', async () => {
+    const hold = await api(server.url, 'POST', '/v1/workflows', KEY, {
+      name: 'Holder', definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['hold'] }, hold: { type: 'delay', payload: { delayMs: 3_600_000 } } } },
+    })
+    const holdId = hold.body.data.id as string
+    for (let i = 0; i < 3; i++) expect((await api(server.url, 'POST', `/v1/workflows/${holdId}/run`, KEY, {})).status).toBe(200)
+    for (let i = 0; i < 200; i++) {
+      const counts = (await api(server.url, 'GET', `/v1/runs/status-counts?workflowId=${holdId}`, KEY)).body.data.counts
+      if (counts.waiting === 3) break
+      await Bun.sleep(25)
+    }
+    await page.goto(`${server.url}/runs?workflowId=${holdId}&status=waiting`)
+    await page.waitForFunction(() => document.querySelectorAll('tr[data-run]').length === 3)
+    const asked: string[] = []
+    const answer = (dialog: import('puppeteer-core').Dialog) => {
+      asked.push(dialog.message())
+      void dialog.accept()
+    }
+    page.once('dialog', answer)
+    await page.evaluate(() => [...document.querySelectorAll('.page-head .actions button')].find((b) => b.textContent?.startsWith('Cancel matching'))!.dispatchEvent(new MouseEvent('click', { bubbles: true })))
+    await page.waitForSelector('.notice')
+    expect(asked).toEqual(['Cancel 3 waiting runs?'])
+    expect(await text('.notice')).toBe('Cancelled 3 of 3.')
+    const counts = (await api(server.url, 'GET', `/v1/runs/status-counts?workflowId=${holdId}`, KEY)).body.data.counts
+    expect(counts).toMatchObject({ waiting: 0, cancelled: 3 })
+    await shot('runs-bulk')
+    // A range that starts tomorrow holds none of them.
+    await page.goto(`${server.url}/runs?workflowId=${holdId}&since=${Date.now() + 86_400_000}`)
+    await page.waitForSelector('.empty')
+    expect(await page.$$('tr[data-run]')).toHaveLength(0)
+    expect(await page.$eval('input[aria-label="started from"]', (i) => (i as HTMLInputElement).value)).not.toBe('')
+  })
+
   it('creates an API key and shows the raw key once', async () => {
     await page.goto(`${server.url}/keys`)
+    await page.waitForSelector('form.card input[name=name]')
     await fill('form.card input[name=name]', 'deploy bot')
     await page.click('form.card button[type=submit]')
     await page.waitForSelector('.shown-once .raw-key')
@@ -264,6 +300,7 @@ else describe('the web console in chromium', () => {
 
   it('adds an execution hook (its secret shown once), lists its deliveries with their answers, and replays one', async () => {
     await page.goto(`${server.url}/hooks`)
+    await page.waitForSelector('input[name=hook-name]')
     await fill('input[name=hook-name]', 'audit log')
     await fill('input[name=hook-url]', `${receiver.url}/hook`)
     await page.click('form.card.inline button[type=submit]')
@@ -298,6 +335,7 @@ else describe('the web console in chromium', () => {
   it('keeps a connector\'s secret write-only: masked in the list, kept when an edit leaves it empty', async () => {
     const token = `xoxb-${crypto.randomUUID()}`
     await page.goto(`${server.url}/connectors`)
+    await page.waitForSelector('.page-head .actions button')
     await page.click('.page-head .actions button')
     await page.waitForSelector('form.connector-form')
     await page.select('select[name=type]', 'chatapp')
@@ -325,6 +363,7 @@ else describe('the web console in chromium', () => {
   it('lists members, invites a person with a link shown once, and the person joins through it', async () => {
     await page.goto(`${server.url}/people`)
     await page.waitForSelector('tr[data-member]')
+    await page.waitForSelector('input[name=invite-email]')
     expect(await text('tr[data-member]')).toContain(EMAIL)
     await fill('input[name=invite-email]', 'grace@example.com')
     await page.select('select[name=invite-role]', 'viewer')

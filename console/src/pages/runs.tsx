@@ -1,7 +1,19 @@
 /** Runs, newest first, filtered by status and workflow; the filters live in the URL. */
+import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { location, navigate } from '../router.ts'
-import { ErrorBox, Page, StatusBadge, useLoad, when } from '../ui.tsx'
+import { ErrorBox, Page, StatusBadge, confirmed, useLoad, when } from '../ui.tsx'
+
+const CANCELLABLE = ['running', 'waiting']
+const RETRYABLE = ['failure', 'cancelled']
+
+/** A `datetime-local` value (the browser's time zone) from Unix milliseconds, and back. */
+const toLocal = (ms: string) => {
+  if (!ms) return ''
+  const d = new Date(Number(ms))
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16)
+}
+const fromLocal = (value: string) => (value ? String(new Date(value).getTime()) : '')
 
 const STATUSES = ['', 'running', 'waiting', 'success', 'partial', 'failure', 'cancelled']
 
@@ -9,13 +21,45 @@ export function Runs() {
   const query = location.value.query
   const status = query.get('status') ?? ''
   const workflowId = query.get('workflowId') ?? ''
+  const since = query.get('since') ?? ''
+  const until = query.get('until') ?? ''
   const offset = Number(query.get('offset') ?? 0) || 0
-  const list = useLoad(() => {
-    const q = new URLSearchParams({ limit: '50', offset: String(offset) })
-    if (status) q.set('status', status)
+  const filter = () => {
+    const q = new URLSearchParams()
     if (workflowId) q.set('workflowId', workflowId)
+    if (since) q.set('since', since)
+    if (until) q.set('until', until)
+    return q
+  }
+  const list = useLoad(() => {
+    const q = filter()
+    q.set('limit', '50')
+    q.set('offset', String(offset))
+    if (status) q.set('status', status)
     return api<{ items: any[]; hasMore: boolean }>('GET', `/v1/runs?${q}`)
-  }, [status, workflowId, offset])
+  }, [status, workflowId, since, until, offset])
+  const [error, setError] = useState<unknown>(null)
+  const [notice, setNotice] = useState<string | null>(null)
+  /** Shows the server's count of the runs a bulk action would take, and acts only on that many once confirmed. */
+  const bulk = async (action: 'cancel' | 'retry') => {
+    setError(null)
+    setNotice(null)
+    try {
+      const counts = (await api<{ counts: Record<string, number> }>('GET', `/v1/runs/status-counts?${filter()}`)).counts
+      const statuses = status ? [status] : action === 'cancel' ? CANCELLABLE : RETRYABLE
+      const n = statuses.reduce((sum, s) => sum + (counts[s] ?? 0), 0)
+      if (n === 0) return setNotice(`No ${statuses.join(' or ')} runs match.`)
+      const count = Math.min(n, 1000)
+      const what = `${count.toLocaleString()} ${statuses.join(' or ')} run${count === 1 ? '' : 's'}${n > count ? ` (the oldest 1,000 of ${n.toLocaleString()})` : ''}`
+      if (!confirmed(`${action === 'cancel' ? 'Cancel' : 'Retry'} ${what}?`)) return
+      const body = { ...Object.fromEntries([...filter()].map(([k, v]) => [k, k === 'workflowId' ? v : Number(v)])), ...(status ? { status } : {}), expectedCount: count }
+      const done = await api('POST', `/v1/runs/bulk-${action}`, body)
+      setNotice(action === 'cancel' ? `Cancelled ${done.cancelled} of ${count}.` : `Retried ${done.retried} of ${count}.`)
+      list.reload()
+    } catch (e) {
+      setError(e)
+    }
+  }
   const set = (key: string, value: string) => {
     const q = new URLSearchParams(query)
     if (value) q.set(key, value)
@@ -24,14 +68,23 @@ export function Runs() {
     navigate(`/runs${q.size ? `?${q}` : ''}`)
   }
   return (
-    <Page title="Runs" actions={<button onClick={list.reload}>Refresh</button>}>
+    <Page title="Runs" actions={
+      <>
+        {!status || CANCELLABLE.includes(status) ? <button class="danger" onClick={() => bulk('cancel')}>Cancel matching…</button> : null}
+        {!status || RETRYABLE.includes(status) ? <button onClick={() => bulk('retry')}>Retry matching…</button> : null}
+        <button onClick={list.reload}>Refresh</button>
+      </>
+    }>
       <div class="filters">
         <select value={status} onChange={(e) => set('status', (e.target as HTMLSelectElement).value)} aria-label="status">
           {STATUSES.map((s) => <option value={s}>{s || 'any status'}</option>)}
         </select>
         <input placeholder="Workflow id" value={workflowId} onChange={(e) => set('workflowId', (e.target as HTMLInputElement).value.trim())} aria-label="workflow" />
+        <label class="inline">from <input type="datetime-local" aria-label="started from" value={toLocal(since)} onChange={(e) => set('since', fromLocal((e.target as HTMLInputElement).value))} /></label>
+        <label class="inline">to <input type="datetime-local" aria-label="started before" value={toLocal(until)} onChange={(e) => set('until', fromLocal((e.target as HTMLInputElement).value))} /></label>
       </div>
-      <ErrorBox error={list.error} />
+      {notice ? <p class="notice" role="status">{notice}</p> : null}
+      <ErrorBox error={error ?? list.error} />
       <table class="list runs">
         <thead><tr><th>Run</th><th>Status</th><th>Workflow</th><th>Triggered by</th><th>Started</th><th>Finished</th></tr></thead>
         <tbody>

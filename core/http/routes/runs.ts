@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { Type as T } from '@sinclair/typebox'
 import { Page, pageRequest } from '../../domain/common.ts'
-import { FailureStatistics, ResumeBody, Run, RunBody, RUN_STATUSES, StatusCounts } from '../../domain/run.ts'
+import { FailureStatistics, ResumeBody, Run, RunBody, RUN_STATUSES, type RunStatus, StatusCounts } from '../../domain/run.ts'
 import { badRequest } from '../../errors.ts'
 import { type AuthService, requirePermission } from '../../services/auth.ts'
 import type { RunService } from '../../services/runs.ts'
@@ -13,19 +13,51 @@ import { boolParam, intParam, PageQuery, t } from '../schemas.ts'
 const tags = ['runs']
 const RunParams = t.Object({ runId: t.String({ minLength: 1, maxLength: 64 }) })
 const StatusFilter = t.Optional(t.Union(RUN_STATUSES.map((s) => t.Literal(s))))
+const RangeQuery = t.Object({
+  workflowId: t.Optional(t.String({ maxLength: 64 })),
+  since: t.Optional(intParam('since', { minimum: 0, description: 'Unix milliseconds: runs started at or after' })),
+  until: t.Optional(intParam('until', { minimum: 0, description: 'Unix milliseconds: runs started before' })),
+})
+const BulkBody = (statuses: readonly RunStatus[]) => t.Object({
+  workflowId: t.Optional(t.String({ maxLength: 64 })),
+  status: t.Optional(t.Union(statuses.map((s) => t.Literal(s)))),
+  since: t.Optional(t.Integer({ minimum: 0 })),
+  until: t.Optional(t.Integer({ minimum: 0 })),
+  expectedCount: t.Integer({ minimum: 1, maximum: 1000, description: 'the count the caller confirmed; at most this many runs are acted on' }),
+})
+const rangeOf = <Q extends { workflowId?: string; status?: RunStatus; since?: number; until?: number }>(q: Q) =>
+  ({ workflowId: q.workflowId, status: q.status, since: q.since, until: q.until })
 
 export function runRoutes(auth: AuthPlugin, authService: AuthService, runs: RunService) {
   return new Elysia({ name: 'routes.runs' })
     .use(auth)
-    .get('/v1/runs', ({ principal, query }) => runs.list(principal, pageRequest(query), { workflowId: query.workflowId, status: query.status }), {
+    .get('/v1/runs', ({ principal, query }) => runs.list(principal, pageRequest(query), rangeOf(query)), {
       permission: 'run:read',
-      query: t.Composite([PageQuery, t.Object({ workflowId: t.Optional(t.String({ maxLength: 64 })), status: StatusFilter })]),
-      detail: doc({ summary: 'List runs, newest first', tags, permission: 'run:read', response: Page(Run) }),
+      query: t.Composite([PageQuery, RangeQuery, t.Object({ status: StatusFilter })]),
+      detail: doc({ summary: 'List runs, newest first', description: 'since and until (Unix milliseconds) bound the start time: since ≤ startedAt < until.', tags, permission: 'run:read', response: Page(Run) }),
     })
-    .get('/v1/runs/status-counts', ({ principal, query }) => runs.statusCounts(principal, { workflowId: query.workflowId, since: query.since }), {
+    .get('/v1/runs/status-counts', ({ principal, query }) => runs.statusCounts(principal, rangeOf(query)), {
       permission: 'run:read',
-      query: t.Object({ workflowId: t.Optional(t.String({ maxLength: 64 })), since: t.Optional(intParam('since', { minimum: 0, description: 'Unix milliseconds' })) }),
-      detail: doc({ summary: 'Count runs by status', tags, permission: 'run:read', response: StatusCounts }),
+      query: RangeQuery,
+      detail: doc({ summary: 'Count runs by status', description: 'Runs pruned by retention count by the UTC day they started.', tags, permission: 'run:read', response: StatusCounts }),
+    })
+    .post('/v1/runs/bulk-cancel', ({ principal, body }) => runs.bulk(principal, 'cancel', rangeOf(body), body.expectedCount), {
+      permission: 'run:cancel',
+      body: BulkBody(['running', 'waiting']),
+      detail: doc({
+        summary: 'Cancel the unfinished runs that match, at most expectedCount',
+        description: 'Show the count from GET /v1/runs/status-counts with the same filter, have it confirmed, and send it as expectedCount: no more runs than that are cancelled, oldest first.',
+        tags, permission: 'run:cancel', response: T.Object({ cancelled: T.Integer() }), errors: [404],
+      }),
+    })
+    .post('/v1/runs/bulk-retry', ({ principal, body }) => runs.bulk(principal, 'retry', rangeOf(body), body.expectedCount), {
+      permission: 'workflow:execute',
+      body: BulkBody(['failure', 'cancelled']),
+      detail: doc({
+        summary: 'Retry the failed and cancelled runs that match, at most expectedCount',
+        description: 'As bulk-cancel: the count shown and confirmed bounds what is retried; each retry is a new run.',
+        tags, permission: 'workflow:execute', response: T.Object({ retried: T.Integer(), runIds: T.Array(T.String()) }), errors: [404],
+      }),
     })
     .get('/v1/runs/:runId', ({ principal, params, query }) => runs.get(principal, params.runId, query.summary === true), {
       permission: 'run:read',
