@@ -77,31 +77,7 @@ export function follow(path: string, onEvent: (type: string, data: any) => void)
       try {
         const response = await fetch(path, { headers: headers('GET', lastId ? { 'last-event-id': lastId } : {}), signal: controller.signal, credentials: 'same-origin' })
         if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}`)
-        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
-        let buffer = ''
-        for (;;) {
-          const { value, done } = await reader.read()
-          if (done) break
-          buffer += value
-          let end: number
-          while ((end = buffer.indexOf('\n\n')) >= 0) {
-            const block = buffer.slice(0, end)
-            buffer = buffer.slice(end + 2)
-            let type = 'message'
-            const data: string[] = []
-            for (const line of block.split('\n')) {
-              if (line.startsWith('event:')) type = line.slice(6).trim()
-              else if (line.startsWith('data:')) data.push(line.slice(5).trimStart())
-              else if (line.startsWith('id:')) lastId = line.slice(3).trim()
-            }
-            if (data.length === 0) continue
-            try {
-              onEvent(type, JSON.parse(data.join('\n')))
-            } catch {
-              onEvent(type, data.join('\n'))
-            }
-          }
-        }
+        await readEvents(response.body, onEvent, (id) => (lastId = id))
       } catch {
         if (stopped) return
       }
@@ -113,4 +89,48 @@ export function follow(path: string, onEvent: (type: string, data: any) => void)
     stopped = true
     controller.abort()
   }
+}
+
+/** Reads a server-sent event stream to its end, calling `onEvent` with each event's parsed data. */
+async function readEvents(body: ReadableStream<any>, onEvent: (type: string, data: any) => void, onId: (id: string) => void = () => {}): Promise<void> {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader()
+  let buffer = ''
+  for (;;) {
+    const { value, done } = await reader.read()
+    if (done) return
+    buffer += value.replace(/\r\n/g, '\n')
+    let end: number
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end)
+      buffer = buffer.slice(end + 2)
+      let type = 'message'
+      const data: string[] = []
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event:')) type = line.slice(6).trim()
+        else if (line.startsWith('data:')) data.push(line.slice(5).trimStart())
+        else if (line.startsWith('id:')) onId(line.slice(3).trim())
+      }
+      if (data.length === 0) continue
+      try {
+        onEvent(type, JSON.parse(data.join('\n')))
+      } catch {
+        onEvent(type, data.join('\n'))
+      }
+    }
+  }
+}
+
+/** Sends a request whose answer is a stream of events (a chat turn); an error answer throws as `api` does. */
+export async function stream(method: string, path: string, body: unknown, onEvent: (type: string, data: any) => void): Promise<void> {
+  const response = await fetch(path, {
+    method,
+    credentials: 'same-origin',
+    headers: headers(method, { 'content-type': 'application/json', accept: 'text/event-stream' }),
+    body: JSON.stringify(body),
+  })
+  if (!response.ok || !response.body) {
+    const parsed = await response.json().catch(() => null)
+    throw new ApiError(response.status, parsed?.message ?? `${response.status} ${response.statusText}`, parsed?.details ?? [])
+  }
+  await readEvents(response.body, onEvent)
 }

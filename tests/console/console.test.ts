@@ -16,6 +16,7 @@ import { warnSkipped } from '../helpers/services.ts'
 import { BUDGET, buildConsole } from '../../console/build.ts'
 import { tempDir } from '../helpers/tmp.ts'
 import { type Receiver, startReceiver } from '../helpers/receiver.ts'
+import { startScriptedOpenAi, type ScriptedOpenAi, textTurn, toolTurn } from '../helpers/openai-server.ts'
 
 const CHROMIUM = process.env.AUTOMATON_TEST_CHROMIUM || (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : null)
 const KEY = 'svcsk_console_bootstrap_key_0123456789abcdefghij'
@@ -28,6 +29,7 @@ else describe('the web console in chromium', () => {
   const dir = tempDir('automaton-console-')
   let server: ServerProcess
   let receiver: Receiver
+  let model: ScriptedOpenAi
   let browser: Browser
   let page: Page
   const problems: string[] = []
@@ -36,7 +38,11 @@ else describe('the web console in chromium', () => {
     // The server serves what is built: build the console from its sources first.
     expect((await buildConsole()).total).toBeLessThan(BUDGET)
     receiver = startReceiver()
-    const env = { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_BOOTSTRAP_KEY: KEY, AUTOMATON_LOG_LEVEL: 'info', AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1' }
+    model = startScriptedOpenAi()
+    const env = {
+      AUTOMATON_DATA_DIR: dir.path, AUTOMATON_BOOTSTRAP_KEY: KEY, AUTOMATON_LOG_LEVEL: 'info', AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1',
+      AUTOMATON_AI_BASE_URL: model.url, AUTOMATON_AI_MODEL: 'scripted', AUTOMATON_AI_DEFAULT_CREDITS: '100',
+    }
     server = await startServer({ env })
     const me = await api(server.url, 'GET', '/v1/me', KEY)
     const passwordFile = join(dir.path, 'password')
@@ -59,6 +65,7 @@ else describe('the web console in chromium', () => {
     await browser?.close()
     await server?.stop('SIGKILL')
     await receiver?.stop()
+    await model?.stop()
     dir.remove()
   })
 
@@ -296,6 +303,30 @@ else describe('the web console in chromium', () => {
       if (finished.status !== 'success') await Bun.sleep(50)
     }
     expect(finished.nodes.tell.result.message).toBe('3 safe double-check bob@example.com 7')
+  })
+
+  it('builds beside a workflow with the AI chat: the answer streams in and the proposed draft is drawn', async () => {
+    const definition = {
+      triggerNodeIds: ['root'],
+      nodes: {
+        root: { type: 'manual', children: ['pause'] },
+        pause: { type: 'delay', payload: { delayMs: 1500 }, children: ['greet'] },
+        greet: { type: 'log', payload: { message: 'hello {{$trigger.body.name}}' }, children: ['again'] },
+        again: { type: 'log', payload: { message: 'hello again {{$trigger.body.name}}' } },
+      },
+    }
+    model.queue(toolTurn('propose_workflow', { name: 'Greeter', description: 'Greets twice', definition }), textTurn('Added a second greeting.'))
+    await page.goto(`${server.url}/workflows/${workflowId}`)
+    await page.waitForSelector('textarea[name=chat-message]')
+    await page.type('textarea[name=chat-message]', 'Greet twice')
+    await page.click('aside.chat button[type=submit]')
+    await page.waitForSelector('svg.graph [data-node="again"]')
+    await page.waitForFunction(() => document.querySelector('.chat-lines li:last-child')?.textContent === 'Added a second greeting.')
+    expect(await page.$$eval('.chat-lines li', (items) => items.map((i) => i.className))).toEqual(['chat-user', 'chat-assistant'])
+    const stored = (await api(server.url, 'GET', `/v1/workflows/${workflowId}`, KEY)).body.data
+    expect(stored.hasDraft).toBe(true)
+    expect(Object.keys(stored.definition.nodes)).toContain('again')
+    await shot('builder-chat')
   })
 
   it('adds an execution hook (its secret shown once), lists its deliveries with their answers, and replays one', async () => {

@@ -46,6 +46,24 @@ export function usageOnly(prompt: number, completion: number, choices: null | []
   return { chunk: { ...chunk(choices), usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } } }
 }
 
+/** A model turn that calls one tool, its arguments split across three chunks. */
+export function toolTurn(name: string, args: unknown, opts: { text?: string; tokens?: [number, number]; id?: string } = {}): Script {
+  const json = JSON.stringify(args)
+  const third = Math.ceil(json.length / 3)
+  return {
+    steps: [
+      ...(opts.text ? [textDelta(opts.text)] : []),
+      toolFragment(0, { id: opts.id ?? `call_${name}`, name, arguments: json.slice(0, third) }),
+      toolFragment(0, { arguments: json.slice(third, 2 * third) }),
+      toolFragment(0, { arguments: json.slice(2 * third) }),
+      finish('tool_calls'),
+      usageOnly(...(opts.tokens ?? [1500, 500])),
+    ],
+  }
+}
+/** A model turn that answers text, in two deltas after a comment line. */
+export const textTurn = (text: string, tokens: [number, number] = [800, 200]): Script => ({ steps: [{ comment: 'thinking' }, textDelta(text.slice(0, 3)), textDelta(text.slice(3)), finish('stop'), usageOnly(...tokens, [])] })
+
 function chunk(choices: unknown): Record<string, unknown> {
   return { id: 'chatcmpl-scripted', object: 'chat.completion.chunk', created: 1_767_225_600, model: 'scripted', choices }
 }

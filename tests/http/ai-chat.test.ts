@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { aiCredits } from '../../core/store/ai-credits.ts'
 import { chatMessages } from '../../core/store/chat-messages.ts'
-import { finish, type Script, startScriptedOpenAi, type ScriptedOpenAi, textDelta, toolFragment, usageOnly } from '../helpers/openai-server.ts'
+import { type Script, startScriptedOpenAi, type ScriptedOpenAi, textDelta, textTurn, toolFragment, toolTurn, usageOnly, finish } from '../helpers/openai-server.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { createLive, waitForRun } from '../helpers/workflows.ts'
@@ -24,22 +24,6 @@ function eventsOf(text: string): Event[] {
 }
 
 /** A turn that calls one tool with its arguments split in fragments, then reports usage. */
-function toolTurn(name: string, args: unknown, opts: { text?: string; tokens?: [number, number]; id?: string } = {}): Script {
-  const json = JSON.stringify(args)
-  const third = Math.ceil(json.length / 3)
-  return {
-    steps: [
-      ...(opts.text ? [textDelta(opts.text)] : []),
-      toolFragment(0, { id: opts.id ?? `call_${name}`, name, arguments: json.slice(0, third) }),
-      toolFragment(0, { arguments: json.slice(third, 2 * third) }),
-      toolFragment(0, { arguments: json.slice(2 * third) }),
-      finish('tool_calls'),
-      usageOnly(...(opts.tokens ?? [1500, 500])),
-    ],
-  }
-}
-const textTurn = (text: string, tokens: [number, number] = [800, 200]): Script => ({ steps: [{ comment: 'thinking' }, textDelta(text.slice(0, 3)), textDelta(text.slice(3)), finish('stop'), usageOnly(...tokens, [])] })
-
 const GOOD = { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: '{{$trigger.body.name}}' } } } }
 const BAD = { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'no-such-action', payload: {} } } }
 

@@ -4,6 +4,7 @@ import { api } from '../api.ts'
 import { Graph } from '../graph.tsx'
 import { navigate } from '../router.ts'
 import { ErrorBox, Page, StatusBadge, confirmed, useLoad, when } from '../ui.tsx'
+import { BuilderChat } from './builder-chat.tsx'
 
 export function WorkflowPage({ id }: { id: string }) {
   const workflow = useLoad(() => api('GET', `/v1/workflows/${id}`), [id])
@@ -24,14 +25,16 @@ export function WorkflowPage({ id }: { id: string }) {
   }
   if (workflow.error) return <Page title="Workflow"><ErrorBox error={workflow.error} /></Page>
   if (!w) return <Page title="Workflow"><p>Loading…</p></Page>
+  // The live version's state, and whether a draft waits to be published beside it.
+  const live = w.status === 'archived' || !w.hasLiveVersion ? null : w.liveVersionPaused ? 'paused' : 'active'
   return (
     <Page
-      title={<>{w.name} <StatusBadge status={w.status} /></>}
+      title={<>{w.name} {live ? <StatusBadge status={live} /> : <StatusBadge status={w.status} />} {live && w.hasDraft ? <span class="badge" data-status="draft">draft pending</span> : null}</>}
       actions={
         <>
           {w.status !== 'archived' ? <button onClick={act('publish', 'POST', `/v1/workflows/${id}/publish`)} disabled={!w.hasDraft && w.hasLiveVersion}>Publish</button> : null}
-          {w.status === 'active' ? <button onClick={act('pause', 'POST', `/v1/workflows/${id}/pause`)}>Pause</button> : null}
-          {w.status === 'paused' ? <button onClick={act('resume', 'POST', `/v1/workflows/${id}/resume`)}>Resume</button> : null}
+          {live === 'active' ? <button onClick={act('pause', 'POST', `/v1/workflows/${id}/pause`)}>Pause</button> : null}
+          {live === 'paused' ? <button onClick={act('resume', 'POST', `/v1/workflows/${id}/resume`)}>Resume</button> : null}
           {w.status !== 'archived'
             ? <button class="danger" onClick={act('archive', 'DELETE', `/v1/workflows/${id}`, `Archive "${w.name}"? Its triggers stop until it is brought back.`)}>Archive</button>
             : <button onClick={act('unarchive', 'POST', `/v1/workflows/${id}/unarchive`)}>Unarchive</button>}
@@ -46,8 +49,13 @@ export function WorkflowPage({ id }: { id: string }) {
         <dt>Last triggered</dt><dd>{when(w.lastTriggeredAt)}</dd>
         {w.pausedReason ? <><dt>Paused because</dt><dd>{w.pausedReason}</dd></> : null}
       </dl>
-      <div class="graph-box"><Graph definition={w.definition} /></div>
-      <RunNow id={id} disabled={w.status === 'archived'} />
+      <div class="with-chat">
+        <div>
+          <div class="graph-box"><Graph definition={w.definition} /></div>
+          <RunNow id={id} disabled={w.status === 'archived'} />
+        </div>
+        <BuilderChat workflowId={id} onProposed={() => { workflow.reload(); versions.reload() }} />
+      </div>
       <h2>Versions</h2>
       <table class="list">
         <thead><tr><th>Version</th><th>By</th><th>Updated</th></tr></thead>
