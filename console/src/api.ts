@@ -47,14 +47,26 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
   return (parsed && typeof parsed === 'object' && 'data' in parsed ? parsed.data : parsed) as T
 }
 
+/** Whether the person may moderate templates here (the operator organization's owners). */
+export const moderator = signal(false)
+
 export async function loadSession(): Promise<void> {
   try {
     const s = await api<Session>('GET', '/v1/auth/session')
     const orgs = s.user.memberships
     if (!organization.value || !orgs.some((m) => m.organizationId === organization.value)) chooseOrganization(orgs[0]?.organizationId ?? null)
     session.value = s
+    void loadPermissions()
   } catch {
     session.value = null
+  }
+}
+
+async function loadPermissions(): Promise<void> {
+  try {
+    moderator.value = (await api<{ permissions: string[] }>('GET', '/v1/me')).permissions.includes('template:moderate')
+  } catch {
+    moderator.value = false
   }
 }
 
@@ -62,6 +74,7 @@ export function chooseOrganization(id: string | null): void {
   organization.value = id
   if (id) localStorage.setItem('automaton.org', id)
   else localStorage.removeItem('automaton.org')
+  if (session.value) void loadPermissions()
 }
 
 /**

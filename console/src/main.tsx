@@ -1,7 +1,7 @@
 /** The console: sign in, then workflows, runs and keys over the API with the session cookie. */
 import { render } from 'preact'
 import { useState } from 'preact/hooks'
-import { api, chooseOrganization, loadSession, organization, session } from './api.ts'
+import { api, chooseOrganization, loadSession, moderator, organization, session } from './api.ts'
 import { location, match, navigate } from './router.ts'
 import { ErrorBox } from './ui.tsx'
 import { Keys } from './pages/keys.tsx'
@@ -13,6 +13,7 @@ import { TemplatePage, Templates } from './pages/templates.tsx'
 import { Events, Hooks } from './pages/hooks.tsx'
 import { Connectors } from './pages/connectors.tsx'
 import { People } from './pages/people.tsx'
+import { Agents, Moderation, Settings, X402 } from './pages/more.tsx'
 
 function SignIn() {
   const invitation = location.value.query.get('invitation')
@@ -68,6 +69,10 @@ function Shell() {
   else if (path === '/events') page = <Events />
   else if (path === '/connectors') page = <Connectors />
   else if (path === '/people') page = <People />
+  else if (path === '/settings') page = <Settings />
+  else if (path === '/moderation') page = <Moderation />
+  else if (path === '/agents') page = <Agents />
+  else if (path === '/x402') page = <X402 />
   else page = <Workflows />
   const signOut = async () => {
     await api('POST', '/v1/auth/logout', {}).catch(() => {})
@@ -86,13 +91,16 @@ function Shell() {
         <a href="/connectors" class={section === 'connectors' ? 'on' : ''}>Connectors</a>
         <a href="/people" class={section === 'people' ? 'on' : ''}>People</a>
         <a href="/keys" class={section === 'keys' ? 'on' : ''}>API keys</a>
+        <a href="/agents" class={section === 'agents' ? 'on' : ''}>Agents</a>
+        <a href="/x402" class={section === 'x402' ? 'on' : ''}>x402</a>
+        {moderator.value ? <a href="/moderation" class={section === 'moderation' ? 'on' : ''}>Moderation</a> : null}
         <span class="grow" />
         {s.user.memberships.length > 1 ? (
           <select aria-label="organization" value={organization.value ?? ''} onChange={(e) => { chooseOrganization((e.target as HTMLSelectElement).value); navigate('/workflows') }}>
             {s.user.memberships.map((m) => <option value={m.organizationId}>{m.organizationName}</option>)}
           </select>
         ) : <span class="org">{s.user.memberships[0]?.organizationName}</span>}
-        <span class="user">{s.user.email}</span>
+        <a class="user" href="/settings">{s.user.email}</a>
         <button class="link" onClick={signOut}>Sign out</button>
       </nav>
       <main key={`${organization.value}`}>{page}</main>

@@ -419,6 +419,58 @@ else describe('the web console in chromium', () => {
     await page.waitForFunction(() => [...document.querySelectorAll('tr[data-member]')].some((r) => r.textContent?.includes('grace@example.com')))
   })
 
+  it('switches interests on in the person\'s settings and picks interest tags', async () => {
+    await page.goto(`${server.url}/settings`)
+    await page.waitForSelector('input[name=interests]')
+    await page.waitForSelector('.chips [data-tag]')
+    expect(await page.$eval('input[name=interests]', (i) => (i as HTMLInputElement).checked)).toBe(false)
+    await page.click('input[name=interests]')
+    await page.waitForFunction(() => (document.querySelector('input[name=interests]') as HTMLInputElement).checked)
+    const slug = await page.$eval('.chips [data-tag]', (b) => b.getAttribute('data-tag')!)
+    await page.click(`.chips [data-tag="${slug}"]`)
+    await page.waitForSelector(`.chips [data-tag="${slug}"].on`)
+    // The settings are the person's: read back through their own session.
+    const cookies = await page.cookies()
+    const cookie = cookies.map((c) => `${c.name}=${c.value}`).join('; ')
+    const read = async (path: string) => (await (await fetch(`${server.url}${path}`, { headers: { cookie } })).json()).data
+    expect(await read('/v1/user/interests/settings')).toEqual({ enabled: true })
+    expect((await read('/v1/user/interests')).tags).toEqual([slug])
+    await shot('settings')
+  })
+
+  it('approves a public template from the moderation queue of the operator organization', async () => {
+    const tags = (await api(server.url, 'GET', '/v1/tags?limit=5', KEY)).body.data.items
+    const submitted = await api(server.url, 'POST', '/v1/templates', KEY, {
+      name: 'Shared greeter', description: 'For everyone', visibility: 'public', tags: [tags[0].slug],
+      definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'hi' } } } },
+    })
+    expect(submitted.body.data.moderationStatus).toBe('pending')
+    await page.goto(`${server.url}/moderation`)
+    await page.waitForSelector(`tr[data-template="${submitted.body.data.id}"]`)
+    await shot('moderation')
+    await page.click(`tr[data-template="${submitted.body.data.id}"] .actions button`)
+    await page.waitForFunction((id) => !document.querySelector(`tr[data-template="${id}"]`), {}, submitted.body.data.id)
+    expect((await api(server.url, 'GET', `/v1/templates/${submitted.body.data.id}`, KEY)).body.data.moderationStatus).toBe('approved')
+  })
+
+  it('starts an agent run and follows it on its run page', async () => {
+    model.queue(textTurn('Nothing to research: the answer is 42.'))
+    await page.goto(`${server.url}/agents`)
+    await page.waitForSelector('[data-agent="researcher"]')
+    await page.select('select[name=agent]', 'researcher')
+    await page.type('textarea[name=prompt]', 'What is the answer?')
+    await page.click('form.card button[type=submit]')
+    await until(/^\/runs\/run_/)
+    await page.waitForSelector('.page-head .badge[data-status="success"]', { timeout: 20_000 })
+    await shot('agent-run')
+  })
+
+  it('shows paid workflows and imported x402 endpoints, none yet', async () => {
+    await page.goto(`${server.url}/x402`)
+    await page.waitForFunction(() => document.querySelectorAll('.empty').length === 2)
+    expect(await page.$$eval('.empty', (e) => e.map((x) => x.textContent))).toEqual(['No workflow is paid.', 'No endpoint imported yet.'])
+  })
+
   it('logged no error on any page', () => {
     expect(problems).toEqual([])
   })

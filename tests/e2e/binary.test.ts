@@ -18,8 +18,9 @@ describe('the single binary', () => {
   it('builds with the build script', async () => {
     const script = (JSON.parse(await Bun.file(join(ROOT, 'package.json')).text()) as { scripts: { build: string } }).scripts.build
     expect(script).toContain('--outfile dist/automaton')
-    const command = script.replace('--outfile dist/automaton', `--outfile ${binary}`).replace(/^bun /, '')
-    const build = Bun.spawn(['sh', '-c', `"${BUN}" ${command}`], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+    // Every step of the script (the console's build, then the compile) with this Bun.
+    const command = script.replace('--outfile dist/automaton', `--outfile ${binary}`).replace(/(^|&&\s*)bun /g, (_, before: string) => `${before}"${BUN}" `)
+    const build = Bun.spawn(['sh', '-c', command], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
     const code = await build.exited
     expect({ code, stderr: code === 0 ? '' : await new Response(build.stderr).text() }).toEqual({ code: 0, stderr: '' })
     expect(await Bun.file(binary).exists()).toBe(true)
@@ -30,6 +31,14 @@ describe('the single binary', () => {
     const server = await startServer({ env, cmd: [binary, 'serve'] })
     try {
       expect((await api(server.url, 'GET', '/healthz')).body.status).toBe('ok')
+      // The web console is inside the binary: its page and its script.
+      const page = await fetch(`${server.url}/runs?status=failure`)
+      expect(page.status).toBe(200)
+      expect(await page.text()).toContain('/console/app.js')
+      const script = await fetch(`${server.url}/console/app.js`)
+      expect(script.status).toBe(200)
+      expect(script.headers.get('content-type')).toContain('javascript')
+      expect((await script.text()).length).toBeGreaterThan(10_000)
       const org = await runCli(['orgs', 'create', 'from-binary'], env, [binary])
       expect(org.code).toBe(0)
       const key = await runCli(['keys', 'create', '--org', 'from-binary', '--name', 'k'], env, [binary])

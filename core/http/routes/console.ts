@@ -10,7 +10,7 @@ import { doc } from '../docs.ts'
 interface Assets { script: string; style: string }
 
 /** The console's pages: deep links to them answer the console. */
-const PAGES = ['/', '/signin', '/workflows', '/workflows/:id', '/runs', '/runs/:id', '/templates', '/templates/:id', '/keys', '/hooks', '/events', '/connectors', '/people']
+const PAGES = ['/', '/signin', '/workflows', '/workflows/:id', '/runs', '/runs/:id', '/templates', '/templates/:id', '/keys', '/hooks', '/events', '/connectors', '/people', '/settings', '/moderation', '/agents', '/x402']
 
 const SECURITY_HEADERS = {
   'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
