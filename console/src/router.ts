@@ -13,6 +13,18 @@ window.addEventListener('popstate', () => {
   location.value = { path: window.location.pathname, query: new URLSearchParams(window.location.search) }
 })
 
+/**
+ * Sets one filter of the current page's URL (an empty value removes it), so that a view can be
+ * shared and Back returns to the previous one. Changing a filter drops `offset`.
+ */
+export function setFilter(key: string, value: string, replace = false): void {
+  const q = new URLSearchParams(location.value.query)
+  if (value) q.set(key, value)
+  else q.delete(key)
+  if (key !== 'offset') q.delete('offset')
+  navigate(`${location.value.path}${q.size ? `?${q}` : ''}`, replace)
+}
+
 /** Follows same-origin links without reloading the page. */
 document.addEventListener('click', (event) => {
   const a = (event.target as Element | null)?.closest?.('a')

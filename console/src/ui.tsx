@@ -48,3 +48,12 @@ export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toL
 export function confirmed(message: string): boolean {
   return window.confirm(message)
 }
+
+/** The JSON a person typed into a field, or an error that says which field is not JSON. */
+export function parseTyped(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch (e) {
+    throw new Error(`the ${what} is not JSON: ${(e as Error).message}`)
+  }
+}

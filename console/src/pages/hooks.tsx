@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
-import { location, navigate } from '../router.ts'
+import { location, setFilter } from '../router.ts'
 import { ErrorBox, Page, StatusBadge, confirmed, useLoad, when } from '../ui.tsx'
 
 const DELIVERY_STATUSES = ['', 'pending', 'retrying', 'success', 'failure']
@@ -22,12 +22,7 @@ export function Hooks() {
   }, [endpointId, status])
   const [secret, setSecret] = useState<string | null>(null)
   const [error, setError] = useState<unknown>(null)
-  const set = (key: string, value: string) => {
-    const q = new URLSearchParams(query)
-    if (value) q.set(key, value)
-    else q.delete(key)
-    navigate(`/hooks${q.size ? `?${q}` : ''}`)
-  }
+  const set = (key: string, value: string) => setFilter(key, value)
   const act = async (method: string, path: string, ask?: string) => {
     if (ask && !confirmed(ask)) return
     setError(null)

@@ -1,7 +1,7 @@
 /** Runs, newest first, filtered by status and workflow; the filters live in the URL. */
 import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
-import { location, navigate } from '../router.ts'
+import { location, setFilter } from '../router.ts'
 import { ErrorBox, Page, StatusBadge, confirmed, useLoad, when } from '../ui.tsx'
 
 const CANCELLABLE = ['running', 'waiting']
@@ -60,13 +60,7 @@ export function Runs() {
       setError(e)
     }
   }
-  const set = (key: string, value: string) => {
-    const q = new URLSearchParams(query)
-    if (value) q.set(key, value)
-    else q.delete(key)
-    if (key !== 'offset') q.delete('offset')
-    navigate(`/runs${q.size ? `?${q}` : ''}`)
-  }
+  const set = (key: string, value: string) => setFilter(key, value)
   return (
     <Page title="Runs" actions={
       <>

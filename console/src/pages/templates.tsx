@@ -5,7 +5,7 @@
 import { useState } from 'preact/hooks'
 import { api, ApiError } from '../api.ts'
 import { Graph } from '../graph.tsx'
-import { location, navigate } from '../router.ts'
+import { location, navigate, setFilter } from '../router.ts'
 import { ErrorBox, Page, useLoad } from '../ui.tsx'
 import { PropsForm, type TemplateProp } from '../props-form.tsx'
 
@@ -19,12 +19,7 @@ export function Templates() {
     if (tag) q.set('tags', tag)
     return api<{ items: any[] }>('GET', `/v1/templates?${q}`)
   }, [search, tag])
-  const set = (key: string, value: string) => {
-    const q = new URLSearchParams(query)
-    if (value) q.set(key, value)
-    else q.delete(key)
-    navigate(`/templates${q.size ? `?${q}` : ''}`)
-  }
+  const set = (key: string, value: string) => setFilter(key, value)
   const tags = new Map<string, string>()
   for (const t of list.data?.items ?? []) for (const g of t.tags ?? []) tags.set(g.slug, g.name || g.slug)
   return (

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { Graph } from '../graph.tsx'
 import { navigate } from '../router.ts'
-import { ErrorBox, Page, StatusBadge, confirmed, useLoad, when } from '../ui.tsx'
+import { ErrorBox, Page, parseTyped, StatusBadge, confirmed, useLoad, when } from '../ui.tsx'
 import { BuilderChat } from './builder-chat.tsx'
 
 export function WorkflowPage({ id }: { id: string }) {
@@ -71,13 +71,8 @@ function RunNow({ id, disabled }: { id: string; disabled: boolean }) {
   const submit = async (event: Event) => {
     event.preventDefault()
     setError(null)
-    let parsed: unknown
     try {
-      parsed = JSON.parse(payload)
-    } catch (e) {
-      return setError(new Error(`the payload is not JSON: ${(e as Error).message}`))
-    }
-    try {
+      const parsed = parseTyped(payload, 'payload')
       const started = await api('POST', `/v1/workflows/${id}/run`, { payload: parsed })
       navigate(`/runs/${started.runId}`)
     } catch (e) {

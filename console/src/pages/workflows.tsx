@@ -1,8 +1,8 @@
 /** Workflows: search and status in the URL; a new workflow from its definition. */
 import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
-import { location, navigate } from '../router.ts'
-import { ErrorBox, Page, StatusBadge, useLoad, when } from '../ui.tsx'
+import { location, navigate, setFilter } from '../router.ts'
+import { ErrorBox, Page, parseTyped, StatusBadge, useLoad, when } from '../ui.tsx'
 
 const STATUSES = ['', 'draft', 'active', 'paused', 'archived']
 
@@ -25,12 +25,7 @@ export function Workflows() {
     return api<{ items: any[] }>('GET', `/v1/workflows?${q}`)
   }, [search, status])
   const [creating, setCreating] = useState(false)
-  const set = (key: string, value: string) => {
-    const q = new URLSearchParams(query)
-    if (value) q.set(key, value)
-    else q.delete(key)
-    navigate(`/workflows${q.size ? `?${q}` : ''}`, true)
-  }
+  const set = (key: string, value: string) => setFilter(key, value, true)
   return (
     <Page title="Workflows" actions={<button onClick={() => setCreating(!creating)}>New workflow</button>}>
       {creating ? <NewWorkflow /> : null}
@@ -67,13 +62,8 @@ function NewWorkflow() {
   const submit = async (event: Event) => {
     event.preventDefault()
     setError(null)
-    let parsed: unknown
     try {
-      parsed = JSON.parse(definition)
-    } catch (e) {
-      return setError(new Error(`the definition is not JSON: ${(e as Error).message}`))
-    }
-    try {
+      const parsed = parseTyped(definition, 'definition')
       const created = await api('POST', '/v1/workflows', { name: name || undefined, definition: parsed })
       navigate(`/workflows/${created.id}`)
     } catch (e) {
