@@ -79,9 +79,11 @@ export function chooseOrganization(id: string | null): void {
 
 /**
  * Follows a server-sent event stream with fetch (so the organization header goes along) and
- * calls `onEvent` with each event's parsed data; reconnects from the last event id until stopped.
+ * calls `onEvent` with each event's parsed data. A broken connection is taken up again from the
+ * last event id. When the server ends the stream (a run's ends after its last event), `onEnd`
+ * says whether to open it again (a proxy may have cut it short). Answers a function that stops.
  */
-export function follow(path: string, onEvent: (type: string, data: any) => void): () => void {
+export function follow(path: string, onEvent: (type: string, data: any) => void, onEnd: () => boolean | Promise<boolean> = () => true): () => void {
   const controller = new AbortController()
   let lastId: string | null = null
   let stopped = false
@@ -91,6 +93,7 @@ export function follow(path: string, onEvent: (type: string, data: any) => void)
         const response = await fetch(path, { headers: headers('GET', lastId ? { 'last-event-id': lastId } : {}), signal: controller.signal, credentials: 'same-origin' })
         if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}`)
         await readEvents(response.body, onEvent, (id) => (lastId = id))
+        if (stopped || !(await onEnd())) return
       } catch {
         if (stopped) return
       }

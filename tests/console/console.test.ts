@@ -168,6 +168,15 @@ else describe('the web console in chromium', () => {
     await page.waitForSelector('.node-details')
     expect(await text('.node-details')).toContain('hello Ada')
     await shot('run')
+    // The run's stream ended with the run: the page does not keep asking for it.
+    const streams: string[] = []
+    const count = (request: import('puppeteer-core').HTTPRequest) => {
+      if (request.url().includes('/stream')) streams.push(request.url())
+    }
+    page.on('request', count)
+    await Bun.sleep(2500)
+    page.off('request', count)
+    expect(streams).toEqual([])
   })
 
   it('filters runs by status through the URL, so a view can be shared', async () => {

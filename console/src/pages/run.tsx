@@ -35,7 +35,12 @@ export function RunPage({ id }: { id: string }) {
   useEffect(() => {
     setRun(null)
     refresh()
-    return follow(`/v1/runs/${id}/stream`, () => refresh())
+    // The stream ends after the run's last event; it is opened again only if the run goes on.
+    return follow(`/v1/runs/${id}/stream`, () => refresh(), async () => {
+      const latest = await api('GET', `/v1/runs/${id}`)
+      setRun(latest)
+      return !FINISHED.has(latest.status)
+    })
   }, [id])
 
   const act = async (method: string, path: string, ask?: string) => {
