@@ -23,6 +23,8 @@ const KEY = 'svcsk_console_bootstrap_key_0123456789abcdefghij'
 const EMAIL = 'ada@example.com'
 const PASSWORD = 'correct horse battery staple'
 const SHOTS = join(ROOT, '.tmp', 'console-screenshots')
+/** Each browser step's bound: generous, as a loaded runner renders slowly. */
+const STEP_MS = 90_000
 
 if (!CHROMIUM) warnSkipped('the console tests in a real browser', 'AUTOMATON_TEST_CHROMIUM (or /usr/bin/chromium)')
 else describe('the web console in chromium', () => {
@@ -52,6 +54,8 @@ else describe('the web console in chromium', () => {
     browser = await puppeteer.launch({ executablePath: CHROMIUM!, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] })
     page = await browser.newPage()
     await page.setViewport({ width: 1280, height: 860 })
+    // A loaded 2-core runner renders slowly; waits end on the event, not on the clock.
+    page.setDefaultTimeout(45_000)
     page.on('console', (message) => {
       // The browser logs every 4xx answer of a fetch. A 401 (nobody signed in yet, a wrong password)
       // and a 400 (a refused value, shown beside its field) are answers the pages expect and show.
@@ -99,7 +103,7 @@ else describe('the web console in chromium', () => {
     expect(bytes).toBeLessThan(BUDGET)
     // The API keeps its own answers: an unknown API path is still the API's 404.
     expect((await fetch(`${server.url}/v1/nothing-here`)).status).toBe(404)
-  })
+  }, STEP_MS)
 
   it('sends a visitor to sign in, and a wrong password gets the API\'s refusal', async () => {
     await page.goto(`${server.url}/workflows`)
@@ -111,7 +115,7 @@ else describe('the web console in chromium', () => {
     await page.waitForSelector('.error')
     expect(await text('.error')).toMatch(/email or password|invalid|incorrect/i)
     await shot('sign-in')
-  })
+  }, STEP_MS)
 
   it('signs in and lands on the workflows', async () => {
     await fill('input[name=password]', PASSWORD)
@@ -119,7 +123,7 @@ else describe('the web console in chromium', () => {
     await page.waitForSelector('nav.top')
     await page.waitForFunction(() => location.pathname === '/workflows')
     expect(await text('nav.top .user')).toBe(EMAIL)
-  })
+  }, STEP_MS)
 
   it('creates a workflow from its definition and publishes it', async () => {
     await page.waitForSelector('.page-head .actions button')
@@ -146,7 +150,7 @@ else describe('the web console in chromium', () => {
     const stored = await api(server.url, 'GET', `/v1/workflows/${workflowId}`, KEY)
     expect(stored.body.data).toMatchObject({ name: 'Greeter', status: 'active', hasLiveVersion: true })
     await shot('workflow')
-  })
+  }, STEP_MS)
 
   it('runs it now and watches its graph turn green live, without reloading', async () => {
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42))
@@ -158,7 +162,7 @@ else describe('the web console in chromium', () => {
     await page.waitForSelector('svg.graph [data-node="greet"]')
     const early = await page.$eval('svg.graph [data-node="greet"]', (e) => e.getAttribute('data-status'))
     expect(early).not.toBe('success')
-    await page.waitForSelector('svg.graph [data-node="greet"][data-status="success"]', { timeout: 20_000 })
+    await page.waitForSelector('svg.graph [data-node="greet"][data-status="success"]')
     await page.waitForSelector('.page-head .badge[data-status="success"]')
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42)
     expect(await page.$$eval('ol.timeline li', (items) => items.map((i) => i.getAttribute('data-node')))).toEqual(['root', 'pause', 'greet'])
@@ -177,7 +181,7 @@ else describe('the web console in chromium', () => {
     await Bun.sleep(2500)
     page.off('request', count)
     expect(streams).toEqual([])
-  })
+  }, STEP_MS)
 
   it('filters runs by status through the URL, so a view can be shared', async () => {
     const another = await api(server.url, 'POST', `/v1/workflows/${workflowId}/run`, KEY, { payload: { name: 'Bob' } })
@@ -194,7 +198,7 @@ else describe('the web console in chromium', () => {
     await page.goBack()
     await page.waitForFunction(() => location.search === '?status=success')
     await page.waitForSelector(`tr[data-run="${runId}"]`)
-  })
+  }, STEP_MS)
 
   it('acts on runs in bulk only after showing the server\'s count, and takes a time range from the URL', async () => {
     const hold = await api(server.url, 'POST', '/v1/workflows', KEY, {
@@ -227,7 +231,7 @@ else describe('the web console in chromium', () => {
     await page.waitForSelector('.empty')
     expect(await page.$$('tr[data-run]')).toHaveLength(0)
     expect(await page.$eval('input[aria-label="started from"]', (i) => (i as HTMLInputElement).value)).not.toBe('')
-  })
+  }, STEP_MS)
 
   it('creates an API key and shows the raw key once', async () => {
     await page.goto(`${server.url}/keys`)
@@ -244,7 +248,7 @@ else describe('the web console in chromium', () => {
     await page.waitForSelector('tr[data-key]')
     expect(await page.content()).not.toContain(raw)
     expect(await page.$$eval('table.list td', (cells) => cells.map((c) => c.textContent))).toContain('deploy bot')
-  })
+  }, STEP_MS)
 
   it('forks a template through the form generated from its props, refusing an invalid value first', async () => {
     const tags = await api(server.url, 'GET', '/v1/tags?limit=5', KEY)
@@ -312,7 +316,7 @@ else describe('the web console in chromium', () => {
       if (finished.status !== 'success') await Bun.sleep(50)
     }
     expect(finished.nodes.tell.result.message).toBe('3 safe double-check bob@example.com 7')
-  })
+  }, STEP_MS)
 
   it('builds beside a workflow with the AI chat: the answer streams in and the proposed draft is drawn', async () => {
     const definition = {
@@ -336,7 +340,7 @@ else describe('the web console in chromium', () => {
     expect(stored.hasDraft).toBe(true)
     expect(Object.keys(stored.definition.nodes)).toContain('again')
     await shot('builder-chat')
-  })
+  }, STEP_MS)
 
   it('adds an execution hook (its secret shown once), lists its deliveries with their answers, and replays one', async () => {
     await page.goto(`${server.url}/hooks`)
@@ -370,7 +374,7 @@ else describe('the web console in chromium', () => {
     for (let i = 0; i < 200 && receiver.requests.length === before; i++) await Bun.sleep(25)
     expect(receiver.requests.length).toBe(before + 1)
     expect(JSON.parse(receiver.requests.at(-1)!.body).type).toBe('run.succeeded')
-  })
+  }, STEP_MS)
 
   it('keeps a connector\'s secret write-only: masked in the list, kept when an edit leaves it empty', async () => {
     const token = `xoxb-${crypto.randomUUID()}`
@@ -398,7 +402,7 @@ else describe('the web console in chromium', () => {
     expect(stored).toMatchObject({ name: 'team chat (main)', type: 'chatapp' })
     expect(stored.maskedData.teamId).toBe('T0123ABCD')
     expect(stored.maskedData.botToken).toContain(token.slice(-4))
-  })
+  }, STEP_MS)
 
   it('lists members, invites a person with a link shown once, and the person joins through it', async () => {
     await page.goto(`${server.url}/people`)
@@ -426,7 +430,7 @@ else describe('the web console in chromium', () => {
     await other.close()
     await page.reload()
     await page.waitForFunction(() => [...document.querySelectorAll('tr[data-member]')].some((r) => r.textContent?.includes('grace@example.com')))
-  })
+  }, STEP_MS)
 
   it('switches interests on in the person\'s settings and picks interest tags', async () => {
     await page.goto(`${server.url}/settings`)
@@ -445,7 +449,7 @@ else describe('the web console in chromium', () => {
     expect(await read('/v1/user/interests/settings')).toEqual({ enabled: true })
     expect((await read('/v1/user/interests')).tags).toEqual([slug])
     await shot('settings')
-  })
+  }, STEP_MS)
 
   it('approves a public template from the moderation queue of the operator organization', async () => {
     const tags = (await api(server.url, 'GET', '/v1/tags?limit=5', KEY)).body.data.items
@@ -460,7 +464,7 @@ else describe('the web console in chromium', () => {
     await page.click(`tr[data-template="${submitted.body.data.id}"] .actions button`)
     await page.waitForFunction((id) => !document.querySelector(`tr[data-template="${id}"]`), {}, submitted.body.data.id)
     expect((await api(server.url, 'GET', `/v1/templates/${submitted.body.data.id}`, KEY)).body.data.moderationStatus).toBe('approved')
-  })
+  }, STEP_MS)
 
   it('starts an agent run and follows it on its run page', async () => {
     model.queue(textTurn('Nothing to research: the answer is 42.'))
@@ -470,17 +474,17 @@ else describe('the web console in chromium', () => {
     await page.type('textarea[name=prompt]', 'What is the answer?')
     await page.click('form.card button[type=submit]')
     await until(/^\/runs\/run_/)
-    await page.waitForSelector('.page-head .badge[data-status="success"]', { timeout: 20_000 })
+    await page.waitForSelector('.page-head .badge[data-status="success"]')
     await shot('agent-run')
-  })
+  }, STEP_MS)
 
   it('shows paid workflows and imported x402 endpoints, none yet', async () => {
     await page.goto(`${server.url}/x402`)
     await page.waitForFunction(() => document.querySelectorAll('.empty').length === 2)
     expect(await page.$$eval('.empty', (e) => e.map((x) => x.textContent))).toEqual(['No workflow is paid.', 'No endpoint imported yet.'])
-  })
+  }, STEP_MS)
 
   it('logged no error on any page', () => {
     expect(problems).toEqual([])
-  })
+  }, STEP_MS)
 })
