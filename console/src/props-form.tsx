@@ -5,7 +5,8 @@
  * `visibleWhen` hiding a prop until other props hold the given values. Values are checked by the
  * server; its details are shown beside their fields.
  */
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
+import { api } from './api.ts'
 
 export interface TemplateProp {
   key: string
@@ -29,6 +30,24 @@ export interface TemplateProp {
     visibleWhen?: Record<string, unknown>
     [more: string]: unknown
   }
+}
+
+interface Wallet { id: string; name: string; address: string; isDefault: boolean }
+interface Connector { id: string; name: string; type: string }
+
+/** What the pickers offer: the organization's wallets and connectors (empty when the caller may not read them). */
+function usePickerData(props: TemplateProp[]) {
+  const [data, setData] = useState<{ wallets: Wallet[]; connectors: Connector[] }>({ wallets: [], connectors: [] })
+  useEffect(() => {
+    const types = new Set(props.map((p) => p.properties?.inputType))
+    const wantWallets = [...types].some((t) => t === 'walletConnector' || ADDRESS_TYPES.has(t ?? '')) || props.some((p) => p.properties?.autoFillFromWallet)
+    const wantConnectors = types.has('notification-channel')
+    void Promise.all([
+      wantWallets ? api<{ items: Wallet[] }>('GET', '/v1/wallets?limit=100').then((d) => d.items, () => []) : [],
+      wantConnectors ? api<{ items: Connector[] }>('GET', '/v1/connectors?limit=100').then((d) => d.items, () => []) : [],
+    ]).then(([wallets, connectors]) => setData({ wallets, connectors }))
+  }, [props])
+  return data
 }
 
 const isTable = (p: TemplateProp) => p.properties?.inputType === 'csvTable' || (p.properties?.columns?.length ?? 0) > 0
@@ -94,17 +113,28 @@ export function PropsForm({ props, errors, onSubmit, submitLabel }: {
 }) {
   const [values, setValues] = useState(() => initial(props))
   const set = (key: string, value: unknown) => setValues((v) => ({ ...v, [key]: value }))
+  const pickers = usePickerData(props)
+  // autoFillFromWallet: the prop takes the default wallet's address and is not shown.
+  const wallet = pickers.wallets.find((w) => w.isDefault) ?? pickers.wallets[0]
+  useEffect(() => {
+    if (!wallet) return
+    setValues((v) => {
+      const next = { ...v }
+      for (const p of props) if (p.properties?.autoFillFromWallet && !next[p.key]) next[p.key] = wallet.address
+      return next
+    })
+  }, [wallet?.address])
   const submit = (event: Event) => {
     event.preventDefault()
     void onSubmit(outgoing(props, values))
   }
   return (
     <form class="card props" onSubmit={submit} noValidate>
-      {props.filter((p) => visible(p, values)).map((p) => (
+      {props.filter((p) => visible(p, values) && !p.properties?.autoFillFromWallet).map((p) => (
         <div class={`prop${errors[p.key] ? ' invalid' : ''}`} data-prop={p.key}>
           <label for={`prop-${p.key}`}>{p.name || p.key}{p.required ? ' *' : ''}</label>
           {p.description ? <p class="hint">{p.description}</p> : null}
-          <Field prop={p} value={values[p.key]} set={(v) => set(p.key, v)} />
+          <Field prop={p} value={values[p.key]} set={(v) => set(p.key, v)} pickers={pickers} />
           {errors[p.key] ? <p class="field-error" role="alert">{errors[p.key]}</p> : null}
         </div>
       ))}
@@ -113,11 +143,46 @@ export function PropsForm({ props, errors, onSubmit, submitLabel }: {
   )
 }
 
-function Field({ prop, value, set }: { prop: TemplateProp; value: unknown; set: (v: unknown) => void }) {
+function Field({ prop, value, set, pickers }: { prop: TemplateProp; value: unknown; set: (v: unknown) => void; pickers: { wallets: Wallet[]; connectors: Connector[] } }) {
   const p = prop.properties ?? {}
   const id = `prop-${prop.key}`
   const onText = (e: Event) => set((e.target as HTMLInputElement).value)
+  const onPick = (e: Event) => set((e.target as HTMLSelectElement).value || undefined)
   if (isTable(prop)) return <TableField prop={prop} rows={(value as Array<Record<string, string>>) ?? []} set={set} />
+  if (p.inputType === 'walletConnector') {
+    return (
+      <select id={id} name={prop.key} value={(value as string) ?? ''} onChange={onPick}>
+        <option value="">—</option>
+        {pickers.wallets.map((w) => <option value={w.id}>{w.name} ({w.address.slice(0, 8)}…)</option>)}
+      </select>
+    )
+  }
+  if (p.inputType === 'notification-channel') {
+    const allowed = Array.isArray(p.allowedChannels) ? (p.allowedChannels as string[]) : null
+    const channels = pickers.connectors.filter((c) => !allowed || allowed.includes(c.type))
+    return (
+      <select id={id} name={prop.key} value={(value as string) ?? ''} onChange={onPick}>
+        <option value="">—</option>
+        {channels.map((c) => <option value={c.id}>{c.name} ({c.type})</option>)}
+      </select>
+    )
+  }
+  if (ADDRESS_TYPES.has(p.inputType ?? '') && p.allowWalletPicker !== false && pickers.wallets.length > 0) {
+    // An organization wallet, or any address typed in.
+    const own = pickers.wallets.some((w) => w.address === value)
+    return (
+      <span class="picker">
+        <select aria-label={`${prop.key} wallet`} value={own ? (value as string) : ''} onChange={onPick}>
+          <option value="">another address…</option>
+          {pickers.wallets.map((w) => <option value={w.address}>{w.name}</option>)}
+        </select>
+        <input id={id} name={prop.key} placeholder="0x…" pattern={p.pattern ?? '^0x[0-9a-fA-F]{40}$'} value={(value as string) ?? ''} onInput={onText} />
+      </span>
+    )
+  }
+  if (p.inputType === 'tokenAmount') {
+    return <input id={id} name={prop.key} inputMode="numeric" placeholder={p.placeholder ?? "in the token's smallest unit"} pattern="^[0-9]+$" value={(value as string) ?? ''} onInput={onText} />
+  }
   if (p.enum?.length) {
     return (
       <select id={id} name={prop.key} value={value === undefined ? '' : String(value)} onChange={(e) => {

@@ -259,6 +259,9 @@ else describe('the web console in chromium', () => {
         { key: 'count', name: 'How many reminders', type: 'integer', required: true, properties: { minimum: 1, maximum: 10 } },
         { key: 'mode', name: 'Mode', type: 'string', required: true, properties: { enum: ['fast', 'safe'], enumLabels: ['Fast', 'Careful'] } },
         { key: 'note', name: 'Note for careful mode', type: 'string', properties: { inputType: 'textarea', visibleWhen: { mode: 'safe' } } },
+        { key: 'payer', name: 'Paying wallet', type: 'string', required: true, properties: { inputType: 'walletConnector' } },
+        { key: 'to', name: 'Send the rest to', type: 'string', properties: { inputType: 'recipientAddress' } },
+        { key: 'from', name: 'Our address', type: 'string', properties: { inputType: 'address', autoFillFromWallet: true } },
         {
           key: 'recipients', name: 'Recipients', type: 'object', required: true,
           properties: { inputType: 'csvTable', minRows: 1, maxRows: 3, columns: [{ key: 'email', required: true }, { key: 'amount', type: 'integer' }] },
@@ -268,12 +271,15 @@ else describe('the web console in chromium', () => {
         triggerNodeIds: ['root'],
         nodes: {
           root: { type: 'manual', children: ['tell'] },
-          tell: { type: 'log', payload: { message: '{{$props.count}} {{$props.mode}} {{$props.note}} {{$props.recipients.email.1}} {{$props.recipients.amount.1}}' } },
+          tell: { type: 'log', payload: { message: '{{$props.count}} {{$props.mode}} {{$props.note}} {{$props.recipients.email.1}} {{$props.recipients.amount.1}} {{$props.payer}} {{$props.to}} {{$props.from}}' } },
         },
       },
     })
     expect(created.status).toBe(200)
     const templateId = created.body.data.id as string
+    const wallet = await api(server.url, 'POST', '/v1/wallets', KEY, { name: 'treasury' })
+    expect(wallet.status).toBe(200)
+    const { id: walletId, address } = wallet.body.data as { id: string; address: string }
 
     await page.goto(`${server.url}/templates?tag=${encodeURIComponent(tag)}`)
     await page.waitForSelector(`[data-template="${templateId}"]`)
@@ -287,6 +293,12 @@ else describe('the web console in chromium', () => {
     await page.waitForSelector('[data-prop="note"] textarea')
     await page.type('[data-prop="note"] textarea', 'double-check')
     await page.type('input[name=count]', '42')
+    // The wallet pickers offer the organization's wallets; "Our address" fills itself and is not shown.
+    await page.waitForSelector(`select[name=payer] option[value="${walletId}"]`)
+    await page.select('select[name=payer]', walletId)
+    await page.select('select[aria-label="to wallet"]', address)
+    expect(await page.$eval('input[name=to]', (i) => (i as HTMLInputElement).value)).toBe(address)
+    expect(await page.$('[data-prop="from"]')).toBeNull()
     // The table grows to its maximum of three rows and no further; one row is removed again.
     await page.click('[data-prop="recipients"] tfoot button')
     await page.click('[data-prop="recipients"] tfoot button')
@@ -315,7 +327,7 @@ else describe('the web console in chromium', () => {
       finished = (await api(server.url, 'GET', `/v1/runs/${run.body.data.runId}`, KEY)).body.data
       if (finished.status !== 'success') await Bun.sleep(50)
     }
-    expect(finished.nodes.tell.result.message).toBe('3 safe double-check bob@example.com 7')
+    expect(finished.nodes.tell.result.message).toBe(`3 safe double-check bob@example.com 7 ${walletId} ${address} ${address}`)
   }, STEP_MS)
 
   it('builds beside a workflow with the AI chat: the answer streams in and the proposed draft is drawn', async () => {
