@@ -34,6 +34,9 @@ import { noMask, type SecretMasks } from '../core/security/value-mask.ts'
 const unusableRunId = () =>
   badRequest('request validation failed', [{ path: '/runId', in: 'body', message: 'cannot be used for this run; choose a new random id (run_ and 10 to 40 letters or digits)' }])
 
+/** Entries a paid workflow charges for: its webhook and its public run. */
+const PAID_ENTRIES: ReadonlySet<TriggeredBy> = new Set<TriggeredBy>(['webhook', 'public'])
+
 /** Admissions the backlog may refuse (429): what callers outside send. Runs started by runs, schedules and retries are the work itself. */
 const BACKPRESSURED: ReadonlySet<TriggeredBy> = new Set<TriggeredBy>(['key', 'user', 'webhook', 'public', 'integration'])
 
@@ -131,6 +134,13 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
     }
     if (req.automatic && w.live_status !== 'active') return skipped(w.paused_reason ?? 'paused')
 
+    // A paid workflow (x402Config) admits an outside caller's run only once it is paid; decided on
+    // the content of this transaction, so an x402Config added a moment ago counts, and before the
+    // duplicate lookups, so an unpaid caller learns nothing of earlier runs.
+    if (PAID_ENTRIES.has(req.triggeredBy) && !req.paid) {
+      const { content: paidContent } = await contentOf(tx, w.id, version)
+      if (paidContent.x402Config) return skipped(PAYMENT_REQUIRED)
+    }
     if (req.idempotencyKey) {
       const existing = await runs.byIdempotencyKey(tx, w.id, req.idempotencyKey)
       if (existing) return skipped('duplicate', existing.id)
@@ -146,14 +156,13 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
     }
 
     const { content, hash, body } = await contentOf(tx, w.id, version)
-    // Decided on the content of this transaction, so an x402Config added a moment ago counts.
-    if (req.triggeredBy === 'webhook' && content.x402Config && !req.paid) return skipped(PAYMENT_REQUIRED)
     if (!req.automatic && req.version === 'display') checkInput(content.definition, req.event.body)
     // Run controls read and change the workflow row: lock it (Postgres) and read it again. A
     // workflow without them is not locked, so its runs are admitted concurrently.
     const controlled = req.automatic && (content.cooldownMs > 0 || w.remain_runs !== null || req.publicCaller !== undefined)
+    // Remembered from automatic admissions only: an API run never locks, whatever the workflow's controls.
     if (controlled) locking.set(w.id, true)
-    else locking.delete(w.id)
+    else if (req.automatic) locking.delete(w.id)
     if (controlled && store.dialect === 'postgres') {
       w = (await workflows.lockById(tx, store.dialect, w.id))!
       if (w.live_status !== 'active') return skipped(w.paused_reason ?? 'paused')

@@ -45,8 +45,9 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     return (await sql.begin(async (tx) => {
       const out: unknown[] = new Array(jobs.length)
       const shared = executor(tx as unknown as postgres.Sql, true)
+      // Each work starts on a promise, so one that throws at once is settled like the others.
       const together = await Promise.allSettled(jobs.map((job, i) => job.concurrent
-        ? job.work(shared).then((value) => { out[i] = value }, (error) => {
+        ? Promise.resolve().then(() => job.work(shared)).then((value) => { out[i] = value }, (error) => {
           if (error instanceof SerialRequired) job.concurrent = false
           throw error
         })

@@ -88,16 +88,22 @@ export function follow(path: string, onEvent: (type: string, data: any) => void,
   let lastId: string | null = null
   let stopped = false
   const run = async () => {
+    let wait = 1000
     while (!stopped) {
       try {
         const response = await fetch(path, { headers: headers('GET', lastId ? { 'last-event-id': lastId } : {}), signal: controller.signal, credentials: 'same-origin' })
+        if (response.status === 401) session.value = null
+        // A refusal (not signed in, no permission, no such run) does not change by asking again.
+        if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) return
         if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}`)
+        wait = 1000
         await readEvents(response.body, onEvent, (id) => (lastId = id))
         if (stopped || !(await onEnd())) return
       } catch {
         if (stopped) return
       }
-      await new Promise((r) => setTimeout(r, 1000))
+      await new Promise((r) => setTimeout(r, wait))
+      wait = Math.min(wait * 2, 30_000)
     }
   }
   void run()
@@ -137,9 +143,10 @@ async function readEvents(body: ReadableStream<any>, onEvent: (type: string, dat
 }
 
 /** Sends a request whose answer is a stream of events (a chat turn); an error answer throws as `api` does. */
-export async function stream(method: string, path: string, body: unknown, onEvent: (type: string, data: any) => void): Promise<void> {
+export async function stream(method: string, path: string, body: unknown, signal: AbortSignal, onEvent: (type: string, data: any) => void): Promise<void> {
   const response = await fetch(path, {
     method,
+    signal,
     credentials: 'same-origin',
     headers: headers(method, { 'content-type': 'application/json', accept: 'text/event-stream' }),
     body: JSON.stringify(body),

@@ -15,6 +15,13 @@ import { Connectors } from './pages/connectors.tsx'
 import { People } from './pages/people.tsx'
 import { Agents, Moderation, Settings, X402 } from './pages/more.tsx'
 
+/** Where to go after signing in: a path of this origin only. */
+function safeNext(next: string | null): string {
+  if (!next) return '/workflows'
+  const url = new URL(next, window.location.origin)
+  return url.origin === window.location.origin && !url.pathname.startsWith('/v1/') ? url.pathname + url.search : '/workflows'
+}
+
 function SignIn() {
   const invitation = location.value.query.get('invitation')
   const [email, setEmail] = useState('')
@@ -28,8 +35,7 @@ function SignIn() {
       if (invitation) await api('POST', '/v1/auth/accept-invitation', { token: invitation, name: name || undefined, password })
       else await api('POST', '/v1/auth/login', { email, password })
       await loadSession()
-      const next = location.value.query.get('next')
-      navigate(next && next.startsWith('/') && !next.startsWith('//') ? next : '/workflows', true)
+      navigate(safeNext(location.value.query.get('next')), true)
     } catch (e) {
       setError(e)
     }
@@ -56,6 +62,8 @@ function Shell() {
     if (path !== '/signin') queueMicrotask(() => navigate(`/signin?next=${encodeURIComponent(path + window.location.search)}`, true))
     return <SignIn />
   }
+  // An invitation link opened while signed in: join with this account's password.
+  if (path === '/signin' && location.value.query.get('invitation')) return <SignIn />
   if (path === '/' || path === '/signin') queueMicrotask(() => navigate('/workflows', true))
   let page
   let params: Record<string, string> | null

@@ -42,8 +42,11 @@ export function match(pattern: string, path: string): Record<string, string> | n
   if (p.length !== s.length) return null
   const params: Record<string, string> = {}
   for (let i = 0; i < p.length; i++) {
-    if (p[i].startsWith(':')) params[p[i].slice(1)] = decodeURIComponent(s[i])
-    else if (p[i] !== s[i]) return null
+    // Ids are letters, digits, _ and -: nothing that could reach another API path.
+    if (p[i].startsWith(':')) {
+      if (!/^[A-Za-z0-9_-]{1,100}$/.test(s[i])) return null
+      params[p[i].slice(1)] = s[i]
+    } else if (p[i] !== s[i]) return null
   }
   return params
 }

@@ -144,7 +144,7 @@ export function createApp(deps: AppDeps) {
     .use(authRoutes(auth, deps.people))
     .use(workflowRoutes(auth, deps.workflows, deps.runs))
     .use(scheduleRoutes(auth, deps.schedules))
-    .use(runRoutes(auth, deps.auth, deps.runs))
+    .use(runRoutes(auth, gate, deps.runs))
     .use(workflowWebhookRoutes(deps.runs, deps.x402))
     .use(deps.x402 ? x402Routes(deps.x402) : new Elysia({ name: 'routes.x402' }))
     .use(streamRoutes(auth, { store: deps.store, ...deps.streams, metrics: deps.metrics }))
@@ -161,7 +161,7 @@ export function createApp(deps: AppDeps) {
     .use(deps.agents ? agentRoutes(auth, deps.agents) : new Elysia({ name: 'routes.agents' }))
     .use(deps.cards ? cardRoutes(auth, deps.cards) : new Elysia({ name: 'routes.cards' }))
     .use(widgetRoutes(deps.apps))
-  app.use(consoleRoutes(deps.version))
+  app.use(consoleRoutes())
   // Plugins' webhooks last, so that none can take a route of the server.
   const taken = new Set(app.routes.filter((r) => r.method === 'POST').map((r) => routeShape(r.path)))
   app.use(integrationRoutes(deps.registry.webhooks(), deps.webhookIntake, taken))

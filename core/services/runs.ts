@@ -158,6 +158,9 @@ export function createRunService(deps: RunServiceDeps) {
         organizationId: w.organization_id, workflowId, version: 'live', automatic: true, triggeredBy: 'public', publicCaller: caller,
         event: triggerEvent('manual', body.payload ?? {}, headers, clock.now()),
       })
+      if (result.action === 'skipped' && result.reason === PAYMENT_REQUIRED) {
+        throw conflict('the workflow is paid (x402): its public run is not free; pay through POST /v1/x402/workflows/{id} when it is discoverable')
+      }
       if (result.action === 'skipped') throw conflict(`the run was not started: ${result.reason}`)
       return { runId: result.runId }
     },
@@ -189,7 +192,7 @@ export function createRunService(deps: RunServiceDeps) {
         throw badRequest(`only ${allowed.join(' and ')} runs can be ${action === 'cancel' ? 'cancelled' : 'retried'}`, [{ path: '/status', message: `must be one of ${allowed.join(', ')}` }])
       }
       const statuses = filter.status ? [filter.status] : allowed
-      const ids = await runs.idsMatching(store, caller.organizationId, { ...filter, status: undefined, statuses }, expected)
+      const ids = await runs.idsMatching(store, caller.organizationId, { ...filter, status: undefined, statuses, notRetried: action === 'retry' }, expected)
       let done = 0
       const started: string[] = []
       let next = 0
@@ -202,8 +205,8 @@ export function createRunService(deps: RunServiceDeps) {
             else started.push((await deps.dispatcher.retry(caller.organizationId, id)).runId)
             done++
           } catch (error) {
-            // Finished (or retried) meanwhile: not this action's to count.
-            if (!(error instanceof AppError) || error.status !== 409) throw error
+            // Finished, or pruned, meanwhile: not this action's to count.
+            if (!(error instanceof AppError) || (error.status !== 409 && error.status !== 404)) throw error
           }
         }
       }))

@@ -169,13 +169,16 @@ export function createTemplateService(deps: {
 
   // --- templates ------------------------------------------------------------------------------
 
-  async function toTemplates(caller: Principal, rows: readonly ShownTemplateRow[]): Promise<Template[]> {
+  /** A caller who moderates templates reviews them: the latest version of every public one, and its real status. */
+  const reviews = (caller: Principal) => caller.permissions.has('template:moderate')
+
+  async function toTemplates(caller: Principal, rows: readonly ShownTemplateRow[], reviewer = false): Promise<Template[]> {
     const slugsOf = await templates.tagsOf(store, rows.map((r) => ({ id: r.id, version: r.shown_version })))
     const used = new Set([...slugsOf.values()].flat())
     const bySlug = new Map((used.size > 0 ? await tagRecords(caller.organizationId, 'all', false, used) : []).map((t) => [t.slug, t]))
     return rows.map((r) => {
       const content = JSON.parse(r.content) as TemplateContent
-      const own = r.organization_id === caller.organizationId
+      const own = r.organization_id === caller.organizationId || reviewer
       return {
         id: r.id, name: content.name, slug: r.slug, description: content.description, archived: r.archived === 1,
         category: content.category ?? '', cooldownMs: content.cooldownMs, maxRuns: content.maxRuns,
@@ -322,14 +325,22 @@ export function createTemplateService(deps: {
     },
 
     async get(caller: Principal, id: string): Promise<Template> {
+      // A reviewer reads what waits for review; everyone else, what they may fork.
+      if (reviews(caller)) {
+        const row = await templates.shown(store, caller.organizationId, id, true)
+        if (!row) throw notFound('template')
+        return (await toTemplates(caller, [row], true))[0]
+      }
       return (await toTemplates(caller, [await shown(caller, id)]))[0]
     },
 
     async list(caller: Principal, page: PageRequest, query: TemplateListQuery) {
       // Personalised only without an explicit sort, and only when the person turned it on.
       const preferTags = query.sort === undefined ? ((await interestsOf(caller)) ?? undefined) : undefined
-      const rows = await templates.list(store, store.dialect, caller.organizationId, { ...query, preferTags }, page.limit + 1, page.offset)
-      return { hasMore: rows.length > page.limit, items: await toTemplates(caller, rows.slice(0, page.limit)), limit: page.limit, offset: page.offset }
+      // Asking by moderation status, a reviewer gets the queue: every organization's submissions.
+      const reviewer = query.moderationStatus !== undefined && reviews(caller)
+      const rows = await templates.list(store, store.dialect, caller.organizationId, { ...query, preferTags, reviewer }, page.limit + 1, page.offset)
+      return { hasMore: rows.length > page.limit, items: await toTemplates(caller, rows.slice(0, page.limit), reviewer), limit: page.limit, offset: page.offset }
     },
 
     async versions(caller: Principal, id: string, page: PageRequest) {

@@ -706,6 +706,14 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX card_disclosures_card ON card_disclosures (card_id, created_at)',
     ],
   },
+  {
+    version: 34,
+    name: 'runs by retry',
+    up: [
+      // Bulk retry skips runs already retried.
+      'CREATE INDEX runs_retry_of ON runs (retry_of) WHERE retry_of IS NOT NULL',
+    ],
+  },
 ]
 
 function executionHooks(): string[] {

@@ -163,11 +163,13 @@ export const runs = {
     return db.all<{ status: string; n: number }>(`SELECT status, COUNT(*) AS n FROM runs WHERE ${where.join(' AND ')} GROUP BY status`, params)
   },
   /** Ids of the oldest runs that match, at most `limit`: what a bulk action works through. */
-  idsMatching(db: SqlExecutor, organizationId: string, filter: RunFilter & { statuses: readonly string[] }, limit: number) {
+  idsMatching(db: SqlExecutor, organizationId: string, filter: RunFilter & { statuses: readonly string[]; notRetried?: boolean }, limit: number) {
     const { where, params } = filtered(organizationId, filter)
     where.push(`status IN (${filter.statuses.map((s) => { params.push(s); return `$${params.length}` }).join(', ')})`)
+    // A run retried once is not retried again in bulk (a repeated request, a retry chain).
+    if (filter.notRetried) where.push('NOT EXISTS (SELECT 1 FROM runs r WHERE r.retry_of = runs.id)')
     params.push(limit)
-    return db.all<{ id: string }>(`SELECT id FROM runs WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${params.length}`, params)
+    return db.all<{ id: string }>(`SELECT id FROM runs WHERE ${where.join(' AND ')} ORDER BY started_at, id LIMIT $${params.length}`, params)
   },
   finishedBetween(db: SqlExecutor, organizationId: string, from: number, to: number) {
     return db.all<{ status: string; n: number }>(

@@ -65,6 +65,8 @@ export interface TemplateFilter {
   sort?: TemplateSort
   /** Templates carrying one of these tags first (the interests switch). */
   preferTags?: string[]
+  /** The moderation queue: every public template at its latest version, with its real status. */
+  reviewer?: boolean
 }
 
 /** A LIKE pattern that matches `text` literally. */
@@ -76,6 +78,9 @@ export const globLiteral = (text: string) => text.replace(/[*?[\]]/g, (c) => `[$
 const SHOWN = 'CASE WHEN t.organization_id = $1 THEN t.current_version ELSE t.public_version END'
 /** Templates the caller's organization (`$1`) may see at all. */
 const VISIBLE = "(t.organization_id = $1 OR (t.visibility = 'public' AND t.public_version IS NOT NULL AND t.archived = 0))"
+/** A reviewer (template:moderate) sees every public template at its latest version, pending ones too. */
+const SHOWN_TO_REVIEWER = "CASE WHEN t.organization_id = $1 OR t.visibility = 'public' THEN t.current_version ELSE t.public_version END"
+const VISIBLE_TO_REVIEWER = "(t.organization_id = $1 OR t.visibility = 'public')"
 
 export const templates = {
   async insert(db: SqlExecutor, r: TemplateRow) {
@@ -114,13 +119,13 @@ export const templates = {
       [templateId, upTo, limit, offset],
     ),
 
-  /** One template as `organizationId` sees it, or undefined when it may not. */
-  shown: (db: SqlExecutor, organizationId: string, id: string) =>
+  /** One template as `organizationId` sees it (as a reviewer sees it, with `reviewer`), or undefined when it may not. */
+  shown: (db: SqlExecutor, organizationId: string, id: string, reviewer = false) =>
     db.get<ShownTemplateRow>(
       `SELECT t.*, v.version AS shown_version, v.content, o.name AS organization_name FROM templates t
-       JOIN template_versions v ON v.template_id = t.id AND v.version = ${SHOWN}
+       JOIN template_versions v ON v.template_id = t.id AND v.version = ${reviewer ? SHOWN_TO_REVIEWER : SHOWN}
        JOIN organizations o ON o.id = t.organization_id
-       WHERE t.id = $2 AND ${VISIBLE}`,
+       WHERE t.id = $2 AND ${reviewer ? VISIBLE_TO_REVIEWER : VISIBLE}`,
       [organizationId, id],
     ),
 
@@ -130,13 +135,17 @@ export const templates = {
       params.push(value)
       return `$${params.length}`
     }
-    const where = [VISIBLE]
+    const reviewer = filter.reviewer === true
+    const shownVersion = reviewer ? SHOWN_TO_REVIEWER : SHOWN
+    const where = [reviewer ? VISIBLE_TO_REVIEWER : VISIBLE]
     where.push(`t.archived = ${filter.archived ? 1 : 0}`)
     if (filter.visibility) where.push(`t.visibility = ${p(filter.visibility)}`)
     if (filter.organizationId) where.push(`t.organization_id = ${p(filter.organizationId)}`)
     if (filter.moderationStatus) {
-      // Others' templates are seen at their approved version.
-      where.push(`(CASE WHEN t.organization_id = $1 THEN t.moderation_status ELSE 'approved' END) = ${p(filter.moderationStatus)}`)
+      // Others' templates are seen at their approved version; a reviewer sees what moderation says.
+      where.push(reviewer
+        ? `t.moderation_status = ${p(filter.moderationStatus)}`
+        : `(CASE WHEN t.organization_id = $1 THEN t.moderation_status ELSE 'approved' END) = ${p(filter.moderationStatus)}`)
     }
     if (filter.promoted !== undefined) where.push(`t.is_promoted = ${filter.promoted ? 1 : 0}`)
     for (const tag of filter.tags ?? []) {
@@ -144,14 +153,14 @@ export const templates = {
     }
     // On SQLite a search starts from the trigram index: the versions whose text matches, then
     // their templates (rather than every visible template, each checked against the matches).
-    let from = `templates t JOIN template_versions v ON v.template_id = t.id AND v.version = ${SHOWN}`
+    let from = `templates t JOIN template_versions v ON v.template_id = t.id AND v.version = ${shownVersion}`
     if (filter.search) {
       const text = filter.search.toLowerCase()
       if (dialect === 'sqlite') {
         // GLOB, not LIKE … ESCAPE: FTS5 answers a GLOB from its index, but not a LIKE with ESCAPE.
         // CROSS JOIN keeps that order.
         from = 'template_search s CROSS JOIN template_versions v ON v.rowid = s.rowid CROSS JOIN templates t ON t.id = v.template_id'
-        where.push(`s.search_text GLOB ${p(`*${globLiteral(text)}*`)}`, `v.version = ${SHOWN}`)
+        where.push(`s.search_text GLOB ${p(`*${globLiteral(text)}*`)}`, `v.version = ${shownVersion}`)
       } else where.push(`v.search_text LIKE ${p(`%${likeLiteral(text)}%`)} ESCAPE '\\'`)
     }
     const order: string[] = []

@@ -123,7 +123,10 @@ export function createRunJournal(
       const state = read()
       try {
         // A run's journal write touches its own rows, and counters with atomic updates: concurrent.
-        const recorded = await deps.store.write((tx) => write(tx, events, consumed, state), { concurrent: true })
+        const { recorded, waited } = await deps.store.write((tx) => write(tx, events, consumed, state), { concurrent: true })
+        // The keys of waiting nodes change only once the write committed: a batch may run a write twice.
+        waitedKeys.clear()
+        for (const key of waited) waitedKeys.add(key)
         publishEvents(deps.bus, recorded)
         if (deps.metrics) observe(deps.metrics, meta, events, state.snapshot)
         if (deps.tracing && meta.traceparent) trace(deps.tracing, meta, events, state.snapshot)
@@ -148,8 +151,10 @@ export function createRunJournal(
     for (const done of idle.splice(0)) done()
   }
 
-  async function write(tx: SqlExecutor, events: typeof pending, consumed: string[], state: ReturnType<typeof read>): Promise<RecordedEvent[]> {
+  /** The journal write. Free of side effects outside `tx`: the store may run it again after a rolled-back batch. */
+  async function write(tx: SqlExecutor, events: typeof pending, consumed: string[], state: ReturnType<typeof read>): Promise<{ recorded: RecordedEvent[]; waited: Set<string> }> {
     const now = deps.clock.now()
+    const waited = new Set(waitedKeys)
     const recorded = await deps.recorder.record(tx, events.map((e) => ({
       organizationId: meta.organizationId, workflowId: meta.workflowId, runId: meta.runId, seq: e.seq,
       type: e.type, nodeId: e.nodeId, data: { runId: meta.runId, workflowId: meta.workflowId, ...e.data }, at: e.at,
@@ -164,12 +169,12 @@ export function createRunJournal(
     })
     if (changed === 0) throw new LostOwnership(meta.runId)
     for (const id of consumed) await runInbox.consume(tx, id)
-    for (const e of events) await sideRows(tx, e)
+    for (const e of events) await sideRows(tx, e, waited)
     if (terminal) recorded.push(...(await runControls(tx, terminal.type, events)))
-    return recorded
+    return { recorded, waited }
   }
 
-  async function sideRows(tx: SqlExecutor, e: JournalEvent & { at: number }) {
+  async function sideRows(tx: SqlExecutor, e: JournalEvent & { at: number }, waitedKeys: Set<string>) {
     const key = e.data.key as string | undefined
     if (e.type === 'node.waiting' && key) {
       const wait = e.data.wait as WaitInfo

@@ -62,6 +62,11 @@ else describe('the web console in chromium', () => {
       if (message.type() === 'error' && !/status of 40[01]\b/.test(message.text())) problems.push(`console: ${message.text()}`)
     })
     page.on('pageerror', (error) => problems.push(`page: ${error}`))
+    // Offline: every request the pages make goes to the server itself.
+    page.on('request', (request) => {
+      const url = request.url()
+      if (!url.startsWith(server.url) && !url.startsWith('data:')) problems.push(`request elsewhere: ${url}`)
+    })
     mkdirSync(SHOTS, { recursive: true })
   }, 60_000)
 
@@ -93,8 +98,13 @@ else describe('the web console in chromium', () => {
     const html = await fetch(`${server.url}/runs?status=success`)
     expect(html.status).toBe(200)
     expect(html.headers.get('content-type')).toContain('text/html')
-    expect(html.headers.get('content-security-policy')).toContain("script-src 'self'")
+    // Only the page's own script runs: its nonce, new on every answer, is the one the policy names.
+    const policy = html.headers.get('content-security-policy')!
     const body = await html.text()
+    const nonce = /nonce="([^"]+)"/.exec(body)![1]
+    expect(policy).toContain(`script-src 'nonce-${nonce}'`)
+    expect(policy).not.toContain("script-src 'self'")
+    expect((await (await fetch(`${server.url}/workflows`)).text())).not.toContain(nonce)
     expect(body).not.toMatch(/https?:\/\//)
     const script = await fetch(`${server.url}/console/app.js`)
     expect(script.status).toBe(200)
@@ -198,6 +208,31 @@ else describe('the web console in chromium', () => {
     await page.goBack()
     await page.waitForFunction(() => location.search === '?status=success')
     await page.waitForSelector(`tr[data-run="${runId}"]`)
+  }, STEP_MS)
+
+  it('approves a waiting approval node from the run page, signed in by cookie', async () => {
+    const flow = await api(server.url, 'POST', '/v1/workflows', KEY, {
+      name: 'Gate', definition: {
+        triggerNodeIds: ['root'],
+        nodes: {
+          root: { type: 'manual', children: ['gate'] },
+          gate: { type: 'approval', payload: { message: 'ship it?' }, children: ['yes', 'no'] },
+          yes: { type: 'log', branch: 'approved', payload: { message: 'shipped' } },
+          no: { type: 'log', branch: 'rejected', payload: { message: 'held' } },
+        },
+      },
+    })
+    const run = await api(server.url, 'POST', `/v1/workflows/${flow.body.data.id}/run`, KEY, {})
+    const runId = run.body.data.runId as string
+    await page.goto(`${server.url}/runs/${runId}`)
+    await page.waitForSelector('.card.waiting[data-node="gate"] button')
+    await shot('run-waiting')
+    await page.click('.card.waiting[data-node="gate"] button')
+    await page.waitForSelector('svg.graph [data-node="yes"][data-status="success"]')
+    await page.waitForSelector('svg.graph [data-node="no"][data-status="skipped"]')
+    const stored = (await api(server.url, 'GET', `/v1/runs/${runId}`, KEY)).body.data
+    expect(stored.status).toBe('success')
+    expect(stored.nodes.gate.result).toMatchObject({ approved: true })
   }, STEP_MS)
 
   it('acts on runs in bulk only after showing the server\'s count, and takes a time range from the URL', async () => {
@@ -465,17 +500,23 @@ else describe('the web console in chromium', () => {
 
   it('approves a public template from the moderation queue of the operator organization', async () => {
     const tags = (await api(server.url, 'GET', '/v1/tags?limit=5', KEY)).body.data.items
-    const submitted = await api(server.url, 'POST', '/v1/templates', KEY, {
+    // Submitted by another organization: the queue is for everyone's submissions.
+    const env = { AUTOMATON_DATA_DIR: dir.path }
+    expect((await runCli(['orgs', 'create', 'acme-labs'], env)).code).toBe(0)
+    const made = await runCli(['keys', 'create', '--org', 'acme-labs', '--name', 'author'], env)
+    const authorKey = JSON.parse(made.stdout).key as string
+    const submitted = await api(server.url, 'POST', '/v1/templates', authorKey, {
       name: 'Shared greeter', description: 'For everyone', visibility: 'public', tags: [tags[0].slug],
       definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'hi' } } } },
     })
     expect(submitted.body.data.moderationStatus).toBe('pending')
     await page.goto(`${server.url}/moderation`)
     await page.waitForSelector(`tr[data-template="${submitted.body.data.id}"]`)
+    expect(await text(`tr[data-template="${submitted.body.data.id}"]`)).toContain('acme-labs')
     await shot('moderation')
     await page.click(`tr[data-template="${submitted.body.data.id}"] .actions button`)
     await page.waitForFunction((id) => !document.querySelector(`tr[data-template="${id}"]`), {}, submitted.body.data.id)
-    expect((await api(server.url, 'GET', `/v1/templates/${submitted.body.data.id}`, KEY)).body.data.moderationStatus).toBe('approved')
+    expect((await api(server.url, 'GET', `/v1/templates/${submitted.body.data.id}`, authorKey)).body.data.moderationStatus).toBe('approved')
   }, STEP_MS)
 
   it('starts an agent run and follows it on its run page', async () => {

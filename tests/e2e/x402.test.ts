@@ -307,7 +307,7 @@ for (const kind of storeKinds()) {
     it('asks for payment on the webhook as soon as a paid version is live, and starts nothing unpaid', async () => {
       const definition = { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'soon paid' } } } }
       const free = await createLive(t, { definition })
-      const before = await t.call('POST', `/v1/webhooks/${free.triggerSecret}`, { key: null, body: {} })
+      const before = await t.call('POST', `/v1/webhooks/${free.triggerSecret}`, { key: null, body: {}, headers: { 'idempotency-key': 'order-1' } })
       expect(before.status).toBe(200)
       expect(before.body.data.action).toBe('triggered')
       const updated = await t.call('PUT', `/v1/workflows/${free.id}`, {
@@ -318,6 +318,14 @@ for (const kind of storeKinds()) {
       const unpaid = await t.call('POST', `/v1/webhooks/${free.triggerSecret}`, { key: null, body: {} })
       expect(unpaid.status).toBe(402)
       expect(unpaid.headers.get('payment-required')).toBeTruthy()
+      // A key it used before tells an unpaid caller nothing: the answer is the same 402.
+      const repeated = await t.call('POST', `/v1/webhooks/${free.triggerSecret}`, { key: null, body: {}, headers: { 'idempotency-key': 'order-1' } })
+      expect(repeated.status).toBe(402)
+      // Nor is its public run free.
+      expect((await t.call('PUT', `/v1/workflows/${free.id}/visibility`, { body: { visibility: 'public_execute' } })).status).toBe(200)
+      const publicRun = await t.call('POST', `/v1/public/workflows/${free.id}/run`, { key: null, body: {} })
+      expect(publicRun.status).toBe(409)
+      expect(publicRun.body.message).toContain('paid')
       const counts = (await t.call('GET', `/v1/runs/status-counts?workflowId=${free.id}`)).body.data.counts
       expect(Object.values(counts as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(1)
       // A key's run is the owner's and needs no payment.

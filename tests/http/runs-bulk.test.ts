@@ -94,6 +94,11 @@ for (const kind of storeKinds()) {
         expect(first).toContain(run.retryOf)
       }
       await waitUntil(a.id, 'waiting', 4)
+      // Asked again (a double click, a client's retry), runs already retried are left alone.
+      const again = await t.call('POST', '/v1/runs/bulk-retry', { body: { workflowId: a.id, expectedCount: 10 } })
+      expect(again.body.data.retried).toBe(1)
+      expect((await t.call('GET', `/v1/runs/${again.body.data.runIds[0]}?summary=true`)).body.data.retryOf).toBe(later[0])
+      expect((await t.call('POST', '/v1/runs/bulk-retry', { body: { workflowId: a.id, expectedCount: 10 } })).body.data).toEqual({ retried: 0, runIds: [] })
     })
   })
 }

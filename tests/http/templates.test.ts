@@ -74,6 +74,14 @@ for (const kind of storeKinds()) {
       expect(ids(await asC('GET', '/v1/templates'))).not.toContain(tpl.id)
       expect(ids(await asB('GET', '/v1/templates'))).toContain(tpl.id)
 
+      // The operator organization's queue holds every organization's submissions, at the version
+      // that waits; another organization asking for pending ones sees only its own.
+      const queue = (await t.call('GET', '/v1/templates?moderationStatus=pending')).body.data.items
+      expect(queue.map((x: { id: string }) => x.id)).toContain(tpl.id)
+      expect(queue.find((x: { id: string }) => x.id === tpl.id)).toMatchObject({ moderationStatus: 'pending', version: 1, name: 'Daily Digest' })
+      expect((await t.call('GET', `/v1/templates/${tpl.id}`)).body.data).toMatchObject({ moderationStatus: 'pending', version: 1 })
+      expect(ids(await asC('GET', '/v1/templates?moderationStatus=pending'))).not.toContain(tpl.id)
+
       // Only the operator organization's owners moderate; B's owner key cannot approve its own.
       const self = await asB('POST', `/v1/templates/${tpl.id}/approve`)
       expect(self.status).toBe(403)
@@ -91,6 +99,8 @@ for (const kind of storeKinds()) {
       const changed = await asB('PUT', `/v1/templates/${tpl.id}`, { name: 'Daily Digest 2' })
       expect(changed.body.data).toMatchObject({ version: 2, moderationStatus: 'pending', name: 'Daily Digest 2' })
       expect((await asC('GET', `/v1/templates/${tpl.id}`)).body.data).toMatchObject({ name: 'Daily Digest', version: 1, moderationStatus: 'approved' })
+      // The reviewer reads the version that waits, not the one the public sees.
+      expect((await t.call('GET', `/v1/templates/${tpl.id}`)).body.data).toMatchObject({ name: 'Daily Digest 2', version: 2, moderationStatus: 'pending' })
       expect((await asC('GET', `/v1/templates/${tpl.id}/versions/2`)).status).toBe(404)
       expect((await asC('GET', `/v1/templates/${tpl.id}/versions`)).body.data.items.map((v: { version: number }) => v.version)).toEqual([1])
       expect((await asB('GET', `/v1/templates/${tpl.id}/versions`)).body.data.items.map((v: { version: number }) => v.version)).toEqual([2, 1])

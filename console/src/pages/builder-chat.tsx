@@ -15,9 +15,12 @@ export function BuilderChat({ workflowId, onProposed }: { workflowId: string; on
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<unknown>(null)
   const conversation = useRef<string | undefined>(undefined)
+  // A turn still streaming when the page goes away is stopped (it would go on spending credits).
+  const turn = useRef<AbortController | null>(null)
+  useEffect(() => () => turn.current?.abort(), [])
 
   useEffect(() => {
-    api<Array<{ role: string; content: string; conversationId: string }>>('GET', `/v1/ai/workflow/chat/history?workflowId=${workflowId}&limit=50`)
+    api<Array<{ role: string; content: string; conversationId: string }>>('GET', `/v1/ai/workflow/chat/history?workflowId=${encodeURIComponent(workflowId)}&limit=50`)
       .then((history) => {
         setLines(history.map((m) => ({ role: m.role === 'user' ? 'user' : 'assistant', text: m.content })))
         conversation.current = history.at(-1)?.conversationId || undefined
@@ -33,8 +36,9 @@ export function BuilderChat({ workflowId, onProposed }: { workflowId: string; on
     setMessage('')
     setLines((l) => [...l, { role: 'user', text: said }, { role: 'assistant', text: '' }])
     const append = (text: string) => setLines((l) => [...l.slice(0, -1), { role: 'assistant', text: l[l.length - 1].text + text }])
+    turn.current = new AbortController()
     try {
-      await stream('POST', '/v1/ai/workflow/chat', { message: said, workflowId, conversationId: conversation.current }, (type, data) => {
+      await stream('POST', '/v1/ai/workflow/chat', { message: said, workflowId, conversationId: conversation.current }, turn.current.signal, (type, data) => {
         if (type === 'message.delta') append(data.text ?? '')
         else if (type === 'workflow.proposed') onProposed()
         else if (type === 'error') setError(new Error(data.message ?? 'the turn failed'))

@@ -24,7 +24,10 @@ export function Connectors() {
   }
   return (
     <Page title="Connectors" actions={<button onClick={() => setEditing('new')}>New connector</button>}>
-      {editing && types.data ? <ConnectorForm types={types.data} connector={editing === 'new' ? null : editing} done={() => { setEditing(null); list.reload() }} /> : null}
+      {editing && types.data
+        ? <ConnectorForm key={editing === 'new' ? 'new' : editing.id} types={types.data} connector={editing === 'new' ? null : editing}
+          done={() => { setEditing(null); list.reload() }} cancel={() => setEditing(null)} />
+        : null}
       <ErrorBox error={error ?? list.error} />
       <table class="list">
         <thead><tr><th>Name</th><th>Type</th><th>Data</th><th>Updated</th><th /></tr></thead>
@@ -44,7 +47,7 @@ export function Connectors() {
   )
 }
 
-function ConnectorForm({ types, connector, done }: { types: ConnectorType[]; connector: any | null; done: () => void }) {
+function ConnectorForm({ types, connector, done, cancel }: { types: ConnectorType[]; connector: any | null; done: () => void; cancel: () => void }) {
   const [type, setType] = useState<string>(connector?.type ?? types[0]?.type ?? '')
   const [name, setName] = useState<string>(connector?.name ?? '')
   const [data, setData] = useState<Record<string, string>>({})
@@ -89,7 +92,7 @@ function ConnectorForm({ types, connector, done }: { types: ConnectorType[]; con
         )
       })}
       <ErrorBox error={error} />
-      <button type="submit">{connector ? 'Save' : 'Create'}</button>
+      <button type="submit">{connector ? 'Save' : 'Create'}</button> <button type="button" onClick={cancel}>Cancel</button>
     </form>
   )
 }

@@ -134,6 +134,7 @@ export function Events() {
   const list = useLoad(() => api<{ items: any[] }>('GET', '/v1/webhook-events?limit=50'), [])
   const [error, setError] = useState<unknown>(null)
   const replay = async (id: string) => {
+    if (!confirmed('Replay this event? It is routed again and may start workflows.')) return
     setError(null)
     try {
       await api('POST', `/v1/webhook-events/${id}/replay`, {})

@@ -128,7 +128,16 @@ export function Agents() {
 
 export function X402() {
   const endpoints = useLoad(() => api<{ items: any[] }>('GET', '/v1/x402-endpoints?limit=100'), [])
-  const paid = useLoad(async () => (await api<{ items: any[] }>('GET', '/v1/workflows?limit=100')).items.filter((w) => w.x402Config), [])
+  // The workflows whose live version is paid, read a page at a time.
+  const paid = useLoad(async () => {
+    const found: any[] = []
+    for (let offset = 0; offset < 2000; offset += 100) {
+      const page = await api<{ items: any[]; hasMore: boolean }>('GET', `/v1/workflows?limit=100&offset=${offset}`)
+      found.push(...page.items.filter((w) => w.x402Config && w.hasLiveVersion))
+      if (!page.hasMore) break
+    }
+    return found
+  }, [])
   const [url, setUrl] = useState('')
   const [error, setError] = useState<unknown>(null)
   const remove = async (e: any) => {
@@ -140,11 +149,15 @@ export function X402() {
       setError(err)
     }
   }
+  const [imported, setImported] = useState<string | null>(null)
   const importOne = async (event: Event) => {
     event.preventDefault()
     setError(null)
+    setImported(null)
+    if (!confirmed(`Import ${url}? This pays for one call from the organization's default wallet (at most what the endpoint asks).`)) return
     try {
-      await api('POST', '/v1/x402-endpoints/import', { url })
+      const answer = await api('POST', '/v1/x402-endpoints/import', { resourceUrl: url })
+      setImported(`Imported "${answer.endpoint?.name ?? url}"${answer.paymentDetails?.amountPaid ? `, paid ${answer.paymentDetails.amountPaid}` : ''}.`)
       setUrl('')
       endpoints.reload()
     } catch (e) {
@@ -169,6 +182,7 @@ export function X402() {
         <label>URL <input name="import-url" size={50} required placeholder="https://…" value={url} onInput={(e) => setUrl((e.target as HTMLInputElement).value)} /></label>
         <button type="submit">Import (pays one call)</button>
       </form>
+      {imported ? <p class="notice" role="status">{imported}</p> : null}
       <ErrorBox error={error ?? endpoints.error} />
       <table class="list">
         <thead><tr><th>Endpoint</th><th>Price, up to</th><th>Calls</th><th>Failures</th><th>Spent</th><th>Last called</th><th /></tr></thead>

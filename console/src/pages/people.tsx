@@ -5,6 +5,9 @@ import { ErrorBox, Page, StatusBadge, confirmed, useLoad, when } from '../ui.tsx
 
 const ROLES = ['owner', 'developer', 'viewer']
 
+/** A list the person's role may not read is shown empty, not as an error. */
+const forbiddenIsEmpty = (error: unknown) => ((error as { status?: number } | null)?.status === 403 ? null : error)
+
 export function People() {
   const members = useLoad(() => api<{ items: any[] }>('GET', '/v1/members?limit=100'), [])
   const invitations = useLoad(() => api<{ items: any[] }>('GET', '/v1/invitations?limit=100'), [])
@@ -31,7 +34,7 @@ export function People() {
   const [permissions, setPermissions] = useState('workflow:read, run:read')
   return (
     <Page title="People">
-      <ErrorBox error={error ?? members.error ?? invitations.error ?? accounts.error} />
+      <ErrorBox error={error ?? members.error ?? forbiddenIsEmpty(invitations.error) ?? forbiddenIsEmpty(accounts.error)} />
       <h2>Members</h2>
       <table class="list">
         <thead><tr><th>Email</th><th>Name</th><th>Role</th><th>Since</th><th /></tr></thead>
@@ -95,7 +98,7 @@ export function People() {
           ))}
         </tbody>
       </table>
-      <p class="hint">A service account's keys are made on the API keys page or with <code>POST /v1/api-keys</code> and its <code>serviceAccountId</code>.</p>
+      <p class="hint">A service account's keys are made on the <a href="/keys">API keys</a> page: choose the account under "For".</p>
     </Page>
   )
 }

@@ -19,12 +19,16 @@ export function RunPage({ id }: { id: string }) {
   const again = useRef(false)
 
   // One read at a time; events arriving meanwhile ask for one more read after it.
+  const current = useRef(id)
+  current.current = id
   const refresh = () => {
     if (loading.current) {
       again.current = true
       return
     }
-    loading.current = api('GET', `/v1/runs/${id}`).then(setRun, setError).finally(() => {
+    const asked = id
+    // An answer for a run the page no longer shows is dropped.
+    loading.current = api('GET', `/v1/runs/${asked}`).then((r) => { if (current.current === asked) setRun(r) }, setError).finally(() => {
       loading.current = null
       if (again.current) {
         again.current = false
@@ -43,11 +47,11 @@ export function RunPage({ id }: { id: string }) {
     })
   }, [id])
 
-  const act = async (method: string, path: string, ask?: string) => {
+  const act = async (method: string, path: string, ask?: string, body: unknown = {}) => {
     if (ask && !confirmed(ask)) return
     setError(null)
     try {
-      const answer = await api(method, path, method === 'POST' ? {} : undefined)
+      const answer = await api(method, path, method === 'POST' ? body : undefined)
       if (answer?.runId && answer.runId !== id) navigate(`/runs/${answer.runId}`)
       else refresh()
     } catch (e) {
@@ -81,8 +85,16 @@ export function RunPage({ id }: { id: string }) {
         {run.error ? <><dt>Error</dt><dd class="error-text">{run.error.message}</dd></> : null}
       </dl>
       {run.definition ? <div class="graph-box" onClick={(e) => setSelected((e.target as Element).closest('[data-node]')?.getAttribute('data-node') ?? null)}><Graph definition={run.definition} states={nodes} /></div> : null}
-      {waiting.map(([nodeId]) => (
-        <div class="card"><span>Node <code>{nodeId}</code> is waiting.</span> <button onClick={() => act('POST', `/v1/runs/${id}/nodes/${nodeId}/resume`)}>Resume</button></div>
+      {waiting.map(([nodeId, n]) => (
+        <div class="card waiting" data-node={nodeId}>
+          <span>Node <code>{nodeId}</code> is waiting{n.type === 'approval' ? ' for an approval' : ''}.</span>{' '}
+          {n.type === 'approval'
+            ? <>
+              <button onClick={() => act('POST', `/v1/runs/${id}/nodes/${encodeURIComponent(nodeId)}/resume`, undefined, { data: { approved: true } })}>Approve</button>{' '}
+              <button class="danger" onClick={() => act('POST', `/v1/runs/${id}/nodes/${encodeURIComponent(nodeId)}/resume`, 'Reject? The run goes on as rejected.', { data: { approved: false } })}>Reject</button>
+            </>
+            : <button onClick={() => act('POST', `/v1/runs/${id}/nodes/${encodeURIComponent(nodeId)}/resume`)}>Resume</button>}
+        </div>
       ))}
       <h2>Timeline</h2>
       <ol class="timeline">

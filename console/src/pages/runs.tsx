@@ -9,10 +9,12 @@ const RETRYABLE = ['failure', 'cancelled']
 
 /** A `datetime-local` value (the browser's time zone) from Unix milliseconds, and back. */
 const toLocal = (ms: string) => {
-  if (!ms) return ''
   const d = new Date(Number(ms))
+  if (!ms || Number.isNaN(d.getTime())) return ''
   return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16)
 }
+/** A time bound from the URL: Unix milliseconds, or nothing when the link holds something else. */
+const bound = (value: string | null) => (value && /^\d{1,15}$/.test(value) ? value : '')
 const fromLocal = (value: string) => (value ? String(new Date(value).getTime()) : '')
 
 const STATUSES = ['', 'running', 'waiting', 'success', 'partial', 'failure', 'cancelled']
@@ -21,8 +23,8 @@ export function Runs() {
   const query = location.value.query
   const status = query.get('status') ?? ''
   const workflowId = query.get('workflowId') ?? ''
-  const since = query.get('since') ?? ''
-  const until = query.get('until') ?? ''
+  const since = bound(query.get('since'))
+  const until = bound(query.get('until'))
   const offset = Number(query.get('offset') ?? 0) || 0
   const filter = () => {
     const q = new URLSearchParams()

@@ -7,13 +7,16 @@
 import { Elysia } from 'elysia'
 import { doc } from '../docs.ts'
 
-interface Assets { script: string; style: string }
+interface Assets { script: string; style: string; version: string }
 
 /** The console's pages: deep links to them answer the console. */
 const PAGES = ['/', '/signin', '/workflows', '/workflows/:id', '/runs', '/runs/:id', '/templates', '/templates/:id', '/keys', '/hooks', '/events', '/connectors', '/people', '/settings', '/moderation', '/agents', '/x402']
 
+/** The page runs only the script its own nonce names: nothing else served from this origin (an app's file under /w/) can run in it. */
+const policy = (nonce: string) =>
+  `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`
+
 const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'same-origin',
   'x-frame-options': 'DENY',
@@ -28,13 +31,16 @@ async function loadAssets(): Promise<Assets | null> {
       // @ts-ignore -- a built file, imported as text
       import('../../../console/dist/app.css', { with: { type: 'text' } }),
     ])
-    return { script: script.default as unknown as string, style: style.default as unknown as string }
+    const text = { script: script.default as unknown as string, style: style.default as unknown as string }
+    // The assets are cached for good under a name that changes whenever their content does.
+    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text.script + text.style)))
+    return { ...text, version: [...digest.slice(0, 8)].map((b) => b.toString(16).padStart(2, '0')).join('') }
   } catch {
     return null
   }
 }
 
-function page(version: string): string {
+function page(version: string, nonce: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -43,7 +49,7 @@ function page(version: string): string {
 <title>Automaton</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/console/app.css?v=${version}">
-<script type="module" src="/console/app.js?v=${version}"></script>
+<script type="module" nonce="${nonce}" src="/console/app.js?v=${version}"></script>
 </head>
 <body><div id="app"></div></body>
 </html>
@@ -53,13 +59,17 @@ function page(version: string): string {
 const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>Automaton</title>
 <p>The console is not built in this copy. Run <code>npm run build:console</code> (npm start and npm test do it), or use the API under <code>/v1</code>.</p>`
 
-export function consoleRoutes(version: string) {
+export function consoleRoutes() {
   const assets = loadAssets()
-  const html = page(version)
   const answer = async (kind: 'page' | 'script' | 'style') => {
     const built = await assets
-    if (!built) return new Response(NOT_BUILT, { status: 503, headers: { 'content-type': 'text/html; charset=utf-8', ...SECURITY_HEADERS } })
-    if (kind === 'page') return new Response(html, { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...SECURITY_HEADERS } })
+    if (!built) return new Response(NOT_BUILT, { status: 503, headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': policy('none'), ...SECURITY_HEADERS } })
+    if (kind === 'page') {
+      const nonce = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))))
+      return new Response(page(built.version, nonce), {
+        headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': policy(nonce), ...SECURITY_HEADERS },
+      })
+    }
     const type = kind === 'script' ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8'
     return new Response(kind === 'script' ? built.script : built.style, {
       headers: { 'content-type': type, 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' },

@@ -3,11 +3,10 @@ import { Type as T } from '@sinclair/typebox'
 import { Page, pageRequest } from '../../domain/common.ts'
 import { FailureStatistics, ResumeBody, Run, RunBody, RUN_STATUSES, type RunStatus, StatusCounts } from '../../domain/run.ts'
 import { badRequest } from '../../errors.ts'
-import { type AuthService, requirePermission } from '../../services/auth.ts'
+import { requirePermission } from '../../services/auth.ts'
 import type { RunService } from '../../services/runs.ts'
 import { doc } from '../docs.ts'
-import type { AuthPlugin } from '../middleware/auth.ts'
-import { clientAddressOf } from '../request-state.ts'
+import { type AuthGate, type AuthPlugin, cookieOf, SESSION_COOKIE } from '../middleware/auth.ts'
 import { boolParam, intParam, PageQuery, t } from '../schemas.ts'
 
 const tags = ['runs']
@@ -28,7 +27,7 @@ const BulkBody = (statuses: readonly RunStatus[]) => t.Object({
 const rangeOf = <Q extends { workflowId?: string; status?: RunStatus; since?: number; until?: number }>(q: Q) =>
   ({ workflowId: q.workflowId, status: q.status, since: q.since, until: q.until })
 
-export function runRoutes(auth: AuthPlugin, authService: AuthService, runs: RunService) {
+export function runRoutes(auth: AuthPlugin, gate: AuthGate, runs: RunService) {
   return new Elysia({ name: 'routes.runs' })
     .use(auth)
     .get('/v1/runs', ({ principal, query }) => runs.list(principal, pageRequest(query), rangeOf(query)), {
@@ -82,9 +81,13 @@ export function runRoutes(auth: AuthPlugin, authService: AuthService, runs: RunS
       }),
     })
     .post('/v1/runs/:runId/nodes/:nodeId/resume', async ({ params, body, query, request }) => {
-      const header = request.headers.get('authorization')
-      const principal = header ? await authService.authenticate(header, { ip: clientAddressOf(request), userAgent: request.headers.get('user-agent') }) : undefined
-      if (principal) requirePermission(principal, 'workflow:execute')
+      // A key, else the workflow's secret, else a signed-in person (cookie and CSRF token).
+      const credential = request.headers.get('authorization') !== null || (!query.secret && cookieOf(request, SESSION_COOKIE) !== null)
+      const principal = credential ? await gate.principalOf(request) : undefined
+      if (principal) {
+        if (principal.organizationProblem) throw principal.organizationProblem
+        requirePermission(principal, 'workflow:execute')
+      }
       if (!principal && !query.secret) throw badRequest('send an API key with workflow:execute, or the workflow secret as ?secret=')
       return runs.resume({ principal, secret: query.secret }, params.runId, params.nodeId, body?.data)
     }, {
@@ -92,7 +95,7 @@ export function runRoutes(auth: AuthPlugin, authService: AuthService, runs: RunS
       query: t.Object({ secret: t.Optional(t.String({ maxLength: 200 })) }),
       body: t.Optional(ResumeBody),
       detail: doc({
-        summary: 'Resume a node waiting in a wait or approval', description: 'Authorized by an API key with workflow:execute or by ?secret=<the workflow\'s triggerSecret>. Approval: { "data": { "approved": true } }.',
+        summary: 'Resume a node waiting in a wait or approval', description: 'Authorized by an API key (or a sign-in session) with workflow:execute, or by ?secret=<the workflow\'s triggerSecret>. Approval: { "data": { "approved": true } }.',
         tags, response: Run, errors: [401, 403, 404, 409],
       }),
     })

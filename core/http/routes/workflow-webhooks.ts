@@ -8,7 +8,7 @@ import type { X402Service } from '../../services/x402.ts'
 import { Elysia } from 'elysia'
 import { Type as T } from '@sinclair/typebox'
 import { RunBody, WebhookResult } from '../../domain/run.ts'
-import { badRequest, conflict } from '../../errors.ts'
+import { badRequest, conflict, unavailable } from '../../errors.ts'
 import type { RunService } from '../../services/runs.ts'
 import { doc } from '../docs.ts'
 import { clientAddressOf, clientUrlOf } from '../request-state.ts'
@@ -53,14 +53,15 @@ export function workflowWebhookRoutes(runs: RunService, x402?: X402Service) {
       const started = await runs.webhook(params.workflowSecret, objectBody(body), request.headers, request.headers.get('idempotency-key'))
       if (started) return started
       // A paid workflow (x402Config, not discoverable) needs its secret and a payment.
+      if (!x402) throw unavailable('this workflow is paid (x402) and this server takes no payments')
       try {
-        const paid = await x402?.payWebhook(params.workflowSecret, { url: clientUrlOf(request), headers: request.headers, body: objectBody(body) })
+        const paid = await x402.payWebhook(params.workflowSecret, { url: clientUrlOf(request), headers: request.headers, body: objectBody(body) })
         if (paid) {
           Object.assign(set.headers, paid.headers, { 'access-control-expose-headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE' })
           return { ...paid.result, payment: paid.payment }
         }
       } catch (error) {
-        const answer = x402?.answer402(error)
+        const answer = x402.answer402(error)
         if (answer) return answer
         throw error
       }
