@@ -70,8 +70,13 @@ describe.skipIf(!enabled)('an agent run across kill -9 of its worker', () => {
     expect(started.status).toBe(200)
     const runId = started.body.data.runId as string
 
-    // The tool call is in flight on the worker: kill it.
+    // The tool call is in flight on the worker, and the model step before it is in the journal
+    // (the engine writes a step's end in the background, so it may reach the journal just after
+    // the next step began): kill the worker.
     await until('the tool call to arrive', async () => receiver.requests.length >= 1, 20_000)
+    await until('the first model step in the journal', async () => (await queryDatabase<{ n: number }>(
+      env, "SELECT COUNT(*) AS n FROM events WHERE run_id = $1 AND node_id = 'model_1' AND type = 'node.succeeded'", [runId],
+    ))[0].n > 0, 20_000)
     expect(model.requests).toHaveLength(1)
     await workers[0].stop('SIGKILL')
     workers.push(await startWorker(env))
