@@ -137,10 +137,8 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
     // A paid workflow (x402Config) admits an outside caller's run only once it is paid; decided on
     // the content of this transaction, so an x402Config added a moment ago counts, and before the
     // duplicate lookups, so an unpaid caller learns nothing of earlier runs.
-    if (PAID_ENTRIES.has(req.triggeredBy) && !req.paid) {
-      const { content: paidContent } = await contentOf(tx, w.id, version)
-      if (paidContent.x402Config) return skipped(PAYMENT_REQUIRED)
-    }
+    const { content, hash, body } = await contentOf(tx, w.id, version)
+    if (PAID_ENTRIES.has(req.triggeredBy) && !req.paid && content.x402Config) return skipped(PAYMENT_REQUIRED)
     if (req.idempotencyKey) {
       const existing = await runs.byIdempotencyKey(tx, w.id, req.idempotencyKey)
       if (existing) return skipped('duplicate', existing.id)
@@ -155,7 +153,6 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
       }
     }
 
-    const { content, hash, body } = await contentOf(tx, w.id, version)
     if (!req.automatic && req.version === 'display') checkInput(content.definition, req.event.body)
     // Run controls read and change the workflow row: lock it (Postgres) and read it again. A
     // workflow without them is not locked, so its runs are admitted concurrently.
