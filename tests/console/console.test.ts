@@ -377,7 +377,7 @@ else describe('the web console in chromium', () => {
     }
     model.queue(toolTurn('propose_workflow', { name: 'Greeter', description: 'Greets twice', definition }), textTurn('Added a second greeting.'))
     await page.goto(`${server.url}/workflows/${workflowId}`)
-    await page.waitForSelector('textarea[name=chat-message]')
+    await page.waitForSelector('aside.chat button[type=submit]:not([disabled])')
     await page.type('textarea[name=chat-message]', 'Greet twice')
     await page.click('aside.chat button[type=submit]')
     await page.waitForSelector('svg.graph [data-node="again"]')

@@ -13,6 +13,7 @@ export function BuilderChat({ workflowId, onProposed }: { workflowId: string; on
   const [lines, setLines] = useState<Line[]>([])
   const [message, setMessage] = useState('')
   const [busy, setBusy] = useState(false)
+  const [ready, setReady] = useState(false)
   const [error, setError] = useState<unknown>(null)
   const conversation = useRef<string | undefined>(undefined)
   // A turn still streaming when the page goes away is stopped (it would go on spending credits).
@@ -22,20 +23,25 @@ export function BuilderChat({ workflowId, onProposed }: { workflowId: string; on
   useEffect(() => {
     api<Array<{ role: string; content: string; conversationId: string }>>('GET', `/v1/ai/workflow/chat/history?workflowId=${encodeURIComponent(workflowId)}&limit=50`)
       .then((history) => {
-        setLines(history.map((m) => ({ role: m.role === 'user' ? 'user' : 'assistant', text: m.content })))
+        setLines(history.map((m): Line => ({ role: m.role === 'user' ? 'user' : 'assistant', text: m.content })))
         conversation.current = history.at(-1)?.conversationId || undefined
-      }, () => setLines([]))
+      }, () => {})
+      // Nothing is sent before the history is in: a turn goes on after it, in the same conversation.
+      .finally(() => setReady(true))
   }, [workflowId])
 
   const send = async (event: Event) => {
     event.preventDefault()
-    if (!message.trim() || busy) return
+    if (!message.trim() || busy || !ready) return
     setError(null)
     setBusy(true)
     const said = message
     setMessage('')
     setLines((l) => [...l, { role: 'user', text: said }, { role: 'assistant', text: '' }])
-    const append = (text: string) => setLines((l) => [...l.slice(0, -1), { role: 'assistant', text: l[l.length - 1].text + text }])
+    const append = (text: string) => setLines((l) => {
+      const last = l[l.length - 1]
+      return last?.role === 'assistant' ? [...l.slice(0, -1), { role: 'assistant', text: last.text + text }] : [...l, { role: 'assistant', text }]
+    })
     turn.current = new AbortController()
     try {
       await stream('POST', '/v1/ai/workflow/chat', { message: said, workflowId, conversationId: conversation.current }, turn.current.signal, (type, data) => {
@@ -45,7 +51,7 @@ export function BuilderChat({ workflowId, onProposed }: { workflowId: string; on
         else if (type === 'done' && data.conversationId) conversation.current = data.conversationId
       })
     } catch (e) {
-      setLines((l) => (l[l.length - 1].text === '' ? l.slice(0, -1) : l))
+      setLines((l) => (l[l.length - 1]?.role === 'assistant' && l[l.length - 1].text === '' ? l.slice(0, -1) : l))
       setError(e)
     } finally {
       setBusy(false)
@@ -61,7 +67,7 @@ export function BuilderChat({ workflowId, onProposed }: { workflowId: string; on
       <ErrorBox error={error} />
       <form onSubmit={send}>
         <textarea name="chat-message" rows={3} placeholder="Say what the workflow should do, or what to change" value={message} onInput={(e) => setMessage((e.target as HTMLTextAreaElement).value)} />
-        <button type="submit" disabled={busy}>{busy ? 'Working…' : 'Send'}</button>
+        <button type="submit" disabled={busy || !ready}>{busy ? 'Working…' : 'Send'}</button>
       </form>
     </aside>
   )
