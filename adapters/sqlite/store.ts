@@ -7,6 +7,8 @@
  * serves reads, which therefore see committed data only. `synchronous=FULL` (the default)
  * makes every commit durable on power loss; `normal` trades that for speed.
  *
+ * The server's store copies the log back into the file on a worker thread (checkpointer.ts).
+ *
  * The file uses incremental auto_vacuum, so pruned rows give their pages back to the file
  * system (`compact`). A file made before that setting is converted once, when it is opened,
  * by a VACUUM that rewrites it (it needs free disk space as large as the file for a moment).
@@ -14,12 +16,15 @@
 import { Database, type Statement } from 'bun:sqlite'
 import type { Migration, SqlExecutor, SqlValue, Store } from '../../core/ports/store.ts'
 import { bindable, createGroupCommit, type Job, numberedToQuestion } from '../sql/group-commit.ts'
+import { type Checkpointer, startCheckpointer } from './checkpointer.ts'
 
 export interface SqliteStoreOptions {
   /** A file path; the directory must exist. */
   readonly path: string
   readonly synchronous?: 'full' | 'normal'
   readonly busyTimeoutMs?: number
+  /** Checkpoints on a worker thread instead of in the committing call (the server's store; see checkpointer.ts). */
+  readonly backgroundCheckpoint?: boolean
 }
 
 export function sqliteStore(options: SqliteStoreOptions): Store {
@@ -27,6 +32,9 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
   const reader = open(options, true)
   const writeExec = executor(writer)
   const readExec = executor(reader)
+  const checkpointer: Checkpointer | undefined = options.backgroundCheckpoint
+    ? startCheckpointer({ path: options.path, synchronous: options.synchronous === 'normal' ? 'NORMAL' : 'FULL' })
+    : undefined
 
   /** Runs jobs in one transaction; throws (after rolling back) when any job fails. */
   async function inOneTransaction(jobs: Job<SqlExecutor>[]): Promise<unknown[]> {
@@ -35,6 +43,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       const values: unknown[] = []
       for (const job of jobs) values.push(await job.work(writeExec))
       writer.run('COMMIT')
+      checkpointer?.committed()
       return values
     } catch (error) {
       if (writer.inTransaction) writer.run('ROLLBACK')
@@ -91,6 +100,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       if (closed) return
       closed = true
       await commits.drain()
+      await checkpointer?.stop()
       writer.run('PRAGMA optimize')
       reader.close()
       writer.close()

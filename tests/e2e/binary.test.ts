@@ -62,6 +62,8 @@ describe('the single binary', () => {
       expect(schedule.triggers.map((t: { upcoming: string[] }) => t.upcoming.length)).toEqual([5, 5])
       const version = await runCli(['version'], env, [binary])
       expect(JSON.parse(version.stdout).version).toMatch(/^\d+\.\d+\.\d+/)
+      // The store's checkpoint thread is an entrypoint of the binary too (it says so when it cannot start).
+      expect(server.logs()).not.toContain('checkpoint thread')
     } finally {
       expect(await server.stop('SIGTERM')).toBe(0)
     }
