@@ -3,7 +3,7 @@ import { render } from 'preact'
 import { useState } from 'preact/hooks'
 import { api, chooseOrganization, loadSession, moderator, organization, session } from './api.ts'
 import { location, match, navigate } from './router.ts'
-import { ErrorBox } from './ui.tsx'
+import { ErrorBox, useAction } from './ui.tsx'
 import { Keys } from './pages/keys.tsx'
 import { RunPage } from './pages/run.tsx'
 import { Runs } from './pages/runs.tsx'
@@ -27,18 +27,15 @@ function SignIn() {
   const [email, setEmail] = useState('')
   const [name, setName] = useState('')
   const [password, setPassword] = useState('')
-  const [error, setError] = useState<unknown>(null)
+  const { error, run } = useAction()
   const submit = async (event: Event) => {
     event.preventDefault()
-    setError(null)
-    try {
+    await run(async () => {
       if (invitation) await api('POST', '/v1/auth/accept-invitation', { token: invitation, name: name || undefined, password })
       else await api('POST', '/v1/auth/login', { email, password })
       await loadSession()
       navigate(safeNext(location.value.query.get('next')), true)
-    } catch (e) {
-      setError(e)
-    }
+    })
   }
   return (
     <form class="card signin" onSubmit={submit}>

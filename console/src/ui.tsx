@@ -33,6 +33,25 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T |
   return { ...state, reload: () => setTick((n) => n + 1) }
 }
 
+/**
+ * The error of a person's action: `run(work)` clears the last error, runs the work and keeps what
+ * it threw, so the page shows why the action failed. It answers what the work answered, or
+ * nothing when it threw.
+ */
+export function useAction(): { error: unknown; setError: (e: unknown) => void; run: <T>(work: () => Promise<T>) => Promise<T | undefined> } {
+  const [error, setError] = useState<unknown>(null)
+  const run = async <T,>(work: () => Promise<T>): Promise<T | undefined> => {
+    setError(null)
+    try {
+      return await work()
+    } catch (e) {
+      setError(e)
+      return undefined
+    }
+  }
+  return { error, setError, run }
+}
+
 export function Page({ title, actions, children }: { title: ComponentChildren; actions?: ComponentChildren; children: ComponentChildren }) {
   return (
     <section class="page">

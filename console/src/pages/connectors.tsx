@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
-import { ErrorBox, Page, confirmed, useLoad, when } from '../ui.tsx'
+import { ErrorBox, Page, confirmed, useAction, useLoad, when } from '../ui.tsx'
 
 interface ConnectorType { type: string; name: string; description: string; dataSchema: { properties?: Record<string, any>; required?: string[] }; secretFields: string[] }
 
@@ -12,15 +12,13 @@ export function Connectors() {
   const list = useLoad(() => api<{ items: any[] }>('GET', '/v1/connectors?limit=100'), [])
   const types = useLoad(() => api<ConnectorType[] | { items: ConnectorType[] }>('GET', '/v1/connector-types').then((d) => (Array.isArray(d) ? d : d.items)), [])
   const [editing, setEditing] = useState<any | 'new' | null>(null)
-  const [error, setError] = useState<unknown>(null)
+  const { error, run } = useAction()
   const remove = async (c: any) => {
     if (!confirmed(`Delete the connector "${c.name}"? Nodes that use it stop working.`)) return
-    try {
+    await run(async () => {
       await api('DELETE', `/v1/connectors/${c.id}`)
       list.reload()
-    } catch (e) {
-      setError(e)
-    }
+    })
   }
   return (
     <Page title="Connectors" actions={<button onClick={() => setEditing('new')}>New connector</button>}>
@@ -51,12 +49,11 @@ function ConnectorForm({ types, connector, done, cancel }: { types: ConnectorTyp
   const [type, setType] = useState<string>(connector?.type ?? types[0]?.type ?? '')
   const [name, setName] = useState<string>(connector?.name ?? '')
   const [data, setData] = useState<Record<string, string>>({})
-  const [error, setError] = useState<unknown>(null)
+  const { error, run } = useAction()
   const spec = types.find((t) => t.type === type)
   const fields = Object.entries(spec?.dataSchema.properties ?? {})
   const submit = async (event: Event) => {
     event.preventDefault()
-    setError(null)
     const body: Record<string, unknown> = {}
     for (const [key, schema] of fields) {
       // An edit replaces the data: fields not touched are sent as they are (secrets are kept when left out).
@@ -65,13 +62,11 @@ function ConnectorForm({ types, connector, done, cancel }: { types: ConnectorTyp
       if (value === undefined || value === '') continue
       body[key] = schema.type === 'number' || schema.type === 'integer' ? Number(value) : schema.type === 'boolean' ? value === 'true' : value
     }
-    try {
+    await run(async () => {
       if (connector) await api('PUT', `/v1/connectors/${connector.id}`, { name, data: body })
       else await api('POST', '/v1/connectors', { type, name, data: body })
       done()
-    } catch (e) {
-      setError(e)
-    }
+    })
   }
   return (
     <form class="card connector-form" onSubmit={submit}>

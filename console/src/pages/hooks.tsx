@@ -5,7 +5,7 @@
 import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { location, setFilter } from '../router.ts'
-import { ErrorBox, Page, StatusBadge, confirmed, useLoad, when } from '../ui.tsx'
+import { ErrorBox, Page, StatusBadge, confirmed, useAction, useLoad, when } from '../ui.tsx'
 
 const DELIVERY_STATUSES = ['', 'pending', 'retrying', 'success', 'failure']
 
@@ -21,19 +21,16 @@ export function Hooks() {
     return api<{ items: any[] }>('GET', `/v1/execution-webhooks/deliveries?${q}`)
   }, [endpointId, status])
   const [secret, setSecret] = useState<string | null>(null)
-  const [error, setError] = useState<unknown>(null)
+  const { error, run } = useAction()
   const set = (key: string, value: string) => setFilter(key, value)
   const act = async (method: string, path: string, ask?: string) => {
     if (ask && !confirmed(ask)) return
-    setError(null)
-    try {
+    await run(async () => {
       const answer = await api(method, path, method === 'POST' ? {} : undefined)
       if (answer?.signingSecret) setSecret(answer.signingSecret)
       endpoints.reload()
       deliveries.reload()
-    } catch (e) {
-      setError(e)
-    }
+    })
   }
   return (
     <Page title="Execution hooks">
@@ -107,18 +104,15 @@ export function Hooks() {
 function NewEndpoint({ onCreated }: { onCreated: (secret: string) => void }) {
   const [name, setName] = useState('')
   const [url, setUrl] = useState('')
-  const [error, setError] = useState<unknown>(null)
+  const { error, run } = useAction()
   const submit = async (event: Event) => {
     event.preventDefault()
-    setError(null)
-    try {
+    await run(async () => {
       const created = await api('POST', '/v1/execution-webhooks', { name, url })
       setName('')
       setUrl('')
       onCreated(created.signingSecret)
-    } catch (e) {
-      setError(e)
-    }
+    })
   }
   return (
     <form class="card inline" onSubmit={submit}>
@@ -132,16 +126,13 @@ function NewEndpoint({ onCreated }: { onCreated: (secret: string) => void }) {
 
 export function Events() {
   const list = useLoad(() => api<{ items: any[] }>('GET', '/v1/webhook-events?limit=50'), [])
-  const [error, setError] = useState<unknown>(null)
+  const { error, run } = useAction()
   const replay = async (id: string) => {
     if (!confirmed('Replay this event? It is routed again and may start workflows.')) return
-    setError(null)
-    try {
+    await run(async () => {
       await api('POST', `/v1/webhook-events/${id}/replay`, {})
       list.reload()
-    } catch (e) {
-      setError(e)
-    }
+    })
   }
   return (
     <Page title="Integration events" actions={<button onClick={list.reload}>Refresh</button>}>

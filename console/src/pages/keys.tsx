@@ -1,7 +1,7 @@
 /** API keys of the organization: create one (its raw key shown once), revoke. */
 import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
-import { ErrorBox, Page, confirmed, useLoad, when } from '../ui.tsx'
+import { ErrorBox, Page, confirmed, useAction, useLoad, when } from '../ui.tsx'
 
 export function Keys() {
   const list = useLoad(() => api<{ items: any[] }>('GET', '/v1/api-keys?limit=100'), [])
@@ -11,29 +11,24 @@ export function Keys() {
   const [account, setAccount] = useState('')
   const [expires, setExpires] = useState('')
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null)
-  const [error, setError] = useState<unknown>(null)
+  const { error, run } = useAction()
   const create = async (event: Event) => {
     event.preventDefault()
-    setError(null)
-    try {
+    await run(async () => {
       const answer = await api('POST', '/v1/api-keys', {
         name, scope, ...(account ? { serviceAccountId: account } : {}), ...(expires ? { expiresAt: new Date(expires).toISOString() } : {}),
       })
       setCreated({ name: answer.name, key: answer.key })
       setName('')
       list.reload()
-    } catch (e) {
-      setError(e)
-    }
+    })
   }
   const revoke = async (key: any) => {
     if (!confirmed(`Revoke the key "${key.name}"? Callers using it are refused from now on.`)) return
-    try {
+    await run(async () => {
       await api('DELETE', `/v1/api-keys/${key.id}`)
       list.reload()
-    } catch (e) {
-      setError(e)
-    }
+    })
   }
   return (
     <Page title="API keys">

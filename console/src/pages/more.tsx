@@ -5,32 +5,25 @@
 import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { navigate } from '../router.ts'
-import { ErrorBox, Page, StatusBadge, confirmed, useLoad, when } from '../ui.tsx'
+import { ErrorBox, Page, StatusBadge, confirmed, useAction, useLoad, when } from '../ui.tsx'
 
 export function Settings() {
   const settings = useLoad(() => api<{ enabled: boolean }>('GET', '/v1/user/interests/settings'), [])
   const mine = useLoad(() => api<{ tags: string[] }>('GET', '/v1/user/interests'), [])
   const tags = useLoad(() => api<{ items: Array<{ slug: string; name: string }> }>('GET', '/v1/tags?limit=100'), [])
-  const [error, setError] = useState<unknown>(null)
-  const toggle = async (enabled: boolean) => {
-    setError(null)
-    try {
-      await api('PUT', '/v1/user/interests/settings', { enabled })
-      settings.reload()
-    } catch (e) {
-      setError(e)
-    }
-  }
+  const { error, run } = useAction()
+  const toggle = (enabled: boolean) => run(async () => {
+    await api('PUT', '/v1/user/interests/settings', { enabled })
+    settings.reload()
+  })
   const choose = async (slug: string, on: boolean) => {
     const current = new Set(mine.data?.tags ?? [])
     if (on) current.add(slug)
     else current.delete(slug)
-    try {
+    await run(async () => {
       await api('PUT', '/v1/user/interests', { tags: [...current] })
       mine.reload()
-    } catch (e) {
-      setError(e)
-    }
+    })
   }
   return (
     <Page title="Your settings">
@@ -52,21 +45,16 @@ export function Settings() {
 
 export function Moderation() {
   const queue = useLoad(() => api<{ items: any[] }>('GET', '/v1/templates?moderationStatus=pending&visibility=public&limit=100'), [])
-  const [error, setError] = useState<unknown>(null)
-  const decide = async (t: any, approve: boolean) => {
-    setError(null)
-    try {
-      if (approve) await api('POST', `/v1/templates/${t.id}/approve`, {})
-      else {
-        const reason = window.prompt(`Why is "${t.name}" rejected? The author sees this.`)
-        if (!reason) return
-        await api('POST', `/v1/templates/${t.id}/reject`, { rejectionReason: reason })
-      }
-      queue.reload()
-    } catch (e) {
-      setError(e)
+  const { error, run } = useAction()
+  const decide = (t: any, approve: boolean) => run(async () => {
+    if (approve) await api('POST', `/v1/templates/${t.id}/approve`, {})
+    else {
+      const reason = window.prompt(`Why is "${t.name}" rejected? The author sees this.`)
+      if (!reason) return
+      await api('POST', `/v1/templates/${t.id}/reject`, { rejectionReason: reason })
     }
-  }
+    queue.reload()
+  })
   return (
     <Page title="Moderation">
       <ErrorBox error={error ?? queue.error} />
@@ -91,16 +79,13 @@ export function Agents() {
   const agents = useLoad(() => api<any[]>('GET', '/v1/agent-runs/agents'), [])
   const [agentType, setAgentType] = useState('')
   const [prompt, setPrompt] = useState('')
-  const [error, setError] = useState<unknown>(null)
+  const { error, run } = useAction()
   const start = async (event: Event) => {
     event.preventDefault()
-    setError(null)
-    try {
+    await run(async () => {
       const started = await api('POST', '/v1/agent-runs', { agentType: agentType || agents.data?.[0]?.agentType, prompt })
       navigate(`/runs/${started.runId}`)
-    } catch (e) {
-      setError(e)
-    }
+    })
   }
   return (
     <Page title="Agents">
@@ -139,30 +124,26 @@ export function X402() {
     return found
   }, [])
   const [url, setUrl] = useState('')
-  const [error, setError] = useState<unknown>(null)
+  const { error, run } = useAction()
   const remove = async (e: any) => {
     if (!confirmed(`Remove the endpoint "${e.name}"?`)) return
-    try {
+    await run(async () => {
       await api('DELETE', `/v1/x402-endpoints/${e.id}`)
       endpoints.reload()
-    } catch (err) {
-      setError(err)
-    }
+    })
   }
   const [imported, setImported] = useState<string | null>(null)
   const importOne = async (event: Event) => {
     event.preventDefault()
-    setError(null)
     setImported(null)
-    if (!confirmed(`Import ${url}? This pays for one call from the organization's default wallet (at most what the endpoint asks).`)) return
-    try {
+    // Asked inside the action: the last error goes away even when the person declines.
+    await run(async () => {
+      if (!confirmed(`Import ${url}? This pays for one call from the organization's default wallet (at most what the endpoint asks).`)) return
       const answer = await api('POST', '/v1/x402-endpoints/import', { resourceUrl: url })
       setImported(`Imported "${answer.endpoint?.name ?? url}"${answer.paymentDetails?.amountPaid ? `, paid ${answer.paymentDetails.amountPaid}` : ''}.`)
       setUrl('')
       endpoints.reload()
-    } catch (e) {
-      setError(e)
-    }
+    })
   }
   return (
     <Page title="x402">

@@ -1,7 +1,7 @@
 /** People of the organization: members and their roles, invitations, and service accounts. */
 import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
-import { ErrorBox, Page, StatusBadge, confirmed, useLoad, when } from '../ui.tsx'
+import { ErrorBox, Page, StatusBadge, confirmed, useAction, useLoad, when } from '../ui.tsx'
 
 const ROLES = ['owner', 'developer', 'viewer']
 
@@ -12,21 +12,18 @@ export function People() {
   const members = useLoad(() => api<{ items: any[] }>('GET', '/v1/members?limit=100'), [])
   const invitations = useLoad(() => api<{ items: any[] }>('GET', '/v1/invitations?limit=100'), [])
   const accounts = useLoad(() => api<{ items: any[] }>('GET', '/v1/service-accounts?limit=100'), [])
-  const [error, setError] = useState<unknown>(null)
+  const { error, run } = useAction()
   const [invited, setInvited] = useState<string | null>(null)
+  /** Answers the server's answer, or nothing when the person declined or the action failed. */
   const act = async (method: string, path: string, body?: unknown, ask?: string) => {
     if (ask && !confirmed(ask)) return null
-    setError(null)
-    try {
+    return run(async () => {
       const answer = await api(method, path, body ?? (method === 'POST' ? {} : undefined))
       members.reload()
       invitations.reload()
       accounts.reload()
       return answer
-    } catch (e) {
-      setError(e)
-      return null
-    }
+    })
   }
   const [email, setEmail] = useState('')
   const [role, setRole] = useState('developer')

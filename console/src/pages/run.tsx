@@ -7,13 +7,14 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, follow } from '../api.ts'
 import { Graph } from '../graph.tsx'
 import { navigate } from '../router.ts'
-import { ErrorBox, Page, StatusBadge, confirmed, when } from '../ui.tsx'
+import { ErrorBox, Page, StatusBadge, confirmed, useAction, when } from '../ui.tsx'
 
 const FINISHED = new Set(['success', 'partial', 'failure', 'cancelled'])
 
 export function RunPage({ id }: { id: string }) {
   const [run, setRun] = useState<any>(null)
-  const [error, setError] = useState<unknown>(null)
+  // The state is called `run`, so the action's runner is `perform` here.
+  const { error, setError, run: perform } = useAction()
   const [selected, setSelected] = useState<string | null>(null)
   const loading = useRef<Promise<void> | null>(null)
   const again = useRef(false)
@@ -49,14 +50,11 @@ export function RunPage({ id }: { id: string }) {
 
   const act = async (method: string, path: string, ask?: string, body: unknown = {}) => {
     if (ask && !confirmed(ask)) return
-    setError(null)
-    try {
+    await perform(async () => {
       const answer = await api(method, path, method === 'POST' ? body : undefined)
       if (answer?.runId && answer.runId !== id) navigate(`/runs/${answer.runId}`)
       else refresh()
-    } catch (e) {
-      setError(e)
-    }
+    })
   }
 
   if (!run) return <Page title="Run"><ErrorBox error={error} />{error ? null : <p>Loading…</p>}</Page>

@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { location, setFilter } from '../router.ts'
-import { ErrorBox, Page, StatusBadge, confirmed, useLoad, when } from '../ui.tsx'
+import { ErrorBox, Page, StatusBadge, confirmed, useAction, useLoad, when } from '../ui.tsx'
 
 const CANCELLABLE = ['running', 'waiting']
 const RETRYABLE = ['failure', 'cancelled']
@@ -40,13 +40,12 @@ export function Runs() {
     if (status) q.set('status', status)
     return api<{ items: any[]; hasMore: boolean }>('GET', `/v1/runs?${q}`)
   }, [status, workflowId, since, until, offset])
-  const [error, setError] = useState<unknown>(null)
+  const { error, run } = useAction()
   const [notice, setNotice] = useState<string | null>(null)
   /** Shows the server's count of the runs a bulk action would take, and acts only on that many once confirmed. */
   const bulk = async (action: 'cancel' | 'retry') => {
-    setError(null)
     setNotice(null)
-    try {
+    await run(async () => {
       const counts = (await api<{ counts: Record<string, number> }>('GET', `/v1/runs/status-counts?${filter()}`)).counts
       const statuses = status ? [status] : action === 'cancel' ? CANCELLABLE : RETRYABLE
       const n = statuses.reduce((sum, s) => sum + (counts[s] ?? 0), 0)
@@ -58,9 +57,7 @@ export function Runs() {
       const done = await api('POST', `/v1/runs/bulk-${action}`, body)
       setNotice(action === 'cancel' ? `Cancelled ${done.cancelled} of ${count}.` : `Retried ${done.retried} of ${count}.`)
       list.reload()
-    } catch (e) {
-      setError(e)
-    }
+    })
   }
   const set = (key: string, value: string) => setFilter(key, value)
   return (

@@ -3,24 +3,21 @@ import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { Graph } from '../graph.tsx'
 import { navigate } from '../router.ts'
-import { ErrorBox, Page, parseTyped, StatusBadge, confirmed, useLoad, when } from '../ui.tsx'
+import { ErrorBox, Page, parseTyped, StatusBadge, confirmed, useAction, useLoad, when } from '../ui.tsx'
 import { BuilderChat } from './builder-chat.tsx'
 
 export function WorkflowPage({ id }: { id: string }) {
   const workflow = useLoad(() => api('GET', `/v1/workflows/${id}`), [id])
   const versions = useLoad(() => api<{ items: any[] }>('GET', `/v1/workflows/${id}/versions?limit=20`), [id])
-  const [error, setError] = useState<unknown>(null)
+  const { error, run } = useAction()
   const w = workflow.data
   const act = (label: string, method: string, path: string, ask?: string) => async () => {
     if (ask && !confirmed(ask)) return
-    setError(null)
-    try {
+    await run(async () => {
       await api(method, path)
       workflow.reload()
       versions.reload()
-    } catch (e) {
-      setError(e)
-    }
+    })
     void label
   }
   if (workflow.error) return <Page title="Workflow"><ErrorBox error={workflow.error} /></Page>
@@ -67,17 +64,14 @@ export function WorkflowPage({ id }: { id: string }) {
 
 function RunNow({ id, disabled }: { id: string; disabled: boolean }) {
   const [payload, setPayload] = useState('{}')
-  const [error, setError] = useState<unknown>(null)
+  const { error, run } = useAction()
   const submit = async (event: Event) => {
     event.preventDefault()
-    setError(null)
-    try {
+    await run(async () => {
       const parsed = parseTyped(payload, 'payload')
       const started = await api('POST', `/v1/workflows/${id}/run`, { payload: parsed })
       navigate(`/runs/${started.runId}`)
-    } catch (e) {
-      setError(e)
-    }
+    })
   }
   return (
     <form class="card run-now" onSubmit={submit}>

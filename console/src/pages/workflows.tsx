@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { location, navigate, setFilter } from '../router.ts'
-import { ErrorBox, Page, parseTyped, StatusBadge, useLoad, when } from '../ui.tsx'
+import { ErrorBox, Page, parseTyped, StatusBadge, useAction, useLoad, when } from '../ui.tsx'
 
 const STATUSES = ['', 'draft', 'active', 'paused', 'archived']
 
@@ -58,17 +58,14 @@ export function Workflows() {
 function NewWorkflow() {
   const [name, setName] = useState('')
   const [definition, setDefinition] = useState(STARTER)
-  const [error, setError] = useState<unknown>(null)
+  const { error, run } = useAction()
   const submit = async (event: Event) => {
     event.preventDefault()
-    setError(null)
-    try {
+    await run(async () => {
       const parsed = parseTyped(definition, 'definition')
       const created = await api('POST', '/v1/workflows', { name: name || undefined, definition: parsed })
       navigate(`/workflows/${created.id}`)
-    } catch (e) {
-      setError(e)
-    }
+    })
   }
   return (
     <form class="card" onSubmit={submit}>
