@@ -20,6 +20,8 @@ export interface Config {
   bootstrapKey: string | null
   maxBodyBytes: number
   sqliteSynchronous: 'full' | 'normal'
+  /** The memory, in MB, the JavaScript engine sizes its garbage collection for (0: the machine's; see main.ts). */
+  gcMemoryMb: number
   pgPoolSize: number
   logLevel: 'debug' | 'info' | 'warn' | 'error'
   minScheduleIntervalMs: number
@@ -194,6 +196,7 @@ export const CONFIG_ENTRIES: readonly ConfigEntry[] = [
   { env: 'AUTOMATON_CROSSCHAIN_API_KEY', key: 'crosschainApiKey', default: '', description: 'The `x-api-key` the cross-chain payment service sends with its callback (`/v1/internal/crosschain/order-completed`); empty: the callback refuses every request (401).', parse: nullable },
   { env: 'AUTOMATON_WORKER_CONCURRENCY', key: 'workerConcurrency', default: '256', description: 'Runs one worker process executes at once.', parse: int(1, 100000) },
   { env: 'AUTOMATON_SITUATION_UNIVERSE', key: 'situationUniverse', default: 'on', description: 'The ticker universe of the situation trigger: `on` loads the shipped list at first start (replace it with `automaton universe import`); `off` answers 503 on `GET /v1/situation/universe` and checks no symbols.', parse: onOff },
+  { env: 'AUTOMATON_GC_MEMORY_MB', key: 'gcMemoryMb', default: '512', description: 'The memory the JavaScript engine of `serve` and `worker` sizes its garbage collection for, in MB: under load, garbage is collected long before the heap nears it instead of piling up toward the machine\'s memory (Bun only). `0` leaves the engine\'s default. See operations.md.', parse: int(0, 1048576) },
   { env: 'AUTOMATON_MAX_BACKLOG', key: 'maxBacklog', default: '100000', description: 'Runs admitted and not started yet that the installation holds; past it, webhooks, integration events and API runs answer 429 with `Retry-After` (nothing accepted is dropped). See operations.md.', parse: int(1) },
   { env: 'AUTOMATON_MAX_BACKLOG_ORG_SHARE', key: 'maxBacklogOrgShare', default: '50', description: 'The share of `AUTOMATON_MAX_BACKLOG`, in percent, one organization may hold, so that one tenant cannot fill it for the others.', parse: int(1, 100) },
   { env: 'AUTOMATON_SHUTDOWN_GRACE_MS', key: 'shutdownGraceMs', default: '10000', description: 'Time given to in-flight requests and runs on SIGTERM before the process exits.', parse: int(0) },

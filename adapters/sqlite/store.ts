@@ -118,7 +118,9 @@ function open(options: SqliteStoreOptions, forReads: boolean): Database {
   db.run(`PRAGMA synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`)
   db.run('PRAGMA foreign_keys = ON')
   db.run('PRAGMA temp_store = MEMORY')
-  db.run('PRAGMA cache_size = -32000')
+  // Pages SQLite keeps itself, per connection (4 MB): the operating system's page cache holds the
+  // rest of the file, and a larger cache measured no faster while costing resident memory.
+  db.run('PRAGMA cache_size = -4000')
   if (forReads) db.run('PRAGMA query_only = ON')
   return db
 }

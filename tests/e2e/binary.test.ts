@@ -1,5 +1,6 @@
 /** `npm run build` makes the single binary; it boots and answers with the same commands. */
 import { afterAll, describe, expect, it } from 'bun:test'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { api, BUN, ROOT, runCli, startServer } from '../helpers/process.ts'
 import { tempDir } from '../helpers/tmp.ts'
@@ -64,6 +65,8 @@ describe('the single binary', () => {
       expect(JSON.parse(version.stdout).version).toMatch(/^\d+\.\d+\.\d+/)
       // The store's checkpoint thread is an entrypoint of the binary too (it says so when it cannot start).
       expect(server.logs()).not.toContain('checkpoint thread')
+      // It executed itself again with the engine's memory hint (a compiled binary's arguments differ from bun's).
+      expect(readFileSync(`/proc/${server.pid}/environ`, 'utf8').split('\0')).toContain(`BUN_JSC_forceRAMSize=${512 * 2 ** 20}`)
     } finally {
       expect(await server.stop('SIGTERM')).toBe(0)
     }

@@ -3,6 +3,7 @@
  * beside it on the same data; bootstrap across restarts; graceful stop.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { readFileSync } from 'node:fs'
 import { api, runCli, type ServerProcess, startServer } from '../helpers/process.ts'
 import { freshPostgresUrl, storeKinds } from '../helpers/services.ts'
 import { tempDir } from '../helpers/tmp.ts'
@@ -84,6 +85,26 @@ for (const kind of storeKinds()) {
       expect(orgs.filter((o: { name: string }) => o.name === 'default')).toHaveLength(1)
       const keys = await api(server.url, 'GET', '/v1/api-keys?limit=100', BOOTSTRAP)
       expect(keys.body.data.items.filter((k: { name: string }) => k.name === 'bootstrap')).toHaveLength(1)
+    })
+
+    it('sizes the JavaScript engine\'s garbage collection by AUTOMATON_GC_MEMORY_MB, in the same process', async () => {
+      // The process the test started (its pid) is the one serving, with the engine's variable set.
+      const environ = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')
+      expect(environ(server.pid)).toContain(`BUN_JSC_forceRAMSize=${512 * 2 ** 20}`)
+      const small = await startServer({ env: { ...env, AUTOMATON_GC_MEMORY_MB: '64' } })
+      const off = await startServer({ env: { ...env, AUTOMATON_GC_MEMORY_MB: '0' } })
+      try {
+        expect(environ(small.pid)).toContain(`BUN_JSC_forceRAMSize=${64 * 2 ** 20}`)
+        expect((await api(small.url, 'GET', '/v1/me', BOOTSTRAP)).status).toBe(200)
+        expect(environ(off.pid).some((v) => v.startsWith('BUN_JSC_forceRAMSize='))).toBe(false)
+        expect((await api(off.url, 'GET', '/v1/me', BOOTSTRAP)).status).toBe(200)
+      } finally {
+        await small.stop()
+        await off.stop()
+      }
+      const bad = await runCli(['serve'], { ...env, AUTOMATON_GC_MEMORY_MB: 'lots' })
+      expect(bad.code).toBe(1)
+      expect(bad.stderr).toContain('AUTOMATON_GC_MEMORY_MB')
     })
 
     it('refuses to start with a malformed bootstrap key, saying why', async () => {
