@@ -33,7 +33,8 @@ for (const kind of storeKinds()) {
         AUTOMATON_CHAINS: chainsOf(devnet),
         // No relayer: the facilitator settles.
         AUTOMATON_X402_FACILITATOR_URL: facilitator.url,
-        AUTOMATON_X402_SETTLE_TIMEOUT_MS: '1500',
+        // Short, for the facilitator that never answers; long enough for a settlement on a loaded machine.
+        AUTOMATON_X402_SETTLE_TIMEOUT_MS: '4000',
       })
       recipient = devnet.accounts[3].address
       payer = x402Payer(devnet, devnet.accounts[2].privateKey, { to: recipient, value: PRICE })
@@ -50,7 +51,11 @@ for (const kind of storeKinds()) {
     })
 
     const call = (header: string, n: number) => t.call('POST', `/v1/x402/workflows/${paid.id}`, { key: null, body: { n }, headers: { 'x-payment': header } })
-    const runsOf = async () => (await t.system.store.all<{ id: string }>('SELECT id FROM runs WHERE workflow_id = $1', [paid.id])).length
+    /** The runs a call with body `{ n }` started: each test pays with its own n, so another test's late settlement never counts here. */
+    const runsOf = async (n: number) =>
+      (await t.system.store.all<{ id: string; trigger_event: string }>('SELECT id, trigger_event FROM runs WHERE workflow_id = $1', [paid.id]))
+        .filter((r) => (JSON.parse(r.trigger_event) as { body?: { n?: number } }).body?.n === n)
+        .map((r) => r.id)
 
     it('verifies and settles through the facilitator, once, with the reference request bodies', async () => {
       facilitator.mode = 'normal'
@@ -92,19 +97,17 @@ for (const kind of storeKinds()) {
       facilitator.mode = 'refuse'
       facilitator.calls.length = 0
       const before = await payer.balanceOf(payer.account.address)
-      const runsBefore = await runsOf()
       const r = await call(payer.v1(await payer.sign()), 3)
       expect(r.status).toBe(402)
       expect(r.body.error).toBe('insufficient_funds')
       expect(facilitator.calls.map((c) => c.path)).toEqual(['/verify'])
       expect(await payer.balanceOf(payer.account.address)).toBe(before)
-      expect(await runsOf()).toBe(runsBefore)
+      expect(await runsOf(3)).toEqual([])
     })
 
     it('reconciles a settlement whose answer never came from the chain\'s state, and starts the run once', async () => {
       facilitator.mode = 'settle-then-hang'
       const before = await payer.balanceOf(payer.account.address)
-      const runsBefore = await runsOf()
       const header = payer.v1(await payer.sign())
       const r = await call(header, 4)
       expect(r.status).toBe(409)
@@ -112,17 +115,19 @@ for (const kind of storeKinds()) {
       // Settled on chain by the facilitator, though it never said so.
       expect(await payer.balanceOf(payer.account.address)).toBe(before - BigInt(PRICE))
       facilitator.mode = 'normal'
-      const deadline = Date.now() + 20_000
-      while ((await runsOf()) < runsBefore + 1 && Date.now() < deadline) await Bun.sleep(100)
-      expect(await runsOf()).toBe(runsBefore + 1)
+      // The reconciler looks at payments left alone for the settle timeout and 5 s more, every 4 s.
+      const deadline = Date.now() + 40_000
+      while ((await runsOf(4)).length < 1 && Date.now() < deadline) await Bun.sleep(100)
+      const reconciled = await runsOf(4)
+      expect(reconciled).toHaveLength(1)
+      // The same payment again answers the run the reconciler started, and starts no other.
       const again = await call(header, 4)
       expect(again.status).toBe(200)
-      expect(again.body.data.runIds).toHaveLength(1)
+      expect(again.body.data.runIds).toEqual(reconciled)
       // The transaction is found from the token's AuthorizationUsed event.
       expect(again.body.data.payment.transaction).toMatch(/^0x[0-9a-f]{64}$/)
-      await Bun.sleep(500)
-      expect(await runsOf()).toBe(runsBefore + 1)
+      expect(await runsOf(4)).toEqual(reconciled)
       expect(await payer.balanceOf(payer.account.address)).toBe(before - BigInt(PRICE))
-    }, 40_000)
+    }, 90_000)
   })
 }

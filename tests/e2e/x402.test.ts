@@ -38,8 +38,9 @@ for (const kind of storeKinds()) {
         AUTOMATON_X402_RELAYER_KEY: devnet.accounts[0].privateKey,
         // The import calls this installation's own paid workflow over HTTP, on 127.0.0.1.
         AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
-        // A settlement not mined this fast answers "not confirmed" and is reconciled.
-        AUTOMATON_X402_SETTLE_TIMEOUT_MS: '1500',
+        // A settlement not mined this fast answers "not confirmed" and is reconciled: short for the
+        // test that holds blocks back, long enough for every other settlement on a loaded machine.
+        AUTOMATON_X402_SETTLE_TIMEOUT_MS: '4000',
       })
       recipient = devnet.accounts[3].address
       buyer402 = x402Payer(devnet, devnet.accounts[2].privateKey, { to: recipient, value: PRICE })
@@ -148,7 +149,8 @@ for (const kind of storeKinds()) {
       expect(settled.status).toBe(200)
       expect(settled.body.data.runIds).toHaveLength(1)
       // The other payment was never asked about again: the reconciler finds it mined and starts its run.
-      const deadline = Date.now() + 20_000
+      // The reconciler looks at payments left alone for the settle timeout and 5 s more, every 4 s.
+      const deadline = Date.now() + 40_000
       while ((await runsOf()) < runsBefore + 2 && Date.now() < deadline) await Bun.sleep(100)
       expect(await runsOf()).toBe(runsBefore + 2)
       expect(await balanceOf(payer.address)).toBe(before - 2n * BigInt(PRICE))
@@ -156,7 +158,7 @@ for (const kind of storeKinds()) {
         "SELECT status, run_id FROM x402_payments WHERE workflow_id = $1 AND created_at > $2", [paid.id, Date.now() - 60_000])
       expect(rows.filter((r) => r.status === 'unknown' || r.status === 'settling' || r.status === 'verified')).toEqual([])
       expect((await call({ 'x-payment': reconciled })).body.data.runIds).toHaveLength(1)
-    }, 40_000)
+    }, 90_000)
 
     it('refuses every bad payment with the reference error code, and settles nothing', async () => {
       const before = await balanceOf(payer.address)
