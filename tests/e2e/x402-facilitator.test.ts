@@ -22,6 +22,8 @@ for (const kind of storeKinds()) {
     let devnet: Devnet
     let facilitator: ScriptedFacilitator
     let t: TestSystem
+    /** The same settings with a short settle timeout, for the facilitator that never answers. */
+    let quick: TestSystem
     let payer: ReturnType<typeof x402Payer>
     let recipient: string
     let paid: { id: string }
@@ -31,10 +33,14 @@ for (const kind of storeKinds()) {
       facilitator = startFacilitator(devnet, devnet.accounts[1].privateKey)
       t = await openTestSystem(kind, {
         AUTOMATON_CHAINS: chainsOf(devnet),
-        // No relayer: the facilitator settles.
+        // No relayer: the facilitator settles. The settle timeout is the default (20 s), which no
+        // settlement on a loaded machine comes near; only `quick` gives up after 2 s.
         AUTOMATON_X402_FACILITATOR_URL: facilitator.url,
-        // Short, for the facilitator that never answers; long enough for a settlement on a loaded machine.
-        AUTOMATON_X402_SETTLE_TIMEOUT_MS: '4000',
+      })
+      quick = await openTestSystem(kind, {
+        AUTOMATON_CHAINS: chainsOf(devnet),
+        AUTOMATON_X402_FACILITATOR_URL: facilitator.url,
+        AUTOMATON_X402_SETTLE_TIMEOUT_MS: '2000',
       })
       recipient = devnet.accounts[3].address
       payer = x402Payer(devnet, devnet.accounts[2].privateKey, { to: recipient, value: PRICE })
@@ -46,6 +52,7 @@ for (const kind of storeKinds()) {
     afterAll(async () => {
       facilitator?.stop()
       await t?.close()
+      await quick?.close()
       await devnet?.stop()
       await compiler.close()
     })
@@ -106,6 +113,15 @@ for (const kind of storeKinds()) {
     })
 
     it('reconciles a settlement whose answer never came from the chain\'s state, and starts the run once', async () => {
+      const slow = await createLive(quick, {
+        x402Config: { chainId: devnet.chainId, price: PRICE, token: devnet.token, recipient, discoverable: true },
+        definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'slow' } } } },
+      })
+      const call = (header: string, n: number) => quick.call('POST', `/v1/x402/workflows/${slow.id}`, { key: null, body: { n }, headers: { 'x-payment': header } })
+      const runsOf = async (n: number) =>
+        (await quick.system.store.all<{ id: string; trigger_event: string }>('SELECT id, trigger_event FROM runs WHERE workflow_id = $1', [slow.id]))
+          .filter((r) => (JSON.parse(r.trigger_event) as { body?: { n?: number } }).body?.n === n)
+          .map((r) => r.id)
       facilitator.mode = 'settle-then-hang'
       const before = await payer.balanceOf(payer.account.address)
       const header = payer.v1(await payer.sign())
@@ -115,7 +131,7 @@ for (const kind of storeKinds()) {
       // Settled on chain by the facilitator, though it never said so.
       expect(await payer.balanceOf(payer.account.address)).toBe(before - BigInt(PRICE))
       facilitator.mode = 'normal'
-      // The reconciler looks at payments left alone for the settle timeout and 5 s more, every 4 s.
+      // The reconciler looks at payments left alone for the settle timeout and 5 s more, every 2 s.
       const deadline = Date.now() + 40_000
       while ((await runsOf(4)).length < 1 && Date.now() < deadline) await Bun.sleep(100)
       const reconciled = await runsOf(4)
