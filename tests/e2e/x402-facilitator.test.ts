@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Devnet } from '../../adapters/evm/devnet.ts'
 import { createSolcCompiler } from '../../adapters/solc/compiler.ts'
 import { type ScriptedFacilitator, startFacilitator } from '../helpers/facilitator.ts'
+import { until } from '../helpers/process.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { createLive, waitForRun } from '../helpers/workflows.ts'
@@ -129,8 +130,7 @@ for (const kind of storeKinds()) {
       expect(r.status).toBe(409)
       expect(r.body.message).toContain('not confirmed')
       // Settled on chain by the facilitator, though it never said so (perhaps after the 409, on a loaded machine).
-      const mined = Date.now() + 20_000
-      while ((await payer.balanceOf(payer.account.address)) !== before - BigInt(PRICE) && Date.now() < mined) await Bun.sleep(100)
+      await until('the settlement to be mined', async () => (await payer.balanceOf(payer.account.address)) === before - BigInt(PRICE), 20_000)
       expect(await payer.balanceOf(payer.account.address)).toBe(before - BigInt(PRICE))
       facilitator.mode = 'normal'
       // The reconciler looks at payments left alone for the settle timeout and 5 s more, every 2 s.

@@ -6,32 +6,17 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { statSync } from 'node:fs'
-import { join } from 'node:path'
 import { startCheckpointer } from '../../adapters/sqlite/checkpointer.ts'
 import { sqliteStore } from '../../adapters/sqlite/store.ts'
-import { tempDir } from '../helpers/tmp.ts'
-
-/** Resolves once `ready()` holds, polling; fails after `ms`. */
-async function until(ready: () => boolean, ms = 15_000) {
-  const deadline = Date.now() + ms
-  while (!ready()) {
-    if (Date.now() > deadline) throw new Error('timed out')
-    await Bun.sleep(20)
-  }
-}
+import { until } from '../helpers/process.ts'
+import { tempFiles } from '../helpers/tmp.ts'
 
 const ROW = 'x'.repeat(4000)
 
 describe('SQLite checkpoints on a worker thread', () => {
-  const dirs: Array<{ remove(): void }> = []
-  afterEach(() => {
-    for (const d of dirs.splice(0)) d.remove()
-  })
-  const fileIn = () => {
-    const dir = tempDir()
-    dirs.push(dir)
-    return join(dir.path, 'automaton.db')
-  }
+  const files = tempFiles('automaton.db')
+  afterEach(() => files.remove())
+  const fileIn = () => files.next()
 
   it('copies what a writer that never checkpoints itself commits into the database file', async () => {
     const path = fileIn()
@@ -40,7 +25,7 @@ describe('SQLite checkpoints on a worker thread', () => {
     writer.run('PRAGMA wal_autocheckpoint = 0')
     writer.run('CREATE TABLE blobs (id INTEGER PRIMARY KEY, body TEXT NOT NULL)')
     const checkpointer = startCheckpointer({ path, synchronous: 'FULL', intervalMs: 10 })
-    await until(() => checkpointer.active)
+    await until('the checkpoint thread', async () => checkpointer.active, 15_000)
     const before = statSync(path).size
     const insert = writer.prepare('INSERT INTO blobs (body) VALUES (?)')
     for (let b = 0; b < 100; b++) {
@@ -51,7 +36,7 @@ describe('SQLite checkpoints on a worker thread', () => {
       await Bun.sleep(1)
     }
     // About 8 MB went into the log; the file grows only by checkpoints, and only the worker makes them.
-    await until(() => statSync(path).size > before + 7 * 2 ** 20)
+    await until('the database file to grow', async () => statSync(path).size > before + 7 * 2 ** 20, 15_000)
     expect(checkpointer.rounds).toBeGreaterThan(0)
     await checkpointer.stop()
     expect(checkpointer.active).toBe(false)

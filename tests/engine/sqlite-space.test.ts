@@ -6,20 +6,13 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { statSync } from 'node:fs'
-import { join } from 'node:path'
 import { sqliteStore } from '../../adapters/sqlite/store.ts'
-import { tempDir } from '../helpers/tmp.ts'
+import { tempFiles } from '../helpers/tmp.ts'
 
 describe('SQLite disk space', () => {
-  const dirs: Array<{ remove(): void }> = []
-  afterEach(() => {
-    for (const d of dirs.splice(0)) d.remove()
-  })
-  const fileIn = () => {
-    const dir = tempDir()
-    dirs.push(dir)
-    return join(dir.path, 'automaton.db')
-  }
+  const files = tempFiles('automaton.db')
+  afterEach(() => files.remove())
+  const fileIn = () => files.next()
 
   it('converts a file made without auto_vacuum once, keeping its rows', async () => {
     const path = fileIn()
