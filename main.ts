@@ -294,7 +294,7 @@ async function openStore(config: Config): Promise<Store> {
   if (!isBun) throw new ConfigError('the embedded SQLite store needs Bun; on Deno set AUTOMATON_DATABASE_URL')
   ensureDir(config.dataDir)
   const { sqliteStore } = await import('./adapters/sqlite/store.ts')
-  return sqliteStore({ path: join(config.dataDir, 'automaton.db'), synchronous: config.sqliteSynchronous, backgroundCheckpoint: true })
+  return sqliteStore({ path: join(config.dataDir, 'automaton.db'), synchronous: config.sqliteSynchronous, backgroundCheckpoint: true, backgroundSync: true })
 }
 
 /** The master keys this process holds, first the one it was given, and where they come from. */

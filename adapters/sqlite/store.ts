@@ -7,7 +7,9 @@
  * serves reads, which therefore see committed data only. `synchronous=FULL` (the default)
  * makes every commit durable on power loss; `normal` trades that for speed.
  *
- * The server's store copies the log back into the file on a worker thread (checkpointer.ts).
+ * The server's store copies the log back into the file on a worker thread (checkpointer.ts),
+ * and flushes the log after commits on the runtime's I/O threads instead of inside them
+ * (log-sync.ts): a write is still acknowledged only once its commit is on disk.
  *
  * The file uses incremental auto_vacuum, so pruned rows give their pages back to the file
  * system (`compact`). A file made before that setting is converted once, when it is opened,
@@ -17,6 +19,7 @@ import { Database, type Statement } from 'bun:sqlite'
 import type { Migration, SqlExecutor, SqlValue, Store } from '../../core/ports/store.ts'
 import { bindable, createGroupCommit, type Job, numberedToQuestion } from '../sql/group-commit.ts'
 import { type Checkpointer, startCheckpointer } from './checkpointer.ts'
+import { createLogSync, type Flusher, type LogSync, walFlusher } from './log-sync.ts'
 
 export interface SqliteStoreOptions {
   /** A file path; the directory must exist. */
@@ -25,10 +28,21 @@ export interface SqliteStoreOptions {
   readonly busyTimeoutMs?: number
   /** Checkpoints on a worker thread instead of in the committing call (the server's store; see checkpointer.ts). */
   readonly backgroundCheckpoint?: boolean
+  /**
+   * With `synchronous` full: flushes the log after commits, off the event loop's thread, and
+   * acknowledges each write once a flush that began after its commit has finished (log-sync.ts).
+   */
+  readonly backgroundSync?: boolean
+  /** What flushes the log for `backgroundSync` (the `-wal` file's; tests hold flushes back with their own). */
+  readonly logFlusher?: Flusher
 }
 
 export function sqliteStore(options: SqliteStoreOptions): Store {
-  const writer = open(options, false)
+  const logSync: LogSync | undefined = options.backgroundSync && options.synchronous !== 'normal'
+    ? createLogSync(options.logFlusher ?? walFlusher(options.path))
+    : undefined
+  // The writer's commits leave the flush to logSync; the checkpoints it makes still flush.
+  const writer = open(logSync ? { ...options, synchronous: 'normal' } : options, false)
   const reader = open(options, true)
   const writeExec = executor(writer)
   const readExec = executor(reader)
@@ -64,12 +78,20 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
         values = await inOneTransaction(jobs)
       } catch (error) {
         if (jobs.length === 1) return jobs[0].reject(error)
-        for (const job of jobs) await inOneTransaction([job]).then(([value]) => job.resolve(value), job.reject)
+        for (const job of jobs) {
+          await inOneTransaction([job]).then(([value]) => durable(() => job.resolve(value), job.reject), job.reject)
+        }
         return
       }
-      jobs.forEach((job, i) => job.resolve(values[i]))
+      durable(() => jobs.forEach((job, i) => job.resolve(values[i])), (error) => jobs.forEach((job) => job.reject(error)))
     },
   })
+
+  /** Acknowledges what was just committed: at once, or once the log's flush covers it. */
+  function durable(done: () => void, failed: (error: unknown) => void) {
+    if (logSync) logSync.after(done, failed)
+    else done()
+  }
 
   let closed = false
   return {
@@ -100,6 +122,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       if (closed) return
       closed = true
       await commits.drain()
+      await logSync?.close()
       await checkpointer?.stop()
       writer.run('PRAGMA optimize')
       reader.close()

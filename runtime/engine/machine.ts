@@ -131,7 +131,7 @@ export function createRunMachine(plan: Plan, runner: NodeRunner, branchesOf: Bra
       hasFailed: ({ context }) => context.failed,
       isWaiting: ({ context }) => isWaiting(context),
       isDone: ({ context }) => context.current === null,
-      isPartial: ({ context }) => context.partial,
+      isPartial: ({ context }) => context.current === null && context.partial,
       resumesCurrent: ({ context, event }) => {
         if (event.type !== 'RESUME' && event.type !== 'TIMER') return false
         if (context.current?.key !== event.key) return false
@@ -156,7 +156,9 @@ export function createRunMachine(plan: Plan, runner: NodeRunner, branchesOf: Bra
         always: [
           { guard: 'hasFailed', target: 'failure' },
           { guard: 'isWaiting', target: 'waiting' },
-          { guard: 'isDone', target: 'completing' },
+          // Done: partial when a branch failed and was tolerated, else success (one transition, not two).
+          { guard: 'isPartial', target: 'partial' },
+          { guard: 'isDone', target: 'success' },
           { target: 'running' },
         ],
       },
@@ -182,9 +184,6 @@ export function createRunMachine(plan: Plan, runner: NodeRunner, branchesOf: Bra
           input: ({ context, event }) => ({ state: context, event: event as ResumeTask['event'] }),
           onDone: { target: 'stepping', actions: 'settle' },
         },
-      },
-      completing: {
-        always: [{ guard: 'isPartial', target: 'partial' }, { target: 'success' }],
       },
       success: { type: 'final', entry: emit(() => journal({ type: 'run.succeeded', nodeId: null, data: {} })) },
       partial: { type: 'final', entry: emit(() => journal({ type: 'run.partial', nodeId: null, data: {} })) },
