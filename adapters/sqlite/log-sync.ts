@@ -19,10 +19,7 @@ import { open } from 'node:fs/promises'
 export interface LogSync {
   /** Calls `done` once everything committed before this call is on disk, `failed` if the flush failed. */
   after(done: () => void, failed: (error: unknown) => void): void
-  /** Resolves once every flush asked for has finished. */
-  idle(): Promise<void>
-  /** Flushes made so far. */
-  readonly flushes: number
+  /** Waits for the flushes asked for, then lets the log's file go. */
   close(): Promise<void>
 }
 
@@ -49,7 +46,6 @@ export function walFlusher(path: string): Flusher {
 export function createLogSync(flusher: Flusher): LogSync {
   let waiting: Array<{ done: () => void; failed: (error: unknown) => void }> = []
   let running: Promise<void> | null = null
-  let flushes = 0
 
   async function loop() {
     while (waiting.length > 0) {
@@ -58,7 +54,6 @@ export function createLogSync(flusher: Flusher): LogSync {
       waiting = []
       try {
         await flusher.flush()
-        flushes++
         for (const w of covered) w.done()
       } catch (error) {
         for (const w of covered) w.failed(error)
@@ -71,12 +66,6 @@ export function createLogSync(flusher: Flusher): LogSync {
     after(done, failed) {
       waiting.push({ done, failed })
       running ??= loop()
-    },
-    async idle() {
-      while (running) await running
-    },
-    get flushes() {
-      return flushes
     },
     async close() {
       while (running) await running
