@@ -1,7 +1,10 @@
 /**
  * Durable writes per second through the store port, for both adapters: many concurrent
  * single-row writes (group-committed) against the same writes one at a time (a commit each).
- * SQLite runs with synchronous=FULL, the durable default.
+ * SQLite runs with synchronous=FULL, the durable default, once as a plain store (the log flushed
+ * inside each COMMIT) and once as the server opens it (the log flushed on the runtime's I/O
+ * threads, the checkpoints on a worker thread); the notes give the event loop's longest stall
+ * under the group-committed load, which is what requests waiting on the same thread feel.
  *
  *   bun bench/store-writes.ts            (Postgres from AUTOMATON_TEST_DATABASE_URL when set)
  */
@@ -43,15 +46,34 @@ async function oneByOne(store: Store, total: number): Promise<number> {
   return total / ((performance.now() - start) / 1000)
 }
 
+/** Runs `work` and measures the longest gap between turns of a 1 ms timer meanwhile. */
+async function withStalls<T>(work: () => Promise<T>): Promise<{ value: T; longestStallMs: number }> {
+  let last = performance.now()
+  let longest = 0
+  const timer = setInterval(() => {
+    const now = performance.now()
+    longest = Math.max(longest, now - last)
+    last = now
+  }, 1)
+  try {
+    return { value: await work(), longestStallMs: longest }
+  } finally {
+    clearInterval(timer)
+  }
+}
+
 async function measure(label: string, store: Store, scale: number): Promise<Result[]> {
   await store.migrate(MIGRATION)
   const serial = await oneByOne(store, 2000 * scale)
-  const grouped = await concurrent(store, 50_000 * scale, 1000)
+  const { value: grouped, longestStallMs } = await withStalls(() => concurrent(store, 50_000 * scale, 1000))
   const pipelined = await concurrent(store, 50_000 * scale, 1000, 'p', { concurrent: true })
   await store.close()
   return [
     { name: `${label}: durable writes/s, one at a time`, value: Math.round(serial), unit: 'writes/s' },
-    { name: `${label}: durable writes/s, 1,000 in flight (group commit)`, value: Math.round(grouped), unit: 'writes/s', note: `${(grouped / serial).toFixed(1)}× one at a time` },
+    {
+      name: `${label}: durable writes/s, 1,000 in flight (group commit)`, value: Math.round(grouped), unit: 'writes/s',
+      note: `${(grouped / serial).toFixed(1)}× one at a time; longest event-loop stall ${longestStallMs.toFixed(1)} ms`,
+    },
     { name: `${label}: durable writes/s, 1,000 in flight, concurrent writes`, value: Math.round(pipelined), unit: 'writes/s', note: `${(pipelined / grouped).toFixed(1)}× the group commit in turn` },
   ]
 }
@@ -60,6 +82,11 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
   const scale = options.scale ?? 1
   const dir = tempDir('automaton-bench-')
   const results = await measure('SQLite (synchronous=FULL)', sqliteStore({ path: join(dir.path, 'bench.db'), synchronous: 'full' }), scale)
+  results.push(...(await measure(
+    'SQLite (synchronous=FULL) as the server opens it',
+    sqliteStore({ path: join(dir.path, 'served.db'), synchronous: 'full', backgroundSync: true, backgroundCheckpoint: true }),
+    scale,
+  )))
   dir.remove()
   if (process.env.AUTOMATON_TEST_DATABASE_URL) {
     const pg = await freshPostgresUrl()
