@@ -4,9 +4,8 @@
  * In WAL mode a commit that finds the log past `wal_autocheckpoint` pages (1000, about 4 MB)
  * copies the log back into the database file and syncs that file before it returns: with
  * bun:sqlite, the event loop standing still for the copy and the sync of megabytes. With the
- * checkpointer, a worker thread
- * copies and syncs on its own connection shortly after commits (a PASSIVE checkpoint, which
- * waits for nobody; the writer keeps committing meanwhile). The writer's automatic checkpoint
+ * checkpointer, a worker thread copies and syncs on its own connection shortly after commits (a
+ * PASSIVE checkpoint, which waits for nobody; the writer keeps committing meanwhile). The writer's automatic checkpoint
  * stays: it is what lets the log start over from its beginning (a checkpoint made while
  * commits keep arriving never quite catches up), and it now finds nearly every page already
  * copied, so it costs a few pages and a short sync. If the worker cannot start or fails, the
