@@ -3,7 +3,8 @@
  * the busy time went: by part of the system (our layers, XState, Elysia, postgres.js, SQLite,
  * JSON, garbage collection, Bun's native work) and by function. Time in native frames with no
  * source (a SQLite statement, JSON.stringify) is charged to the part that called them, except
- * JSON, which is its own line.
+ * JSON, which is its own line. Shares count samples, so a stall of the whole process (descheduled
+ * on a busy machine) is not charged to whatever function the next sample lands in.
  *   bun bench/profile.ts <file.cpuprofile>
  */
 import { readFileSync } from 'node:fs'
@@ -48,8 +49,12 @@ export function summarize(file: string, top = 15): ProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]))
   const parent = new Map<number, number>()
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id)
+  // Each sample weighs one sampling interval (the median gap). A gap far longer than that is the
+  // process descheduled on a busy machine, not time spent where the next sample happens to land.
+  const gaps = profile.timeDeltas.filter((d) => d > 0).sort((a, b) => a - b)
+  const interval = (gaps[gaps.length >> 1] ?? 1000) / 1000
   const self = new Map<number, number>()
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000))
+  for (const id of profile.samples) self.set(id, (self.get(id) ?? 0) + interval)
 
   const parts = new Map<string, number>()
   const functions = new Map<string, number>()

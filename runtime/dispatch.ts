@@ -18,9 +18,11 @@ import type { Clock } from '../core/ports/clock.ts'
 import type { Ids } from '../core/ports/ids.ts'
 import type { SqlExecutor, Store } from '../core/ports/store.ts'
 import { sha256Hex } from '../core/security/hash.ts'
-import { publicRunUsage, runs } from '../core/store/runs.ts'
+import { type NewRun, publicRunUsage, type RunStateColumns, runs } from '../core/store/runs.ts'
 import { displayVersion, versions, type WorkflowRow, workflows } from '../core/store/workflows.ts'
 import type { FreshRun } from './engine/types.ts'
+import type { FinishedRun } from './engine/executor.ts'
+import type { NumberedEvent } from './engine/journal.ts'
 import { triggerIdsOf } from './engine/plan.ts'
 import { type RunState, runStateOf } from './engine/state.ts'
 import type { EventRecorder } from './events.ts'
@@ -50,6 +52,11 @@ export interface DispatcherDeps {
   owner: string | null
   /** After commit: start the run here, or notify the workers. */
   handOff(run: FreshRun): void
+  /**
+   * Runs a run being admitted to its end in the admitting transaction when every node is pure
+   * (Executor.finishAtAdmission); null when it cannot, and the run is handed off.
+   */
+  finishAtAdmission?(tx: SqlExecutor, run: FreshRun, first: NumberedEvent, insert: (state: RunStateColumns) => Promise<number>): Promise<FinishedRun | null>
   /** The bound on runs admitted and not started yet; none admits without bound. */
   backlog?: Backlog
   /** The organization's secret values, masked in the trigger event and prop values before they are stored. */
@@ -74,6 +81,8 @@ interface Admitted {
   result: DispatchResult
   events: RecordedEvent[]
   fresh?: FreshRun
+  /** The run ended inside the admitting transaction: nothing to hand off. */
+  finished?: FinishedRun | null
   /** What started it, for the metrics counted after the commit. */
   started?: { triggerType: string; triggeredBy: string }
 }
@@ -196,51 +205,56 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
       variableDefs: mergedVariableDefs(content), event: req.event, props: { ...plainProps(w), ...req.propValues }, vars, seed: req.seed?.nodes as RunState['seed'] | undefined, now,
     })
     events.push(...started.events)
-    return { result: { action: 'triggered', runId, eventId }, events, fresh: started.fresh, started: { triggerType, triggeredBy: req.triggeredBy } }
+    return { result: { action: 'triggered', runId, eventId }, events, fresh: started.fresh, finished: started.finished, started: { triggerType, triggeredBy: req.triggeredBy } }
   }
 
   /**
    * The one way a run begins, for admissions and retries alike: the run row, its `run.started`
-   * event (sequence 1), and the fresh run handed to the executor after the commit.
+   * event (sequence 1), and the fresh run handed to the executor after the commit (or, when it
+   * ended at once, its whole journal).
    */
   async function startRun(tx: SqlExecutor, r: {
     runId: string; eventId: string; workflow: WorkflowRow; version: number; triggerType: string; triggerNodeId: string; triggeredBy: TriggeredBy
     automatic: boolean; idempotencyKey: string | null; retryOf: string | null; definitionHash: string; definition: Definition; variableDefs: VariableDef[]
     event: TriggerEvent; props: Record<string, unknown>; vars: Record<string, unknown>; seed: RunState['seed'] | undefined; now: number
-  }): Promise<{ events: RecordedEvent[]; fresh: FreshRun }> {
+  }): Promise<{ events: RecordedEvent[]; fresh: FreshRun; finished: FinishedRun | null }> {
     const w = r.workflow
     const live = r.version === w.live_version
     const trace = (deps.tracing ?? noTracing).runContext(r.event.headers?.traceparent)
-    await runs.insert(tx, {
+    const row: NewRun = {
       id: r.runId, organizationId: w.organization_id, workflowId: w.id, workflowVersion: r.version, triggerType: r.triggerType, triggerNodeId: r.triggerNodeId,
       triggeredBy: r.triggeredBy, automatic: r.automatic, live, eventId: r.eventId, idempotencyKey: r.idempotencyKey, retryOf: r.retryOf,
       definitionHash: r.definitionHash, triggerEvent: JSON.stringify(r.event), propValues: JSON.stringify(r.props), vars: JSON.stringify(r.vars),
       seed: r.seed ? JSON.stringify(r.seed) : null, startedAt: r.now, owner: deps.owner,
       traceparent: trace.traceparent, traceCaller: trace.parent,
-    })
-    const events = await deps.recorder.record(tx, [{
-      organizationId: w.organization_id, workflowId: w.id, runId: r.runId, seq: 1, nodeId: null, type: 'run.started',
+    }
+    const first: NumberedEvent = {
+      type: 'run.started', nodeId: null, seq: 1, at: r.now,
       data: {
         runId: r.runId, workflowId: w.id, workflowVersion: r.version, triggerType: r.triggerType, triggerNodeId: r.triggerNodeId,
         triggeredBy: r.triggeredBy, eventId: r.eventId, retryOf: r.retryOf,
       },
-      at: r.now,
-    }])
-    return {
-      events,
-      fresh: {
-        meta: {
-          runId: r.runId, organizationId: w.organization_id, workflowId: w.id, workflowVersion: r.version, automatic: r.automatic, live,
-          definitionHash: r.definitionHash, variableDefs: r.variableDefs, lastSeq: 1, startedAt: r.now,
-          traceparent: trace.traceparent, traceCaller: trace.parent,
-        },
-        input: {
-          runId: r.runId, workflowId: w.id, organizationId: w.organization_id, workflowVersion: r.version, triggerNodeId: r.triggerNodeId,
-          trigger: r.event, vars: r.vars, props: r.props, seed: r.seed,
-        },
-        definition: r.definition,
-      },
     }
+    const fresh: FreshRun = {
+      meta: {
+        runId: r.runId, organizationId: w.organization_id, workflowId: w.id, workflowVersion: r.version, automatic: r.automatic, live,
+        definitionHash: r.definitionHash, variableDefs: r.variableDefs, lastSeq: 1, startedAt: r.now,
+        traceparent: trace.traceparent, traceCaller: trace.parent,
+      },
+      input: {
+        runId: r.runId, workflowId: w.id, organizationId: w.organization_id, workflowVersion: r.version, triggerNodeId: r.triggerNodeId,
+        trigger: r.event, vars: r.vars, props: r.props, seed: r.seed,
+      },
+      definition: r.definition,
+    }
+    // A run of pure nodes ends here: its row is stored in its final state, its journal with its first event.
+    const finished = deps.finishAtAdmission ? await deps.finishAtAdmission(tx, fresh, first, (state) => runs.insert(tx, { ...row, state })) : null
+    if (finished) return { events: finished.recorded, fresh, finished }
+    await runs.insert(tx, row)
+    const events = await deps.recorder.record(tx, [{
+      organizationId: w.organization_id, workflowId: w.id, runId: r.runId, seq: first.seq, nodeId: first.nodeId, type: first.type, data: first.data, at: first.at,
+    }])
+    return { events, fresh, finished: null }
   }
 
   /** The request with the organization's secret values masked in what the run will keep. */
@@ -269,9 +283,15 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
     if (admitted.started) deps.metrics?.runsStarted.inc({ trigger_type: admitted.started.triggerType, triggered_by: admitted.started.triggeredBy })
     if (admitted.fresh) {
       knownDefinitions.add(admitted.fresh.meta.definitionHash)
-      deps.backlog?.admitted(admitted.fresh.meta.organizationId)
-      deps.handOff(admitted.fresh)
+      launch(admitted.fresh, admitted.finished)
     }
+  }
+
+  /** After the commit: a run that ended at admission reports its end; any other starts where it executes. */
+  function launch(fresh: FreshRun, finished: FinishedRun | null | undefined) {
+    if (finished) return finished.committed()
+    deps.backlog?.admitted(fresh.meta.organizationId)
+    deps.handOff(fresh)
   }
 
   return {
@@ -323,7 +343,7 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
         })
       })
       publishEvents(deps.bus, admitted.events)
-      deps.handOff(admitted.fresh)
+      launch(admitted.fresh, admitted.finished)
       return { runId: newRunId }
     },
   }

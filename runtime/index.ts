@@ -108,6 +108,9 @@ export function createEngine(deps: EngineDeps) {
     store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, recorder, masks: deps.masks, metrics: deps.metrics, tracing: deps.tracing,
     owner: executes ? deps.workerId : null,
     handOff: executes ? (fresh) => executor.enqueueFresh(fresh) : (fresh) => void notify(fresh.meta.runId),
+    // A process that executes what it admits runs pure runs to their end at admission; an API
+    // process executes nothing: its runs go to the workers.
+    finishAtAdmission: executes ? (tx, fresh, first, insert) => executor.finishAtAdmission(tx, fresh, first, insert) : undefined,
   })
   const sandbox = createSandbox()
   const capabilities = createCapabilities({

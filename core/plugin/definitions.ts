@@ -59,6 +59,13 @@ export interface ActionDefinition<P extends TObject = TObject, R extends TSchema
   readonly raw?: readonly string[]
   /** Marks a loop: the handler returns `ctx.loop(items)` and `loopBody` nodes run per item. */
   readonly loop?: boolean
+  /**
+   * The handler only computes: it answers synchronously (never a promise), from its context
+   * alone, with no I/O, no services and no waiting. A run whose nodes are all pure runs to its
+   * end inside the transaction that admits it, and may be computed again if that transaction is
+   * retried; so a pure handler must do nothing a second call would repeat outside the run.
+   */
+  readonly pure?: boolean
   run(ctx: ActionContext<Static<P>, K>): Awaitable<Static<R> | Directive>
   /** After a wait ends with the awaited event (or time). Default: the event data is the result. */
   resume?(ctx: ResumeContext<Static<P>>, data: unknown): Awaitable<Static<R> | Directive>

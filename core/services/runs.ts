@@ -170,7 +170,7 @@ export function createRunService(deps: RunServiceDeps) {
      * version is paid (x402Config): nothing was started, and the caller's payment decides.
      */
     async webhook(secret: string, body: unknown, headers: Headers, idempotencyKey: string | null): Promise<WebhookResult | null> {
-      const w = await workflows.bySecret(store, secret)
+      const w = await workflows.webhookTarget(store, secret)
       if (!w || w.archived_at !== null) throw notFound('webhook')
       const result = await deps.dispatcher.dispatch({
         organizationId: w.organization_id, workflowId: w.id, version: 'live', automatic: true, triggeredBy: 'webhook',

@@ -33,7 +33,22 @@ export interface RunRow {
   trace_caller?: string | null
 }
 
-/** What admission stores of a new run; status `running`, sequence 1, no snapshot yet. */
+/** A run's state as its journal writes it: status, snapshot, sequence, variables, and its end. */
+export interface RunStateColumns {
+  status: string
+  snapshot: string
+  lastSeq: number
+  at: number
+  vars: string
+  finishedAt: number | null
+  error: string | null
+  owner: string | null
+}
+
+/**
+ * What admission stores of a new run: status `running`, sequence 1, no snapshot yet; or, for a
+ * run that ended at admission, the state its journal wrote (`state`).
+ */
 export interface NewRun {
   id: string
   organizationId: string
@@ -59,12 +74,13 @@ export interface NewRun {
   /** The run's W3C span context, and the caller's it continues (null: a trace of its own). */
   traceparent?: string | null
   traceCaller?: string | null
+  state?: RunStateColumns
 }
 
 const INSERT_RUN_SQL = `INSERT INTO runs (id, organization_id, workflow_id, workflow_version, status, trigger_type, trigger_node_id, triggered_by, automatic, live,
     event_id, idempotency_key, retry_of, definition_hash, trigger_event, prop_values, vars, seed, snapshot, last_seq, error, started_at, finished_at, updated_at, owner,
     traceparent, trace_caller)
-  VALUES ($1, $2, $3, $4, 'running', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, NULL, 1, NULL, $18, NULL, $18, $19, $20, $21)`
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)`
 
 const SUMMARY_COLUMNS =
   'id, organization_id, workflow_id, workflow_version, status, trigger_type, trigger_node_id, triggered_by, automatic, live, event_id, retry_of, definition_hash, prop_values, vars, error, started_at, finished_at, updated_at, last_seq'
@@ -114,10 +130,7 @@ export const runs = {
    * The journal's write of a run's state: status, snapshot, sequence, variables, and its end. The
    * run must still be this worker's (or no one's): 0 rows changed means another worker owns it.
    */
-  saveState(db: SqlExecutor, s: {
-    runId: string; workerId: string; status: string; snapshot: string; lastSeq: number; at: number; vars: string
-    finishedAt: number | null; error: string | null; owner: string | null
-  }) {
+  saveState(db: SqlExecutor, s: RunStateColumns & { runId: string; workerId: string }) {
     return db.run(
       `UPDATE runs SET status = $1, snapshot = $2, last_seq = $3, updated_at = $4, vars = $5,
          finished_at = COALESCE(finished_at, $6), error = COALESCE($7, error), owner = $8
@@ -127,10 +140,11 @@ export const runs = {
   },
   /** Stores a run being admitted. */
   insert(db: SqlExecutor, r: NewRun) {
+    const s = r.state
     return db.run(INSERT_RUN_SQL, [
-      r.id, r.organizationId, r.workflowId, r.workflowVersion, r.triggerType, r.triggerNodeId, r.triggeredBy, r.automatic ? 1 : 0, r.live ? 1 : 0,
-      r.eventId, r.idempotencyKey, r.retryOf, r.definitionHash, r.triggerEvent, r.propValues, r.vars, r.seed, r.startedAt, r.owner,
-      r.traceparent ?? null, r.traceCaller ?? null,
+      r.id, r.organizationId, r.workflowId, r.workflowVersion, s?.status ?? 'running', r.triggerType, r.triggerNodeId, r.triggeredBy, r.automatic ? 1 : 0, r.live ? 1 : 0,
+      r.eventId, r.idempotencyKey, r.retryOf, r.definitionHash, r.triggerEvent, r.propValues, s?.vars ?? r.vars, r.seed, s?.snapshot ?? null, s?.lastSeq ?? 1,
+      s?.error ?? null, r.startedAt, s?.finishedAt ?? null, s?.at ?? r.startedAt, s ? s.owner : r.owner, r.traceparent ?? null, r.traceCaller ?? null,
     ])
   },
   /**

@@ -140,6 +140,10 @@ export const workflows = {
   bySecret(db: SqlExecutor, secret: string) {
     return db.get<WorkflowRow>('SELECT * FROM workflows WHERE trigger_secret = $1', [secret])
   },
+  /** Whose webhook a secret opens: the few columns an inbound webhook needs before admission reads the row. */
+  webhookTarget(db: SqlExecutor, secret: string) {
+    return db.get<Pick<WorkflowRow, 'id' | 'organization_id' | 'archived_at'>>('SELECT id, organization_id, archived_at FROM workflows WHERE trigger_secret = $1', [secret])
+  },
   list(db: SqlExecutor, organizationId: string, page: PageRequest, filter: { status?: WorkflowStatus; search?: string; archived?: boolean }) {
     const where = ['organization_id = $1']
     const params: (string | number)[] = [organizationId]

@@ -6,7 +6,7 @@
  * published on the bus only after that commit.
  */
 import type { Metrics } from '../../core/metrics.ts'
-import { runs } from '../../core/store/runs.ts'
+import { runs, type RunStateColumns } from '../../core/store/runs.ts'
 import { workflows } from '../../core/store/workflows.ts'
 import { clearWaiting, runInbox, runTimers, runWaits, workflowVariables } from '../../core/store/run-side.ts'
 import type { Tracing } from '../../core/ports/tracing.ts'
@@ -93,80 +93,53 @@ function trace(tracing: Tracing, meta: RunMeta, events: ReadonlyArray<JournalEve
 /** Thrown inside a journal transaction when another worker owns the run now. */
 class LostOwnership extends Error {}
 
-export function createRunJournal(
-  deps: JournalDeps,
-  meta: RunMeta,
-  read: () => { status: RunStatus; snapshot: unknown; vars: Record<string, unknown>; error: unknown },
-  waitedKeys: Set<string>,
-  onLost: () => void,
-): RunJournal {
-  let seq = meta.lastSeq
-  let pending: Array<JournalEvent & { seq: number; at: number }> = []
-  let inbox: string[] = []
-  let dirty = false
-  let running: Promise<void> | null = null
-  let idle: Array<() => void> = []
+/** What a journal write stores of the run's actor: read when the write is made. */
+export interface JournalState {
+  readonly status: RunStatus
+  readonly snapshot: unknown
+  readonly vars: Record<string, unknown>
+  readonly error: unknown
+}
+
+export type NumberedEvent = JournalEvent & { seq: number; at: number }
+
+/** What one journal write made durable, and the wait keys it leaves. */
+export interface JournalWrite {
+  readonly recorded: RecordedEvent[]
+  readonly waited: Set<string>
+}
+
+/**
+ * The journal's write of one run, in the caller's transaction: its events, its state and their
+ * side rows (durable timers, waits, persisted variables, consumed inbox events, run controls at
+ * the end). Free of side effects outside `tx`: the store may run it again after a rolled-back batch.
+ */
+export function journalWriter(deps: JournalDeps, meta: RunMeta) {
   const persistLifetime = new Set(meta.variableDefs.filter((v) => v.lifetime === 'persist').map((v) => v.name))
 
-  function schedule() {
-    if (running) return
-    running = new Promise<void>((resolve) => setTimeout(resolve, 0)).then(loop)
-  }
-
-  async function loop() {
-    while (dirty) {
-      dirty = false
-      const events = pending
-      const consumed = inbox
-      pending = []
-      inbox = []
-      const state = read()
-      try {
-        // A run's journal write touches its own rows, and counters with atomic updates: concurrent.
-        const { recorded, waited } = await deps.store.write((tx) => write(tx, events, consumed, state), { concurrent: true })
-        // The keys of waiting nodes change only once the write committed: a batch may run a write twice.
-        waitedKeys.clear()
-        for (const key of waited) waitedKeys.add(key)
-        publishEvents(deps.bus, recorded)
-        if (deps.metrics) observe(deps.metrics, meta, events, state.snapshot)
-        if (deps.tracing && meta.traceparent) trace(deps.tracing, meta, events, state.snapshot)
-      } catch (error) {
-        if (error instanceof LostOwnership || isUniqueViolation(error)) {
-          // Fenced: the run moved to another worker, which continues from the stored snapshot.
-          pending = []
-          inbox = []
-          dirty = false
-          onLost()
-          break
-        }
-        // The transaction rolled back: keep everything for the next attempt.
-        deps.logger.error('could not persist run transition; retrying', { runId: meta.runId, error: String(error) })
-        pending = [...events, ...pending]
-        inbox = [...consumed, ...inbox]
-        dirty = true
-        await new Promise((r) => setTimeout(r, 250))
-      }
-    }
-    running = null
-    for (const done of idle.splice(0)) done()
-  }
-
-  /** The journal write. Free of side effects outside `tx`: the store may run it again after a rolled-back batch. */
-  async function write(tx: SqlExecutor, events: typeof pending, consumed: string[], state: ReturnType<typeof read>): Promise<{ recorded: RecordedEvent[]; waited: Set<string> }> {
+  /**
+   * `save` stores the state columns instead of updating the run's row (a run that ends at
+   * admission is inserted in its final state); it answers the rows it changed.
+   */
+  async function write(
+    tx: SqlExecutor, events: readonly NumberedEvent[], consumed: readonly string[], state: JournalState, waitedBefore: ReadonlySet<string>, seq: number,
+    save?: (columns: RunStateColumns) => Promise<number>,
+  ): Promise<JournalWrite> {
     const now = deps.clock.now()
-    const waited = new Set(waitedKeys)
+    const waited = new Set(waitedBefore)
     const recorded = await deps.recorder.record(tx, events.map((e) => ({
       organizationId: meta.organizationId, workflowId: meta.workflowId, runId: meta.runId, seq: e.seq,
       type: e.type, nodeId: e.nodeId, data: { runId: meta.runId, workflowId: meta.workflowId, ...e.data }, at: e.at,
     })))
     const terminal = events.find((e) => isTerminalRunEvent(e.type))
     // A run that waits or ended needs no owner; whoever resumes it next takes it.
-    const changed = await runs.saveState(tx, {
-      runId: meta.runId, workerId: deps.workerId, status: state.status, snapshot: JSON.stringify(state.snapshot),
+    const columns: RunStateColumns = {
+      status: state.status, snapshot: JSON.stringify(state.snapshot),
       lastSeq: events.length ? events[events.length - 1].seq : seq, at: now, vars: JSON.stringify(state.vars),
       finishedAt: terminal ? terminal.at : null, error: terminal && state.error ? JSON.stringify(state.error) : null,
       owner: state.status === 'running' ? deps.workerId : null,
-    })
+    }
+    const changed = save ? await save(columns) : await runs.saveState(tx, { ...columns, runId: meta.runId, workerId: deps.workerId })
     if (changed === 0) throw new LostOwnership(meta.runId)
     for (const id of consumed) await runInbox.consume(tx, id)
     for (const e of events) await sideRows(tx, e, waited)
@@ -225,6 +198,72 @@ export function createRunJournal(
     const changed = await workflows.pauseLive(tx, { id: meta.workflowId, reason, at: deps.clock.now(), version: meta.workflowVersion })
     if (changed === 0) return []
     return deps.recorder.record(tx, [workflowPaused(meta, reason, deps.clock.now(), { runId: meta.runId })])
+  }
+
+  /** After the commit: the metrics and spans of what the write made durable. */
+  function committed(events: readonly NumberedEvent[], snapshot: unknown) {
+    if (deps.metrics) observe(deps.metrics, meta, events, snapshot)
+    if (deps.tracing && meta.traceparent) trace(deps.tracing, meta, events, snapshot)
+  }
+
+  return { write, committed }
+}
+
+export function createRunJournal(
+  deps: JournalDeps,
+  meta: RunMeta,
+  read: () => JournalState,
+  waitedKeys: Set<string>,
+  onLost: () => void,
+): RunJournal {
+  let seq = meta.lastSeq
+  let pending: NumberedEvent[] = []
+  let inbox: string[] = []
+  let dirty = false
+  let running: Promise<void> | null = null
+  let idle: Array<() => void> = []
+  const writer = journalWriter(deps, meta)
+
+  function schedule() {
+    if (running) return
+    running = new Promise<void>((resolve) => setTimeout(resolve, 0)).then(loop)
+  }
+
+  async function loop() {
+    while (dirty) {
+      dirty = false
+      const events = pending
+      const consumed = inbox
+      pending = []
+      inbox = []
+      const state = read()
+      try {
+        // A run's journal write touches its own rows, and counters with atomic updates: concurrent.
+        const { recorded, waited } = await deps.store.write((tx) => writer.write(tx, events, consumed, state, waitedKeys, seq), { concurrent: true })
+        // The keys of waiting nodes change only once the write committed: a batch may run a write twice.
+        waitedKeys.clear()
+        for (const key of waited) waitedKeys.add(key)
+        publishEvents(deps.bus, recorded)
+        writer.committed(events, state.snapshot)
+      } catch (error) {
+        if (error instanceof LostOwnership || isUniqueViolation(error)) {
+          // Fenced: the run moved to another worker, which continues from the stored snapshot.
+          pending = []
+          inbox = []
+          dirty = false
+          onLost()
+          break
+        }
+        // The transaction rolled back: keep everything for the next attempt.
+        deps.logger.error('could not persist run transition; retrying', { runId: meta.runId, error: String(error) })
+        pending = [...events, ...pending]
+        inbox = [...consumed, ...inbox]
+        dirty = true
+        await new Promise((r) => setTimeout(r, 250))
+      }
+    }
+    running = null
+    for (const done of idle.splice(0)) done()
   }
 
   return {

@@ -250,7 +250,13 @@ export function createNodeRunner(deps: {
     }
   }
 
-  return { execute, resume }
+  function ready(organizationId: string, workflowId: string): Promise<unknown> | undefined {
+    const mask = deps.masks && !deps.masks.peek(organizationId) ? deps.masks.of(organizationId) : undefined
+    const props = deps.secretProps && !deps.secretProps.peek(workflowId) ? deps.secretProps.of(workflowId) : undefined
+    return mask || props ? Promise.all([mask, props]) : undefined
+  }
+
+  return { execute, resume, ready }
 }
 
 /** Masks secrets in everything an outcome carries except the node's input (its resolved payload). */

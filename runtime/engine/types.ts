@@ -70,4 +70,10 @@ export interface NodeRunner {
   /** Executes the current node: its outcome when the handler answered synchronously, else pending. */
   execute(plan: Plan, state: RunState): Outcome | PendingOutcome
   resume(plan: Plan, task: ResumeTask, signal: AbortSignal): Promise<Outcome>
+  /**
+   * Reads what `execute` needs of an organization and a workflow (secret masks, sensitive
+   * props) when it is not at hand, so that a synchronous handler answers at once; undefined when
+   * it is at hand.
+   */
+  ready?(organizationId: string, workflowId: string): Promise<unknown> | undefined
 }

@@ -6,6 +6,7 @@ export const log = defineAction({
   name: 'Log',
   description: 'Writes a message to the run\'s log.',
   tags: ['data', 'core'],
+  pure: true,
   payload: Type.Object({ message: Type.Any() }),
   result: Type.Object({ message: Type.Any() }),
   run(ctx) {
@@ -65,6 +66,7 @@ export const setVariable = defineAction({
   name: 'Set variable',
   description: 'Sets a workflow variable ({{$vars.name}}); a variable with lifetime "persist" keeps its value for later runs.',
   tags: ['data', 'core'],
+  pure: true,
   payload: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), value: Type.Any() }),
   result: Type.Object({ name: Type.String(), value: Type.Any() }),
   run(ctx) {
