@@ -7,23 +7,16 @@
  *   2. run event → first attempt, p50/p99, with events arriving at a steady rate.
  *   bun bench/hooks.ts [--scale 0.25] [--rate 5000]
  */
-import { join } from 'node:path'
 import { loadConfig } from '../core/config.ts'
 import { type DomainEvent, publishEvents } from '../core/events.ts'
 import { silentLogger } from '../core/ports/logger.ts'
 import { openSystem, type System } from '../main.ts'
-import { BUN, ROOT } from '../tests/helpers/process.ts'
 import { freshPostgresUrl } from '../tests/helpers/services.ts'
 import { tempDir } from '../tests/helpers/tmp.ts'
 import type { Result } from './store-writes.ts'
+import { startReceiver } from './served.ts'
 
 const EVENTS_PER_RUN = 5
-
-async function startReceiver(delayMs: number) {
-  const child = Bun.spawn([BUN, join(ROOT, 'bench', 'hook-receiver.ts'), String(delayMs)], { stdout: 'pipe', stderr: 'inherit' })
-  const port = Number(new TextDecoder().decode((await child.stdout.getReader().read()).value).trim())
-  return { url: `http://127.0.0.1:${port}/hooks`, stop: () => child.kill('SIGKILL') }
-}
 
 /** One synthetic run's worth of events, recorded and published the way the run journal does. */
 async function recordRun(system: System, organizationId: string, n: number) {

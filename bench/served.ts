@@ -1,6 +1,7 @@
 /** What the benches that drive a real server process share: its memory, and the 2-node webhook workflow they load. */
 import { readFileSync } from 'node:fs'
-import { api } from '../tests/helpers/process.ts'
+import { join } from 'node:path'
+import { api, BUN, ROOT } from '../tests/helpers/process.ts'
 
 export const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10
 
@@ -8,6 +9,17 @@ export const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10
 export const rssOf = (pid: number) => {
   try {
     return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
+  } catch {
+    return 0
+  }
+}
+
+/** CPU seconds (user and system, all threads) a process has used so far, from /proc; 0 where there is none. */
+export const cpuSecondsOf = (pid: number) => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    // utime and stime, in clock ticks (100 a second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100
   } catch {
     return 0
   }
@@ -26,4 +38,30 @@ export async function publishTwoNodeWorkflow(url: string, key: string) {
     },
   })
   return (await api(url, 'POST', `/v1/workflows/${created.body.data.id}/publish`, key)).body.data as { id: string; triggerSecret: string }
+}
+
+/** A receiver in its own process (bench/hook-receiver.ts) that answers every request after `delayMs`. */
+export async function startReceiver(delayMs: number) {
+  const child = Bun.spawn([BUN, join(ROOT, 'bench', 'hook-receiver.ts'), String(delayMs)], { stdout: 'pipe', stderr: 'inherit' })
+  const port = Number(new TextDecoder().decode((await child.stdout.getReader().read()).value).trim())
+  return { url: `http://127.0.0.1:${port}/hooks`, stop: () => child.kill('SIGKILL') }
+}
+
+/**
+ * Creates and publishes a 2-node workflow whose first node waits for an HTTP answer (a POST to
+ * `url`, then a `set-variable`): its runs are executed after admission, so they can queue.
+ */
+export async function publishHttpWorkflow(base: string, key: string, url: string) {
+  const created = await api(base, 'POST', '/v1/workflows', key, {
+    definition: {
+      triggerNodeIds: ['root'],
+      nodes: {
+        root: { type: 'manual', children: ['a'] },
+        a: { type: 'http-request', payload: { method: 'POST', url, body: { order: '{{$trigger.body.order.id}}' } }, children: ['b'] },
+        b: { type: 'set-variable', payload: { name: 'last', value: '{{$trigger.body.i}}' } },
+      },
+    },
+  })
+  if (created.status !== 200) throw new Error(`could not create the workflow: ${JSON.stringify(created.body)}`)
+  return (await api(base, 'POST', `/v1/workflows/${created.body.data.id}/publish`, key)).body.data as { id: string; triggerSecret: string }
 }

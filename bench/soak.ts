@@ -4,13 +4,18 @@
  * stops. What an operator needs to hold: resident memory plateaus, answers stay fast (429 with
  * Retry-After once the backlog bound is reached), and every accepted run finishes after the load,
  * once: none lost, none run twice.
- *   bun bench/soak.ts [--scale 0.2] [--backlog 100000]
+ *
+ * The default workflow (log → set-variable) is made of pure nodes, so its runs end at admission
+ * and never queue. `--http <ms>` makes the first node a POST to a receiver in another process that
+ * answers after that many milliseconds: those runs are executed after admission, so they queue in
+ * the backlog and meet its bound.
+ *   bun bench/soak.ts [--scale 0.2] [--backlog 100000] [--http 20]
  */
 import { join } from 'node:path'
 import { api, BUN, ROOT, startServer } from '../tests/helpers/process.ts'
 import { queryDatabase } from '../tests/helpers/stores.ts'
 import { tempDir } from '../tests/helpers/tmp.ts'
-import { mb, publishTwoNodeWorkflow, rssOf } from './served.ts'
+import { mb, publishHttpWorkflow, publishTwoNodeWorkflow, rssOf, startReceiver } from './served.ts'
 import type { Result } from './store-writes.ts'
 
 const KEY = 'svcsk_bench_soak_bootstrap_key_0123456789abcdef'
@@ -24,15 +29,19 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
   const arg = (name: string) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : undefined)
   const scale = options.scale ?? arg('--scale') ?? 1
   const backlog = arg('--backlog')
+  const httpDelay = arg('--http')
   const seconds = Math.max(30, Math.round(300 * scale))
   const dir = tempDir('automaton-bench-soak-')
   const env: Record<string, string> = {
     AUTOMATON_DATA_DIR: dir.path, AUTOMATON_BOOTSTRAP_KEY: KEY, AUTOMATON_LOG_LEVEL: 'info',
     ...(backlog ? { AUTOMATON_MAX_BACKLOG: String(backlog) } : {}),
+    ...(httpDelay !== undefined ? { AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32' } : {}),
   }
+  const receiver = httpDelay !== undefined ? await startReceiver(httpDelay) : null
   const server = await startServer({ env })
   try {
-    const w = await publishTwoNodeWorkflow(server.url, KEY)
+    const w = receiver ? await publishHttpWorkflow(server.url, KEY, receiver.url) : await publishTwoNodeWorkflow(server.url, KEY)
+    const shape = receiver ? `an HTTP node answered after ${httpDelay} ms, then set-variable` : 'log → set-variable, pure'
     const url = `${server.url}/v1/webhooks/${w.triggerSecret}`
     const counts = async () => (await api(server.url, 'GET', `/v1/runs/status-counts?workflowId=${w.id}`, KEY)).body.data.counts as Record<string, number>
     const load = async (total: number, concurrency: number, rate: number) => {
@@ -77,7 +86,7 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
     const finishedNow = after.success - successBefore
     return [
       {
-        name: `Overload soak, embedded SQLite: ${rate.toLocaleString('en')} webhooks/s offered (2 × the ${Math.round(capacity).toLocaleString('en')} runs/s executed) for ${seconds} s`,
+        name: `Overload soak, embedded SQLite (${shape}): ${rate.toLocaleString('en')} webhooks/s offered (2 × the ${Math.round(capacity).toLocaleString('en')} runs/s executed) for ${seconds} s`,
         value: mb(Math.max(...rss)), unit: 'MB peak resident memory',
         note: `idle after warm-up ${mb(idleRss)} MB; every ${SAMPLE_MS / 1000} s: ${samples.map((s) => `${mb(s.rss)} MB (backlog ${s.backlog.toLocaleString('en')})`).join(', ')}`,
       },
@@ -92,6 +101,7 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
     ]
   } finally {
     await server.stop('SIGTERM')
+    receiver?.stop()
     dir.remove()
   }
 }

@@ -8,7 +8,8 @@
  *
  * Figures: runs per second from the first request to the last run's end (what execution
  * sustains; acceptance can outrun it only into the backlog), answer p50/p99, the ratio to the
- * ceiling, and how long after the load's end the last accepted run finished (the backlog).
+ * ceiling, how long after the load's end the last accepted run finished (the backlog), and the
+ * server's CPU time per run (all its threads; steadier than the rate on a shared machine).
  * With `--profile` (or BENCH_PROFILE=1), the server runs under `bun --cpu-prof` and the bench
  * prints where its busy time went (bench/profile.ts).
  *   bun bench/sustained.ts [--scale 0.5] [--profile]
@@ -22,6 +23,7 @@ import { freshPostgresUrl } from '../tests/helpers/services.ts'
 import { queryDatabase } from '../tests/helpers/stores.ts'
 import { tempDir } from '../tests/helpers/tmp.ts'
 import { ceiling, client, KEY, live, settle } from './engine.ts'
+import { cpuSecondsOf } from './served.ts'
 import type { Result } from './store-writes.ts'
 
 const CONNECTIONS = 32
@@ -45,10 +47,13 @@ async function measure(label: string, seconds: number, postgresUrl?: string): Pr
     const url = `${server.url}/v1/webhooks/${flow.triggerSecret}`
     const warm = await client(url, 2000, CONNECTIONS)
     await settle(server, flow.id, warm.accepted, 'success')
+    const cpuBefore = cpuSecondsOf(server.pid)
     const loadStart = now()
     const load = await client(url, `${seconds}s`, CONNECTIONS)
     const loadEnd = now()
     await settle(server, flow.id, warm.accepted + load.accepted, 'success')
+    // The server's CPU per run (all its threads), less sensitive than the rate to what else runs on the machine.
+    const cpuMsPerRun = ((cpuSecondsOf(server.pid) - cpuBefore) * 1000) / load.accepted
     const [span] = await queryDatabase<{ last: number }>(env, 'SELECT MAX(finished_at) AS last FROM runs WHERE workflow_id = $1', [flow.id])
     const lastFinished = Number(span.last)
     const rate = load.accepted / ((lastFinished - loadStart) / 1000)
@@ -70,7 +75,8 @@ async function measure(label: string, seconds: number, postgresUrl?: string): Pr
       {
         name: `${label}: sustained webhook → 3-node run → success`, value: Math.round(rate), unit: 'runs/s',
         note: `${(rate / bare.rps).toFixed(2)} of the ceiling; answers p50 ${load.p50.toFixed(1)} ms, p99 ${load.p99.toFixed(1)} ms; ` +
-          `${load.accepted.toLocaleString('en')} accepted, ${load.refused} refused, ${load.errors} errors; last run finished ${drainMs.toFixed(0)} ms after the load`,
+          `${load.accepted.toLocaleString('en')} accepted, ${load.refused} refused, ${load.errors} errors; last run finished ${drainMs.toFixed(0)} ms after the load; ` +
+          `server CPU ${cpuMsPerRun.toFixed(3)} ms per run`,
       },
     ]
   } catch (error) {

@@ -131,6 +131,7 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
   async function admit(tx: SqlExecutor, req: DispatchRequest, runId: string, eventId: string): Promise<Admitted> {
     const skipped = (reason: string, existing?: string): Admitted => ({ result: { action: 'skipped', reason, eventId, runId: existing }, events: [] })
     let w = await workflows.byId(tx, req.organizationId, req.workflowId)
+    if (req.triggerSecret !== undefined && (!w || w.trigger_secret !== req.triggerSecret || w.archived_at !== null)) throw notFound('webhook')
     if (!w) throw notFound('workflow')
     if (w.archived_at !== null) {
       if (!req.automatic) throw conflict('the workflow is archived; unarchive it to run it')

@@ -37,6 +37,12 @@ export interface DispatchRequest {
    * x402Config is admitted only so; without it, it is skipped as `payment_required`.
    */
   paid?: boolean
+  /**
+   * The secret of the inbound webhook that asked for the run: admission checks, on the row it
+   * reads anyway, that it still opens this workflow (and that the workflow is not archived),
+   * and answers 404 (`webhook`) otherwise. So the caller may find the workflow from a cache.
+   */
+  triggerSecret?: string
 }
 
 /** The reason of a webhook run skipped because its workflow is paid (x402) and the run was not. */

@@ -17,6 +17,7 @@ import { workflows } from '../store/workflows.ts'
 import { iso } from '../time.ts'
 import type { Principal } from './auth.ts'
 import { redactHeaders } from '../security/redact.ts'
+import { BoundedMap } from '../bounded-map.ts'
 
 const MAX_RANGE_MS = 365 * 24 * 60 * 60 * 1000
 
@@ -40,6 +41,8 @@ export function triggerEvent(type: string, body: unknown, headers: Headers | Rec
 }
 
 export function createRunService(deps: RunServiceDeps) {
+  /** The workflow an inbound webhook's secret opens, remembered to spare a read per webhook. */
+  const webhookTargets = new BoundedMap<string, { id: string; organizationId: string }>(10_000)
   const { store, clock } = deps
 
   async function toRun(row: RunRow, summary: boolean): Promise<Run> {
@@ -170,12 +173,25 @@ export function createRunService(deps: RunServiceDeps) {
      * version is paid (x402Config): nothing was started, and the caller's payment decides.
      */
     async webhook(secret: string, body: unknown, headers: Headers, idempotencyKey: string | null): Promise<WebhookResult | null> {
-      const w = await workflows.webhookTarget(store, secret)
-      if (!w || w.archived_at !== null) throw notFound('webhook')
-      const result = await deps.dispatcher.dispatch({
-        organizationId: w.organization_id, workflowId: w.id, version: 'live', automatic: true, triggeredBy: 'webhook',
-        event: triggerEvent('webhook', body, headers, clock.now()), idempotencyKey: idempotencyKey ?? undefined,
-      })
+      let w = webhookTargets.get(secret)
+      if (!w) {
+        const row = await workflows.webhookTarget(store, secret)
+        if (!row || row.archived_at !== null) throw notFound('webhook')
+        w = { id: row.id, organizationId: row.organization_id }
+        webhookTargets.set(secret, w)
+      }
+      let result: DispatchResult
+      try {
+        // Admission checks the secret again on the row it reads: a rotated secret or an archived
+        // workflow answers 404 even when the target came from the cache.
+        result = await deps.dispatcher.dispatch({
+          organizationId: w.organizationId, workflowId: w.id, version: 'live', automatic: true, triggeredBy: 'webhook', triggerSecret: secret,
+          event: triggerEvent('webhook', body, headers, clock.now()), idempotencyKey: idempotencyKey ?? undefined,
+        })
+      } catch (error) {
+        if (error instanceof AppError && error.status === 404) webhookTargets.delete(secret)
+        throw error
+      }
       if (result.action === 'skipped' && result.reason === PAYMENT_REQUIRED) return null
       return webhookResult(result)
     },
