@@ -13,17 +13,12 @@ import { freshPostgresUrl } from '../tests/helpers/services.ts'
 import { queryDatabase } from '../tests/helpers/stores.ts'
 import { tempDir } from '../tests/helpers/tmp.ts'
 import type { Result } from './store-writes.ts'
+import { cpuSecondsOf } from './served.ts'
 
 const KEY = 'svcsk_scale_bench_bootstrap_key_0123456789'
 
 /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100
-
-/** CPU seconds a process has used (user + system), from /proc. */
-function processCpu(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND
-}
 
 /** CPU seconds the whole machine has been busy (all cores together). */
 function machineCpu(): number {
@@ -68,7 +63,7 @@ async function runsPerSecond(workers: number, total: number, natsUrl: string): P
       },
     })
     const w = (await api(server.url, 'POST', `/v1/workflows/${created.body.data.id}/publish`, KEY)).body.data
-    const cpuAtStart = { machine: machineCpu(), api: processCpu(server.pid), workers: procs.map((p) => processCpu(p.pid)), at: performance.now() }
+    const cpuAtStart = { machine: machineCpu(), api: cpuSecondsOf(server.pid), workers: procs.map((p) => cpuSecondsOf(p.pid)), at: performance.now() }
     const client = Bun.spawn([BUN, join(ROOT, 'bench', 'load-client.ts'), `${server.url}/v1/webhooks/${w.triggerSecret}`, String(total), '64'], { stdout: 'pipe', stderr: 'inherit' })
     const accepted = JSON.parse((await new Response(client.stdout).text()).trim().split('\n').at(-1)!).count as number
     const deadline = Date.now() + 300_000
@@ -79,8 +74,8 @@ async function runsPerSecond(workers: number, total: number, natsUrl: string): P
     }
     const elapsed = (performance.now() - cpuAtStart.at) / 1000
     const machine = machineCpu() - cpuAtStart.machine
-    const apiCpu = processCpu(server.pid) - cpuAtStart.api
-    const workerCpu = procs.reduce((sum, p, i) => sum + processCpu(p.pid) - cpuAtStart.workers[i], 0)
+    const apiCpu = cpuSecondsOf(server.pid) - cpuAtStart.api
+    const workerCpu = procs.reduce((sum, p, i) => sum + cpuSecondsOf(p.pid) - cpuAtStart.workers[i], 0)
     const span = await queryDatabase<{ first: number; last: number; n: number }>(env, "SELECT MIN(started_at) AS first, MAX(finished_at) AS last, COUNT(*) AS n FROM runs WHERE status = 'success'")
     const perRun = (seconds: number) => Math.round((seconds / total) * 1e6)
     return {

@@ -4,7 +4,8 @@
  * and masked by value (see security/value-mask.ts).
  *
  * A mask is kept per organization and read again when it is older than `freshMs` and the
- * organization's connectors changed since (one small query tells). A connector written through
+ * organization's connectors changed since (one small query tells); a mask in use is read again
+ * from half that age on, in the background, so that runs do not wait for it. A connector written through
  * this process forgets the mask at once (`forget`); another process sees the change within
  * `freshMs`.
  */
@@ -76,23 +77,34 @@ export function createSecretMasks(deps: { store: Store; secretBox: SecretBox; cl
     return mask
   }
 
+  /** One read at a time per organization: whoever asks meanwhile waits for the same one. */
+  function reload(organizationId: string): Promise<ValueMask> {
+    let pending = loading.get(organizationId)
+    if (!pending) {
+      const started = load(organizationId).finally(() => {
+        if (loading.get(organizationId) === started) loading.delete(organizationId)
+      })
+      pending = started
+      loading.set(organizationId, started)
+    }
+    return pending
+  }
+
+  function peek(organizationId: string): ValueMask | undefined {
+    const entry = entries.get(organizationId)
+    if (!entry) return undefined
+    const age = deps.clock.now() - entry.readAt
+    // Read again ahead of time, while the mask is still fresh: a busy organization's runs then
+    // never find it stale and wait (the bound stays freshMs).
+    if (age >= freshMs / 2 && !loading.has(organizationId)) reload(organizationId).catch(() => {})
+    return age < freshMs ? entry.mask : undefined
+  }
+
   return {
-    peek(organizationId) {
-      const entry = entries.get(organizationId)
-      return entry && deps.clock.now() - entry.readAt < freshMs ? entry.mask : undefined
-    },
+    peek,
     of(organizationId) {
-      const fresh = this.peek(organizationId)
-      if (fresh) return Promise.resolve(fresh)
-      let pending = loading.get(organizationId)
-      if (!pending) {
-        const started = load(organizationId).finally(() => {
-          if (loading.get(organizationId) === started) loading.delete(organizationId)
-        })
-        pending = started
-        loading.set(organizationId, started)
-      }
-      return pending
+      const fresh = peek(organizationId)
+      return fresh ? Promise.resolve(fresh) : reload(organizationId)
     },
     forget(organizationId) {
       generation++

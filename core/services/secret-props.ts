@@ -2,7 +2,8 @@
  * The sensitive prop values of a forked workflow, opened for the node that reads them
  * (`{{$props.key}}`). They are sealed in the workflow row and never stored with a run: a run
  * keeps only the plain values, and everything a run keeps or sends masks the sensitive ones by
- * value (secret-masks.ts). Opened values are kept a moment per workflow.
+ * value (secret-masks.ts). Opened values are kept a moment per workflow (`freshMs`), and read
+ * again in the background from half that age on while runs use them.
  */
 import { BoundedMap } from '../bounded-map.ts'
 import type { Clock } from '../ports/clock.ts'
@@ -22,23 +23,41 @@ export interface SecretProps {
 export function createSecretProps(deps: { store: Store; secretBox: SecretBox; clock: Clock; logger: Logger; freshMs?: number }): SecretProps {
   const freshMs = deps.freshMs ?? 1000
   const entries = new BoundedMap<string, { props: Props; readAt: number }>(10_000)
+  // One read at a time per workflow: the runs that find its values stale together wait for the same read.
+  const loading = new Map<string, Promise<Props>>()
+  async function load(workflowId: string): Promise<Props> {
+    const row = await deps.store.get<{ sealed_props: string | null }>('SELECT sealed_props FROM workflows WHERE id = $1', [workflowId])
+    let props = NONE
+    if (row?.sealed_props) {
+      try {
+        props = Object.freeze(JSON.parse(await deps.secretBox.open(row.sealed_props)) as Record<string, unknown>)
+      } catch (error) {
+        deps.logger.error('could not open a workflow\'s sensitive props', { workflowId, error: String(error) })
+      }
+    }
+    entries.set(workflowId, { props, readAt: deps.clock.now() })
+    return props
+  }
+  function of(workflowId: string): Promise<Props> {
+    let pending = loading.get(workflowId)
+    if (!pending) {
+      const started = load(workflowId).finally(() => {
+        if (loading.get(workflowId) === started) loading.delete(workflowId)
+      })
+      pending = started
+      loading.set(workflowId, started)
+    }
+    return pending
+  }
   return {
     peek(workflowId) {
       const entry = entries.get(workflowId)
-      return entry && deps.clock.now() - entry.readAt < freshMs ? entry.props : undefined
+      if (!entry) return undefined
+      const age = deps.clock.now() - entry.readAt
+      // Read again ahead of time, while the values are still fresh: runs then do not wait for them.
+      if (age >= freshMs / 2 && !loading.has(workflowId)) of(workflowId).catch(() => {})
+      return age < freshMs ? entry.props : undefined
     },
-    async of(workflowId) {
-      const row = await deps.store.get<{ sealed_props: string | null }>('SELECT sealed_props FROM workflows WHERE id = $1', [workflowId])
-      let props = NONE
-      if (row?.sealed_props) {
-        try {
-          props = Object.freeze(JSON.parse(await deps.secretBox.open(row.sealed_props)) as Record<string, unknown>)
-        } catch (error) {
-          deps.logger.error('could not open a workflow\'s sensitive props', { workflowId, error: String(error) })
-        }
-      }
-      entries.set(workflowId, { props, readAt: deps.clock.now() })
-      return props
-    },
+    of,
   }
 }

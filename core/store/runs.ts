@@ -148,9 +148,11 @@ export const runs = {
     ])
   },
   /**
-   * Runs that need an executor: running runs without an owner, owned by a worker that is not
-   * alive, or owned by `workerId` but left untouched since `staleBefore` (a run this process
-   * lost track of); and runs with inbox events. Every heartbeat asks, so each part reads the
+   * Runs that need an executor: running runs without an owner since `staleBefore` (an API
+   * process admits runs without one and the work queue hands them to a worker at once; the
+   * sweep takes those it lost, not every run of the queue, which workers would all try to
+   * acquire), owned by a worker that is not alive, or owned by `workerId` but left untouched
+   * since `staleBefore` (a run this process lost track of); and runs with inbox events. Every heartbeat asks, so each part reads the
    * partial index runs_running_owner by owner and never every running run: the runs this
    * process is executing or has queued (tens of thousands under a burst) are not read at all.
    * Each part states the index's condition (`status = 'running'`), which SQLite needs to use it.
@@ -212,7 +214,7 @@ export const publicRunUsage = {
 }
 
 const NEEDING_EXECUTION_SQL = `
-  SELECT id FROM runs WHERE status = 'running' AND owner IS NULL
+  SELECT id FROM runs WHERE status = 'running' AND owner IS NULL AND updated_at < $2
   UNION SELECT id FROM runs WHERE status = 'running' AND owner = $1 AND updated_at < $2
   UNION SELECT id FROM runs WHERE status = 'running' AND owner IN (
     SELECT DISTINCT owner FROM runs WHERE status = 'running' AND owner IS NOT NULL AND owner <> $1

@@ -285,34 +285,47 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     if (woken) deliverInbox(entry).catch((error) => deps.logger.error('could not read run inbox', { runId: entry.runId, error: String(error) }))
   }
 
-  /** Takes ownership of a run unless a live worker holds it. */
-  async function acquire(runId: string): Promise<boolean> {
+  /**
+   * Takes ownership of a run unless a live worker holds it, and reads it in the same statement:
+   * its row, and whether inbox events wait for it. Undefined when it is not this worker's to run
+   * (another live worker holds it, or it ended).
+   */
+  async function acquire(runId: string): Promise<(RunRow & { has_inbox: unknown }) | undefined> {
     const stale = now() - deps.workerTimeoutMs
-    const changed = await deps.store.write((tx) =>
-      tx.run(
+    return deps.store.write((tx) =>
+      tx.get<RunRow & { has_inbox: unknown }>(
         `UPDATE runs SET owner = $1 WHERE id = $2 AND status IN ('running', 'waiting')
-           AND (owner IS NULL OR owner = $1 OR owner NOT IN (SELECT id FROM workers WHERE heartbeat_at >= $3))`,
+           AND (owner IS NULL OR owner = $1 OR owner NOT IN (SELECT id FROM workers WHERE heartbeat_at >= $3))
+         RETURNING *, EXISTS (SELECT 1 FROM run_inbox WHERE run_inbox.run_id = runs.id) AS has_inbox`,
         [deps.workerId, runId, stale],
       ),
     )
-    return changed > 0
+  }
+
+  /** A stored definition (and its variable definitions), parsed once per hash: a hash names one body forever. */
+  const definitions = new BoundedMap<string, { definition: Definition; variableDefs?: RunMeta['variableDefs'] }>(1000)
+  async function storedDefinition(hash: string) {
+    let stored = definitions.get(hash)
+    if (!stored) {
+      const body = await runs.definition(deps.store, hash)
+      stored = parseJson<{ definition: Definition; variableDefs?: RunMeta['variableDefs'] }>(body?.body, { definition: { nodes: {} } })
+      if (body) definitions.set(hash, stored)
+    }
+    return stored
   }
 
   async function activateStored(entry: Entry) {
-    if (!(await acquire(entry.runId))) return release(entry)
-    const row = await runs.byIdAnyOrg(deps.store, entry.runId)
-    const inbox = await runInbox.of(deps.store, entry.runId)
-    if (!row || isTerminal(row.status) || (row.status === 'waiting' && inbox.length === 0)) {
-      if (row && isTerminal(row.status) && inbox.length > 0) await deps.store.write((tx) => runInbox.clear(tx, entry.runId))
-      return release(entry)
-    }
-    const body = await runs.definition(deps.store, row.definition_hash)
-    const stored = parseJson<{ definition: Definition; variableDefs?: RunMeta['variableDefs'] }>(body?.body, { definition: { nodes: {} } })
+    const row = await acquire(entry.runId)
+    if (!row) return release(entry)
+    const inbox = row.has_inbox ? await runInbox.of(deps.store, entry.runId) : []
+    // A waiting run with nothing to deliver stays put away.
+    if (row.status === 'waiting' && inbox.length === 0) return release(entry)
+    const stored = await storedDefinition(row.definition_hash)
     const plan = deps.plans.get(row.definition_hash, () => stored.definition)
     const meta: RunMeta = {
       runId: row.id, organizationId: row.organization_id, workflowId: row.workflow_id, workflowVersion: row.workflow_version,
-      automatic: row.automatic === 1, live: row.live === 1, definitionHash: row.definition_hash,
-      variableDefs: stored.variableDefs ?? [], lastSeq: row.last_seq, startedAt: Number(row.started_at),
+      automatic: Number(row.automatic) === 1, live: Number(row.live) === 1, definitionHash: row.definition_hash,
+      variableDefs: stored.variableDefs ?? [], lastSeq: Number(row.last_seq), startedAt: Number(row.started_at),
       traceparent: row.traceparent ?? null, traceCaller: row.trace_caller ?? null,
     }
     if (row.snapshot) {

@@ -30,7 +30,9 @@ for (const kind of storeKinds()) {
            VALUES ($1, 'org_1', 'wf_1', 1, $2, 'manual', 'root', 'api', 0, 1, 'h', '{}', '{}', '{}', 0, 0, $3, $4)`,
           [id, status, updatedAt, owner],
         )
-        await run('run_unowned', 'running', null)
+        await run('run_unowned', 'running', null, NOW - 60_000)
+        // Admitted by an API process a moment ago: the work queue hands it to a worker first.
+        await run('run_unowned_new', 'running', null)
         await run('run_of_dead', 'running', 'wkr_dead')
         await run('run_of_vanished', 'running', 'wkr_gone')
         await run('run_mine_stale', 'running', 'wkr_me', NOW - 60_000)
@@ -44,7 +46,7 @@ for (const kind of storeKinds()) {
     })
     afterAll(() => t.dispose())
 
-    it('hands over runs without a live owner, its own runs left untouched, and runs with inbox events', async () => {
+    it('hands over runs without a live owner (unowned ones once the work queue had its chance), its own runs left untouched, and runs with inbox events', async () => {
       const ids = (await runs.needingExecution(t.store, 'wkr_me', STALE_BEFORE)).map((r) => r.id).sort()
       expect(ids).toEqual(['run_mine_stale', 'run_of_dead', 'run_of_vanished', 'run_unowned', 'run_waiting_with_inbox'])
     })
@@ -52,8 +54,8 @@ for (const kind of storeKinds()) {
     it('counts runs by status for an organization, a workflow, and since a time', async () => {
       const counts = async (filter: { workflowId?: string; since?: number }) =>
         Object.fromEntries((await runs.statusCounts(t.store, 'org_1', filter)).map((r) => [r.status, Number(r.n)]))
-      expect(await counts({})).toEqual({ running: 6, waiting: 2, success: 1 })
-      expect(await counts({ workflowId: 'wf_1' })).toEqual({ running: 6, waiting: 2, success: 1 })
+      expect(await counts({})).toEqual({ running: 7, waiting: 2, success: 1 })
+      expect(await counts({ workflowId: 'wf_1' })).toEqual({ running: 7, waiting: 2, success: 1 })
       expect(await counts({ workflowId: 'wf_other' })).toEqual({})
       expect(await counts({ since: 1 })).toEqual({})
       expect(Object.fromEntries((await runs.statusCounts(t.store, 'org_other', {})).map((r) => [r.status, r.n]))).toEqual({})

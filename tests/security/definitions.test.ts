@@ -47,7 +47,9 @@ for (const kind of storeKinds()) {
       const w = await createLive(t, { definition: linear({ say: { type: 'log', payload: { message: 'hi' } } }, ['say']) })
       const ok = (await t.call('POST', `/v1/workflows/${w.id}/run`, { body: { payload: {} } })).body.data.runId
       await waitForRun(t, ok)
-      // A definition stored before ids were checked: its trigger names a child that is not a node.
+      // A definition stored before ids were checked: its trigger names a child that is not a node;
+      // its run was admitted an hour ago and never started (the sweep takes unowned runs once the
+      // work queue had its chance).
       const broken = JSON.stringify({ definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['ghost'] } } }, variableDefs: [] })
       await t.system.store.write(async (tx) => {
         await tx.run('INSERT INTO definitions (hash, body, created_at) VALUES ($1, $2, $3)', ['broken-definition', broken, Date.now()])
@@ -55,7 +57,7 @@ for (const kind of storeKinds()) {
           `INSERT INTO runs (id, organization_id, workflow_id, workflow_version, status, trigger_type, trigger_node_id, triggered_by, automatic, live, event_id,
              idempotency_key, retry_of, definition_hash, trigger_event, prop_values, vars, seed, snapshot, last_seq, error, started_at, finished_at, updated_at, owner)
            SELECT 'run_unstartable', organization_id, workflow_id, workflow_version, 'running', trigger_type, trigger_node_id, triggered_by, automatic, live, 'evt_unstartable',
-             NULL, NULL, 'broken-definition', trigger_event, prop_values, vars, NULL, NULL, 1, NULL, started_at, NULL, updated_at, NULL FROM runs WHERE id = $1`,
+             NULL, NULL, 'broken-definition', trigger_event, prop_values, vars, NULL, NULL, 1, NULL, started_at - 3600000, NULL, updated_at - 3600000, NULL FROM runs WHERE id = $1`,
           [ok],
         )
       })
