@@ -10,6 +10,7 @@
  * `freshMs`.
  */
 import { BoundedMap } from '../bounded-map.ts'
+import { createFreshReads } from '../fresh-reads.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Logger } from '../ports/logger.ts'
 import type { SecretBox } from '../ports/secret-box.ts'
@@ -31,7 +32,6 @@ export interface SecretMaskService extends SecretMasks {
 export function createSecretMasks(deps: { store: Store; secretBox: SecretBox; clock: Clock; logger: Logger; freshMs?: number }): SecretMaskService {
   const freshMs = deps.freshMs ?? 1000
   const entries = new BoundedMap<string, Entry>(10_000)
-  const loading = new Map<string, Promise<ValueMask>>()
   /** Bumped by `forget`: a read that began before it does not keep its (possibly stale) mask. */
   let generation = 0
 
@@ -77,39 +77,23 @@ export function createSecretMasks(deps: { store: Store; secretBox: SecretBox; cl
     return mask
   }
 
-  /** One read at a time per organization: whoever asks meanwhile waits for the same one. */
-  function reload(organizationId: string): Promise<ValueMask> {
-    let pending = loading.get(organizationId)
-    if (!pending) {
-      const started = load(organizationId).finally(() => {
-        if (loading.get(organizationId) === started) loading.delete(organizationId)
-      })
-      pending = started
-      loading.set(organizationId, started)
-    }
-    return pending
-  }
+  const reads = createFreshReads({ clock: deps.clock, freshMs, load })
 
   function peek(organizationId: string): ValueMask | undefined {
     const entry = entries.get(organizationId)
-    if (!entry) return undefined
-    const age = deps.clock.now() - entry.readAt
-    // Read again ahead of time, while the mask is still fresh: a busy organization's runs then
-    // never find it stale and wait (the bound stays freshMs).
-    if (age >= freshMs / 2 && !loading.has(organizationId)) reload(organizationId).catch(() => {})
-    return age < freshMs ? entry.mask : undefined
+    return entry && reads.fresh(organizationId, entry.readAt) ? entry.mask : undefined
   }
 
   return {
     peek,
     of(organizationId) {
       const fresh = peek(organizationId)
-      return fresh ? Promise.resolve(fresh) : reload(organizationId)
+      return fresh ? Promise.resolve(fresh) : reads.read(organizationId)
     },
     forget(organizationId) {
       generation++
       entries.delete(organizationId)
-      loading.delete(organizationId)
+      reads.forget(organizationId)
     },
   }
 }

@@ -6,6 +6,7 @@
  * again in the background from half that age on while runs use them.
  */
 import { BoundedMap } from '../bounded-map.ts'
+import { createFreshReads } from '../fresh-reads.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Logger } from '../ports/logger.ts'
 import type { SecretBox } from '../ports/secret-box.ts'
@@ -23,8 +24,6 @@ export interface SecretProps {
 export function createSecretProps(deps: { store: Store; secretBox: SecretBox; clock: Clock; logger: Logger; freshMs?: number }): SecretProps {
   const freshMs = deps.freshMs ?? 1000
   const entries = new BoundedMap<string, { props: Props; readAt: number }>(10_000)
-  // One read at a time per workflow: the runs that find its values stale together wait for the same read.
-  const loading = new Map<string, Promise<Props>>()
   async function load(workflowId: string): Promise<Props> {
     const row = await deps.store.get<{ sealed_props: string | null }>('SELECT sealed_props FROM workflows WHERE id = $1', [workflowId])
     let props = NONE
@@ -38,26 +37,12 @@ export function createSecretProps(deps: { store: Store; secretBox: SecretBox; cl
     entries.set(workflowId, { props, readAt: deps.clock.now() })
     return props
   }
-  function of(workflowId: string): Promise<Props> {
-    let pending = loading.get(workflowId)
-    if (!pending) {
-      const started = load(workflowId).finally(() => {
-        if (loading.get(workflowId) === started) loading.delete(workflowId)
-      })
-      pending = started
-      loading.set(workflowId, started)
-    }
-    return pending
-  }
+  const reads = createFreshReads({ clock: deps.clock, freshMs, load })
   return {
     peek(workflowId) {
       const entry = entries.get(workflowId)
-      if (!entry) return undefined
-      const age = deps.clock.now() - entry.readAt
-      // Read again ahead of time, while the values are still fresh: runs then do not wait for them.
-      if (age >= freshMs / 2 && !loading.has(workflowId)) of(workflowId).catch(() => {})
-      return age < freshMs ? entry.props : undefined
+      return entry && reads.fresh(workflowId, entry.readAt) ? entry.props : undefined
     },
-    of,
+    of: (workflowId) => reads.read(workflowId),
   }
 }
