@@ -18,10 +18,10 @@ import type { Clock } from '../core/ports/clock.ts'
 import type { Ids } from '../core/ports/ids.ts'
 import type { SqlExecutor, Store } from '../core/ports/store.ts'
 import { sha256Hex } from '../core/security/hash.ts'
-import { type NewRun, publicRunUsage, type RunStateColumns, runs } from '../core/store/runs.ts'
+import { type NewRun, publicRunUsage, runs } from '../core/store/runs.ts'
 import { displayVersion, versions, type WorkflowRow, workflows } from '../core/store/workflows.ts'
 import type { FreshRun } from './engine/types.ts'
-import type { FinishedRun } from './engine/executor.ts'
+import type { FinishAtAdmission, FinishedRun } from './engine/finish-at-admission.ts'
 import type { NumberedEvent } from './engine/journal.ts'
 import { triggerIdsOf } from './engine/plan.ts'
 import { type RunState, runStateOf } from './engine/state.ts'
@@ -56,7 +56,7 @@ export interface DispatcherDeps {
    * Runs a run being admitted to its end in the admitting transaction when every node is pure
    * (Executor.finishAtAdmission); null when it cannot, and the run is handed off.
    */
-  finishAtAdmission?(tx: SqlExecutor, run: FreshRun, first: NumberedEvent, insert: (state: RunStateColumns) => Promise<number>): Promise<FinishedRun | null>
+  finishAtAdmission?: FinishAtAdmission
   /** The bound on runs admitted and not started yet; none admits without bound. */
   backlog?: Backlog
   /** The organization's secret values, masked in the trigger event and prop values before they are stored. */

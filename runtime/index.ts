@@ -110,7 +110,7 @@ export function createEngine(deps: EngineDeps) {
     handOff: executes ? (fresh) => executor.enqueueFresh(fresh) : (fresh) => void notify(fresh.meta.runId),
     // A process that executes what it admits runs pure runs to their end at admission; an API
     // process executes nothing: its runs go to the workers.
-    finishAtAdmission: executes ? (tx, fresh, first, insert) => executor.finishAtAdmission(tx, fresh, first, insert) : undefined,
+    finishAtAdmission: executes ? (...args) => executor.finishAtAdmission(...args) : undefined,
   })
   const sandbox = createSandbox()
   const capabilities = createCapabilities({

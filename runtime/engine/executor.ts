@@ -12,11 +12,10 @@ import { createActor } from 'xstate'
 import type { Definition } from '../../core/domain/workflow.ts'
 import { isTerminal } from '../../core/domain/run.ts'
 import { parseJson } from '../../core/json.ts'
-import { type RunRow, runs, type RunStateColumns } from '../../core/store/runs.ts'
+import { type RunRow, runs } from '../../core/store/runs.ts'
 import type { Registry } from '../../core/plugin/registry.ts'
-import { createRunJournal, type JournalDeps, journalWriter, type NumberedEvent, type RunJournal } from './journal.ts'
-import type { RecordedEvent } from '../../core/events.ts'
-import type { SqlExecutor } from '../../core/ports/store.ts'
+import { createRunJournal, type JournalDeps, type RunJournal } from './journal.ts'
+import { createAdmissionFinisher, type FinishAtAdmission } from './finish-at-admission.ts'
 import { createRunMachine, type RunActor, type RunMachine, statusOf } from './machine.ts'
 import type { FreshRun, NodeRunner, RunEvent, RunMeta } from './types.ts'
 import { DefinitionError, type Plan } from './plan.ts'
@@ -42,15 +41,8 @@ export interface ExecutorDeps extends JournalDeps {
 export interface Executor {
   /** A run admitted by this process with this worker as its owner. */
   enqueueFresh(run: FreshRun): void
-  /**
-   * Runs a run being admitted to its end inside the admitting transaction `tx`, when it can end
-   * at once: every node of its plan is pure (see ActionDefinition.pure), so nothing outside the
-   * transaction happens before it commits. Its events (after `first`, which it records with
-   * them) are written in `tx`, and its row by `insert`, in its final state; `committed` reports
-   * them once the transaction commits. Null when the run cannot end now (nothing was written):
-   * it is then stored and handed off as any other.
-   */
-  finishAtAdmission(tx: SqlExecutor, run: FreshRun, first: NumberedEvent, insert: (state: RunStateColumns) => Promise<number>): Promise<FinishedRun | null>
+  /** Runs a run of pure nodes to its end in the transaction that admits it (finish-at-admission.ts). */
+  readonly finishAtAdmission: FinishAtAdmission
   /** Delivers inbox events to a run, loading it when it is not live here (if this worker may own it). */
   wake(runId: string): void
   /** Like wake, resolving once the run is live here or found to need nothing (work-queue backpressure). */
@@ -68,14 +60,6 @@ export interface Executor {
   /** Runs queued here and not started yet (the admission backlog of this process), and how many have started in all. */
   backlog(): ExecutorBacklog
   stop(graceMs: number): Promise<void>
-}
-
-/** A run that ended inside the transaction that admitted it. */
-export interface FinishedRun {
-  /** Its journal, in order, as recorded (to publish after the commit). */
-  readonly recorded: RecordedEvent[]
-  /** After the commit: its metrics and spans. */
-  committed(): void
 }
 
 export interface ExecutorBacklog {
@@ -155,48 +139,6 @@ export function createExecutor(deps: ExecutorDeps): Executor {
   }
   const branchesOf: BranchesOf = (type) => deps.registry.action(type)?.branches
   const now = () => deps.clock.now()
-
-  /** Whether every node of a plan may execute at admission (its trigger aside). */
-  const pure = new WeakMap<Plan, boolean>()
-  function isPure(plan: Plan): boolean {
-    let known = pure.get(plan)
-    if (known === undefined) {
-      known = [...plan.nodes.values()].every((node) => node.isTrigger || deps.registry.action(node.type)?.pure === true)
-      pure.set(plan, known)
-    }
-    return known
-  }
-
-  async function finishAtAdmission(tx: SqlExecutor, fresh: FreshRun, first: NumberedEvent, insert: (state: RunStateColumns) => Promise<number>): Promise<FinishedRun | null> {
-    let plan: Plan
-    try {
-      plan = deps.plans.get(fresh.meta.definitionHash, () => fresh.definition)
-    } catch {
-      return null // a definition that cannot execute fails in the executor, with its event
-    }
-    if (!isPure(plan)) return null
-    await deps.runner.ready?.(fresh.meta.organizationId, fresh.meta.workflowId)
-    const step = startState(fresh.input, plan, branchesOf, now())
-    const actor = createActor(machineFor(plan), { input: step.state }) as RunActor
-    const emitted: Emitted[] = [...step.events]
-    actor.on('*', (e) => emitted.push(e as never))
-    actor.start()
-    const snapshot = actor.getSnapshot()
-    if (snapshot.status !== 'done') {
-      // Not at its end in one step (a chain longer than one turn, a retry's delay): the executor
-      // runs it from its start. Nothing was done outside the actor.
-      actor.stop()
-      return null
-    }
-    const at = now()
-    const events: NumberedEvent[] = [first, ...emitted.map((e, i) => ({ type: e.type, nodeId: e.nodeId, data: e.data, seq: first.seq + 1 + i, at }))]
-    const persisted = actor.getPersistedSnapshot()
-    actor.stop()
-    const writer = journalWriter(deps, fresh.meta)
-    const state = { status: statusOf(snapshot), snapshot: persisted, vars: snapshot.context.vars, error: snapshot.context.error }
-    const { recorded } = await writer.write(tx, events, [], state, new Set(), first.seq, insert)
-    return { recorded, committed: () => writer.committed(events, persisted) }
-  }
 
   function machineFor(plan: Plan): RunMachine {
     let machine = machines.get(plan.hash)
@@ -447,7 +389,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
   }
 
   return {
-    finishAtAdmission,
+    finishAtAdmission: createAdmissionFinisher(deps, machineFor, branchesOf),
     enqueueFresh(run) {
       state.admittedSinceTurn++
       const organizationId = run.meta.organizationId

@@ -42,6 +42,11 @@ export class NodeTimeoutError extends Error {
 
 const NO_PROPS: Readonly<Record<string, unknown>> = Object.freeze({})
 
+interface Secrets {
+  readonly mask: ValueMask
+  readonly props: Readonly<Record<string, unknown>>
+}
+
 /** The state a node's expressions see: the run's props with the workflow's sensitive ones. */
 function withProps(state: RunState, secret: Readonly<Record<string, unknown>>): RunState {
   for (const _ in secret) return { ...state, props: { ...state.props, ...secret } }
@@ -94,15 +99,19 @@ export function createNodeRunner(deps: {
    */
   function execute(plan: Plan, state: RunState): Outcome | PendingOutcome {
     const controller = lazyController()
-    const known = deps.masks ? deps.masks.peek(state.organizationId) : noMask
-    const secret = deps.secretProps ? deps.secretProps.peek(state.workflowId) : NO_PROPS
-    if (known && secret) return masked(known, executeWith(plan, withProps(state, secret), controller, known))
+    const secrets = secretsOf(state.organizationId, state.workflowId)
+    if (!isThenable(secrets)) return masked(secrets.mask, executeWith(plan, withProps(state, secrets.props), controller, secrets.mask))
     // The organization's mask (or the workflow's sensitive props) is not at hand: read it first,
     // so that nothing leaves unmasked.
-    return pendingOf(controller, Promise.all([
-      known ?? deps.masks!.of(state.organizationId),
-      secret ?? deps.secretProps!.of(state.workflowId),
-    ]).then(([mask, props]) => outcomeOf(masked(mask, executeWith(plan, withProps(state, props), controller, mask)))))
+    return pendingOf(controller, secrets.then(({ mask, props }) => outcomeOf(masked(mask, executeWith(plan, withProps(state, props), controller, mask)))))
+  }
+
+  /** The organization's mask and the workflow's sensitive props: at hand, or once read. */
+  function secretsOf(organizationId: string, workflowId: string): Secrets | Promise<Secrets> {
+    const mask = deps.masks ? deps.masks.peek(organizationId) : noMask
+    const props = deps.secretProps ? deps.secretProps.peek(workflowId) : NO_PROPS
+    if (mask && props) return { mask, props }
+    return Promise.all([mask ?? deps.masks!.of(organizationId), props ?? deps.secretProps!.of(workflowId)]).then(([mask, props]) => ({ mask, props }))
   }
 
   function executeWith(plan: Plan, state: RunState, controller: Controller, mask: ValueMask): Outcome | PendingOutcome {
@@ -251,9 +260,8 @@ export function createNodeRunner(deps: {
   }
 
   function ready(organizationId: string, workflowId: string): Promise<unknown> | undefined {
-    const mask = deps.masks && !deps.masks.peek(organizationId) ? deps.masks.of(organizationId) : undefined
-    const props = deps.secretProps && !deps.secretProps.peek(workflowId) ? deps.secretProps.of(workflowId) : undefined
-    return mask || props ? Promise.all([mask, props]) : undefined
+    const secrets = secretsOf(organizationId, workflowId)
+    return isThenable(secrets) ? secrets : undefined
   }
 
   return { execute, resume, ready }
