@@ -1,5 +1,5 @@
 /** What the benches that drive a real server process share: its memory, and the 2-node webhook workflow they load. */
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { api, BUN, ROOT } from '../tests/helpers/process.ts'
 
@@ -23,6 +23,26 @@ export const cpuSecondsOf = (pid: number) => {
   } catch {
     return 0
   }
+}
+
+/**
+ * CPU seconds used so far by every process of one name (`postgres`: the server's backends and
+ * its background processes), from /proc. Processes that exit between two readings take theirs
+ * with them, so compare readings around a load whose connections stay open.
+ */
+export function cpuSecondsOfAll(name: string): number {
+  let total = 0
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== name) continue
+      total += cpuSecondsOf(Number(entry))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total
 }
 
 /** Creates and publishes the 2-node workflow (a `log`, a `set-variable`) that a webhook starts; answers the live workflow. */

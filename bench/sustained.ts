@@ -9,10 +9,11 @@
  * Figures: runs per second from the first request to the last run's end (what execution
  * sustains; acceptance can outrun it only into the backlog), answer p50/p99, the ratio to the
  * ceiling, how long after the load's end the last accepted run finished (the backlog), and the
- * server's CPU time per run (all its threads; steadier than the rate on a shared machine).
+ * server's CPU time per run (all its threads; steadier than the rate on a shared machine) and, on
+ * Postgres, the database server's (all its processes on this machine).
  * With `--profile` (or BENCH_PROFILE=1), the server runs under `bun --cpu-prof` and the bench
  * prints where its busy time went (bench/profile.ts).
- *   bun bench/sustained.ts [--scale 0.5] [--profile]
+ *   bun bench/sustained.ts [--scale 0.5] [--profile] [--store sqlite|postgres]
  */
 import { copyFileSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -23,7 +24,7 @@ import { freshPostgresUrl } from '../tests/helpers/services.ts'
 import { queryDatabase } from '../tests/helpers/stores.ts'
 import { tempDir } from '../tests/helpers/tmp.ts'
 import { ceiling, client, KEY, live, settle } from './engine.ts'
-import { cpuSecondsOf } from './served.ts'
+import { cpuSecondsOf, cpuSecondsOfAll } from './served.ts'
 import type { Result } from './store-writes.ts'
 
 const CONNECTIONS = 32
@@ -48,12 +49,15 @@ async function measure(label: string, seconds: number, postgresUrl?: string): Pr
     const warm = await client(url, 2000, CONNECTIONS)
     await settle(server, flow.id, warm.accepted, 'success')
     const cpuBefore = cpuSecondsOf(server.pid)
+    const databaseCpuBefore = postgresUrl ? cpuSecondsOfAll('postgres') : 0
     const loadStart = now()
     const load = await client(url, `${seconds}s`, CONNECTIONS)
     const loadEnd = now()
     await settle(server, flow.id, warm.accepted + load.accepted, 'success')
     // The server's CPU per run (all its threads), less sensitive than the rate to what else runs on the machine.
     const cpuMsPerRun = ((cpuSecondsOf(server.pid) - cpuBefore) * 1000) / load.accepted
+    // Postgres shares the machine's cores with the server: its CPU per run counts as much.
+    const databaseCpuMsPerRun = postgresUrl ? ((cpuSecondsOfAll('postgres') - databaseCpuBefore) * 1000) / load.accepted : 0
     const [span] = await queryDatabase<{ last: number }>(env, 'SELECT MAX(finished_at) AS last FROM runs WHERE workflow_id = $1', [flow.id])
     const lastFinished = Number(span.last)
     const rate = load.accepted / ((lastFinished - loadStart) / 1000)
@@ -76,7 +80,7 @@ async function measure(label: string, seconds: number, postgresUrl?: string): Pr
         name: `${label}: sustained webhook → 3-node run → success`, value: Math.round(rate), unit: 'runs/s',
         note: `${(rate / bare.rps).toFixed(2)} of the ceiling; answers p50 ${load.p50.toFixed(1)} ms, p99 ${load.p99.toFixed(1)} ms; ` +
           `${load.accepted.toLocaleString('en')} accepted, ${load.refused} refused, ${load.errors} errors; last run finished ${drainMs.toFixed(0)} ms after the load; ` +
-          `server CPU ${cpuMsPerRun.toFixed(3)} ms per run`,
+          `server CPU ${cpuMsPerRun.toFixed(3)} ms per run${postgresUrl ? `, Postgres CPU ${databaseCpuMsPerRun.toFixed(3)} ms per run` : ''}`,
       },
     ]
   } catch (error) {
@@ -88,9 +92,10 @@ async function measure(label: string, seconds: number, postgresUrl?: string): Pr
   }
 }
 
-export async function run(options: { scale?: number } = {}): Promise<Result[]> {
+export async function run(options: { scale?: number; store?: 'sqlite' | 'postgres' } = {}): Promise<Result[]> {
   const seconds = Math.max(5, Math.round(15 * (options.scale ?? 1)))
-  const results = await measure('SQLite', seconds)
+  const results = options.store === 'postgres' ? [] : await measure('SQLite', seconds)
+  if (options.store === 'sqlite') return results
   if (process.env.AUTOMATON_TEST_DATABASE_URL) {
     const pg = await freshPostgresUrl()
     try {
@@ -106,5 +111,7 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
 
 if (import.meta.main) {
   const at = process.argv.indexOf('--scale')
-  for (const r of await run({ scale: at > 0 ? Number(process.argv[at + 1]) : 1 })) console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
+  const only = process.argv.indexOf('--store')
+  const store = only > 0 ? (process.argv[only + 1] as 'sqlite' | 'postgres') : undefined
+  for (const r of await run({ scale: at > 0 ? Number(process.argv[at + 1]) : 1, store })) console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
 }

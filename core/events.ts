@@ -40,9 +40,26 @@ export function toRecordedEvent(row: EventRow): RecordedEvent {
     seq: row.seq,
     type: row.type,
     nodeId: row.node_id,
-    data: JSON.parse(row.data),
+    data: dataOf(row),
     at: row.at,
   }
+}
+
+/**
+ * A run's journal event carries its run and workflow ids first in its data. The row keeps them
+ * in its columns, so the stored data leaves them out (storedData) and reading puts them back;
+ * data stored whole, as it was before, is read as it is.
+ */
+function storedData(e: DomainEvent): string {
+  if (e.seq === null || e.runId === null || e.data.runId !== e.runId || e.data.workflowId !== e.workflowId) return JSON.stringify(e.data)
+  const { runId: _run, workflowId: _workflow, ...rest } = e.data
+  return JSON.stringify(rest)
+}
+
+function dataOf(row: EventRow): Record<string, unknown> {
+  const data = JSON.parse(row.data) as Record<string, unknown>
+  if (row.seq === null || row.run_id === null || 'runId' in data) return data
+  return { runId: row.run_id, workflowId: row.workflow_id, ...data }
 }
 
 /**
@@ -61,7 +78,7 @@ export async function recordEvents(tx: SqlExecutor, list: readonly DomainEvent[]
     seq: e.seq,
     type: e.type,
     node_id: e.nodeId,
-    data: JSON.stringify(e.data),
+    data: storedData(e),
     at: e.at,
   })))
   return list.map((e, i) => ({ ...e, id: ids[i] }))

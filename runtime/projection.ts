@@ -35,8 +35,8 @@ function summarize(type: string, iterations: NodeInstance[]): NodeRecord {
 }
 
 export const runProjection: RunProjection = {
-  project(snapshot: string | null, definition: Definition) {
-    const state = runStateOf(snapshot)
+  project(snapshot: string | null, definition: Definition, triggerEvent?: string | null) {
+    const state = runStateOf(snapshot, triggerEvent)
     const nodes: Record<string, NodeRecord> = {}
     const scoped = new Map<string, NodeInstance[]>()
     for (const instance of Object.values(state?.nodes ?? {})) {

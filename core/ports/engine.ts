@@ -67,7 +67,8 @@ export interface RunControl {
 
 /** Reads the engine's persisted run state as the run record's `nodes` and `vars`. */
 export interface RunProjection {
-  project(snapshot: string | null, definition: Definition): { nodes: Record<string, NodeRecord>; vars: Record<string, unknown> | null }
+  /** `triggerEvent`: the run row's, which the stored snapshot leaves out. */
+  project(snapshot: string | null, definition: Definition, triggerEvent?: string | null): { nodes: Record<string, NodeRecord>; vars: Record<string, unknown> | null }
 }
 
 export interface DefinitionCheck {

@@ -66,7 +66,7 @@ export function createRunService(deps: RunServiceDeps) {
     if (row.snapshot === undefined) return run
     const body = parseJson<{ definition: Definition } | null>((await runs.definition(store, row.definition_hash))?.body, null)
     const definition = body?.definition ?? { nodes: {} }
-    const projected = deps.projection.project(row.snapshot, definition)
+    const projected = deps.projection.project(row.snapshot, definition, row.trigger_event)
     run.nodes = projected.nodes
     if (projected.vars) run.vars = projected.vars
     if (summary) {

@@ -714,6 +714,17 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX runs_retry_of ON runs (retry_of) WHERE retry_of IS NOT NULL',
     ],
   },
+  {
+    version: 35,
+    name: 'runs: two index entries fewer per run',
+    up: [
+      // Every lookup by owner is of running runs, which runs_running_owner holds.
+      'DROP INDEX runs_owner',
+      // Most runs have no idempotency key; a lookup names one, so it uses the partial index.
+      'DROP INDEX runs_idempotency',
+      'CREATE UNIQUE INDEX runs_idempotency ON runs (workflow_id, idempotency_key) WHERE idempotency_key IS NOT NULL',
+    ],
+  },
 ]
 
 function executionHooks(): string[] {

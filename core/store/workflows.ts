@@ -136,6 +136,19 @@ export const workflows = {
   byId(db: SqlExecutor, organizationId: string, id: string) {
     return db.get<WorkflowRow>('SELECT * FROM workflows WHERE organization_id = $1 AND id = $2', [organizationId, id])
   },
+  /**
+   * A workflow and when its live version last changed (`live_stamp`; null without one), in one
+   * statement: for Postgres, where each statement is a round trip. (On SQLite this join measured
+   * ten times slower than two key lookups.)
+   */
+  withLiveStamp(db: SqlExecutor, organizationId: string, id: string) {
+    return db.get<WorkflowRow & { live_stamp: number | null }>(
+      `SELECT w.*, v.updated_at AS live_stamp FROM workflows w
+       LEFT JOIN workflow_versions v ON v.workflow_id = w.id AND v.version = w.live_version
+       WHERE w.organization_id = $1 AND w.id = $2`,
+      [organizationId, id],
+    )
+  },
   byIdAnyOrg: (db: SqlExecutor, id: string) => db.get<WorkflowRow>('SELECT * FROM workflows WHERE id = $1', [id]),
   bySecret(db: SqlExecutor, secret: string) {
     return db.get<WorkflowRow>('SELECT * FROM workflows WHERE trigger_secret = $1', [secret])

@@ -21,7 +21,7 @@ import type { FreshRun, NodeRunner, RunEvent, RunMeta } from './types.ts'
 import { DefinitionError, type Plan } from './plan.ts'
 import { publishEvents } from '../../core/events.ts'
 import { errorMessage } from '../../core/errors.ts'
-import { type BranchesOf, startState, type Emitted, type RunInput, type RunState } from './state.ts'
+import { type BranchesOf, restoreSnapshot, startState, type Emitted, type RunInput, type RunState } from './state.ts'
 import type { createPlanCache } from './plan.ts'
 import { createFifo } from './fifo.ts'
 import { nextTurn } from './next-turn.ts'
@@ -271,7 +271,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       traceparent: row.traceparent ?? null, traceCaller: row.trace_caller ?? null,
     }
     if (row.snapshot) {
-      const snapshot = JSON.parse(row.snapshot)
+      const snapshot = restoreSnapshot(row.snapshot, row.trigger_event)
       const waited = new Set<string>(Object.values((snapshot.context as RunState).nodes).filter((n) => n.wait).map((n) => n.key))
       attach(entry, meta, plan, { snapshot }, [], waited, true)
     } else {
@@ -340,7 +340,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
           [JSON.stringify(error), at, seq, runId],
         )
         await runInbox.clear(tx, runId)
-        return deps.recorder.record(tx, [{ organizationId: row.organization_id, workflowId: row.workflow_id, runId, seq, nodeId: null, type: 'run.failed', data: { error }, at }])
+        return deps.recorder.record(tx, [{ organizationId: row.organization_id, workflowId: row.workflow_id, runId, seq, nodeId: null, type: 'run.failed', data: { runId, workflowId: row.workflow_id, error }, at }])
       })
       publishEvents(deps.bus, recorded)
     } catch (failure) {

@@ -8,9 +8,8 @@
 import { createActor } from 'xstate'
 import type { RecordedEvent } from '../../core/events.ts'
 import type { SqlExecutor } from '../../core/ports/store.ts'
-import type { RunStateColumns } from '../../core/store/runs.ts'
 import type { ExecutorDeps } from './executor.ts'
-import { journalWriter, type NumberedEvent } from './journal.ts'
+import { type AdmissionWrite, journalWriter, type NumberedEvent } from './journal.ts'
 import { type RunActor, type RunMachine, statusOf } from './machine.ts'
 import type { Plan } from './plan.ts'
 import { type BranchesOf, type Emitted, startState } from './state.ts'
@@ -27,12 +26,12 @@ export interface FinishedRun {
 /**
  * Runs a run being admitted to its end inside the admitting transaction `tx`, when it can end
  * at once. Its events (after `first`, which it records with them) are written in `tx`, and its
- * row by `insert`, in its final state; `committed` reports them once the transaction commits.
+ * row by `admission.insert`, in its final state; `committed` reports them once the transaction commits.
  * Null when the run cannot end now (nothing was written): it is then stored and handed off as
  * any other.
  */
 export type FinishAtAdmission = (
-  tx: SqlExecutor, run: FreshRun, first: NumberedEvent, insert: (state: RunStateColumns) => Promise<number>,
+  tx: SqlExecutor, run: FreshRun, first: NumberedEvent, admission: AdmissionWrite,
 ) => Promise<FinishedRun | null>
 
 export function createAdmissionFinisher(deps: ExecutorDeps, machineFor: (plan: Plan) => RunMachine, branchesOf: BranchesOf): FinishAtAdmission {
@@ -49,7 +48,7 @@ export function createAdmissionFinisher(deps: ExecutorDeps, machineFor: (plan: P
     return known
   }
 
-  return async (tx, fresh, first, insert) => {
+  return async (tx, fresh, first, admission) => {
     let plan: Plan
     try {
       plan = deps.plans.get(fresh.meta.definitionHash, () => fresh.definition)
@@ -76,7 +75,7 @@ export function createAdmissionFinisher(deps: ExecutorDeps, machineFor: (plan: P
     actor.stop()
     const writer = journalWriter(deps, fresh.meta)
     const state = { status: statusOf(snapshot), snapshot: persisted, vars: snapshot.context.vars, error: snapshot.context.error }
-    const { recorded } = await writer.write(tx, events, [], state, new Set(), first.seq, insert)
+    const { recorded } = await writer.write(tx, events, [], state, new Set(), first.seq, admission)
     return { recorded, committed: () => writer.committed(events, persisted) }
   }
 }

@@ -20,7 +20,7 @@ import type { Logger } from '../../core/ports/logger.ts'
 import { isUniqueViolation, type SqlExecutor, type Store } from '../../core/ports/store.ts'
 import type { EventRecorder } from '../events.ts'
 import type { JournalEvent, RunMeta } from './types.ts'
-import type { WaitInfo } from './state.ts'
+import { storedSnapshot, type WaitInfo } from './state.ts'
 
 export interface RunJournal {
   append(event: JournalEvent): void
@@ -103,6 +103,14 @@ export interface JournalState {
 
 export type NumberedEvent = JournalEvent & { seq: number; at: number }
 
+/** How a run that ends at admission is written (see `write`). */
+export interface AdmissionWrite {
+  /** Inserts the run's row with these state columns; answers the rows inserted. */
+  insert(columns: RunStateColumns): Promise<number>
+  /** The workflow's `consecutive_failures` as admission read it, in the same transaction. */
+  readonly consecutiveFailures: number
+}
+
 /** What one journal write made durable, and the wait keys it leaves. */
 export interface JournalWrite {
   readonly recorded: RecordedEvent[]
@@ -118,12 +126,13 @@ export function journalWriter(deps: JournalDeps, meta: RunMeta) {
   const persistLifetime = new Set(meta.variableDefs.filter((v) => v.lifetime === 'persist').map((v) => v.name))
 
   /**
-   * `save` stores the state columns instead of updating the run's row (a run that ends at
-   * admission is inserted in its final state); it answers the rows it changed.
+   * `admission`, for a run that ends in the transaction that admits it: its row is inserted in
+   * its final state instead of updated, and the workflow's count of consecutive failures is the
+   * one admission read in this transaction.
    */
   async function write(
     tx: SqlExecutor, events: readonly NumberedEvent[], consumed: readonly string[], state: JournalState, waitedBefore: ReadonlySet<string>, seq: number,
-    save?: (columns: RunStateColumns) => Promise<number>,
+    admission?: AdmissionWrite,
   ): Promise<JournalWrite> {
     const now = deps.clock.now()
     const waited = new Set(waitedBefore)
@@ -134,16 +143,16 @@ export function journalWriter(deps: JournalDeps, meta: RunMeta) {
     const terminal = events.find((e) => isTerminalRunEvent(e.type))
     // A run that waits or ended needs no owner; whoever resumes it next takes it.
     const columns: RunStateColumns = {
-      status: state.status, snapshot: JSON.stringify(state.snapshot),
+      status: state.status, snapshot: storedSnapshot(state.snapshot),
       lastSeq: events.length ? events[events.length - 1].seq : seq, at: now, vars: JSON.stringify(state.vars),
       finishedAt: terminal ? terminal.at : null, error: terminal && state.error ? JSON.stringify(state.error) : null,
       owner: state.status === 'running' ? deps.workerId : null,
     }
-    const changed = save ? await save(columns) : await runs.saveState(tx, { ...columns, runId: meta.runId, workerId: deps.workerId })
+    const changed = admission ? await admission.insert(columns) : await runs.saveState(tx, { ...columns, runId: meta.runId, workerId: deps.workerId })
     if (changed === 0) throw new LostOwnership(meta.runId)
     for (const id of consumed) await runInbox.consume(tx, id)
     for (const e of events) await sideRows(tx, e, waited)
-    if (terminal) recorded.push(...(await runControls(tx, terminal.type, events)))
+    if (terminal) recorded.push(...(await runControls(tx, terminal.type, events, admission?.consecutiveFailures)))
     return { recorded, waited }
   }
 
@@ -181,7 +190,7 @@ export function journalWriter(deps: JournalDeps, meta: RunMeta) {
   }
 
   /** Consecutive failures, removed actions and spent AI credits pause the live version; a success resets the count. */
-  async function runControls(tx: SqlExecutor, terminal: string, events: readonly JournalEvent[]): Promise<RecordedEvent[]> {
+  async function runControls(tx: SqlExecutor, terminal: string, events: readonly JournalEvent[], failuresRead?: number): Promise<RecordedEvent[]> {
     if (!meta.live || terminal === 'run.cancelled') return []
     const disabled = events.some((e) => e.type === 'node.failed' && e.data.code === 'disabled_action')
     const exhausted = events.some((e) => e.type === 'node.failed' && e.data.code === 'cu_exhausted')
@@ -191,7 +200,8 @@ export function journalWriter(deps: JournalDeps, meta: RunMeta) {
     else if (meta.automatic && terminal === 'run.failed') {
       const failures = await workflows.countFailure(tx, meta.workflowId)
       if (deps.consecutiveFailuresPause > 0 && failures >= deps.consecutiveFailuresPause) reason = 'consecutive_failures'
-    } else if (meta.automatic) {
+    } else if (meta.automatic && failuresRead !== 0) {
+      // Nothing to reset when this transaction read none: a failure counted since is ordered after this success.
       await workflows.resetFailures(tx, meta.workflowId)
     }
     if (!reason) return []

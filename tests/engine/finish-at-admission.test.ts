@@ -4,7 +4,9 @@
  * first and executed after the commit, and nothing of it runs before.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { toRecordedEvent } from '../../core/events.ts'
 import { defineAction, definePlugin, Type } from '../../core/plugin/sdk.ts'
+import { events } from '../../core/store/events.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { createLive, linear, waitForRun } from '../helpers/workflows.ts'
@@ -48,9 +50,8 @@ for (const kind of storeKinds()) {
     afterAll(() => t.close())
 
     const hook = (secret: string, body: unknown) => t.call('POST', `/v1/webhooks/${secret}`, { key: null, body })
-    const journal = async (runId: string) =>
-      (await t.system.store.all<{ seq: number; type: string; node_id: string | null; data: string }>('SELECT seq, type, node_id, data FROM events WHERE run_id = $1 ORDER BY seq', [runId]))
-        .map((e) => ({ seq: Number(e.seq), type: e.type, nodeId: e.node_id, data: JSON.parse(e.data) }))
+    /** The run's journal as the store reads it back (what a stream replays). */
+    const journal = async (runId: string) => (await events.forRun(t.system.store, runId, 0)).map(toRecordedEvent).map((e) => ({ ...e, seq: Number(e.seq) }))
 
     it('is over when the webhook answers: its row, its nodes and its whole journal are stored, each node executed once', async () => {
       const w = await createLive(t, {

@@ -17,9 +17,11 @@ for (const kind of storeKinds()) {
       (await t.call('POST', `/v1/workflows/${workflowId}/run`, { body: { payload } })).body.data.runId as string
 
     it('puts a delayed run away as a durable timer and finishes it on time', async () => {
-      const w = await createWorkflow(t, { definition: linear({ pause: { type: 'delay', payload: { delayMs: 400 } }, after: { type: 'log', payload: { message: 'slept {{pause.result.delayedMs}}' } } }, ['pause', 'after']) })
+      const w = await createWorkflow(t, {
+        definition: linear({ pause: { type: 'delay', payload: { delayMs: 400 } }, after: { type: 'log', payload: { message: 'slept {{pause.result.delayedMs}} for {{$trigger.body.who}}' } } }, ['pause', 'after']),
+      })
       const started = Date.now()
-      const runId = await start(w.id)
+      const runId = await start(w.id, { who: 'ada-lovelace-1815', note: 'kept-once-in-the-row' })
       const waiting = await waitForRun(t, runId, (r) => r.status === 'waiting')
       expect(waiting.nodes.pause.status).toBe('scheduled')
       const timers = await t.system.store.all<{ fire_at: number; kind: string }>('SELECT fire_at, kind FROM timers WHERE run_id = $1', [runId])
@@ -29,7 +31,12 @@ for (const kind of storeKinds()) {
       const done = await waitForRun(t, runId)
       expect(done.status).toBe('success')
       expect(Date.now() - started).toBeGreaterThanOrEqual(390)
-      expect(done.nodes.after.result.message).toBe('slept 400')
+      // Restored from the store: the trigger event, which the stored snapshot leaves to the row, is back.
+      expect(done.nodes.after.result.message).toBe('slept 400 for ada-lovelace-1815')
+      expect(done.nodes.root.result.body).toEqual({ who: 'ada-lovelace-1815', note: 'kept-once-in-the-row' })
+      const [row] = await t.system.store.all<{ snapshot: string; trigger_event: string }>('SELECT snapshot, trigger_event FROM runs WHERE id = $1', [runId])
+      expect(row.trigger_event).toContain('kept-once-in-the-row')
+      expect(row.snapshot).not.toContain('kept-once-in-the-row')
       expect(await t.system.store.all('SELECT * FROM timers WHERE run_id = $1', [runId])).toHaveLength(0)
       const types = (await t.system.store.all<{ type: string }>('SELECT type FROM events WHERE run_id = $1 ORDER BY seq', [runId])).map((e) => e.type)
       expect(types).toContain('run.waiting')
