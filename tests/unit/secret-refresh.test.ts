@@ -1,9 +1,11 @@
 /**
  * The masks of secret values and the sensitive props that runs use: read once for all who ask
- * together, and read again in the background from half their freshness on, so that a busy
- * organization's runs never find them stale (a run that does waits, and executes its node later).
+ * together, and read again in the background from half their freshness on, and on a timer while
+ * they were asked for lately, so that a busy organization's runs never find them stale (a run that
+ * does waits, and executes its node later).
  */
 import { describe, expect, it } from 'bun:test'
+import { systemClock } from '../../core/ports/clock.ts'
 import { silentLogger } from '../../core/ports/logger.ts'
 import type { SecretBox } from '../../core/ports/secret-box.ts'
 import type { Store } from '../../core/ports/store.ts'
@@ -61,8 +63,32 @@ describe('secret masks and sensitive props kept fresh', () => {
     // Past the first read's freshness, the values read ahead are there: nobody waits.
     clock.at += FRESH_MS * 0.5
     expect(props.peek('wf_1')).toEqual({ token: 'v2-secret' })
-    // Unused for a whole freshness, they expire as before.
+    // With no read since for a whole freshness (this clock moves without the timers), they are stale.
     clock.at += FRESH_MS * 2
+    expect(props.peek('wf_1')).toBeUndefined()
+  })
+
+  it('keeps values read during a pause in asking, stops once they are no longer asked for, and never answers stale ones', async () => {
+    // The system's clock and timers: a pause is real time here.
+    const fresh = 200
+    const rows = { connectors: [], sealedProps: JSON.stringify({ token: 'v1-secret' }) }
+    const { store, reads } = countingStore(rows)
+    const props = createSecretProps({ store, secretBox: box, clock: systemClock, logger: silentLogger, freshMs: fresh })
+    await props.of('wf_1')
+    expect(props.peek('wf_1')).toEqual({ token: 'v1-secret' })
+
+    // Nobody asks for three freshnesses (a process waiting on its writes): the values are read
+    // again meanwhile, so the next run to ask finds them fresh, changed values included.
+    rows.sealedProps = JSON.stringify({ token: 'v2-secret' })
+    await Bun.sleep(fresh * 3)
+    expect(reads.length).toBeGreaterThanOrEqual(3)
+    expect(props.peek('wf_1')).toEqual({ token: 'v2-secret' })
+
+    // Not asked for in ten freshnesses, they are no longer read, and expire.
+    await Bun.sleep(fresh * 12)
+    const settled = reads.length
+    await Bun.sleep(fresh * 2)
+    expect(reads.length).toBe(settled)
     expect(props.peek('wf_1')).toBeUndefined()
   })
 
