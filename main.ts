@@ -181,7 +181,7 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   const x402Endpoints = createX402Endpoints({ store, clock, ids, http, chains, secretBox, maxImportPrice: BigInt(config.x402MaxImportPrice), ai })
   const engine = createEngine({
     store, bus, workQueue, clock, ids, logger, registry, http, role, workerId: ids.next('wkr'), host: hostname(),
-    concurrency: config.workerConcurrency, consecutiveFailuresPause: config.consecutiveFailuresPause,
+    concurrency: config.workerConcurrency, finishAtAdmission: config.finishAtAdmission, consecutiveFailuresPause: config.consecutiveFailuresPause,
     workerTimeoutMs: config.workerTimeoutMs, heartbeatMs: config.heartbeatMs, scheduleGraceMs: config.scheduleGraceMs,
     connector: connectors.resolve,
     backlog: { max: config.maxBacklog, orgSharePercent: config.maxBacklogOrgShare }, recorder, masks,

@@ -38,6 +38,7 @@ export interface Config {
   chatappSigningSecret: string | null
   crosschainApiKey: string | null
   workerConcurrency: number
+  finishAtAdmission: boolean
   maxBacklog: number
   situationUniverse: boolean
   sseRunWaitMs: number
@@ -194,6 +195,7 @@ export const CONFIG_ENTRIES: readonly ConfigEntry[] = [
   { env: 'AUTOMATON_CONSECUTIVE_FAILURES_PAUSE', key: 'consecutiveFailuresPause', default: '5', description: 'Failed automatic runs in a row that pause a live workflow (`consecutive_failures`); 0 never pauses.', parse: int(0) },
   { env: 'AUTOMATON_CHATAPP_SIGNING_SECRET', key: 'chatappSigningSecret', default: '', description: 'Signing secret of the chat platform app that posts to `/v1/integrations/chatapp/events`; empty: that endpoint refuses every request (401).', parse: nullable },
   { env: 'AUTOMATON_CROSSCHAIN_API_KEY', key: 'crosschainApiKey', default: '', description: 'The `x-api-key` the cross-chain payment service sends with its callback (`/v1/internal/crosschain/order-completed`); empty: the callback refuses every request (401).', parse: nullable },
+  { env: 'AUTOMATON_FINISH_AT_ADMISSION', key: 'finishAtAdmission', default: 'true', description: 'Runs made only of pure nodes (`log`, `set-variable`, `if`, `for-each`, `filter`, `pluck`, plugins\' pure actions) run to their end in the transaction that admits them, in every process that admits runs, API processes included; `false` hands every run to the executor (the workers, when scaled out).', parse: bool },
   { env: 'AUTOMATON_WORKER_CONCURRENCY', key: 'workerConcurrency', default: '256', description: 'Runs one worker process executes at once.', parse: int(1, 100000) },
   { env: 'AUTOMATON_SITUATION_UNIVERSE', key: 'situationUniverse', default: 'on', description: 'The ticker universe of the situation trigger: `on` loads the shipped list at first start (replace it with `automaton universe import`); `off` answers 503 on `GET /v1/situation/universe` and checks no symbols.', parse: onOff },
   { env: 'AUTOMATON_GC_MEMORY_MB', key: 'gcMemoryMb', default: '512', description: 'The memory the JavaScript engine of `serve` and `worker` sizes its garbage collection for, in MB: under load, garbage is collected long before the heap nears it instead of piling up toward the machine\'s memory (Bun only). `0` leaves the engine\'s default. See operations.md.', parse: int(0, 1048576) },

@@ -59,6 +59,8 @@ export interface EngineDeps {
   workerId: string
   host: string
   concurrency: number
+  /** Runs pure runs to their end at admission (AUTOMATON_FINISH_AT_ADMISSION); on unless false. */
+  finishAtAdmission?: boolean
   consecutiveFailuresPause: number
   workerTimeoutMs?: number
   heartbeatMs?: number
@@ -108,9 +110,10 @@ export function createEngine(deps: EngineDeps) {
     store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, recorder, masks: deps.masks, metrics: deps.metrics, tracing: deps.tracing,
     owner: executes ? deps.workerId : null,
     handOff: executes ? (fresh) => executor.enqueueFresh(fresh) : (fresh) => void notify(fresh.meta.runId),
-    // A process that executes what it admits runs pure runs to their end at admission; an API
-    // process executes nothing: its runs go to the workers.
-    finishAtAdmission: executes ? (...args) => executor.finishAtAdmission(...args) : undefined,
+    // Every process that admits runs pure runs to their end at admission, an API process too: such
+    // a run needs nothing a worker has, and ends without the trip to one. Other runs go to the
+    // executor (the workers, when scaled out).
+    finishAtAdmission: deps.finishAtAdmission !== false ? (...args) => executor.finishAtAdmission(...args) : undefined,
   })
   const sandbox = createSandbox()
   const capabilities = createCapabilities({

@@ -457,6 +457,8 @@ describe.skipIf(!scaledOut)('2: a cancel always ends a run that has not ended', 
     env = {
       AUTOMATON_DATA_DIR: dir.path, AUTOMATON_DATABASE_URL: pg.url, AUTOMATON_NATS_URL: nats.url, AUTOMATON_BOOTSTRAP_KEY: KEY_A, AUTOMATON_HEARTBEAT_MS: '300',
       AUTOMATON_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}`,
+      // What crosses the hop to the workers is the subject here: runs of pure nodes go there too.
+      AUTOMATON_FINISH_AT_ADMISSION: 'false',
     }
     // The API process alone: no worker takes the runs it admits.
     server = await startServer({ env })

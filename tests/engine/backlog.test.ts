@@ -148,7 +148,8 @@ describe.skipIf(!scaled)('the admission backlog of an API process (Postgres and 
   })
 
   it('counts runs waiting for workers in the store, refuses past the bound, and accepts again once workers drain it', async () => {
-    const w = await createLive(api, { definition: linear({ say: { type: 'log', payload: { message: 'hi' } } }, ['say']) })
+    // A delay first: runs of pure nodes alone would end at admission, in the API process.
+    const w = await createLive(api, { definition: linear({ pause: { type: 'delay', payload: { delayMs: 10 } }, say: { type: 'log', payload: { message: 'hi' } } }, ['pause', 'say']) })
     const accepted = []
     for (let i = 0; i < 2; i++) {
       const r = await webhook(api, w.triggerSecret, i)

@@ -1,6 +1,7 @@
 /**
- * Integration webhooks on an API process that executes nothing, with a worker beside it (Postgres
- * and NATS): the API admits the run or posts the resume, the worker executes it.
+ * Integration webhooks on an API process, with a worker beside it (Postgres and NATS): the API
+ * admits the run or posts the resume, the worker executes it; a run of pure nodes ends at
+ * admission, in the API process.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { TEST_DATABASE_URL, TEST_NATS_URL, warnSkipped } from '../helpers/services.ts'
@@ -25,13 +26,22 @@ describe.skipIf(!enabled)('integration webhooks on an API process with a worker'
     await api?.close()
   })
 
-  it('starts a run that the worker executes, and resumes a waiting run on the worker', async () => {
+  const finishedHere = async (system: TestSystem) => {
+    const text = (await system.call('GET', '/metrics', { key: null })).body as string
+    return Number(text.split('\n').find((l) => l.startsWith('automaton_runs_finished_total{status="success"} '))?.split(' ')[1] ?? 0)
+  }
+
+  it('ends a run of pure nodes at admission, in the API process, and resumes a waiting run on the worker', async () => {
     const w = await triggered(api, 'payprovider-payment-receive', {}, 'paid {{$trigger.body.data.object.amount}}')
+    const before = { api: await finishedHere(api), worker: await finishedHere(worker) }
     const started = await postPayment(api, api.orgId, paymentEvent('evt_scale_1', 4200), [SECRET])
     expect(started.body.action).toBe('triggered')
-    const run = await waitForRun(api, started.body.runIds[0])
+    // Over when the webhook is answered: no trip to the worker.
+    const run = (await api.call('GET', `/v1/runs/${started.body.runIds[0]}`)).body.data
     expect(run).toMatchObject({ workflowId: w.id, status: 'success' })
     expect(run.nodes.say.result.message).toBe('paid 4200')
+    expect(await finishedHere(api)).toBe(before.api + 1)
+    expect(await finishedHere(worker)).toBe(before.worker)
     expect(api.system.engine.executor.active).toBe(0)
 
     const holder = await createLive(api, {
