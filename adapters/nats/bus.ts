@@ -1,24 +1,62 @@
 /**
  * The bus over NATS core subjects (at-most-once, like the port promises). Messages are JSON.
  * Subscribing the same pattern twice in one process shares one NATS subscription.
+ *
+ * What one turn publishes on the same subject in a row (the events of one journal write, all on
+ * their run's subject) travels as one NATS message, a batch: every process that listens reads,
+ * routes and decodes one message instead of one per event, and NATS forwards one. A receiver
+ * hands each message of a batch to its handlers, in order, as if they had come one by one.
  */
 import type { NatsConnection, Subscription as NatsSubscription } from '@nats-io/transport-node'
 import type { Bus, BusMessage } from '../../core/ports/bus.ts'
 import type { Logger } from '../../core/ports/logger.ts'
 
+/** The one key of a batch's JSON object: the messages, in order. */
+const BATCH = 'automaton.batch'
+/** A batch stays well under NATS's default 1 MB payload limit; a larger run of messages is split. */
+const MAX_BATCH_BYTES = 256 * 1024
+
 export function natsBus(nc: NatsConnection, logger?: Logger): Bus {
   const encoder = new TextEncoder()
   const decoder = new TextDecoder()
   const shared = new Map<string, { sub: NatsSubscription; handlers: Set<(m: BusMessage) => void> }>()
+  /** Messages published in this turn, in order, as JSON. */
+  let queued: Array<{ subject: string; json: string }> = []
+
+  function send(subject: string, json: string) {
+    if (nc.isClosed()) return
+    try {
+      nc.publish(subject, encoder.encode(json))
+    } catch (error) {
+      logger?.warn('could not publish on the bus', { subject, error: String(error) })
+    }
+  }
+
+  /** Sends what this turn published: consecutive messages on one subject as one batch. */
+  function flush() {
+    const items = queued
+    queued = []
+    for (let i = 0; i < items.length;) {
+      const { subject } = items[i]
+      let bytes = items[i].json.length
+      let j = i + 1
+      while (j < items.length && items[j].subject === subject && bytes + items[j].json.length < MAX_BATCH_BYTES) bytes += items[j++].json.length
+      send(subject, j - i === 1 ? items[i].json : `{"${BATCH}":[${items.slice(i, j).map((item) => item.json).join(',')}]}`)
+      i = j
+    }
+  }
 
   return {
     publish(subject, data) {
       if (nc.isClosed()) return
+      let json: string
       try {
-        nc.publish(subject, encoder.encode(JSON.stringify(data)))
+        json = JSON.stringify(data)
       } catch (error) {
-        logger?.warn('could not publish on the bus', { subject, error: String(error) })
+        return logger?.warn('could not publish on the bus', { subject, error: String(error) })
       }
+      if (queued.length === 0) queueMicrotask(flush)
+      queued.push({ subject, json })
     },
     subscribe<T>(pattern: string, handler: (message: BusMessage<T>) => void) {
       let entry = shared.get(pattern)
@@ -33,11 +71,14 @@ export function natsBus(nc: NatsConnection, logger?: Logger): Bus {
             } catch {
               return
             }
-            for (const h of handlers) {
-              try {
-                h({ subject: msg.subject, data })
-              } catch (e) {
-                logger?.error('bus handler failed', { subject: msg.subject, error: String(e) })
+            const batch = data !== null && typeof data === 'object' && BATCH in data ? (data as Record<string, unknown>)[BATCH] : undefined
+            for (const one of Array.isArray(batch) ? batch : [data]) {
+              for (const h of handlers) {
+                try {
+                  h({ subject: msg.subject, data: one })
+                } catch (e) {
+                  logger?.error('bus handler failed', { subject: msg.subject, error: String(e) })
+                }
               }
             }
           },
@@ -70,6 +111,7 @@ export function natsBus(nc: NatsConnection, logger?: Logger): Bus {
       ]).finally(() => clearTimeout(timer))
     },
     async close() {
+      flush()
       for (const { sub } of shared.values()) sub.unsubscribe()
       shared.clear()
     },

@@ -77,6 +77,28 @@ export function describeBusContract(factory: BusFactory) {
       c.sub.unsubscribe()
     })
 
+    it('keeps the order of one turn\'s messages across subjects, whatever their size', async () => {
+      const all = collect<{ s: string; i: number }>(bus, 'turn.>')
+      const a = collect<{ s: string; i: number }>(bus, 'turn.a')
+      const peerBus = factory.peer ? await factory.peer() : null
+      const far = peerBus ? collect<{ s: string; i: number; pad?: string }>(peerBus, 'turn.>') : null
+      await settle()
+      // Published in one turn: runs of one subject (batched where the bus batches) between others.
+      const sent = [...['a', 'a', 'a', 'b', 'a', 'c', 'c', 'a'].map((s, i) => ({ s, i }))]
+      for (const m of sent) bus.publish(`turn.${m.s}`, m)
+      // More than a megabyte in one turn on one subject: NATS's default limit for one message.
+      const pad = 'x'.repeat(10_000)
+      for (let i = 0; i < 120; i++) bus.publish('turn.big', { s: 'big', i, pad })
+      await eventually(() => all.got.length === sent.length + 120 && (!far || far.got.length === sent.length + 120), 5000)
+      expect(all.got.slice(0, sent.length).map((m) => m.data)).toEqual(sent)
+      expect(all.got.slice(0, sent.length).map((m) => m.subject)).toEqual(sent.map((m) => `turn.${m.s}`))
+      expect(a.got.map((m) => m.data.i)).toEqual([0, 1, 2, 4, 7])
+      expect(all.got.slice(sent.length).map((m) => (m.data as { i: number }).i)).toEqual(Array.from({ length: 120 }, (_, i) => i))
+      if (far) expect(far.got.map((m) => m.data.i)).toEqual(all.got.map((m) => m.data.i))
+      for (const c of [all, a, ...(far ? [far] : [])]) c.sub.unsubscribe()
+      await peerBus?.close()
+    })
+
     it('survives a throwing handler', async () => {
       const bad = bus.subscribe('boom', () => {
         throw new Error('handler bug')
