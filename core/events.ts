@@ -51,9 +51,14 @@ export function toRecordedEvent(row: EventRow): RecordedEvent {
  * data stored whole, as it was before, is read as it is.
  */
 function storedData(e: DomainEvent): string {
-  if (e.seq === null || e.runId === null || e.data.runId !== e.runId || e.data.workflowId !== e.workflowId) return JSON.stringify(e.data)
-  const { runId: _run, workflowId: _workflow, ...rest } = e.data
-  return JSON.stringify(rest)
+  const json = JSON.stringify(e.data)
+  if (e.seq === null || e.runId === null || e.workflowId === null) return json
+  // The ids come first in a run event's data (see the journal): cut them from the text rather
+  // than copy the object without them.
+  const ids = `{"runId":${JSON.stringify(e.runId)},"workflowId":${JSON.stringify(e.workflowId)}`
+  if (!json.startsWith(ids)) return json
+  const next = json[ids.length]
+  return next === ',' ? `{${json.slice(ids.length + 1)}` : next === '}' ? '{}' : json
 }
 
 function dataOf(row: EventRow): Record<string, unknown> {

@@ -28,12 +28,14 @@ for (const kind of storeKinds()) {
 
     it("stores a run event's data without its ids and reads it back with them, first, as recorded", async () => {
       const data = { runId: 'run_1', workflowId: 'wf_1', key: 'a', result: { runId: 'inner' } }
-      const recorded = await s.store.write((tx) => recordEvents(tx, [{ ...base, seq: 1, type: 'node.succeeded', data }]))
-      expect(recorded[0].data).toEqual(data)
-      expect(await raw('run_1')).toEqual([{ key: 'a', result: { runId: 'inner' } }])
-      const [back] = await read('run_1')
+      const bare = { runId: 'run_1', workflowId: 'wf_1' }
+      const recorded = await s.store.write((tx) => recordEvents(tx, [{ ...base, seq: 1, type: 'node.succeeded', data }, { ...base, seq: 2, type: 'run.succeeded', data: bare }]))
+      expect(recorded.map((e) => e.data)).toEqual([data, bare])
+      expect(await raw('run_1')).toEqual([{ key: 'a', result: { runId: 'inner' } }, {}])
+      const [back, end] = await read('run_1')
       expect(back).toEqual(data)
       expect(Object.keys(back)).toEqual(['runId', 'workflowId', 'key', 'result'])
+      expect(end).toEqual(bare)
     })
 
     it('keeps data whose ids differ from the columns, workflow events, and rows stored whole', async () => {
