@@ -63,7 +63,7 @@ function storedData(e: DomainEvent): string {
 
 function dataOf(row: EventRow): Record<string, unknown> {
   const data = JSON.parse(row.data) as Record<string, unknown>
-  if (row.seq === null || row.run_id === null || 'runId' in data) return data
+  if (row.seq === null || row.run_id === null || data === null || typeof data !== 'object' || 'runId' in data) return data
   return { runId: row.run_id, workflowId: row.workflow_id, ...data }
 }
 

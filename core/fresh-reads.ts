@@ -5,10 +5,16 @@
  *
  * "In use" covers pauses: a busy process can go a few seconds without asking (its runs wait for a
  * write batch, say), and a value that expired meanwhile would make every run that asks next wait
- * for the same read. So a value asked for in the last `keepWarmMs` (ten freshnesses by default) is
- * also read again on a timer, every half freshness. Nothing stale is ever answered.
+ * for the same read. So a busy key (asked `HOT_ASKS` times within one freshness) is also read
+ * again on a timer every half freshness, until it has not been asked for in `keepWarmMs` (ten
+ * freshnesses by default). A key asked now and then is read only when asked, as before. Nothing
+ * stale is ever answered.
  */
+import { BoundedMap } from './bounded-map.ts'
 import type { Clock } from './ports/clock.ts'
+
+/** Asks within one freshness that make a key busy enough to keep warm. */
+const HOT_ASKS = 10
 
 export interface FreshReads<V> {
   /** The read in flight for `key`, or a new one. */
@@ -22,17 +28,33 @@ export interface FreshReads<V> {
 export function createFreshReads<V>(deps: { clock: Clock; freshMs: number; load: (key: string) => Promise<V>; keepWarmMs?: number }): FreshReads<V> {
   const loading = new Map<string, Promise<V>>()
   const keepWarmMs = deps.keepWarmMs ?? deps.freshMs * 10
-  /** Keys asked for lately (the system's time of the last ask), each with its timer of reads. */
-  const asked = new Map<string, number>()
-  /** When each key's last read ended (the system's time). */
+  /** How each key was asked for lately (the system's time): the last ask, the asks of the current freshness, and whether a timer keeps it warm. */
+  const uses = new BoundedMap<string, { last: number; since: number; count: number; warm: boolean }>(10_000)
+  /** When each warm key's last read ended (the system's time). */
   const readEnded = new Map<string, number>()
+
+  function asked(key: string) {
+    const now = performance.now()
+    let use = uses.get(key)
+    if (!use) uses.set(key, (use = { last: now, since: now, count: 0, warm: false }))
+    if (now - use.since >= deps.freshMs) {
+      use.since = now
+      use.count = 0
+    }
+    use.last = now
+    if (++use.count >= HOT_ASKS && !use.warm) {
+      use.warm = true
+      keepWarm(key)
+    }
+  }
 
   /** Reads `key` again every half freshness until it has not been asked for in keepWarmMs. */
   function keepWarm(key: string) {
     const tick = () => {
       const now = performance.now()
-      if (now - (asked.get(key) ?? -Infinity) > keepWarmMs) {
-        asked.delete(key)
+      const use = uses.get(key)
+      if (!use || now - use.last > keepWarmMs) {
+        if (use) use.warm = false
         readEnded.delete(key)
         return
       }
@@ -49,7 +71,7 @@ export function createFreshReads<V>(deps: { clock: Clock; freshMs: number; load:
     let pending = loading.get(key)
     if (!pending) {
       const started = deps.load(key).finally(() => {
-        if (asked.has(key)) readEnded.set(key, performance.now())
+        if (uses.get(key)?.warm) readEnded.set(key, performance.now())
         if (loading.get(key) === started) loading.delete(key)
       })
       pending = started
@@ -60,9 +82,7 @@ export function createFreshReads<V>(deps: { clock: Clock; freshMs: number; load:
   return {
     read,
     fresh(key, readAt) {
-      const first = !asked.has(key)
-      asked.set(key, performance.now())
-      if (first) keepWarm(key)
+      asked(key)
       const age = deps.clock.now() - readAt
       // The background read's failure is the next caller's to see: it finds the value stale.
       if (age >= deps.freshMs / 2 && !loading.has(key)) read(key).catch(() => {})

@@ -68,14 +68,15 @@ describe('secret masks and sensitive props kept fresh', () => {
     expect(props.peek('wf_1')).toBeUndefined()
   })
 
-  it('keeps values read during a pause in asking, stops once they are no longer asked for, and never answers stale ones', async () => {
+  it('keeps busy values read during a pause in asking, stops once they are no longer asked for, and never answers stale ones', async () => {
     // The system's clock and timers: a pause is real time here.
     const fresh = 200
     const rows = { connectors: [], sealedProps: JSON.stringify({ token: 'v1-secret' }) }
     const { store, reads } = countingStore(rows)
     const props = createSecretProps({ store, secretBox: box, clock: systemClock, logger: silentLogger, freshMs: fresh })
     await props.of('wf_1')
-    expect(props.peek('wf_1')).toEqual({ token: 'v1-secret' })
+    // Busy: the nodes of many runs ask for them.
+    for (let i = 0; i < 20; i++) expect(props.peek('wf_1')).toEqual({ token: 'v1-secret' })
 
     // Nobody asks for three freshnesses (a process waiting on its writes): the values are read
     // again meanwhile, so the next run to ask finds them fresh, changed values included.
@@ -90,6 +91,18 @@ describe('secret masks and sensitive props kept fresh', () => {
     await Bun.sleep(fresh * 2)
     expect(reads.length).toBe(settled)
     expect(props.peek('wf_1')).toBeUndefined()
+  })
+
+  it('reads a value asked for now and then only when asked', async () => {
+    const fresh = 200
+    const rows = { connectors: [], sealedProps: JSON.stringify({ token: 'quiet' }) }
+    const { store, reads } = countingStore(rows)
+    const props = createSecretProps({ store, secretBox: box, clock: systemClock, logger: silentLogger, freshMs: fresh })
+    await props.of('wf_quiet')
+    expect(props.peek('wf_quiet')).toEqual({ token: 'quiet' })
+    await Bun.sleep(fresh * 3)
+    expect(reads).toHaveLength(1)
+    expect(props.peek('wf_quiet')).toBeUndefined()
   })
 
   it('reads an organization\'s mask ahead of its expiry, and masks a secret changed meanwhile within the freshness', async () => {
