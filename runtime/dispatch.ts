@@ -89,6 +89,8 @@ interface Admitted {
 
 interface VersionContent {
   content: WorkflowContent
+  /** Its variables, the workflow's and the definition's merged (mergedVariableDefs). */
+  variableDefs: VariableDef[]
   hash: string
   body: string
 }
@@ -116,8 +118,9 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
     const cached = contents.get(cacheKey)
     if (cached) return cached
     const content = JSON.parse((await versions.content(tx, workflowId, version))!) as WorkflowContent
-    const body = canonicalJson({ definition: content.definition, variableDefs: mergedVariableDefs(content) })
-    const entry = { content, body, hash: await sha256Hex(body) }
+    const variableDefs = mergedVariableDefs(content)
+    const body = canonicalJson({ definition: content.definition, variableDefs })
+    const entry = { content, variableDefs, body, hash: await sha256Hex(body) }
     contents.set(cacheKey, entry)
     return entry
   }
@@ -160,7 +163,7 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
     // A paid workflow (x402Config) admits an outside caller's run only once it is paid; decided on
     // the content of this transaction, so an x402Config added a moment ago counts, and before the
     // duplicate lookups, so an unpaid caller learns nothing of earlier runs.
-    const { content, hash, body } = await contentOf(tx, w.id, version, version === w.live_version ? read!.liveStamp : undefined)
+    const { content, variableDefs, hash, body } = await contentOf(tx, w.id, version, version === w.live_version ? read!.liveStamp : undefined)
     if (PAID_ENTRIES.has(req.triggeredBy) && !req.paid && content.x402Config) return skipped(PAYMENT_REQUIRED)
     if (req.idempotencyKey) {
       const existing = await runs.byIdempotencyKey(tx, w.id, req.idempotencyKey)
@@ -211,12 +214,12 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
 
     await storeDefinition(tx, hash, body)
     const triggerNodeId = req.triggerNodeId ?? pickTrigger(content.definition, req.event.type)
-    const vars = await initialVars(tx, w.id, mergedVariableDefs(content))
+    const vars = await initialVars(tx, w.id, variableDefs)
     const triggerType = content.definition.nodes[triggerNodeId]?.type ?? req.event.type
     const started = await startRun(tx, {
       runId, eventId, workflow: w, version, triggerType, triggerNodeId, triggeredBy: req.triggeredBy, automatic: req.automatic,
       idempotencyKey: req.idempotencyKey ?? null, retryOf: req.seed?.fromRunId ?? null, definitionHash: hash, definition: content.definition,
-      variableDefs: mergedVariableDefs(content), event: req.event, props: { ...plainProps(w), ...req.propValues }, vars, seed: req.seed?.nodes as RunState['seed'] | undefined, now,
+      variableDefs, event: req.event, props: { ...plainProps(w), ...req.propValues }, vars, seed: req.seed?.nodes as RunState['seed'] | undefined, now,
     })
     events.push(...started.events)
     return { result: { action: 'triggered', runId, eventId }, events, fresh: started.fresh, finished: started.finished, started: { triggerType, triggeredBy: req.triggeredBy } }
