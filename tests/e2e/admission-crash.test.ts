@@ -4,48 +4,28 @@
  * its whole journal) or absent, never half-stored; every run whose webhook was answered is there,
  * ended once, each node executed once; and after a restart nothing is left to finish.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { api, type ServerProcess, startServer, until } from '../helpers/process.ts'
-import { freshPostgresUrl, storeKinds } from '../helpers/services.ts'
+import { describe, expect, it } from 'bun:test'
+import { api, startServer, until } from '../helpers/process.ts'
+import { publishWorkflow, servedPerStore } from '../helpers/served.ts'
+import { storeKinds } from '../helpers/services.ts'
 import { queryDatabase } from '../helpers/stores.ts'
-import { tempDir } from '../helpers/tmp.ts'
 
 const KEY = 'svcsk_admission_crash_bootstrap_key_0123456789'
 const SENDERS = 16
 
 for (const kind of storeKinds()) {
   describe(`kill -9 while runs end at admission (${kind})`, () => {
-    const dir = tempDir()
-    let server: ServerProcess
-    let env: Record<string, string>
-    let drop: (() => Promise<void>) | undefined
-
-    beforeAll(async () => {
-      const pg = kind === 'postgres' ? await freshPostgresUrl() : null
-      drop = pg?.drop
-      env = { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_DATABASE_URL: pg?.url ?? '', AUTOMATON_BOOTSTRAP_KEY: KEY }
-      server = await startServer({ env })
-    })
-    afterAll(async () => {
-      await server?.stop('SIGKILL')
-      await drop?.()
-      dir.remove()
-    })
+    const served = servedPerStore(kind, KEY)
 
     it('leaves every run whole or absent, and every answered run ended once', async () => {
-      const created = await api(server.url, 'POST', '/v1/workflows', KEY, {
-        definition: {
-          triggerNodeIds: ['root'],
-          nodes: {
-            root: { type: 'manual', children: ['keep'] },
-            keep: { type: 'set-variable', payload: { name: 'n', value: '{{$trigger.body.n}}' }, children: ['check'] },
-            check: { type: 'if', payload: { condition: { $and: [{ '{{$vars.n}}': { $gte: 0 } }] } }, children: ['say'] },
-            say: { type: 'log', branch: 'then', payload: { message: 'n={{$vars.n}}' } },
-          },
-        },
+      const { env } = served
+      const w = await publishWorkflow(served.server.url, KEY, {
+        root: { type: 'manual', children: ['keep'] },
+        keep: { type: 'set-variable', payload: { name: 'n', value: '{{$trigger.body.n}}' }, children: ['check'] },
+        check: { type: 'if', payload: { condition: { $and: [{ '{{$vars.n}}': { $gte: 0 } }] } }, children: ['say'] },
+        say: { type: 'log', branch: 'then', payload: { message: 'n={{$vars.n}}' } },
       })
-      const w = (await api(server.url, 'POST', `/v1/workflows/${created.body.data.id}/publish`, KEY)).body.data
-      const url = `${server.url}/v1/webhooks/${w.triggerSecret}`
+      const url = `${served.server.url}/v1/webhooks/${w.triggerSecret}`
 
       // Senders post webhooks until the server dies under them; the runs of answered ones are kept.
       const answered: string[] = []
@@ -65,9 +45,10 @@ for (const kind of storeKinds()) {
       const senders = Array.from({ length: SENDERS }, sender)
       await until('a few hundred answered webhooks', async () => answered.length >= 300 || undefined)
       dead = true
-      await server.stop('SIGKILL')
+      await served.server.stop('SIGKILL')
       await Promise.all(senders)
-      server = await startServer({ env })
+      served.server = await startServer({ env })
+      const base = served.server.url
 
       // Each answered run ended when it was answered: nothing is left running, before or after a while.
       const byStatus = async () => Object.fromEntries((await queryDatabase<{ status: string; n: number }>(
@@ -78,7 +59,7 @@ for (const kind of storeKinds()) {
       expect(stored.success).toBeGreaterThanOrEqual(answered.length)
       expect(new Set(answered).size).toBe(answered.length)
       for (const runId of answered.slice(-20)) {
-        const run = (await api(server.url, 'GET', `/v1/runs/${runId}`, KEY)).body.data
+        const run = (await api(base, 'GET', `/v1/runs/${runId}`, KEY)).body.data
         expect(run.status).toBe('success')
         expect(run.nodes.say.status).toBe('success')
       }
@@ -102,8 +83,8 @@ for (const kind of storeKinds()) {
       // Nothing for the restarted process to pick up, and it takes new runs at once.
       await Bun.sleep(500)
       expect(await byStatus()).toEqual(stored)
-      const next = await api(server.url, 'POST', `/v1/webhooks/${w.triggerSecret}`, undefined, { n: 1 })
-      expect((await api(server.url, 'GET', `/v1/runs/${next.body.data.runIds[0]}`, KEY)).body.data.status).toBe('success')
+      const next = await api(base, 'POST', `/v1/webhooks/${w.triggerSecret}`, undefined, { n: 1 })
+      expect((await api(base, 'GET', `/v1/runs/${next.body.data.runIds[0]}`, KEY)).body.data.status).toBe('success')
     }, 60_000)
   })
 }

@@ -2,11 +2,11 @@
  * A bounded load test against the real server process: thousands of webhook-started runs,
  * with repeated idempotency keys among them; none lost, none duplicated.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { api, type ServerProcess, startServer } from '../helpers/process.ts'
-import { freshPostgresUrl, storeKinds } from '../helpers/services.ts'
+import { describe, expect, it } from 'bun:test'
+import { api } from '../helpers/process.ts'
+import { publishWorkflow, servedPerStore } from '../helpers/served.ts'
+import { storeKinds } from '../helpers/services.ts'
 import { queryDatabase } from '../helpers/stores.ts'
-import { tempDir } from '../helpers/tmp.ts'
 
 const KEY = 'svcsk_load_test_bootstrap_key_0123456789abcdef'
 const UNIQUE = 3000
@@ -15,35 +15,15 @@ const CONCURRENCY = 64
 
 for (const kind of storeKinds()) {
   describe(`webhook load (${kind})`, () => {
-    const dir = tempDir()
-    let server: ServerProcess
-    let env: Record<string, string>
-    let drop: (() => Promise<void>) | undefined
-
-    beforeAll(async () => {
-      const pg = kind === 'postgres' ? await freshPostgresUrl() : null
-      drop = pg?.drop
-      env = { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_DATABASE_URL: pg?.url ?? '', AUTOMATON_BOOTSTRAP_KEY: KEY }
-      server = await startServer({ env })
-    })
-    afterAll(async () => {
-      await server?.stop('SIGKILL')
-      await drop?.()
-      dir.remove()
-    })
+    const served = servedPerStore(kind, KEY)
 
     it(`accepts ${UNIQUE} runs and ${REPEATS} repeats, and runs each exactly once`, async () => {
-      const created = await api(server.url, 'POST', '/v1/workflows', KEY, {
-        definition: {
-          triggerNodeIds: ['root'],
-          nodes: {
-            root: { type: 'manual', children: ['a'] },
-            a: { type: 'log', payload: { message: 'order {{$trigger.body.i}}' }, children: ['b'] },
-            b: { type: 'set-variable', payload: { name: 'last', value: '{{$trigger.body.i}}' } },
-          },
-        },
+      const { server, env } = served
+      const w = await publishWorkflow(server.url, KEY, {
+        root: { type: 'manual', children: ['a'] },
+        a: { type: 'log', payload: { message: 'order {{$trigger.body.i}}' }, children: ['b'] },
+        b: { type: 'set-variable', payload: { name: 'last', value: '{{$trigger.body.i}}' } },
       })
-      const w = (await api(server.url, 'POST', `/v1/workflows/${created.body.data.id}/publish`, KEY)).body.data
       const requests = [
         ...Array.from({ length: UNIQUE }, (_, i) => i),
         ...Array.from({ length: REPEATS }, (_, i) => (i * 7) % UNIQUE),
