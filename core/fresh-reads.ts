@@ -1,7 +1,7 @@
 /**
- * Reads of values that are kept a moment (`freshMs`) and shared: one read at a time per key for
- * everyone who asks meanwhile, and, while a value is in use, a read again in the background from
- * half its freshness on, so that callers checking it (`fresh`) do not find it stale and wait.
+ * Values read from the store and kept a moment (`freshMs`), per key: one read at a time per key
+ * for everyone who asks meanwhile, and, while a value is in use, a read again in the background
+ * from half its freshness on, so that callers peeking at it do not find it stale and wait.
  *
  * "In use" covers pauses: a busy process can go a few seconds without asking (its runs wait for a
  * write batch, say), and a value that expired meanwhile would make every run that asks next wait
@@ -17,21 +17,42 @@ import type { Clock } from './ports/clock.ts'
 const HOT_ASKS = 10
 
 export interface FreshReads<V> {
-  /** The read in flight for `key`, or a new one. */
+  /** The value of `key` while it is fresh, else undefined; from half its freshness on, reads it again in the background. */
+  peek(key: string): V | undefined
+  /** The read of `key` in flight, or a new one. */
   read(key: string): Promise<V>
-  /** Whether a value read at `readAt` is still fresh; from half its freshness on, reads it again in the background. */
-  fresh(key: string, readAt: number): boolean
-  /** Drops the read in flight for `key` (its result is no longer wanted). */
+  /** Forgets `key`'s value (it changed here); reads in flight keep nothing of what they read. */
   forget(key: string): void
 }
 
-export function createFreshReads<V>(deps: { clock: Clock; freshMs: number; load: (key: string) => Promise<V>; keepWarmMs?: number }): FreshReads<V> {
+/** `load` reads a key's value; `previous` is the one kept before, if any (a load may reuse it). */
+export function createFreshReads<V>(deps: {
+  clock: Clock; freshMs: number; load: (key: string, previous: V | undefined) => Promise<V>; keepWarmMs?: number
+}): FreshReads<V> {
+  const kept = new BoundedMap<string, { value: V; readAt: number }>(10_000)
   const loading = new Map<string, Promise<V>>()
+  /** Bumped by `forget`: a read that began before it does not keep what it read. */
+  let generation = 0
   const keepWarmMs = deps.keepWarmMs ?? deps.freshMs * 10
   /** How each key was asked for lately (the system's time): the last ask, the asks of the current freshness, and whether a timer keeps it warm. */
   const uses = new BoundedMap<string, { last: number; since: number; count: number; warm: boolean }>(10_000)
-  /** When each warm key's last read ended (the system's time). */
-  const readEnded = new Map<string, number>()
+  const ageOf = (key: string) => deps.clock.now() - (kept.get(key)?.readAt ?? -Infinity)
+
+  function read(key: string): Promise<V> {
+    let pending = loading.get(key)
+    if (!pending) {
+      const began = generation
+      const started = deps.load(key, kept.get(key)?.value).then((value) => {
+        if (began === generation) kept.set(key, { value, readAt: deps.clock.now() })
+        return value
+      }).finally(() => {
+        if (loading.get(key) === started) loading.delete(key)
+      })
+      pending = started
+      loading.set(key, started)
+    }
+    return pending
+  }
 
   function asked(key: string) {
     const now = performance.now()
@@ -51,15 +72,13 @@ export function createFreshReads<V>(deps: { clock: Clock; freshMs: number; load:
   /** Reads `key` again every half freshness until it has not been asked for in keepWarmMs. */
   function keepWarm(key: string) {
     const tick = () => {
-      const now = performance.now()
       const use = uses.get(key)
-      if (!use || now - use.last > keepWarmMs) {
+      if (!use || performance.now() - use.last > keepWarmMs) {
         if (use) use.warm = false
-        readEnded.delete(key)
         return
       }
       // A read that callers started (or one in flight) may have just refreshed it.
-      if (loading.has(key) || now - (readEnded.get(key) ?? -Infinity) < deps.freshMs / 2) return later()
+      if (loading.has(key) || ageOf(key) < deps.freshMs / 2) return later()
       read(key).catch(() => {}).finally(later)
     }
     // Timers that never keep the process alive.
@@ -67,28 +86,20 @@ export function createFreshReads<V>(deps: { clock: Clock; freshMs: number; load:
     later()
   }
 
-  function read(key: string): Promise<V> {
-    let pending = loading.get(key)
-    if (!pending) {
-      const started = deps.load(key).finally(() => {
-        if (uses.get(key)?.warm) readEnded.set(key, performance.now())
-        if (loading.get(key) === started) loading.delete(key)
-      })
-      pending = started
-      loading.set(key, started)
-    }
-    return pending
+  function peek(key: string): V | undefined {
+    asked(key)
+    const age = ageOf(key)
+    // The background read's failure is the next caller's to see: it finds the value stale.
+    if (age >= deps.freshMs / 2 && age !== Infinity && !loading.has(key)) read(key).catch(() => {})
+    return age < deps.freshMs ? kept.get(key)!.value : undefined
   }
+
   return {
+    peek,
     read,
-    fresh(key, readAt) {
-      asked(key)
-      const age = deps.clock.now() - readAt
-      // The background read's failure is the next caller's to see: it finds the value stale.
-      if (age >= deps.freshMs / 2 && !loading.has(key)) read(key).catch(() => {})
-      return age < deps.freshMs
-    },
     forget(key) {
+      generation++
+      kept.delete(key)
       loading.delete(key)
     },
   }

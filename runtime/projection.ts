@@ -7,7 +7,8 @@ import type { NodeRecord, NodeStatus } from '../core/domain/run.ts'
 import type { Definition } from '../core/domain/workflow.ts'
 import type { RunProjection } from '../core/ports/engine.ts'
 import { iso } from '../core/time.ts'
-import { type NodeInstance, runStateOf } from './engine/state.ts'
+import type { NodeInstance } from './engine/state.ts'
+import { runStateOf } from './engine/stored-snapshot.ts'
 
 const record = (n: NodeInstance): NodeRecord => {
   const out: NodeRecord = {

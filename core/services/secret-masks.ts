@@ -9,7 +9,6 @@
  * this process forgets the mask at once (`forget`); another process sees the change within
  * `freshMs`.
  */
-import { BoundedMap } from '../bounded-map.ts'
 import { createFreshReads } from '../fresh-reads.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Logger } from '../ports/logger.ts'
@@ -21,7 +20,6 @@ interface Entry {
   mask: ValueMask
   /** Which connectors, at which update, the mask was made of. */
   version: string
-  readAt: number
 }
 
 export interface SecretMaskService extends SecretMasks {
@@ -30,13 +28,7 @@ export interface SecretMaskService extends SecretMasks {
 }
 
 export function createSecretMasks(deps: { store: Store; secretBox: SecretBox; clock: Clock; logger: Logger; freshMs?: number }): SecretMaskService {
-  const freshMs = deps.freshMs ?? 1000
-  const entries = new BoundedMap<string, Entry>(10_000)
-  /** Bumped by `forget`: a read that began before it does not keep its (possibly stale) mask. */
-  let generation = 0
-
-  async function load(organizationId: string): Promise<ValueMask> {
-    const began = generation
+  async function load(organizationId: string, known: Entry | undefined): Promise<Entry> {
     const rows = await deps.store.all<{ id: string; updated_at: number }>(
       'SELECT id, updated_at FROM connectors WHERE organization_id = $1 AND sealed_secrets IS NOT NULL ORDER BY id', [organizationId],
     )
@@ -45,11 +37,7 @@ export function createSecretMasks(deps: { store: Store; secretBox: SecretBox; cl
       'SELECT id, sealed_props FROM workflows WHERE organization_id = $1 AND sealed_props IS NOT NULL ORDER BY id', [organizationId],
     )
     const version = [...rows.map((r) => `${r.id}:${r.updated_at}`), ...props.map((r) => `${r.id}:${r.sealed_props.slice(-16)}`)].join(',')
-    const known = entries.get(organizationId)
-    if (known && known.version === version) {
-      if (began === generation) entries.set(organizationId, { ...known, readAt: deps.clock.now() })
-      return known.mask
-    }
+    if (known && known.version === version) return known
     const sealed = await deps.store.all<{ sealed_secrets: string }>(
       'SELECT sealed_secrets FROM connectors WHERE organization_id = $1 AND sealed_secrets IS NOT NULL', [organizationId],
     )
@@ -72,28 +60,16 @@ export function createSecretMasks(deps: { store: Store; secretBox: SecretBox; cl
         deps.logger.error('could not open a workflow\'s sensitive props to mask them', { organizationId, workflowId: row.id, error: String(error) })
       }
     }
-    const mask = createValueMask(secrets)
-    if (began === generation) entries.set(organizationId, { mask, version, readAt: deps.clock.now() })
-    return mask
+    return { mask: createValueMask(secrets), version }
   }
 
-  const reads = createFreshReads({ clock: deps.clock, freshMs, load })
-
-  function peek(organizationId: string): ValueMask | undefined {
-    const entry = entries.get(organizationId)
-    return entry && reads.fresh(organizationId, entry.readAt) ? entry.mask : undefined
-  }
-
+  const reads = createFreshReads({ clock: deps.clock, freshMs: deps.freshMs ?? 1000, load })
   return {
-    peek,
+    peek: (organizationId) => reads.peek(organizationId)?.mask,
     of(organizationId) {
-      const fresh = peek(organizationId)
-      return fresh ? Promise.resolve(fresh) : reads.read(organizationId)
+      const fresh = reads.peek(organizationId)
+      return fresh ? Promise.resolve(fresh.mask) : reads.read(organizationId).then((entry) => entry.mask)
     },
-    forget(organizationId) {
-      generation++
-      entries.delete(organizationId)
-      reads.forget(organizationId)
-    },
+    forget: (organizationId) => reads.forget(organizationId),
   }
 }

@@ -5,7 +5,6 @@
  * value (secret-masks.ts). Opened values are kept a moment per workflow (`freshMs`), and read
  * again in the background from half that age on while runs use them.
  */
-import { BoundedMap } from '../bounded-map.ts'
 import { createFreshReads } from '../fresh-reads.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Logger } from '../ports/logger.ts'
@@ -22,8 +21,6 @@ export interface SecretProps {
 }
 
 export function createSecretProps(deps: { store: Store; secretBox: SecretBox; clock: Clock; logger: Logger; freshMs?: number }): SecretProps {
-  const freshMs = deps.freshMs ?? 1000
-  const entries = new BoundedMap<string, { props: Props; readAt: number }>(10_000)
   async function load(workflowId: string): Promise<Props> {
     const row = await deps.store.get<{ sealed_props: string | null }>('SELECT sealed_props FROM workflows WHERE id = $1', [workflowId])
     let props = NONE
@@ -34,15 +31,11 @@ export function createSecretProps(deps: { store: Store; secretBox: SecretBox; cl
         deps.logger.error('could not open a workflow\'s sensitive props', { workflowId, error: String(error) })
       }
     }
-    entries.set(workflowId, { props, readAt: deps.clock.now() })
     return props
   }
-  const reads = createFreshReads({ clock: deps.clock, freshMs, load })
+  const reads = createFreshReads({ clock: deps.clock, freshMs: deps.freshMs ?? 1000, load })
   return {
-    peek(workflowId) {
-      const entry = entries.get(workflowId)
-      return entry && reads.fresh(workflowId, entry.readAt) ? entry.props : undefined
-    },
+    peek: (workflowId) => reads.peek(workflowId),
     of: (workflowId) => reads.read(workflowId),
   }
 }

@@ -20,7 +20,8 @@ import type { Logger } from '../../core/ports/logger.ts'
 import { isUniqueViolation, type SqlExecutor, type Store } from '../../core/ports/store.ts'
 import type { EventRecorder } from '../events.ts'
 import type { JournalEvent, RunMeta } from './types.ts'
-import { storedSnapshot, type WaitInfo } from './state.ts'
+import type { WaitInfo } from './state.ts'
+import { storedSnapshot } from './stored-snapshot.ts'
 
 export interface RunJournal {
   append(event: JournalEvent): void

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { recordEvents, toRecordedEvent } from '../../core/events.ts'
 import { MIGRATIONS } from '../../core/store/migrations.ts'
 import { events } from '../../core/store/events.ts'
-import { restoreSnapshot, runStateOf, storedSnapshot } from '../../runtime/engine/state.ts'
+import { restoreSnapshot, runStateOf, storedSnapshot } from '../../runtime/engine/stored-snapshot.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestStore, type TestStore } from '../helpers/stores.ts'
 
