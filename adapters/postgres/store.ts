@@ -3,7 +3,9 @@
  *
  * Writes are group-committed: one batch per process commits at a time, and writes arriving
  * meanwhile form the next batch (one batch at a time keeps the writes of one process from
- * deadlocking each other). A batch is one transaction, in which concurrent writes (the hot ones:
+ * deadlocking each other). Writes kept apart (`WriteOptions.apart`: the hook outbox's leases and
+ * outcomes, which share no row with the others) have a line of batches of their own, so they
+ * neither wait for the journal's commits nor hold them up. A batch is one transaction, in which concurrent writes (the hot ones:
  * admissions and journal writes) run at once, pipelined; if any write in it fails, the batch is
  * rolled back and each of its writes is retried alone, so one bad write never takes others with
  * it — a deadlock with another process included. Migrations run under an advisory lock, so
@@ -60,32 +62,32 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     })) as unknown[]
   }
 
-  const commits = createGroupCommit<SqlExecutor>({
-    maxInFlight: 1,
-    maxBatch: 1024,
-    async runBatch(jobs) {
-      const concurrent = jobs.filter((job) => job.concurrent).length
-      let values: unknown[]
+  async function runBatch(jobs: Job<SqlExecutor>[]): Promise<void> {
+    const concurrent = jobs.filter((job) => job.concurrent).length
+    let values: unknown[]
+    try {
+      values = await inOneTransaction(jobs)
+    } catch (error) {
+      // A concurrent job that must lock rows was switched to run in turn: the batch runs again.
+      const retry = jobs.filter((job) => job.concurrent).length < concurrent
       try {
+        if (!retry) throw error
         values = await inOneTransaction(jobs)
-      } catch (error) {
-        // A concurrent job that must lock rows was switched to run in turn: the batch runs again.
-        const retry = jobs.filter((job) => job.concurrent).length < concurrent
-        try {
-          if (!retry) throw error
-          values = await inOneTransaction(jobs)
-        } catch (again) {
-          if (jobs.length === 1) return jobs[0].reject(again)
-          for (const job of jobs) {
-            job.concurrent = false
-            await inOneTransaction([job]).then(([value]) => job.resolve(value), job.reject)
-          }
-          return
+      } catch (again) {
+        if (jobs.length === 1) return jobs[0].reject(again)
+        for (const job of jobs) {
+          job.concurrent = false
+          await inOneTransaction([job]).then(([value]) => job.resolve(value), job.reject)
         }
+        return
       }
-      jobs.forEach((job, i) => job.resolve(values[i]))
-    },
-  })
+    }
+    jobs.forEach((job, i) => job.resolve(values[i]))
+  }
+
+  // Two lines of batches, each one batch at a time: the journal's, and the writes kept apart from it.
+  const commits = createGroupCommit<SqlExecutor>({ maxInFlight: 1, maxBatch: 1024, runBatch })
+  const apartCommits = createGroupCommit<SqlExecutor>({ maxInFlight: 1, maxBatch: 1024, runBatch })
 
   let closed = false
   return {
@@ -93,7 +95,7 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     all: pool.all,
     get: pool.get,
     run: (text, params) => commits.submit((tx) => tx.run(text, params)),
-    write: (work, options) => commits.submit(work, options?.concurrent === true),
+    write: (work, options) => (options?.apart ? apartCommits : commits).submit(work, options?.concurrent === true),
     migrate: (migrations) => applyMigrations(sql, migrations),
     // Autovacuum makes the space of deleted rows reusable; the tables stop growing at a steady load.
     async compact() {},
@@ -103,7 +105,7 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     async close() {
       if (closed) return
       closed = true
-      await commits.drain()
+      await Promise.all([commits.drain(), apartCommits.drain()])
       await sql.end({ timeout: 5 })
     },
   }

@@ -33,6 +33,13 @@ export interface WriteOptions {
    * to run after the concurrent part. SQLite runs every write in turn and ignores the option.
    */
   readonly concurrent?: boolean
+  /**
+   * The write commits apart from the others: in a transaction of its own line of batches, on
+   * another connection, at the same time as the journal's. For writes that share no row with
+   * other writes of the process and need no order with them (the hook outbox's claims and
+   * outcomes), so neither line waits for the other's commits. SQLite has one writer and ignores it.
+   */
+  readonly apart?: boolean
 }
 
 /** Thrown by `serialOnly` inside a concurrent write: the store runs that write again in turn. */

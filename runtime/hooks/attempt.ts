@@ -17,6 +17,7 @@ import { parseJson } from '../../core/json.ts'
 import type { SendingEndpoint } from './endpoints.ts'
 import type { DeliveryWorkerDeps } from './worker.ts'
 import { nextRetryDelay, parseRetryAfter } from './retry-schedule.ts'
+import { APART } from './completions.ts'
 
 /** What an attempt needs from its worker. */
 export interface AttemptContext extends DeliveryWorkerDeps {
@@ -46,13 +47,13 @@ export async function attemptDelivery(deps: AttemptContext, row: DeliveryRow, le
   }
   if (!endpoint || endpoint.status !== 'enabled') {
     const reason = endpoint ? 'not sent: the endpoint is disabled' : 'not sent: the endpoint no longer exists'
-    await deps.store.write((tx) => hookDeliveries.abandon(tx, lease, reason, deps.clock.now()))
+    await deps.store.write((tx) => hookDeliveries.abandon(tx, lease, reason, deps.clock.now()), APART)
     return null
   }
   const at = deps.clock.now()
   const exchange = await send(deps, row, endpoint, at, signal)
   if (exchange === null || (signal.aborted && deps.stopping())) {
-    await deps.store.write((tx) => hookDeliveries.release(tx, lease.id, lease.worker, lease.until, deps.clock.now()))
+    await deps.store.write((tx) => hookDeliveries.release(tx, lease.id, lease.worker, lease.until, deps.clock.now()), APART)
     return null
   }
   return record(deps, row, lease, at, exchange)
@@ -77,6 +78,14 @@ async function send(deps: DeliveryWorkerDeps, row: DeliveryRow, endpoint: Sendin
     if (signal.aborted && !(error instanceof OutboundTimeoutError)) return null
     return { response: null, error: describe(error), durationMs: Math.max(0, deps.clock.now() - at) }
   }
+}
+
+/**
+ * A receiver's answer as text any store keeps: a NUL character (which Postgres text cannot hold,
+ * so the outcome could never be written) becomes U+FFFD, like the bytes that were not UTF-8.
+ */
+function storableText(text: string): string {
+  return text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text
 }
 
 /** Null for a delivered answer, otherwise what went wrong. */
@@ -116,7 +125,7 @@ async function record(deps: AttemptContext, row: DeliveryRow, lease: Lease, at: 
       status: error === null ? 'success' : nextRetryAt === null ? 'failure' : 'retrying',
       attemptCount, retryCount, nextRetryAt,
       responseStatus: response?.status ?? null,
-      responseBody: response ? response.body : null,
+      responseBody: response ? storableText(response.body) : null,
       durationMs: exchange.durationMs,
       errorMessage: error,
       attempts: JSON.stringify(attempts.slice(-MAX_ATTEMPTS_KEPT)),
@@ -129,7 +138,7 @@ async function record(deps: AttemptContext, row: DeliveryRow, lease: Lease, at: 
       const ok = (await hookDeliveries.complete(tx, [completion])).size === 1
       if (ok) await hookEndpoints.setStatus(tx, row.organization_id, row.endpoint_id, 'disabled', `the endpoint answered 410 Gone to delivery ${row.id}`, now, 'system')
       return ok
-    })
+    }, APART)
     : await deps.complete(completion)
   if (!written) deps.logger.warn('a hook delivery lease ran out before its outcome was written', { deliveryId: row.id, worker: lease.worker })
   else if (deps.metrics) {

@@ -6,6 +6,13 @@
 import type { Store } from '../../core/ports/store.ts'
 import { type Completion, hookDeliveries } from '../../core/store/hook-deliveries.ts'
 
+/**
+ * The outbox's leases and outcomes commit apart from the journal (see `WriteOptions.apart`): they
+ * touch only rows leased to this worker, which no other write of the process changes, and order
+ * with nothing else.
+ */
+export const APART = { apart: true } as const
+
 // Outcomes wait this long for company: each flush is a commit (a disk flush on SQLite), and
 // nothing waits on an outcome but its own retry, due seconds later at the earliest.
 const FLUSH_MS = 10
@@ -24,7 +31,7 @@ export function createCompletionWriter(store: Store) {
     scheduled = false
     const batch = queue
     queue = []
-    store.write((tx) => hookDeliveries.complete(tx, batch.map((w) => w.completion))).then(
+    store.write((tx) => hookDeliveries.complete(tx, batch.map((w) => w.completion)), APART).then(
       (written) => {
         for (const w of batch) w.resolve(written.has(w.completion.lease.id))
       },

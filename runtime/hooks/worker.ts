@@ -23,7 +23,7 @@ import { type DeliveryRow, hookDeliveries, type Lease, type NewDelivery, newDeli
 import { randomToken } from '../../core/ids.ts'
 import type { EndpointDirectory } from './endpoints.ts'
 import { type AttemptContext, attemptDelivery } from './attempt.ts'
-import { createCompletionWriter } from './completions.ts'
+import { APART, createCompletionWriter } from './completions.ts'
 import type { Handoff } from './outbox.ts'
 
 export interface DeliveryWorkerDeps {
@@ -106,7 +106,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
             break
           }
         }
-        const rows = await deps.store.write((tx) => hookDeliveries.claim(tx, deps.store.dialect, id, now, now + leaseMs, want))
+        const rows = await deps.store.write((tx) => hookDeliveries.claim(tx, deps.store.dialect, id, now, now + leaseMs, want), APART)
         backlog = rows.length === want
         if (backlog) again = true
         for (const row of rows) start(row)

@@ -168,6 +168,42 @@ export function describeStoreContract(kind: 'sqlite' | 'postgres') {
       expect((await store.get<{ value: number }>("SELECT value FROM counters WHERE name = 'serial'"))?.value).toBe(n)
     })
 
+    it('commits a write kept apart while the other writes wait on a row lock (Postgres), and like any other write on SQLite', async () => {
+      await store.run("INSERT INTO counters (name, value) VALUES ('held', 0)")
+      const apartWrite = () => store.write((tx) => tx.run("INSERT INTO things (id) VALUES ('apart')"), { apart: true })
+      if (kind === 'sqlite') {
+        await apartWrite()
+        expect(await store.get("SELECT id FROM things WHERE id = 'apart'")).toEqual({ id: 'apart' })
+        return
+      }
+      // Another process holds the row's lock in an open transaction.
+      const other = t.reopen()
+      let release!: () => void
+      const held = new Promise<void>((resolve) => (release = resolve))
+      let locked!: () => void
+      const isLocked = new Promise<void>((resolve) => (locked = resolve))
+      const holder = other.write(async (tx) => {
+        await tx.run("UPDATE counters SET value = value + 1 WHERE name = 'held'")
+        locked()
+        await held
+      })
+      await isLocked
+      // This process's line of batches now waits on that lock, and a plain write queues behind it.
+      let blockedDone = false
+      const blocked = store.write((tx) => tx.run("UPDATE counters SET value = value + 10 WHERE name = 'held'")).then(() => (blockedDone = true))
+      await Bun.sleep(50)
+      const plain = store.write((tx) => tx.run("INSERT INTO things (id) VALUES ('plain')"))
+      const apart = await Promise.race([apartWrite().then(() => 'committed'), Bun.sleep(3000).then(() => 'still waiting')])
+      expect(apart).toBe('committed')
+      expect(await store.get("SELECT id FROM things WHERE id = 'apart'")).toEqual({ id: 'apart' })
+      expect(await store.get("SELECT id FROM things WHERE id = 'plain'")).toBeUndefined()
+      expect(blockedDone).toBe(false)
+      release()
+      await Promise.all([holder, blocked, plain])
+      expect((await store.get<{ value: number }>("SELECT value FROM counters WHERE name = 'held'"))?.value).toBe(11)
+      expect(await store.get("SELECT id FROM things WHERE id = 'plain'")).toEqual({ id: 'plain' })
+    })
+
     it('keeps what was committed when the store is closed and opened again', async () => {
       const second = t.reopen()
       await second.write((tx) => tx.run('INSERT INTO things (id, n) VALUES ($1, $2)', ['durable', 42]))

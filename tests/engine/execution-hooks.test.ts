@@ -123,6 +123,18 @@ for (const kind of storeKinds()) {
       })
     })
 
+    it('keeps an answer with NUL bytes and broken UTF-8 as readable text, and the delivery ends', async () => {
+      // Text columns cannot hold NUL on Postgres: the outcome would fail to be written, again and again.
+      plans.set('/nul', () => new Response(new Uint8Array([0x6f, 0x6b, 0x00, 0xff, 0x21]), { status: 200 }))
+      await withHook('/nul', { subscribedEventTypes: ['run.succeeded'] }, async (hook) => {
+        const run = await runAndWait(t, workflowId, { name: 'Nu' })
+        const [delivery] = await deliveriesOf(hook.id, run.id)
+        expect(delivery).toMatchObject({ status: 'success', responseStatus: 200, errorMessage: null })
+        expect(delivery.responseBody).toBe('ok\uFFFD\uFFFD!')
+        expect(requestsTo(receiver.requests, '/nul')).toHaveLength(1)
+      })
+    })
+
     it('waits as long as Retry-After asks when that is later than the schedule', async () => {
       plans.set('/slow-down', (_, n) => (n === 1 ? new Response('later', { status: 429, headers: { 'retry-after': '1' } }) : Response.json({ ok: true })))
       await withHook('/slow-down', { subscribedEventTypes: ['run.succeeded'] }, async (hook) => {
