@@ -181,7 +181,7 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
   const x402Endpoints = createX402Endpoints({ store, clock, ids, http, chains, secretBox, maxImportPrice: BigInt(config.x402MaxImportPrice), ai })
   const engine = createEngine({
     store, bus, workQueue, clock, ids, logger, registry, http, role, workerId: ids.next('wkr'), host: hostname(),
-    concurrency: config.workerConcurrency, finishAtAdmission: config.finishAtAdmission, consecutiveFailuresPause: config.consecutiveFailuresPause,
+    concurrency: config.workerConcurrency, lagTargetMs: config.executionLagTargetMs, finishAtAdmission: config.finishAtAdmission, consecutiveFailuresPause: config.consecutiveFailuresPause,
     workerTimeoutMs: config.workerTimeoutMs, heartbeatMs: config.heartbeatMs, scheduleGraceMs: config.scheduleGraceMs,
     connector: connectors.resolve,
     backlog: { max: config.maxBacklog, orgSharePercent: config.maxBacklogOrgShare }, recorder, masks,
@@ -190,6 +190,7 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own) {
     cards: { redeem: (organizationId, runId, handle, hosts) => cards.redeem(organizationId, runId, handle, hosts) },
   })
   metrics.sample(metrics.admissionBacklog, () => engine.backlog()?.total)
+  metrics.sample(metrics.executorConcurrency, () => engine.concurrencyLimit())
   const hookPolicy = { allowHttp: config.hookAllowHttp, allowList: config.allowPrivateTargets }
   const executionHooks = createExecutionHookService({ store, bus, clock, ids, http, secretBox, policy: hookPolicy })
   let hooks: HookDelivery | null = null

@@ -10,6 +10,8 @@
  * answers after that many milliseconds: those runs are executed after admission, so they queue in
  * the backlog and meet its bound.
  *   bun bench/soak.ts [--scale 0.2] [--backlog 100000] [--http 20]
+ * AUTOMATON_EXECUTION_LAG_TARGET_MS, when set, is passed to the server (0: the executor keeps its
+ * full concurrency however late the event loop runs).
  */
 import { join } from 'node:path'
 import { api, BUN, ROOT, startServer } from '../tests/helpers/process.ts'
@@ -36,6 +38,8 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
     AUTOMATON_DATA_DIR: dir.path, AUTOMATON_BOOTSTRAP_KEY: KEY, AUTOMATON_LOG_LEVEL: 'info',
     ...(backlog ? { AUTOMATON_MAX_BACKLOG: String(backlog) } : {}),
     ...(httpDelay !== undefined ? { AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32' } : {}),
+    // Passed on, to compare the executor's lag target (operations.md, "Overload") with another or with none.
+    ...(process.env.AUTOMATON_EXECUTION_LAG_TARGET_MS ? { AUTOMATON_EXECUTION_LAG_TARGET_MS: process.env.AUTOMATON_EXECUTION_LAG_TARGET_MS } : {}),
   }
   const receiver = httpDelay !== undefined ? await startReceiver(httpDelay) : null
   const server = await startServer({ env })

@@ -38,6 +38,7 @@ export interface Config {
   chatappSigningSecret: string | null
   crosschainApiKey: string | null
   workerConcurrency: number
+  executionLagTargetMs: number
   finishAtAdmission: boolean
   maxBacklog: number
   situationUniverse: boolean
@@ -196,7 +197,8 @@ export const CONFIG_ENTRIES: readonly ConfigEntry[] = [
   { env: 'AUTOMATON_CHATAPP_SIGNING_SECRET', key: 'chatappSigningSecret', default: '', description: 'Signing secret of the chat platform app that posts to `/v1/integrations/chatapp/events`; empty: that endpoint refuses every request (401).', parse: nullable },
   { env: 'AUTOMATON_CROSSCHAIN_API_KEY', key: 'crosschainApiKey', default: '', description: 'The `x-api-key` the cross-chain payment service sends with its callback (`/v1/internal/crosschain/order-completed`); empty: the callback refuses every request (401).', parse: nullable },
   { env: 'AUTOMATON_FINISH_AT_ADMISSION', key: 'finishAtAdmission', default: 'true', description: 'Runs made only of pure nodes (`log`, `set-variable`, `if`, `for-each`, `filter`, `pluck`, plugins\' pure actions) run to their end in the transaction that admits them, in every process that admits runs, API processes included; `false` hands every run to the executor (the workers, when scaled out).', parse: bool },
-  { env: 'AUTOMATON_WORKER_CONCURRENCY', key: 'workerConcurrency', default: '256', description: 'Runs one worker process executes at once.', parse: int(1, 100000) },
+  { env: 'AUTOMATON_WORKER_CONCURRENCY', key: 'workerConcurrency', default: '256', description: 'Runs one process executes at once, at most (see `AUTOMATON_EXECUTION_LAG_TARGET_MS`).', parse: int(1, 100000) },
+  { env: 'AUTOMATON_EXECUTION_LAG_TARGET_MS', key: 'executionLagTargetMs', default: '15', description: 'While the event loop of `serve` (which executes runs beside answering requests) lags more than this many milliseconds, it keeps fewer runs going at once (down to an eighth of `AUTOMATON_WORKER_CONCURRENCY`), so requests are still answered quickly under overload and the excess waits in the backlog or is refused with 429. Workers keep their full concurrency. `0` turns it off. See operations.md.', parse: int(0, 10000) },
   { env: 'AUTOMATON_SITUATION_UNIVERSE', key: 'situationUniverse', default: 'on', description: 'The ticker universe of the situation trigger: `on` loads the shipped list at first start (replace it with `automaton universe import`); `off` answers 503 on `GET /v1/situation/universe` and checks no symbols.', parse: onOff },
   { env: 'AUTOMATON_GC_MEMORY_MB', key: 'gcMemoryMb', default: '512', description: 'The memory the JavaScript engine of `serve` and `worker` sizes its garbage collection for, in MB: under load, garbage is collected long before the heap nears it instead of piling up toward the machine\'s memory (Bun only). `0` leaves the engine\'s default. See operations.md.', parse: int(0, 1048576) },
   { env: 'AUTOMATON_MAX_BACKLOG', key: 'maxBacklog', default: '100000', description: 'Runs admitted and not started yet that the installation holds; past it, webhooks, integration events and API runs answer 429 with `Retry-After` (nothing accepted is dropped). See operations.md.', parse: int(1) },

@@ -35,6 +35,7 @@ export function createMetrics(options: { processMetrics?: boolean } = {}) {
     nodeDuration: new Histogram({ name: 'automaton_node_duration_seconds', help: 'One node execution, from start to outcome, by node type and outcome.', labelNames: ['node_type', 'outcome'], buckets: LONG_BUCKETS, registers }),
     journalWrites: new Histogram({ name: 'automaton_journal_events_per_write', help: 'Run events written by one journal transaction.', buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256], registers }),
     admissionBacklog: new Gauge({ name: 'automaton_admission_backlog', help: 'Runs admitted and not started yet, as this process sees them.', registers }),
+    executorConcurrency: new Gauge({ name: 'automaton_executor_concurrency', help: 'Runs this process keeps going at once now: its concurrency, or fewer while its event loop lags.', registers }),
     hookDeliveries: new Counter({ name: 'automaton_hook_deliveries_total', help: 'Execution-hook delivery attempts, by outcome.', labelNames: ['outcome'], registers }),
     hookAttempt: new Histogram({ name: 'automaton_hook_attempt_seconds', help: 'One execution-hook delivery attempt, send to answer.', buckets: SHORT_BUCKETS, registers }),
     integrationEvents: new Counter({ name: 'automaton_integration_events_total', help: 'Integration webhook events, by plugin and action.', labelNames: ['source', 'action'], registers }),

@@ -59,6 +59,12 @@ export interface EngineDeps {
   workerId: string
   host: string
   concurrency: number
+  /**
+   * The event-loop lag above which the executor keeps fewer runs going (AUTOMATON_EXECUTION_LAG_TARGET_MS;
+   * 0 or absent: never). Only where runs share the loop with the server that admits them (embedded):
+   * a worker answers no triggers, and keeps its full concurrency.
+   */
+  lagTargetMs?: number
   /** Runs pure runs to their end at admission (AUTOMATON_FINISH_AT_ADMISSION); on unless false. */
   finishAtAdmission?: boolean
   consecutiveFailuresPause: number
@@ -133,7 +139,7 @@ export function createEngine(deps: EngineDeps) {
   const executor = createExecutor({
     store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, logger: deps.logger, recorder,
     consecutiveFailuresPause: deps.consecutiveFailuresPause, registry: deps.registry, runner, plans,
-    concurrency: deps.concurrency, workerId: deps.workerId, workerTimeoutMs, metrics: deps.metrics, tracing: deps.tracing,
+    concurrency: deps.concurrency, lagTargetMs: deps.role === 'embedded' ? deps.lagTargetMs : 0, workerId: deps.workerId, workerTimeoutMs, metrics: deps.metrics, tracing: deps.tracing,
   })
   const notify = (runId: string) =>
     deps.workQueue.notify(runId).catch((error) => deps.logger.warn('could not notify the work queue; the sweep will find the run', { runId, error: String(error) }))
@@ -186,6 +192,8 @@ export function createEngine(deps: EngineDeps) {
     role: deps.role,
     /** The admission backlog (for /readyz), or null when unbounded. */
     backlog: () => backlog?.report() ?? null,
+    /** Runs the executor keeps going at once now (fewer than its concurrency while the event loop lags). */
+    concurrencyLimit: () => executor.concurrencyLimit,
     /**
      * Workers: register, recover unfinished runs, take work, fire timers and schedule ticks.
      * The API role does none of it.

@@ -1,5 +1,6 @@
 /**
- * The executor keeps live runs in memory as actors, at most `concurrency` at once.
+ * The executor keeps live runs in memory as actors, at most `concurrency` at once, and fewer
+ * while its event loop lags (adaptive-concurrency.ts).
  *
  * A run enters when it is admitted here (`enqueueFresh`, no database read; it starts on a later
  * turn, see SLICE_WHILE_ADMITTING) or when something wakes
@@ -26,6 +27,7 @@ import { restoreSnapshot } from './stored-snapshot.ts'
 import type { createPlanCache } from './plan.ts'
 import { createFifo } from './fifo.ts'
 import { nextTurn } from './next-turn.ts'
+import { adaptiveConcurrency } from './adaptive-concurrency.ts'
 import { BoundedMap } from '../../core/bounded-map.ts'
 
 export interface ExecutorDeps extends JournalDeps {
@@ -33,6 +35,8 @@ export interface ExecutorDeps extends JournalDeps {
   readonly runner: NodeRunner
   readonly plans: ReturnType<typeof createPlanCache>
   readonly concurrency: number
+  /** The event-loop lag above which fewer runs are kept going at once (AUTOMATON_EXECUTION_LAG_TARGET_MS; 0: never). */
+  readonly lagTargetMs?: number
   /** This process's worker id: a run is executed only by the worker that owns it. */
   readonly workerId: string
   /** Milliseconds after its last heartbeat when a worker counts as dead and its runs are taken over. */
@@ -58,6 +62,8 @@ export interface Executor {
   /** Resolves when no run is active or queued (tests, shutdown). */
   idle(): Promise<void>
   readonly active: number
+  /** Runs it keeps going at once now: `concurrency`, or fewer while the event loop lags. */
+  readonly concurrencyLimit: number
   /** Runs queued here and not started yet (the admission backlog of this process), and how many have started in all. */
   backlog(): ExecutorBacklog
   stop(graceMs: number): Promise<void>
@@ -138,6 +144,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     if (n > 0) queuedByOrg.set(organizationId, n)
     else queuedByOrg.delete(organizationId)
   }
+  const limit = adaptiveConcurrency({ max: deps.concurrency, targetLagMs: deps.lagTargetMs ?? 0, onRaise: () => scheduleTurn() })
   const branchesOf: BranchesOf = (type) => deps.registry.action(type)?.branches
   const now = () => deps.clock.now()
 
@@ -165,7 +172,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
   }
 
   function scheduleTurn() {
-    if (state.turnScheduled || queue.length === 0 || state.running >= deps.concurrency) return
+    if (state.turnScheduled || queue.length === 0 || state.running >= limit.current()) return
     state.turnScheduled = true
     nextTurn(turn)
   }
@@ -174,7 +181,8 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     state.turnScheduled = false
     const slice = state.admittedSinceTurn > 0 ? SLICE_WHILE_ADMITTING : SLICE_WHEN_IDLE
     state.admittedSinceTurn = 0
-    for (let started = 0; started < slice && state.running < deps.concurrency && queue.length > 0; started++) startNext()
+    const most = limit.current()
+    for (let started = 0; started < slice && state.running < most && queue.length > 0; started++) startNext()
     scheduleTurn()
     notifyIdle()
   }
@@ -431,6 +439,9 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     get active() {
       return state.running
     },
+    get concurrencyLimit() {
+      return limit.current()
+    },
     backlog() {
       return {
         total: queue.length,
@@ -440,6 +451,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     },
     async stop(graceMs) {
       state.stopped = true
+      limit.stop()
       queue.clear()
       queued.clear()
       queuedByOrg.clear()

@@ -64,6 +64,9 @@ describe('metrics', () => {
     const series = [...after.keys()].join('\n')
     for (const id of [...runs, w.id, ok.id, ok.triggerSecret]) expect(series).not.toContain(id)
     expect(value(after, 'automaton_admission_backlog')).toBe(0)
+    // The runs this process keeps going at once: its concurrency (256), or down to an eighth of it while its loop lags.
+    expect(value(after, 'automaton_executor_concurrency')).toBeGreaterThanOrEqual(32)
+    expect(value(after, 'automaton_executor_concurrency')).toBeLessThanOrEqual(256)
     expect(value(after, 'automaton_process_resident_memory_bytes')).toBeGreaterThan(0)
   })
 
