@@ -138,7 +138,7 @@ async function record(deps: AttemptContext, row: DeliveryRow, lease: Lease, at: 
       const ok = (await hookDeliveries.complete(tx, [completion])).size === 1
       if (ok) await hookEndpoints.setStatus(tx, row.organization_id, row.endpoint_id, 'disabled', `the endpoint answered 410 Gone to delivery ${row.id}`, now, 'system')
       return ok
-    }, APART)
+    }) // With the journal's writes: it changes the endpoint too, which the API also writes.
     : await deps.complete(completion)
   if (!written) deps.logger.warn('a hook delivery lease ran out before its outcome was written', { deliveryId: row.id, worker: lease.worker })
   else if (deps.metrics) {
