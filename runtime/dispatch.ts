@@ -5,12 +5,11 @@
  * and answers at once; the executor takes the run from there. A repeated key returns the first
  * run, never a second one.
  */
-import { workflowVariables } from '../core/store/run-side.ts'
 import type { Metrics } from '../core/metrics.ts'
 import { noTracing, type Tracing } from '../core/ports/tracing.ts'
 import { type DispatchRequest, type DispatchResult, type Dispatcher, PAYMENT_REQUIRED, type TriggerEvent } from '../core/ports/engine.ts'
 import type { Definition, VariableDef, WorkflowContent } from '../core/domain/workflow.ts'
-import { badRequest, conflict, notFound, tooManyRequests } from '../core/errors.ts'
+import { badRequest, conflict, notFound } from '../core/errors.ts'
 import { publishEvents, type RecordedEvent } from '../core/events.ts'
 import { canonicalJson, parseJson } from '../core/json.ts'
 import type { Bus } from '../core/ports/bus.ts'
@@ -18,15 +17,15 @@ import type { Clock } from '../core/ports/clock.ts'
 import type { Ids } from '../core/ports/ids.ts'
 import type { SqlExecutor, Store } from '../core/ports/store.ts'
 import { sha256Hex } from '../core/security/hash.ts'
-import { type NewRun, publicRunUsage, runs } from '../core/store/runs.ts'
+import { type NewRun, runs } from '../core/store/runs.ts'
 import { displayVersion, versions, type WorkflowRow, workflows } from '../core/store/workflows.ts'
 import type { FreshRun } from './engine/types.ts'
 import type { FinishAtAdmission, FinishedRun } from './engine/finish-at-admission.ts'
 import type { NumberedEvent } from './engine/journal.ts'
-import { triggerIdsOf } from './engine/plan.ts'
 import type { RunState } from './engine/state.ts'
 import { runStateOf } from './engine/stored-snapshot.ts'
 import type { EventRecorder } from './events.ts'
+import { checkInput, checkPublicLimits, createTriggerTimes, initialVars, mergedVariableDefs, pickTrigger } from './admission-rules.ts'
 import type { Backlog } from './backlog.ts'
 import { workflowPaused } from '../core/domain/run-events.ts'
 import type { TriggeredBy } from '../core/domain/run.ts'
@@ -367,109 +366,4 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
       return { runId: newRunId }
     },
   }
-}
-
-/**
- * `lastTriggeredAt` of workflows without a cooldown: kept in memory and written once a second
- * (never moving backwards), instead of one write on the hot workflow row per run.
- */
-function createTriggerTimes(store: Store) {
-  const pending = new Map<string, number>()
-  let timer: ReturnType<typeof setTimeout> | null = null
-  const flush = async () => {
-    timer = null
-    const entries = [...pending]
-    pending.clear()
-    await store.write(async (tx) => {
-      for (const [id, at] of entries) {
-        await workflows.noteTriggered(tx, id, at)
-      }
-    }).catch(() => {})
-  }
-  return {
-    note(workflowId: string, at: number) {
-      pending.set(workflowId, Math.max(at, pending.get(workflowId) ?? 0))
-      if (!timer) {
-        timer = setTimeout(flush, 1000)
-        ;(timer as { unref?: () => void }).unref?.()
-      }
-    },
-  }
-}
-
-export function mergedVariableDefs(content: WorkflowContent): VariableDef[] {
-  const byName = new Map<string, VariableDef>()
-  for (const v of content.variableDefs ?? []) byName.set(v.name, v)
-  for (const v of content.definition.variableDefs ?? []) byName.set(v.name, v)
-  return [...byName.values()]
-}
-
-async function initialVars(tx: SqlExecutor, workflowId: string, defs: readonly VariableDef[]): Promise<Record<string, unknown>> {
-  const vars: Record<string, unknown> = {}
-  for (const v of defs) vars[v.name] = v.default ?? defaultFor(v.type)
-  if (defs.some((v) => v.lifetime === 'persist')) {
-    const stored = await workflowVariables.of(tx, workflowId)
-    for (const row of stored) {
-      if (defs.find((v) => v.name === row.name)?.lifetime === 'persist') vars[row.name] = JSON.parse(row.value)
-    }
-  }
-  return vars
-}
-
-function defaultFor(type: VariableDef['type']): unknown {
-  switch (type) {
-    case 'number':
-      return 0
-    case 'text':
-      return ''
-    case 'boolean':
-      return false
-    case 'list':
-      return []
-    default:
-      return {}
-  }
-}
-
-/** The trigger node a run starts from: one whose type matches the event, else the first. */
-function pickTrigger(definition: Definition, eventType: string): string {
-  const ids = triggerIdsOf(definition)
-  return ids.find((id) => definition.nodes[id]?.type === eventType) ?? ids.find((id) => definition.nodes[id]?.type === 'manual') ?? ids[0]
-}
-
-const TYPE_CHECKS: Record<string, (v: unknown) => boolean> = {
-  string: (v) => typeof v === 'string',
-  number: (v) => typeof v === 'number' && Number.isFinite(v),
-  boolean: (v) => typeof v === 'boolean',
-  object: (v) => !!v && typeof v === 'object' && !Array.isArray(v),
-  array: (v) => Array.isArray(v),
-}
-
-/** An API run's payload against the definition's inputSchema: missing required keys and wrong types are a 400. */
-function checkInput(definition: Definition, body: unknown) {
-  const schema = definition.inputSchema ?? []
-  if (schema.length === 0) return
-  const payload = (body ?? {}) as Record<string, unknown>
-  const problems = []
-  for (const field of schema) {
-    const value = payload[field.key]
-    if (value === undefined || value === null) {
-      if (field.required) problems.push({ path: `/payload/${field.key}`, message: 'is required by the workflow\'s inputSchema' })
-    } else if (!TYPE_CHECKS[field.type]?.(value)) {
-      problems.push({ path: `/payload/${field.key}`, message: `must be of type ${field.type}` })
-    }
-  }
-  if (problems.length) throw badRequest('the payload does not match the workflow\'s inputSchema', problems)
-}
-
-async function checkPublicLimits(tx: SqlExecutor, workflowId: string, content: WorkflowContent, caller: string, now: number) {
-  const day = new Date(now).toISOString().slice(0, 10)
-  const usage = await publicRunUsage.get(tx, workflowId, caller, day)
-  if (usage && content.publicRunCooldownSeconds > 0 && now - usage.last_at < content.publicRunCooldownSeconds * 1000) {
-    throw tooManyRequests('this workflow was run from your address moments ago; wait for its cooldown', Math.ceil((usage.last_at + content.publicRunCooldownSeconds * 1000 - now) / 1000))
-  }
-  if (usage && content.publicRunDailyLimit !== null && usage.count >= content.publicRunDailyLimit) {
-    throw tooManyRequests('the daily limit of public runs from your address is reached', 3600)
-  }
-  await publicRunUsage.count(tx, workflowId, caller, day, now)
 }
