@@ -157,8 +157,12 @@ export const runs = {
    * process is executing or has queued (tens of thousands under a burst) are not read at all.
    * Each part states the index's condition (`status = 'running'`), which SQLite needs to use it.
    */
-  needingExecution(db: SqlExecutor, workerId: string, staleBefore: number) {
-    return db.all<{ id: string }>(NEEDING_EXECUTION_SQL, [workerId, staleBefore])
+  /**
+   * Running runs that need an executor: unowned ones the work queue had its chance with, those of
+   * dead workers, runs with inbox events, and (unless `own` is false) this worker's own stale ones.
+   */
+  needingExecution(db: SqlExecutor, workerId: string, staleBefore: number, options: { own?: boolean } = {}) {
+    return db.all<{ id: string }>(options.own === false ? NEEDING_EXECUTION_NOT_OWN_SQL : NEEDING_EXECUTION_SQL, [workerId, staleBefore])
   },
   byId(db: SqlExecutor, organizationId: string, id: string) {
     return db.get<RunRow>('SELECT * FROM runs WHERE organization_id = $1 AND id = $2', [organizationId, id])
@@ -213,10 +217,11 @@ export const publicRunUsage = {
     ),
 }
 
-const NEEDING_EXECUTION_SQL = `
+const NEEDING_EXECUTION_NOT_OWN_SQL = `
   SELECT id FROM runs WHERE status = 'running' AND owner IS NULL AND updated_at < $2
-  UNION SELECT id FROM runs WHERE status = 'running' AND owner = $1 AND updated_at < $2
   UNION SELECT id FROM runs WHERE status = 'running' AND owner IN (
     SELECT DISTINCT owner FROM runs WHERE status = 'running' AND owner IS NOT NULL AND owner <> $1
       AND owner NOT IN (SELECT id FROM workers WHERE heartbeat_at >= $2))
   UNION SELECT DISTINCT run_id AS id FROM run_inbox`
+const NEEDING_EXECUTION_SQL = `${NEEDING_EXECUTION_NOT_OWN_SQL}
+  UNION SELECT id FROM runs WHERE status = 'running' AND owner = $1 AND updated_at < $2`

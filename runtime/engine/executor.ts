@@ -103,6 +103,8 @@ const SLICE_WHEN_IDLE = 256
  * rest queue by id and are read back from the store, where they are already committed.
  */
 const MAX_FRESH_QUEUED = 10_000
+/** Heartbeats (3 s apart by default) between two sweeps for this worker's own stale runs while runs are queued here. */
+const OWN_SWEEP_EVERY = 20
 
 
 interface Queued {
@@ -128,6 +130,8 @@ interface ExecutorState {
   /** Runs admitted since the last turn: a small slice per turn while admissions keep coming. */
   admittedSinceTurn: number
   turnScheduled: boolean
+  /** Heartbeat sweeps since the last that looked for this worker's own stale runs. */
+  sweepsWithoutOwn: number
 }
 
 export function createExecutor(deps: ExecutorDeps): Executor {
@@ -136,7 +140,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
   const queue = createFifo<Queued>()
   const queued = new Map<string, Queued>()
   const idleWaiters: Array<() => void> = []
-  const state: ExecutorState = { running: 0, stopped: false, freshQueued: 0, startedTotal: 0, admittedSinceTurn: 0, turnScheduled: false }
+  const state: ExecutorState = { running: 0, stopped: false, freshQueued: 0, startedTotal: 0, admittedSinceTurn: 0, turnScheduled: false, sweepsWithoutOwn: 0 }
   const queuedByOrg = new Map<string, number>()
   const countOrg = (organizationId: string | undefined, delta: number) => {
     if (organizationId === undefined) return
@@ -423,7 +427,12 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     /** Runs that were running without a live owner, and runs with inbox events nobody took. */
     async sweep() {
       const stale = now() - deps.workerTimeoutMs
-      const rows = await runs.needingExecution(deps.store, deps.workerId, stale)
+      // Under a backlog, this worker's own stale runs are nearly all queued here: reading them
+      // (tens of thousands) on every heartbeat would stall the event loop for nothing. So they
+      // are looked for when the queue is empty, and at least every OWN_SWEEP_EVERY heartbeats.
+      const own = queue.length === 0 || ++state.sweepsWithoutOwn >= OWN_SWEEP_EVERY
+      if (own) state.sweepsWithoutOwn = 0
+      const rows = await runs.needingExecution(deps.store, deps.workerId, stale, { own })
       let woken = 0
       for (const { id } of rows) {
         if (isHere(id)) continue
