@@ -151,15 +151,13 @@ export const runs = {
    * Runs that need an executor: running runs without an owner since `staleBefore` (an API
    * process admits runs without one and the work queue hands them to a worker at once; the
    * sweep takes those it lost, not every run of the queue, which workers would all try to
-   * acquire), owned by a worker that is not alive, or owned by `workerId` but left untouched
-   * since `staleBefore` (a run this process lost track of); and runs with inbox events. Every heartbeat asks, so each part reads the
-   * partial index runs_running_owner by owner and never every running run: the runs this
-   * process is executing or has queued (tens of thousands under a burst) are not read at all.
-   * Each part states the index's condition (`status = 'running'`), which SQLite needs to use it.
-   */
-  /**
-   * Running runs that need an executor: unowned ones the work queue had its chance with, those of
-   * dead workers, runs with inbox events, and (unless `own` is false) this worker's own stale ones.
+   * acquire), owned by a worker that is not alive, or (unless `own` is false) owned by
+   * `workerId` but left untouched since `staleBefore` (a run this process lost track of); and
+   * runs with inbox events. Every heartbeat asks, so each part reads the partial index
+   * runs_running_owner by owner and never every running run. The runs this process executes are
+   * not read; those it has queued for longer than `staleBefore` (tens of thousands under a
+   * backlog) are, which is why its sweep leaves out its own while it has runs queued. Each part
+   * states the index's condition (`status = 'running'`), which SQLite needs to use it.
    */
   needingExecution(db: SqlExecutor, workerId: string, staleBefore: number, options: { own?: boolean } = {}) {
     return db.all<{ id: string }>(options.own === false ? NEEDING_EXECUTION_NOT_OWN_SQL : NEEDING_EXECUTION_SQL, [workerId, staleBefore])
