@@ -29,11 +29,10 @@ export function adaptiveConcurrency(options: {
   readonly targetLagMs: number
   /** Called when the limit rises, so that waiting runs can start. */
   readonly onRaise: () => void
-  readonly now?: () => number
 }): ConcurrencyLimit {
   const { max, targetLagMs } = options
   if (targetLagMs <= 0) return { current: () => max, lagMs: () => 0, stop() {} }
-  const now = options.now ?? (() => performance.now())
+  const now = () => performance.now()
   const min = Math.max(1, Math.ceil(max / 8))
   let limit = max
   let windowStart = now()

@@ -25,7 +25,7 @@ import { errorMessage } from '../../core/errors.ts'
 import { type BranchesOf, startState, type Emitted, type RunInput, type RunState } from './state.ts'
 import { restoreSnapshot } from './stored-snapshot.ts'
 import type { createPlanCache } from './plan.ts'
-import { createFifo } from './fifo.ts'
+import { createStartQueue, type ExecutorBacklog, type Queued } from './start-queue.ts'
 import { nextTurn } from './next-turn.ts'
 import { adaptiveConcurrency } from './adaptive-concurrency.ts'
 import { BoundedMap } from '../../core/bounded-map.ts'
@@ -69,13 +69,7 @@ export interface Executor {
   stop(graceMs: number): Promise<void>
 }
 
-export interface ExecutorBacklog {
-  readonly total: number
-  /** Queued runs of one organization (runs queued by id only, from recovery, count in the total alone). */
-  of(organizationId: string): number
-  /** Runs started since the process began: the drain rate is its derivative. */
-  readonly started: number
-}
+export type { ExecutorBacklog }
 
 interface Entry {
   runId: string
@@ -97,38 +91,16 @@ interface Entry {
  */
 const SLICE_WHILE_ADMITTING = 16
 const SLICE_WHEN_IDLE = 256
-/**
- * Queued fresh runs keep their payload (trigger event, variables, definition) so that they
- * start without a database read. Beyond this many, a burst would hold them all in memory: the
- * rest queue by id and are read back from the store, where they are already committed. A
- * thousand covers what a process queues at a steady load; a backlog of tens of thousands is
- * mostly ids (about 30 MB less at 50,000 queued than with ten thousand payloads kept).
- */
-const MAX_FRESH_QUEUED = 1_000
 /** Heartbeats (3 s apart by default) between two sweeps for this worker's own stale runs while runs are queued here. */
 const OWN_SWEEP_EVERY = 20
 
 
-interface Queued {
-  runId: string
-  /** Known for admitted runs, kept when the payload is not: the backlog is counted per organization. */
-  organizationId?: string
-  fresh?: FreshRun
-  taken?: () => void
-  /** Inbox events arrived while a fresh run waited in the queue: read them once it starts. */
-  woken?: boolean
-}
-
-/** The executor's counters and flags, in one named place (the maps and the queue sit beside it). */
+/** The executor's counters and flags, in one named place (the maps and the start queue sit beside it). */
 interface ExecutorState {
   /** Runs loading or active here (at most `concurrency`). */
   running: number
   /** Set by stop(): nothing more is queued or started. */
   stopped: boolean
-  /** Queued runs that kept their payload (at most MAX_FRESH_QUEUED). */
-  freshQueued: number
-  /** Runs taken off the queue since the process began (the backlog's drain rate). */
-  startedTotal: number
   /** Runs admitted since the last turn: a small slice per turn while admissions keep coming. */
   admittedSinceTurn: number
   turnScheduled: boolean
@@ -139,17 +111,9 @@ interface ExecutorState {
 export function createExecutor(deps: ExecutorDeps): Executor {
   const machines = new BoundedMap<string, RunMachine>(1000)
   const entries = new Map<string, Entry>()
-  const queue = createFifo<Queued>()
-  const queued = new Map<string, Queued>()
+  const queue = createStartQueue()
   const idleWaiters: Array<() => void> = []
-  const state: ExecutorState = { running: 0, stopped: false, freshQueued: 0, startedTotal: 0, admittedSinceTurn: 0, turnScheduled: false, sweepsWithoutOwn: 0 }
-  const queuedByOrg = new Map<string, number>()
-  const countOrg = (organizationId: string | undefined, delta: number) => {
-    if (organizationId === undefined) return
-    const n = (queuedByOrg.get(organizationId) ?? 0) + delta
-    if (n > 0) queuedByOrg.set(organizationId, n)
-    else queuedByOrg.delete(organizationId)
-  }
+  const state: ExecutorState = { running: 0, stopped: false, admittedSinceTurn: 0, turnScheduled: false, sweepsWithoutOwn: 0 }
   const limit = adaptiveConcurrency({ max: deps.concurrency, targetLagMs: deps.lagTargetMs ?? 0, onRaise: () => scheduleTurn() })
   const branchesOf: BranchesOf = (type) => deps.registry.action(type)?.branches
   const now = () => deps.clock.now()
@@ -164,16 +128,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
   }
 
   function enqueue(item: Queued) {
-    if (state.stopped) return item.taken?.()
-    const waiting = queued.get(item.runId)
-    if (waiting) {
-      if (item.woken) waiting.woken = true
-      return item.taken?.()
-    }
-    queued.set(item.runId, item)
-    queue.push(item)
-    countOrg(item.organizationId, 1)
-    if (item.fresh) state.freshQueued++
+    if (state.stopped || !queue.add(item)) return item.taken?.()
     scheduleTurn()
   }
 
@@ -194,11 +149,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
   }
 
   function startNext() {
-    const item = queue.shift()!
-    queued.delete(item.runId)
-    countOrg(item.organizationId, -1)
-    state.startedTotal++
-    if (item.fresh) state.freshQueued--
+    const item = queue.next()!
     if (entries.has(item.runId)) {
       entries.get(item.runId)!.wakePending = true
       item.taken?.()
@@ -219,7 +170,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
 
   /** Live in this process, or queued to start here. */
   function isHere(runId: string): boolean {
-    return entries.has(runId) || queued.has(runId)
+    return entries.has(runId) || queue.has(runId)
   }
 
   function notifyIdle() {
@@ -408,7 +359,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     enqueueFresh(run) {
       state.admittedSinceTurn++
       const organizationId = run.meta.organizationId
-      enqueue(state.freshQueued < MAX_FRESH_QUEUED ? { runId: run.meta.runId, organizationId, fresh: run } : { runId: run.meta.runId, organizationId })
+      enqueue(queue.keepsPayload() ? { runId: run.meta.runId, organizationId, fresh: run } : { runId: run.meta.runId, organizationId })
     },
     has: isHere,
     take(runId) {
@@ -453,20 +404,11 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     get concurrencyLimit() {
       return limit.current()
     },
-    backlog() {
-      return {
-        total: queue.length,
-        of: (organizationId: string) => queuedByOrg.get(organizationId) ?? 0,
-        started: state.startedTotal,
-      }
-    },
+    backlog: () => queue.backlog(),
     async stop(graceMs) {
       state.stopped = true
       limit.stop()
       queue.clear()
-      queued.clear()
-      queuedByOrg.clear()
-      state.freshQueued = 0
       const deadline = now() + graceMs
       while (state.running > 0 && now() < deadline) await new Promise((r) => setTimeout(r, 20))
       await Promise.all([...entries.values()].map(async (entry) => {
