@@ -2,7 +2,8 @@
  * `npm run bench`: runs every benchmark and prints one table, with the machine and the date,
  * ready to paste into docs/BENCHMARKS.md. `npm run bench -- store engine` runs only the named
  * ones; `--scale 0.25` shrinks every workload (quicker, noisier). The Postgres benchmarks need
- * AUTOMATON_TEST_DATABASE_URL and say so when it is unset.
+ * AUTOMATON_TEST_DATABASE_URL and say so when it is unset. `faults` starts its own Postgres and
+ * NATS (as root it also mounts a tmpfs) and takes about a quarter of an hour.
  */
 import os from 'node:os'
 
@@ -25,6 +26,8 @@ const BENCHES: Record<string, () => Promise<{ run: (o?: { scale?: number }) => P
   universe: () => import('./universe.ts'),
   templates: () => import('./templates.ts'),
   x402: () => import('./x402.ts'),
+  hostile: () => import('./hostile.ts'),
+  faults: () => import('./faults.ts'),
 }
 
 const args = process.argv.slice(2)

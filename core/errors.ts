@@ -32,9 +32,33 @@ export const conflict = (message: string, details: readonly ErrorDetail[] = []) 
   new AppError(409, message, details)
 export const payloadTooLarge = (limit: number) =>
   new AppError(413, `request body is larger than ${limit} bytes`)
+export const unsupportedMediaType = (expected: string) =>
+  new AppError(415, `this operation takes ${expected} only`, [{ path: '/headers/Content-Type', message: `expected ${expected}` }])
 export const tooManyRequests = (message: string, retryAfterSeconds?: number) =>
   new AppError(429, message, [], retryAfterSeconds ? { 'retry-after': String(retryAfterSeconds) } : {})
 export const unavailable = (message: string) => new AppError(503, message)
+
+/**
+ * The database cannot be reached, or went away during the operation (whose outcome is then
+ * unknown: a client resends with the same id or idempotency key). 503 with Retry-After.
+ */
+export class StoreUnavailableError extends AppError {
+  constructor(override readonly cause: unknown) {
+    super(503, 'the database is unreachable; try again shortly', [], { 'retry-after': '1' })
+  }
+}
+
+/**
+ * The database's disk is full: the store refuses writes (reads go on) until space is freed, and
+ * takes them again as soon as it is. A refused operation was rolled back (or, when the disk
+ * filled while its commit was being flushed, its outcome is unknown: a client resends with the
+ * same id or idempotency key). 503 with Retry-After.
+ */
+export class StoreFullError extends AppError {
+  constructor(override readonly cause: unknown) {
+    super(503, 'the disk is full; nothing can be stored until space is freed; try again shortly', [], { 'retry-after': '5' })
+  }
+}
 
 /** A node's connector is missing, ambiguous or of the wrong type: the node fails without retries. */
 export class ConnectorUnavailableError extends Error {

@@ -13,6 +13,7 @@ import type { Clock } from '../core/ports/clock.ts'
 import type { AiMessage, AiTool, AiToolCall } from '../core/ports/ai.ts'
 import type { HttpRequest } from '../core/plugin/sdk.ts'
 import type { RunState } from './engine/state.ts'
+import { createValueMask, noMask, type ValueMask } from '../core/security/value-mask.ts'
 
 export const MAX_WORKFLOW_DEPTH = 10
 
@@ -41,13 +42,14 @@ const CARD_TEMPLATE = /\{\{\s*\$card\.([A-Za-z0-9_-]+)\.(number|expMonth|expYear
 
 /**
  * Fills in a request's card handles, redeeming each once for the request's host; the request to
- * send and the values to keep out of what comes back. Nothing else sees the details.
+ * send and the mask that keeps the cards out of what comes back (its headers and body, in any
+ * spacing: security/card-mask.ts). Nothing else sees the details.
  */
-async function withCards(request: HttpRequest, state: RunState, cards: NonNullable<CapabilityDeps['cards']>): Promise<{ request: HttpRequest; secrets: string[] }> {
+async function withCards(request: HttpRequest, state: RunState, cards: NonNullable<CapabilityDeps['cards']>): Promise<{ request: HttpRequest; mask: ValueMask }> {
   const texts = [request.url, request.body ?? '', ...Object.values(request.headers ?? {})]
   const handles = new Set<string>()
   for (const text of texts) for (const m of text.matchAll(CARD_TEMPLATE)) handles.add(m[1])
-  if (handles.size === 0) return { request, secrets: [] }
+  if (handles.size === 0) return { request, mask: noMask }
   let url: URL
   try {
     url = new URL(request.url.replace(CARD_TEMPLATE, ''))
@@ -57,29 +59,33 @@ async function withCards(request: HttpRequest, state: RunState, cards: NonNullab
   const details = new Map<string, Readonly<Record<string, string | number>>>()
   for (const handle of handles) details.set(handle, { ...(await cards.redeem(state.organizationId, state.runId, handle, [url.host, url.hostname])) })
   const fill = (text: string) => text.replace(CARD_TEMPLATE, (_, handle: string, field: string) => String(details.get(handle)![field]))
-  const secrets = [...details.values()].flatMap((d) => [String(d.number), String(d.cvc)]).filter((s) => s.length >= 3)
   return {
     request: {
       ...request, url: fill(request.url), body: request.body === undefined ? undefined : fill(request.body),
       headers: request.headers ? Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, fill(v)])) : undefined,
     },
-    secrets,
+    mask: createValueMask([], { cards: [...details.values()].map((d) => ({ number: String(d.number), cvc: String(d.cvc) })) }),
   }
 }
 
 export function createCapabilities(deps: CapabilityDeps): Capabilities {
   return {
     async http(request, signal, state) {
-      let secrets: string[] = []
+      let mask = noMask
       if (state && deps.cards && request.url.concat(request.body ?? '', ...Object.values(request.headers ?? {})).includes('$card.')) {
-        ;({ request, secrets } = await withCards(request, state, deps.cards))
+        ;({ request, mask } = await withCards(request, state, deps.cards))
       }
       const response = await deps.http.send({
         method: request.method, url: request.url, headers: request.headers, body: request.body, timeoutMs: request.timeoutMs, signal,
+      }).catch((error) => {
+        // A failure that names the filled-in URL does not carry the card either.
+        const message = error instanceof Error ? mask(error.message) : undefined
+        throw message === undefined || message === error.message ? error : Object.assign(new Error(message), { name: error.name })
       })
-      // A merchant that echoes the card back does not get it into the journal.
-      const body = secrets.reduce((text, secret) => text.split(secret).join('[card]'), response.body)
-      return { status: response.status, headers: response.headers, body, truncated: response.truncated, durationMs: response.durationMs }
+      // A merchant that echoes the card back (in a header, a Location, the body) does not get it
+      // to the model or into the journal; the organization's masks catch it again downstream.
+      const { headers, body } = mask({ headers: response.headers, body: response.body })
+      return { status: response.status, headers, body, truncated: response.truncated, durationMs: response.durationMs }
     },
     async runCode(code, input, signal) {
       const { output, logs } = await deps.sandbox.runTransform(code, input, undefined, signal)

@@ -7,9 +7,9 @@
  * cancelled here, and fenced so that no worker writes to it again.
  */
 import { runs } from '../core/store/runs.ts'
-import { clearWaiting, runInbox } from '../core/store/run-side.ts'
+import { runInbox } from '../core/store/run-side.ts'
 import type { RunStatus } from '../core/domain/run.ts'
-import { isTerminal } from '../core/domain/run.ts'
+import { isTerminal, isTerminalRunEvent } from '../core/domain/run-lifecycle.ts'
 import { conflict, notFound } from '../core/errors.ts'
 import type { RecordedEvent } from '../core/events.ts'
 import type { Bus } from '../core/ports/bus.ts'
@@ -18,7 +18,7 @@ import type { RunControl } from '../core/ports/engine.ts'
 import type { Ids } from '../core/ports/ids.ts'
 import type { Store } from '../core/ports/store.ts'
 import { runStateOf } from './engine/stored-snapshot.ts'
-import { isTerminalRunEvent } from '../core/domain/run-events.ts'
+import { endRun } from './engine/run-end.ts'
 import { publishEvents } from '../core/events.ts'
 import type { EventRecorder } from './events.ts'
 import type { SecretMasks } from '../core/security/value-mask.ts'
@@ -43,19 +43,8 @@ export function createRunControl(deps: {
 
   /** Ends a run as cancelled without its executor, if it has not ended and the cancel is still untaken. */
   async function forceCancel(runId: string, inboxId: string): Promise<void> {
-    const at = deps.clock.now()
-    const recorded = await deps.store.write(async (tx) => {
-      const row = await runs.ownerOf(tx, runId)
-      if (!row || isTerminal(row.status)) return []
-      if (!(await runInbox.has(tx, inboxId))) return []
-      const seq = Number(row.last_seq) + 1
-      const changed = await runs.forceCancel(tx, runId, at, seq, CANCELLED_OWNER)
-      if (changed === 0) return []
-      await runInbox.clear(tx, runId)
-      await clearWaiting(tx, runId)
-      const event = { organizationId: row.organization_id, workflowId: row.workflow_id, runId, seq, nodeId: null, type: 'run.cancelled', data: { runId, workflowId: row.workflow_id, reason: CANCEL_REASON }, at }
-      return deps.recorder.record(tx, [event])
-    })
+    const end = { status: 'cancelled', at: deps.clock.now(), reason: CANCEL_REASON, owner: CANCELLED_OWNER } as const
+    const recorded = await deps.store.write((tx) => endRun(tx, deps.recorder, runId, end, (tx) => runInbox.has(tx, inboxId)))
     publishEvents(deps.bus, recorded)
   }
 

@@ -5,10 +5,10 @@
  * and answers at once; the executor takes the run from there. A repeated key returns the first
  * run, never a second one.
  */
-import type { Metrics } from '../core/metrics.ts'
+import type { Metrics } from '../core/ports/metrics.ts'
 import { noTracing, type Tracing } from '../core/ports/tracing.ts'
 import { type DispatchRequest, type DispatchResult, type Dispatcher, PAYMENT_REQUIRED, type TriggerEvent } from '../core/ports/engine.ts'
-import type { Definition, VariableDef, WorkflowContent } from '../core/domain/workflow.ts'
+import { type Definition, defaultContent, type VariableDef, type WorkflowContent } from '../core/domain/workflow.ts'
 import { badRequest, conflict, notFound } from '../core/errors.ts'
 import { publishEvents, type RecordedEvent } from '../core/events.ts'
 import { canonicalJson, parseJson } from '../core/json.ts'
@@ -17,7 +17,7 @@ import type { Clock } from '../core/ports/clock.ts'
 import type { Ids } from '../core/ports/ids.ts'
 import type { SqlExecutor, Store } from '../core/ports/store.ts'
 import { sha256Hex } from '../core/security/hash.ts'
-import { type NewRun, runs } from '../core/store/runs.ts'
+import { type NewRun, type RunRow, runs } from '../core/store/runs.ts'
 import { displayVersion, versions, type WorkflowRow, workflows } from '../core/store/workflows.ts'
 import type { FreshRun } from './engine/types.ts'
 import type { FinishAtAdmission, FinishedRun } from './engine/finish-at-admission.ts'
@@ -101,6 +101,23 @@ function plainProps(w: WorkflowRow): Record<string, unknown> {
   return text && text !== '{}' ? (JSON.parse(text) as Record<string, unknown>) : {}
 }
 
+/**
+ * What a retry reuses of a run: the results of the nodes that succeeded, by instance key, but the
+ * trigger's (the event is given again) and loops' (a loop's result is rebuilt from its iterations,
+ * so loops run again, reusing their items' nodes).
+ */
+function reusableNodes(original: RunRow): Record<string, { result: unknown; branch?: string; input?: unknown }> {
+  const nodes: Record<string, { result: unknown; branch?: string; input?: unknown }> = {}
+  const instances = Object.values(runStateOf(original.snapshot)?.nodes ?? {})
+  const loopOwners = new Set(instances.flatMap((n) => n.scope?.map((s) => s.loopId) ?? []))
+  for (const n of instances) {
+    if (n.status === 'success' && n.key !== original.trigger_node_id && !loopOwners.has(n.nodeId)) {
+      nodes[n.key] = { result: n.result, branch: n.branch, input: n.input }
+    }
+  }
+  return nodes
+}
+
 export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
   const { store, clock, ids } = deps
   const contents = new BoundedMap<string, VersionContent>(5000)
@@ -123,6 +140,18 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
     const entry = { content, variableDefs, body, hash: await sha256Hex(body) }
     contents.set(cacheKey, entry)
     return entry
+  }
+
+  /**
+   * The definition an earlier run executed, by its hash. A stored definition keeps no workflow
+   * settings, so the content around it is the default one: no run control or payment applies to
+   * a pinned version, which only an API run (a retry) asks for.
+   */
+  async function pinnedContent(tx: SqlExecutor, hash: string): Promise<VersionContent> {
+    const stored = await runs.definition(tx, hash)
+    if (!stored) throw notFound('definition of the run')
+    const { definition, variableDefs } = JSON.parse(stored.body) as { definition: Definition; variableDefs?: VariableDef[] }
+    return { content: defaultContent(definition), variableDefs: variableDefs ?? [], hash, body: stored.body }
   }
 
   async function storeDefinition(tx: SqlExecutor, hash: string, body: string) {
@@ -153,7 +182,8 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
       if (!req.automatic) throw conflict('the workflow is archived; unarchive it to run it')
       return skipped('archived')
     }
-    const version = req.version === 'live' ? w.live_version : displayVersion(w)
+    const pinned = typeof req.version === 'object' ? req.version : null
+    const version = pinned ? pinned.number : req.version === 'live' ? w.live_version : displayVersion(w)
     if (version === null) {
       if (!req.automatic) throw conflict('the workflow has no live version')
       return skipped('not_published')
@@ -163,7 +193,9 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
     // A paid workflow (x402Config) admits an outside caller's run only once it is paid; decided on
     // the content of this transaction, so an x402Config added a moment ago counts, and before the
     // duplicate lookups, so an unpaid caller learns nothing of earlier runs.
-    const { content, variableDefs, hash, body } = await contentOf(tx, w.id, version, version === w.live_version ? read!.liveStamp : undefined)
+    const { content, variableDefs, hash, body } = pinned
+      ? await pinnedContent(tx, pinned.definitionHash)
+      : await contentOf(tx, w.id, version, version === w.live_version ? read!.liveStamp : undefined)
     if (PAID_ENTRIES.has(req.triggeredBy) && !req.paid && content.x402Config) return skipped(PAYMENT_REQUIRED)
     if (req.idempotencyKey) {
       const existing = await runs.byIdempotencyKey(tx, w.id, req.idempotencyKey)
@@ -226,7 +258,7 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
   }
 
   /**
-   * The one way a run begins, for admissions and retries alike: the run row, its `run.started`
+   * The one way a run begins, for every admission: the run row, its `run.started`
    * event (sequence 1), and the fresh run handed to the executor after the commit (or, when it
    * ended at once, its whole journal).
    */
@@ -330,40 +362,18 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
       return value
     },
     async retry(organizationId, runId) {
-      const original = await store.get<{
-        workflow_id: string; workflow_version: number; trigger_event: string; prop_values: string; snapshot: string | null; definition_hash: string; trigger_node_id: string
-      }>('SELECT workflow_id, workflow_version, trigger_event, prop_values, snapshot, definition_hash, trigger_node_id FROM runs WHERE organization_id = $1 AND id = $2', [organizationId, runId])
+      const original = await runs.byId(store, organizationId, runId)
       if (!original) throw notFound('run')
-      const context = runStateOf(original.snapshot)
-      const nodes: Record<string, { result: unknown; branch?: string; input?: unknown }> = {}
-      const instances = Object.values(context?.nodes ?? {})
-      // A loop's own result is rebuilt from its iterations, so loops run again (reusing their items' nodes).
-      const loopOwners = new Set(instances.flatMap((n) => n.scope?.map((s) => s.loopId) ?? []))
-      for (const n of instances) {
-        if (n.status === 'success' && n.key !== original.trigger_node_id && !loopOwners.has(n.nodeId)) {
-          nodes[n.key] = { result: n.result, branch: n.branch, input: n.input }
-        }
-      }
-      const newRunId = ids.next('run')
-      const eventId = ids.next('evt')
-      const admitted = await store.write(async (tx) => {
-        const body = await runs.definition(tx, original.definition_hash)
-        if (!body) throw notFound('definition of the run')
-        const stored = JSON.parse(body.body) as { definition: Definition; variableDefs: VariableDef[] }
-        const w = await workflows.byId(tx, organizationId, original.workflow_id)
-        if (!w) throw notFound('workflow')
-        const event = JSON.parse(original.trigger_event) as TriggerEvent
-        return startRun(tx, {
-          runId: newRunId, eventId, workflow: w, version: original.workflow_version,
-          triggerType: stored.definition.nodes[original.trigger_node_id]?.type ?? event.type, triggerNodeId: original.trigger_node_id,
-          triggeredBy: 'retry', automatic: false, idempotencyKey: null, retryOf: runId, definitionHash: original.definition_hash,
-          definition: stored.definition, variableDefs: stored.variableDefs ?? [], event, props: parseJson(original.prop_values, {}),
-          vars: await initialVars(tx, w.id, stored.variableDefs ?? []), seed: nodes as RunState['seed'], now: clock.now(),
-        })
+      // An admission like any other (masking, the workflow's state, the metrics), of the version
+      // and definition the run executed; the backlog does not refuse it (BACKPRESSURED).
+      const result = await dispatch({
+        organizationId, workflowId: original.workflow_id, automatic: false, triggeredBy: 'retry',
+        version: { number: original.workflow_version, definitionHash: original.definition_hash },
+        event: JSON.parse(original.trigger_event) as TriggerEvent, triggerNodeId: original.trigger_node_id,
+        propValues: parseJson(original.prop_values, {}), seed: { fromRunId: runId, nodes: reusableNodes(original) },
       })
-      publishEvents(deps.bus, admitted.events)
-      launch(admitted.fresh, admitted.finished)
-      return { runId: newRunId }
+      if (result.action !== 'triggered') throw conflict(`the run cannot be retried (${result.reason})`)
+      return { runId: result.runId }
     },
   }
 }

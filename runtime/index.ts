@@ -16,6 +16,7 @@ import type { Logger } from '../core/ports/logger.ts'
 import type { Store } from '../core/ports/store.ts'
 import type { WorkConsumer, WorkQueue } from '../core/ports/work-queue.ts'
 import type { Registry } from '../core/plugin/registry.ts'
+import { runs } from '../core/store/runs.ts'
 import { type Backlog, type BacklogLimits, createBacklog, executorBacklogSource, storeBacklogSource } from './backlog.ts'
 import { createCapabilities } from './capabilities.ts'
 import { createRunControl } from './control.ts'
@@ -33,11 +34,11 @@ import { createSandbox } from './sandbox/index.ts'
 import { createReconciler } from './schedules/reconcile.ts'
 import { createScheduleTicker } from './schedules/scheduler.ts'
 import { createDurableTimers } from './timers.ts'
-import { createWorkerPresence } from './workers.ts'
+import { createStaleness, createWorkerPresence } from './workers.ts'
 
 import type { SecretMasks } from '../core/security/value-mask.ts'
 import type { SecretProps } from '../core/services/secret-props.ts'
-import type { Metrics } from '../core/metrics.ts'
+import type { Metrics } from '../core/ports/metrics.ts'
 import type { Tracing } from '../core/ports/tracing.ts'
 import type { CapabilityDeps } from './capabilities.ts'
 
@@ -136,10 +137,12 @@ export function createEngine(deps: EngineDeps) {
   })
   const runner = createNodeRunner({ registry: deps.registry, clock: deps.clock, capabilities, logger: deps.logger, masks: deps.masks, secretProps: deps.secretProps })
   const workerTimeoutMs = deps.workerTimeoutMs ?? 15_000
+  const staleness = createStaleness({ clock: deps.clock, timeoutMs: workerTimeoutMs })
   const executor = createExecutor({
     store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, logger: deps.logger, recorder,
     consecutiveFailuresPause: deps.consecutiveFailuresPause, registry: deps.registry, runner, plans,
     concurrency: deps.concurrency, lagTargetMs: deps.role === 'embedded' ? deps.lagTargetMs : 0, workerId: deps.workerId, workerTimeoutMs, metrics: deps.metrics, tracing: deps.tracing,
+    staleBefore: () => staleness.staleBefore(),
   })
   const notify = (runId: string) =>
     deps.workQueue.notify(runId).catch((error) => deps.logger.warn('could not notify the work queue; the sweep will find the run', { runId, error: String(error) }))
@@ -151,6 +154,25 @@ export function createEngine(deps: EngineDeps) {
     void notify(runId)
   }
 
+  /**
+   * The work queue lost notifications (its storage was wiped and made again): the runs they named
+   * are running and owned by nobody. They are taken now rather than when the sweep finds them
+   * old enough (AUTOMATON_WORKER_TIMEOUT_MS); a run still notified is then taken twice, harmlessly.
+   */
+  const recoverUnnotified = async () => {
+    try {
+      let woken = 0
+      for (const { id } of await runs.unowned(deps.store)) {
+        if (executor.has(id)) continue
+        executor.wake(id)
+        woken++
+      }
+      if (woken > 0) deps.logger.info('taking runs whose work notifications were lost', { count: woken })
+    } catch (error) {
+      deps.logger.warn('could not look for runs whose work notifications were lost; the sweep will find them', { error: String(error) })
+    }
+  }
+
   const control = createRunControl({ store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, wake, recorder, masks: deps.masks })
   const timers = createDurableTimers({ store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, logger: deps.logger, wake, pollMs: deps.timerPollMs })
   const presence = createWorkerPresence({
@@ -159,9 +181,11 @@ export function createEngine(deps: EngineDeps) {
     // One embedded process owns a SQLite file; on Postgres several may share the database.
     exclusive: deps.role === 'embedded' && deps.store.dialect === 'sqlite',
     onBeat: () => executor.sweep(),
+    staleness,
   })
   let consumer: WorkConsumer | null = null
   let wakes: { unsubscribe(): void } | null = null
+  let losses: { unsubscribe(): void } | null = null
   const reconciler = createReconciler({ registry: deps.registry, clock: deps.clock, ids: deps.ids, logger: deps.logger, dialect: deps.store.dialect })
   const triggerIndex = createTriggerIndex({ dialect: deps.store.dialect, logger: deps.logger })
   // Schedule rows and the live trigger index change in the same transaction as the workflow event that changes them.
@@ -208,6 +232,7 @@ export function createEngine(deps: EngineDeps) {
           if (executor.has(m.data.runId)) executor.wake(m.data.runId)
         })
         consumer = await deps.workQueue.consume((runId) => executor.take(runId), deps.concurrency)
+        losses = deps.workQueue.onLoss?.(() => void recoverUnnotified()) ?? null
       }
       timers.start()
       await triggerIndex.backfill(deps.store)
@@ -216,6 +241,7 @@ export function createEngine(deps: EngineDeps) {
     },
     async stop(graceMs: number) {
       wakes?.unsubscribe()
+      losses?.unsubscribe()
       await consumer?.stop()
       await schedules.stop()
       await timers.stop()

@@ -5,13 +5,15 @@
  * roll-up (core/store/retention.ts). Waiting and running runs are never touched.
  *
  * Retention: the organization's own setting, else the installation's; a workflow's
- * `runRetention` may only shorten it. 0 keeps for ever. Ended sign-in sessions go a day after they end.
+ * `runRetention` may only shorten it. 0 keeps for ever. Ended sign-in sessions go a day after they end,
+ * and so do the counts of failed sign-ins a day after their last failure.
  */
 import { MIN_RETENTION_MS, parseRetention, shortestRetention } from '../core/domain/retention.ts'
 import type { Clock } from '../core/ports/clock.ts'
 import type { Logger } from '../core/ports/logger.ts'
 import type { Store } from '../core/ports/store.ts'
 import { retention } from '../core/store/retention.ts'
+import { signInFailures } from '../core/store/sign-in-failures.ts'
 import { sessions } from '../core/store/users.ts'
 
 export interface PrunerDeps {
@@ -81,6 +83,8 @@ export function createPruner(deps: PrunerDeps) {
     await deps.store.write((tx) => retention.deletePublicUsageBefore(tx, new Date(now - 86_400_000).toISOString().slice(0, 10)))
     // Sign-in sessions that ended a day ago or more can never be used again.
     await deps.store.write((tx) => sessions.prune(tx, now - 86_400_000))
+    // A day after their last failure, every failure of an account or address has left its window.
+    await deps.store.write((tx) => signInFailures.prune(tx, now - 86_400_000))
     if (result.runs > 0 || result.webhookEvents > 0) {
       await deps.store.compact()
       deps.logger.info('pruned finished runs past their retention', { ...result })

@@ -22,7 +22,7 @@ import type { Logger } from '../core/ports/logger.ts'
 import type { Store } from '../core/ports/store.ts'
 import type { StreamHub, StreamSink } from '../core/ports/streams.ts'
 import { events } from '../core/store/events.ts'
-import { isTerminalRunEvent } from '../core/domain/run-events.ts'
+import { isTerminalRunEvent } from '../core/domain/run-lifecycle.ts'
 
 const PAGE = 1000
 

@@ -74,6 +74,8 @@ export function createDurableTimers(deps: DurableTimersDeps): DurableTimers {
         loop.setNext(due.length === batch ? deps.clock.now() : (next ?? Number.POSITIVE_INFINITY))
       } catch (error) {
         deps.logger.error('timer scheduler tick failed', { error: String(error) })
+        // Wait a poll before trying again rather than spinning on a due timer (the store may be down).
+        loop.setNext(Math.max(loop.next, deps.clock.now() + pollMs))
       } finally {
         running = null
       }

@@ -4,80 +4,68 @@
  * and redelivery of what a worker did not acknowledge. Every notification is stored (a run
  * notified twice is handed out twice): ownership is decided in the store, so a repeat is
  * harmless, and a wake after a run was taken must not be lost to deduplication.
+ *
+ * It repairs itself, with no restart: a stream or consumer found missing is made again
+ * (work-stream.ts), a notification NATS does not take is kept and published once it does
+ * (work-notifier.ts), and the workers' consumer makes a new consumer when its own goes
+ * (work-consumer.ts). What a lost stream held is gone with it: `onLoss` says so, and the engine
+ * then looks in the store for the runs nobody took. Each failure is logged; the logger writes one
+ * line a second per kind, with a count (core/logger.ts).
  */
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream'
+import { jetstream, jetstreamManager } from '@nats-io/jetstream'
 import type { NatsConnection } from '@nats-io/transport-node'
-import type { Logger } from '../../core/ports/logger.ts'
-import type { WorkConsumer, WorkQueue } from '../../core/ports/work-queue.ts'
+import { type Logger, silentLogger } from '../../core/ports/logger.ts'
+import type { WorkQueue } from '../../core/ports/work-queue.ts'
+import { consumeWork } from './work-consumer.ts'
+import { createWorkNotifier } from './work-notifier.ts'
+import { createWorkStream } from './work-stream.ts'
 
 const STREAM = 'AUTOMATON_WORK'
 const SUBJECT = 'automaton.work'
-const CONSUMER = 'workers'
 
-export async function natsWorkQueue(nc: NatsConnection, logger?: Logger, options: { stream?: string } = {}): Promise<WorkQueue> {
+export interface NatsWorkQueueOptions {
+  /** The stream's name (AUTOMATON_NATS_STREAM); tests use their own. */
+  readonly stream?: string
+  /** Notifications kept at most while they cannot be published; past it the oldest are left to the sweep. */
+  readonly maxKept?: number
+}
+
+export async function natsWorkQueue(nc: NatsConnection, logger: Logger = silentLogger, options: NatsWorkQueueOptions = {}): Promise<WorkQueue> {
   const stream = options.stream ?? STREAM
   const subject = stream === STREAM ? SUBJECT : `${stream.toLowerCase()}.work`
-  const jsm = await jetstreamManager(nc)
-  const config = {
-    name: stream,
-    subjects: [`${subject}.>`],
-    retention: RetentionPolicy.Workqueue,
-    storage: StorageType.File,
-    duplicate_window: 2_000_000_000,
-  }
-  try {
-    await jsm.streams.info(stream)
-    await jsm.streams.update(stream, config)
-  } catch {
-    await jsm.streams.add(config).catch(async () => jsm.streams.info(stream))
-  }
-  await jsm.consumers.add(stream, {
-    durable_name: CONSUMER, ack_policy: AckPolicy.Explicit, ack_wait: 30_000_000_000, max_deliver: -1,
-    deliver_policy: DeliverPolicy.All, max_ack_pending: 10_000,
-  }).catch(() => {})
+  const lossListeners = new Set<() => void>()
+  /** A loss found before anyone listened (at start): told to the first listener. */
+  let lossUnheard = false
+  const work = createWorkStream(await jetstreamManager(nc), {
+    stream,
+    subject,
+    onLoss(how) {
+      if (how === 'made') logger.info('made the work stream', { stream })
+      else logger.warn('the work stream was made again: notifications it held are lost; the runs they named are looked for in the store', { stream })
+      if (lossListeners.size === 0) lossUnheard = true
+      for (const listener of lossListeners) listener()
+    },
+  })
+  await work.provision()
   const js = jetstream(nc, { timeout: 5000 })
-  let seq = 0
+  const notifier = createWorkNotifier({ nc, js, work, logger, stream, subject, maxKept: options.maxKept ?? 100_000 })
 
   return {
-    async notify(runId) {
-      await js.publish(`${subject}.${runId}`, runId, { msgID: `${runId}:${Date.now()}:${++seq}` })
-    },
-    async consume(take, concurrency): Promise<WorkConsumer> {
-      let stopped = false
-      let current: { stop(): void } | null = null
-      const consumer = await js.consumers.get(stream, CONSUMER)
-      const loop = async () => {
-        while (!stopped) {
-          try {
-            const messages = await consumer.consume({ max_messages: Math.max(1, concurrency) })
-            current = messages
-            const inFlight = new Set<Promise<void>>()
-            for await (const msg of messages) {
-              if (stopped) break
-              const runId = msg.string()
-              const job = take(runId).then(() => msg.ack(), (error) => {
-                logger?.warn('could not take a run; it will be redelivered', { runId, error: String(error) })
-                msg.nak(1000)
-              })
-              inFlight.add(job)
-              job.finally(() => inFlight.delete(job))
-              if (inFlight.size >= concurrency) await Promise.race(inFlight)
-            }
-          } catch (error) {
-            if (!stopped) logger?.warn('work queue consumer restarting', { error: String(error) })
-            await new Promise((r) => setTimeout(r, 500))
-          }
-        }
+    notify: (runId) => notifier.notify(runId),
+    onLoss(listener) {
+      lossListeners.add(listener)
+      if (lossUnheard) {
+        lossUnheard = false
+        queueMicrotask(listener)
       }
-      const running = loop()
-      return {
-        async stop() {
-          stopped = true
-          current?.stop()
-          await Promise.race([running, new Promise((r) => setTimeout(r, 1000))])
-        },
-      }
+      return { unsubscribe: () => void lossListeners.delete(listener) }
     },
-    async close() {},
+    async consume(take, concurrency) {
+      return consumeWork({ js, work, logger, stream }, take, concurrency)
+    },
+    async close() {
+      const unsent = notifier.close()
+      if (unsent > 0) logger.warn('work notifications were not published; the workers\' sweep finds their runs', { stream, count: unsent })
+    },
   }
 }

@@ -10,33 +10,54 @@
  * rolled back and each of its writes is retried alone, so one bad write never takes others with
  * it — a deadlock with another process included. Migrations run under an advisory lock, so
  * processes starting together apply each migration once.
+ *
+ * While the database cannot be reached, queries fail at once with StoreUnavailableError (a 503)
+ * rather than waiting for a connection, and reconnections back off (availability.ts).
  */
 import postgres from 'postgres'
+import { badRequest, StoreUnavailableError } from '../../core/errors.ts'
+import type { Logger } from '../../core/ports/logger.ts'
 import { type Migration, SerialRequired, type SqlExecutor, type SqlValue, type Store } from '../../core/ports/store.ts'
 import { bindable, createGroupCommit, type Job } from '../sql/group-commit.ts'
+import { type Availability, createAvailability } from './availability.ts'
 
 export interface PostgresStoreOptions {
   readonly url: string
   readonly poolSize?: number
   readonly applicationName?: string
+  /** Says when the database becomes unreachable and when it answers again. */
+  readonly logger?: Logger
 }
 
 const MIGRATION_LOCK = 72_410_001
+/**
+ * Seconds a new connection may take (TCP, TLS, authentication) before the attempt counts as
+ * failed: a database that does not answer is then known down within this, not after the
+ * driver's default of 30 s. Connections are opened rarely (a pool, kept for a minute idle).
+ */
+const CONNECT_TIMEOUT_S = 2
 
 export function postgresStore(options: PostgresStoreOptions): Store {
   const poolSize = options.poolSize ?? 10
+  const connection = { application_name: options.applicationName ?? 'automaton' }
   const sql = postgres(options.url, {
     max: poolSize,
     onnotice: () => {},
     prepare: true,
     idle_timeout: 60,
-    connection: { application_name: options.applicationName ?? 'automaton' },
+    connect_timeout: CONNECT_TIMEOUT_S,
+    // Immediately while the database answers; while it is known down, the probe's growing pause.
+    backoff: () => availability.reconnectDelaySeconds(),
+    connection,
     types: {
       // int8 (BIGINT, COUNT) as a JS number: every value we store fits in 53 bits.
       bigint: { to: 20, from: [20], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) },
     },
   })
-  const pool = executor(sql)
+  const probe = createProbe(options.url, connection)
+  const availability = createAvailability({ probe: probe.run, logger: options.logger, classify: classifyFailure })
+  const pool = executor(sql, availability, { admitted: true })
+  const fail = failure(availability)
 
   /**
    * One transaction for a batch. Concurrent jobs run first, all at once: their statements are
@@ -44,9 +65,11 @@ export function postgresStore(options: PostgresStoreOptions): Store {
    * as its longest job has statements. The other jobs follow one at a time.
    */
   async function inOneTransaction(jobs: readonly Job<SqlExecutor>[]): Promise<unknown[]> {
-    return (await sql.begin(async (tx) => {
+    return (await availability.admit((started) => sql.begin(async (tx) => {
+      // Refused while it waited for a connection (its jobs were told 503): it writes nothing.
+      if (!started()) throw new StoreUnavailableError(null)
       const out: unknown[] = new Array(jobs.length)
-      const shared = executor(tx as unknown as postgres.Sql, true)
+      const shared = executor(tx as unknown as postgres.Sql, availability, { concurrent: true })
       // Each work starts on a promise, so one that throws at once is settled like the others.
       const together = await Promise.allSettled(jobs.map((job, i) => job.concurrent
         ? Promise.resolve().then(() => job.work(shared)).then((value) => { out[i] = value }, (error) => {
@@ -56,10 +79,10 @@ export function postgresStore(options: PostgresStoreOptions): Store {
         : undefined))
       const failed = together.find((r) => r.status === 'rejected')
       if (failed) throw (failed as PromiseRejectedResult).reason
-      const alone = executor(tx as unknown as postgres.Sql)
+      const alone = executor(tx as unknown as postgres.Sql, availability)
       for (let i = 0; i < jobs.length; i++) if (!jobs[i].concurrent) out[i] = await jobs[i].work(alone)
       return out
-    })) as unknown[]
+    })).catch(fail)) as unknown[]
   }
 
   async function runBatch(jobs: Job<SqlExecutor>[]): Promise<void> {
@@ -68,13 +91,15 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     try {
       values = await inOneTransaction(jobs)
     } catch (error) {
+      // The connection went away: the batch may have committed, so none of it runs again.
+      if (error instanceof StoreUnavailableError) return jobs.forEach((job) => job.reject(error))
       // A concurrent job that must lock rows was switched to run in turn: the batch runs again.
       const retry = jobs.filter((job) => job.concurrent).length < concurrent
       try {
         if (!retry) throw error
         values = await inOneTransaction(jobs)
       } catch (again) {
-        if (jobs.length === 1) return jobs[0].reject(again)
+        if (jobs.length === 1 || again instanceof StoreUnavailableError) return jobs.forEach((job) => job.reject(again))
         for (const job of jobs) {
           job.concurrent = false
           await inOneTransaction([job]).then(([value]) => job.resolve(value), job.reject)
@@ -99,21 +124,31 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     migrate: (migrations) => applyMigrations(sql, migrations),
     // Autovacuum makes the space of deleted rows reusable; the tables stop growing at a steady load.
     async compact() {},
+    // Refused at once while the database is known down: readiness answers without waiting.
     async ping() {
-      await sql.unsafe('SELECT 1')
+      await pool.get('SELECT 1')
     },
     async close() {
       if (closed) return
       closed = true
       await Promise.all([commits.drain(), apartCommits.drain()])
-      await sql.end({ timeout: 5 })
+      availability.close()
+      await Promise.all([sql.end({ timeout: 5 }), probe.end()])
     },
   }
 }
 
-function executor(sql: postgres.Sql, concurrent = false): SqlExecutor {
-  const query = (text: string, params?: readonly SqlValue[]) =>
+/**
+ * Statements on the pool (`admitted`: refused at once while the database is known down) or on a
+ * transaction's connection, whose failures tell the availability what happened.
+ */
+function executor(sql: postgres.Sql, availability?: Availability, how: { concurrent?: boolean; admitted?: boolean } = {}): SqlExecutor {
+  const concurrent = how.concurrent === true
+  const send = (text: string, params?: readonly SqlValue[]) =>
     sql.unsafe(text, (params ? bindable(params) : []) as postgres.ParameterOrJSON<never>[], { prepare: true })
+  const fail = failure(availability)
+  const query = (text: string, params?: readonly SqlValue[]) =>
+    (how.admitted && availability ? availability.admit(() => send(text, params)) : send(text, params)).catch(fail)
   return {
     concurrent,
     async all<T>(text: string, params?: readonly SqlValue[]) {
@@ -144,4 +179,73 @@ async function applyMigrations(sql: postgres.Sql, migrations: readonly Migration
     }
     return applied
   })) as number
+}
+
+/** Server codes that mean the connection is gone: shutdown, crash, not accepting, connection exceptions. */
+const GONE = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006'])
+
+/** A lost, refused or timed-out connection (the driver's CONNECT… codes, the socket's E… codes). */
+export function isConnectionFailure(error: unknown): boolean {
+  if (error instanceof postgres.PostgresError) return GONE.has(error.code)
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && (code.startsWith('CONNECT') || /^E[A-Z]+$/.test(code))
+}
+
+/**
+ * Failures of a new connection: refused, unresolvable, timed out, or the server saying it takes
+ * none now (starting up, shutting down). Other connection failures are lost connections.
+ */
+const CANNOT_CONNECT = new Set(['ECONNREFUSED', 'CONNECT_TIMEOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ETIMEDOUT', '57P03', '08001', '08004'])
+function classifyFailure(error: unknown): 'connect' | 'lost' | null {
+  if (!isConnectionFailure(error)) return null
+  return CANNOT_CONNECT.has((error as { code: string }).code) ? 'connect' : 'lost'
+}
+
+/**
+ * One connection apart from the pool, whose connections may all be waiting to reconnect, and a
+ * trivial query on it. A probe that outlasts a connection attempt (a connection that went silent)
+ * is given up, and its connection with it: the next probe connects anew.
+ */
+function createProbe(url: string, connection: Record<string, string>) {
+  const open = () => postgres(url, { max: 1, onnotice: () => {}, idle_timeout: 1, connect_timeout: CONNECT_TIMEOUT_S, backoff: () => 0, connection })
+  let sql = open()
+  return {
+    run(): Promise<unknown> {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      return Promise.race([
+        sql.unsafe('SELECT 1').then((rows) => rows),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => {
+            void sql.end({ timeout: 0 }).catch(() => {})
+            sql = open()
+            reject(Object.assign(new Error('the database did not answer the probe'), { code: 'CONNECT_TIMEOUT' }))
+          }, (CONNECT_TIMEOUT_S + 1) * 1000)
+        }),
+      ]).finally(() => clearTimeout(timer))
+    },
+    end: () => sql.end({ timeout: 1 }),
+  }
+}
+
+/**
+ * Values Postgres cannot take where SQLite does: text holding NUL, a number past its column's
+ * range. They come from a client's input, so they answer 400 rather than failing as a bug.
+ */
+const REFUSED_VALUES: Readonly<Record<string, string>> = {
+  '22021': 'text must not contain NUL (\\u0000) characters',
+  '22P05': 'text must not contain NUL (\\u0000) characters',
+  '22003': 'a number is out of range',
+}
+
+/**
+ * Tells the availability of a failure, and rethrows a connection failure as the 503 a client
+ * should retry, a value Postgres refuses as a 400.
+ */
+function failure(availability?: Availability) {
+  return (error: unknown): never => {
+    availability?.observe(error)
+    if (isConnectionFailure(error)) throw new StoreUnavailableError(error)
+    const refused = error instanceof postgres.PostgresError ? REFUSED_VALUES[error.code] : undefined
+    throw refused ? badRequest(refused) : error
+  }
 }

@@ -10,7 +10,15 @@ import { Database } from 'bun:sqlite'
 
 export interface CheckpointStart { type: 'start'; path: string; synchronous: 'FULL' | 'NORMAL'; intervalMs: number }
 export type CheckpointRequest = CheckpointStart | { type: 'committed' } | { type: 'stop' }
-export type CheckpointReply = { type: 'ready' } | { type: 'checkpointed'; log: number; copied: number } | { type: 'failed'; error: string }
+export type CheckpointReply =
+  | { type: 'ready' }
+  | { type: 'checkpointed'; log: number; copied: number }
+  /** A checkpoint could not write (a full disk): it is tried again every STALLED_RETRY_MS until one can. */
+  | { type: 'stalled'; error: string }
+  | { type: 'failed'; error: string }
+
+/** How often a checkpoint that could not write is tried again. */
+export const STALLED_RETRY_MS = 1000
 
 interface WorkerScope {
   addEventListener(type: 'message', listener: (event: MessageEvent<CheckpointRequest>) => void): void
@@ -23,22 +31,38 @@ let db: Database | undefined
 let intervalMs = 100
 let dirty = false
 let timer: ReturnType<typeof setTimeout> | undefined
+/** The last checkpoint could not write; the next one that can says so by replying `checkpointed`. */
+let stalled = false
 
 function checkpoint() {
   timer = undefined
   if (!db || !dirty) return
   dirty = false
+  let wait = intervalMs
   try {
     const row = db.query('PRAGMA wal_checkpoint(PASSIVE)').get() as { busy: number; log: number; checkpointed: number }
+    stalled = false
     scope.postMessage({ type: 'checkpointed', log: row.log, copied: row.checkpointed })
     // What could not be copied yet (a reader still needs it) is tried again on the next round.
     if (row.checkpointed < row.log) dirty = true
   } catch (error) {
     // The writer's own checkpoint holds the lock for a moment: next round.
     if (/busy|locked/i.test(String(error))) dirty = true
-    else scope.postMessage({ type: 'failed', error: String(error) })
+    else if (cannotWrite(error)) {
+      // A full disk (or a failing write) passes: the log stays as it is until a checkpoint can write.
+      if (!stalled) scope.postMessage({ type: 'stalled', error: String(error) })
+      stalled = true
+      dirty = true
+      wait = Math.max(intervalMs, STALLED_RETRY_MS)
+    } else scope.postMessage({ type: 'failed', error: String(error) })
   }
-  if (dirty) timer = setTimeout(checkpoint, intervalMs)
+  if (dirty) timer = setTimeout(checkpoint, wait)
+}
+
+/** SQLITE_FULL, and SQLITE_IOERR with its extended codes (a write or a flush that failed). */
+function cannotWrite(error: unknown): boolean {
+  const code = String((error as { code?: unknown } | null)?.code ?? '')
+  return code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR') || /database or disk is full|disk I\/O error/i.test(String(error))
 }
 
 scope.addEventListener('message', ({ data }) => {

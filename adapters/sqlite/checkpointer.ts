@@ -12,7 +12,11 @@
  * writer's checkpoints do it all, as without it. Measured: a modest gain (a write-only load's
  * longest event-loop stall 9.6–12.4 ms without, 8.3–9.0 ms with; docs/BENCHMARKS.md), and none
  * on the overload soak's answer p99, whose tail is the closed loop, not the checkpoint.
+ *
+ * A checkpoint that cannot write (a full disk) does not stop the thread: it says so once, tries
+ * again every second, and goes on as soon as one can write; only another failure stops it.
  */
+import type { Logger } from '../../core/ports/logger.ts'
 import type { CheckpointReply, CheckpointRequest } from './checkpoint-worker.ts'
 
 export interface Checkpointer {
@@ -22,18 +26,23 @@ export interface Checkpointer {
   readonly active: boolean
   /** Checkpoints the worker has run. */
   readonly rounds: number
+  /** Whether its last checkpoint could not write (a full disk); it tries again until one can. */
+  readonly stalled: boolean
   stop(): Promise<void>
 }
 
-export function startCheckpointer(options: { path: string; synchronous: 'FULL' | 'NORMAL'; intervalMs?: number }): Checkpointer {
+export function startCheckpointer(options: { path: string; synchronous: 'FULL' | 'NORMAL'; intervalMs?: number; logger?: Logger }): Checkpointer {
   let worker: Worker | undefined
   let active = false
   let notified = false
+  let stalled = false
   let rounds = 0
+  const warn = (message: string, fields: Record<string, unknown>) =>
+    options.logger ? options.logger.warn(message, fields) : console.warn(`automaton: ${message} (${Object.values(fields).join('; ')})`)
   const send = (message: CheckpointRequest) => worker?.postMessage(message)
   const fallBack = (reason: string) => {
     if (!worker) return
-    console.warn(`automaton: the store's checkpoint thread stopped (${reason}); commits checkpoint the log themselves`)
+    warn('the store\'s checkpoint thread stopped; commits checkpoint the log themselves', { error: reason })
     active = false
     worker.terminate()
     worker = undefined
@@ -41,7 +50,7 @@ export function startCheckpointer(options: { path: string; synchronous: 'FULL' |
   try {
     worker = new Worker(new URL('./checkpoint-worker.ts', import.meta.url).href, { type: 'module' })
   } catch (error) {
-    console.warn(`automaton: no checkpoint thread for the store (${String(error)}); commits checkpoint the log themselves`)
+    warn('no checkpoint thread for the store; commits checkpoint the log themselves', { error: String(error) })
   }
   if (worker) {
     ;(worker as unknown as { unref?: () => void }).unref?.()
@@ -50,6 +59,11 @@ export function startCheckpointer(options: { path: string; synchronous: 'FULL' |
       else if (data.type === 'checkpointed') {
         rounds++
         notified = false
+        if (stalled) options.logger?.info('the store\'s checkpoint thread writes again', { path: options.path })
+        stalled = false
+      } else if (data.type === 'stalled') {
+        stalled = true
+        warn('the store\'s checkpoint thread cannot write; it tries again every second', { path: options.path, error: data.error })
       } else fallBack(data.error)
     })
     worker.addEventListener('error', (event) => fallBack((event as ErrorEvent).message ?? 'error'))
@@ -67,6 +81,9 @@ export function startCheckpointer(options: { path: string; synchronous: 'FULL' |
     },
     get rounds() {
       return rounds
+    },
+    get stalled() {
+      return stalled
     },
     async stop() {
       const w = worker

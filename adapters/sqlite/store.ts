@@ -14,12 +14,19 @@
  * The file uses incremental auto_vacuum, so pruned rows give their pages back to the file
  * system (`compact`). A file made before that setting is converted once, when it is opened,
  * by a VACUUM that rewrites it (it needs free disk space as large as the file for a moment).
+ *
+ * A full disk refuses writes, not the store (disk-full.ts): every write of a batch that found
+ * the disk full fails at once with StoreFullError (a 503 with Retry-After), reads go on, `ping`
+ * fails until two seconds pass without a refusal (so /readyz says so), and the next write after
+ * space is freed commits.
  */
 import { Database, type Statement } from 'bun:sqlite'
+import type { Logger } from '../../core/ports/logger.ts'
 import type { Migration, SqlExecutor, SqlValue, Store } from '../../core/ports/store.ts'
 import { bindable, createGroupCommit, type Job, numberedToQuestion } from '../sql/group-commit.ts'
 import { type Checkpointer, startCheckpointer } from './checkpointer.ts'
 import { createLogSync, type Flusher, type LogSync, walFlusher } from './log-sync.ts'
+import { asDiskFull, createDiskFullReport } from './disk-full.ts'
 
 export interface SqliteStoreOptions {
   /** A file path; the directory must exist. */
@@ -35,6 +42,8 @@ export interface SqliteStoreOptions {
   readonly backgroundSync?: boolean
   /** What flushes the log for `backgroundSync` (the `-wal` file's; tests hold flushes back with their own). */
   readonly logFlusher?: Flusher
+  /** Where a full disk and the checkpoint thread are reported (without it, the checkpoint thread writes to the console). */
+  readonly logger?: Logger
 }
 
 export function sqliteStore(options: SqliteStoreOptions): Store {
@@ -44,11 +53,12 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
   // The writer's commits leave the flush to logSync; the checkpoints it makes still flush.
   const writer = open(logSync ? { ...options, synchronous: 'normal' } : options, false)
   const reader = open(options, true)
-  const writeExec = executor(writer)
+  const writeExec = executor(writer, asDiskFull)
   const readExec = executor(reader)
   const checkpointer: Checkpointer | undefined = options.backgroundCheckpoint
-    ? startCheckpointer({ path: options.path, synchronous: options.synchronous === 'normal' ? 'NORMAL' : 'FULL' })
+    ? startCheckpointer({ path: options.path, synchronous: options.synchronous === 'normal' ? 'NORMAL' : 'FULL', logger: options.logger })
     : undefined
+  const diskFull = createDiskFullReport(options.path, options.logger)
 
   /** Runs jobs in one transaction; throws (after rolling back) when any job fails. */
   async function inOneTransaction(jobs: Job<SqlExecutor>[]): Promise<unknown[]> {
@@ -58,10 +68,11 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       for (const job of jobs) values.push(await job.work(writeExec))
       writer.run('COMMIT')
       checkpointer?.committed()
+      diskFull.committed()
       return values
     } catch (error) {
       if (writer.inTransaction) writer.run('ROLLBACK')
-      throw error
+      throw asDiskFull(error)
     }
   }
 
@@ -77,9 +88,13 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       try {
         values = await inOneTransaction(jobs)
       } catch (error) {
-        if (jobs.length === 1) return jobs[0].reject(error)
+        // A full disk refuses every write alike: running them again one by one would only fail each.
+        if (diskFull.refused(error, jobs.length) || jobs.length === 1) return jobs.forEach((job) => job.reject(error))
         for (const job of jobs) {
-          await inOneTransaction([job]).then(([value]) => durable(() => job.resolve(value), job.reject), job.reject)
+          await inOneTransaction([job]).then(([value]) => durable(() => job.resolve(value), job.reject), (failure) => {
+            diskFull.refused(failure, 1)
+            job.reject(failure)
+          })
         }
         return
       }
@@ -89,8 +104,12 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
 
   /** Acknowledges what was just committed: at once, or once the log's flush covers it. */
   function durable(done: () => void, failed: (error: unknown) => void) {
-    if (logSync) logSync.after(done, failed)
-    else done()
+    if (!logSync) return done()
+    logSync.after(done, (error) => {
+      const failure = asDiskFull(error)
+      diskFull.refused(failure, 1)
+      failed(failure)
+    })
   }
 
   let closed = false
@@ -117,6 +136,8 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     },
     async ping() {
       reader.query('SELECT 1').get()
+      const full = diskFull.current()
+      if (full) throw full
     },
     async close() {
       if (closed) return
@@ -124,7 +145,10 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       await commits.drain()
       await logSync?.close()
       await checkpointer?.stop()
-      writer.run('PRAGMA optimize')
+      // Worth having, not worth failing a close for (it writes, and the disk may be full).
+      try {
+        writer.run('PRAGMA optimize')
+      } catch {}
       reader.close()
       writer.close()
     },
@@ -160,7 +184,8 @@ function useIncrementalVacuum(db: Database): void {
   if (tables > 0) db.run('VACUUM')
 }
 
-function executor(db: Database): SqlExecutor {
+/** `failure` turns what a statement throws into what the store's callers see (the writer's: a full disk). */
+function executor(db: Database, failure: (error: unknown) => unknown = (error) => error): SqlExecutor {
   const statements = new Map<string, Statement>()
   const prepare = (sql: string) => {
     let stmt = statements.get(sql)
@@ -173,13 +198,25 @@ function executor(db: Database): SqlExecutor {
   const args = (params?: readonly SqlValue[]) => (params ? (bindable(params) as never[]) : [])
   return {
     async all<T>(sql: string, params?: readonly SqlValue[]) {
-      return prepare(sql).all(...args(params)) as T[]
+      try {
+        return prepare(sql).all(...args(params)) as T[]
+      } catch (error) {
+        throw failure(error)
+      }
     },
     async get<T>(sql: string, params?: readonly SqlValue[]) {
-      return (prepare(sql).get(...args(params)) ?? undefined) as T | undefined
+      try {
+        return (prepare(sql).get(...args(params)) ?? undefined) as T | undefined
+      } catch (error) {
+        throw failure(error)
+      }
     },
     async run(sql: string, params?: readonly SqlValue[]) {
-      return prepare(sql).run(...args(params)).changes
+      try {
+        return prepare(sql).run(...args(params)).changes
+      } catch (error) {
+        throw failure(error)
+      }
     },
   }
 }

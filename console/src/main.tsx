@@ -22,29 +22,55 @@ function safeNext(next: string | null): string {
   return url.origin === window.location.origin && !url.pathname.startsWith('/v1/') ? url.pathname + url.search : '/workflows'
 }
 
+/**
+ * Sign-in, and joining by an invitation link: a new person chooses a name and a password; a
+ * person with an account signs in as the invited email (or already is) and then accepts.
+ */
 function SignIn() {
   const invitation = location.value.query.get('invitation')
+  const signedIn = session.value
+  const [hasAccount, setHasAccount] = useState(false)
   const [email, setEmail] = useState('')
   const [name, setName] = useState('')
   const [password, setPassword] = useState('')
   const { error, run } = useAction()
+  const newPerson = invitation !== null && !signedIn && !hasAccount
   const submit = async (event: Event) => {
     event.preventDefault()
     await run(async () => {
-      if (invitation) await api('POST', '/v1/auth/accept-invitation', { token: invitation, name: name || undefined, password })
-      else await api('POST', '/v1/auth/login', { email, password })
+      if (newPerson) await api('POST', '/v1/auth/accept-invitation', { token: invitation, name: name || undefined, password })
+      else {
+        if (!signedIn) {
+          await api('POST', '/v1/auth/login', { email, password })
+          await loadSession()
+        }
+        if (invitation) await api('POST', '/v1/auth/accept-invitation', { token: invitation })
+      }
       await loadSession()
       navigate(safeNext(location.value.query.get('next')), true)
     })
   }
+  const signOut = async () => {
+    await api('POST', '/v1/auth/logout', {}).catch(() => {})
+    session.value = null
+  }
   return (
     <form class="card signin" onSubmit={submit}>
       <h1>Automaton</h1>
-      {invitation
-        ? <><p class="hint">You were invited. Choose your name and password (a person who already has an account gives their password).</p>
+      {invitation && signedIn
+        ? <p class="hint">You were invited. Join as {signedIn.user.email}, or <button type="button" class="link" onClick={signOut}>sign out</button> to join as someone else.</p>
+        : null}
+      {newPerson
+        ? <><p class="hint">You were invited. Choose your name and password, or <button type="button" class="link" onClick={() => setHasAccount(true)}>sign in</button> if you already have an account.</p>
           <label>Name <input name="name" autocomplete="name" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} /></label></>
-        : <label>Email <input name="email" type="email" autocomplete="username" required value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} /></label>}
-      <label>Password <input name="password" type="password" autocomplete={invitation ? 'new-password' : 'current-password'} required value={password} onInput={(e) => setPassword((e.target as HTMLInputElement).value)} /></label>
+        : null}
+      {invitation && hasAccount && !signedIn ? <p class="hint">Sign in as the invited person; the invitation is accepted then.</p> : null}
+      {!newPerson && !signedIn
+        ? <label>Email <input name="email" type="email" autocomplete="username" required value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} /></label>
+        : null}
+      {!signedIn
+        ? <label>Password <input name="password" type="password" autocomplete={newPerson ? 'new-password' : 'current-password'} required value={password} onInput={(e) => setPassword((e.target as HTMLInputElement).value)} /></label>
+        : null}
       <ErrorBox error={error} />
       <button type="submit">{invitation ? 'Join' : 'Sign in'}</button>
     </form>
@@ -59,7 +85,7 @@ function Shell() {
     if (path !== '/signin') queueMicrotask(() => navigate(`/signin?next=${encodeURIComponent(path + window.location.search)}`, true))
     return <SignIn />
   }
-  // An invitation link opened while signed in: join with this account's password.
+  // An invitation link opened while signed in: join as this account.
   if (path === '/signin' && location.value.query.get('invitation')) return <SignIn />
   if (path === '/' || path === '/signin') queueMicrotask(() => navigate('/workflows', true))
   let page

@@ -31,6 +31,12 @@ export interface Page<T> {
   offset: number
 }
 
+/**
+ * The largest count or version number the API takes: what a 32-bit integer column holds. A
+ * larger one is refused by validation (400) instead of overflowing the column (a 500).
+ */
+export const MAX_INT32 = 2_147_483_647
+
 export interface PageRequest {
   limit: number
   offset: number

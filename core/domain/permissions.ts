@@ -1,7 +1,7 @@
 /**
- * Roles, permissions and scopes. A key's effective permissions are the permissions of its
- * service account (or of its role) narrowed by its scope: `read` keeps only the
- * `…:read` and `…:stream` permissions.
+ * Roles, permissions and scopes: the one table of who may do what (the design's, shared API.md).
+ * A key's effective permissions are the permissions of its service account (or of its role)
+ * narrowed by its scope: `read` keeps only the `…:read` and `…:stream` permissions.
  */
 export const PERMISSIONS = [
   'org:read', 'org:update',
@@ -11,11 +11,12 @@ export const PERMISSIONS = [
   'action:read',
   'run:read', 'run:stream', 'run:cancel',
   'execution:read', 'execution:stream', 'execution:webhook',
-  'ai:chat', 'wallet:read', 'wallet:write', 'wallet:withdraw',
+  'ai:chat', 'agent:run', 'wallet:read', 'wallet:write', 'wallet:withdraw',
   'apikey:create', 'apikey:read', 'apikey:revoke',
   'service_account:read', 'service_account:write',
   'stats:read', 'template:write', 'template:moderate',
   'card:read', 'card:write', 'card:disclose',
+  'x402:read', 'x402:write', 'universe:read',
 ] as const
 
 export type Permission = (typeof PERMISSIONS)[number]
@@ -28,16 +29,29 @@ export type Scope = (typeof SCOPES)[number]
 
 const isReadOnly = (p: Permission) => p.endsWith(':read') || p.endsWith(':stream')
 
+/**
+ * Held by no role. `template:moderate` belongs to the owners of the operator organization (the
+ * auth gate adds it there, and takes it away from everyone elsewhere); `card:disclose` to agents'
+ * worker sessions and to keys explicitly granted it. An owner may grant both without holding them.
+ */
+export const GRANTED_APART: readonly Permission[] = ['template:moderate', 'card:disclose']
+
+const OWNER: readonly Permission[] = PERMISSIONS.filter((p) => !GRANTED_APART.includes(p))
 const VIEWER: readonly Permission[] = PERMISSIONS.filter(isReadOnly)
-const DEVELOPER: readonly Permission[] = PERMISSIONS.filter(
-  (p) => !['org:update', 'member:invite', 'member:remove', 'member:update_role', 'template:moderate', 'wallet:withdraw', 'card:write', 'card:disclose'].includes(p),
+const DEVELOPER: readonly Permission[] = OWNER.filter(
+  (p) => !['org:update', 'member:invite', 'member:remove', 'member:update_role', 'wallet:withdraw', 'card:write'].includes(p),
 )
 
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = Object.freeze({
-  owner: PERMISSIONS,
+  owner: OWNER,
   developer: DEVELOPER,
   viewer: VIEWER,
 })
+
+/** What a role may hand out without holding it itself: an owner, the permissions granted apart. */
+export function grantableApart(role: Role | null): ReadonlySet<Permission> {
+  return new Set(role === 'owner' ? GRANTED_APART : [])
+}
 
 export function isPermission(value: string): value is Permission {
   return (PERMISSIONS as readonly string[]).includes(value)

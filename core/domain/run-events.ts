@@ -1,6 +1,7 @@
 /**
  * The run-event vocabulary, in one place: the types of the events the journal records for runs,
- * nodes and workflows, which of them end a run, how a `workflow.paused` event is built, and how
+ * nodes and workflows (which run event stands for which status, and which end a run: run-lifecycle.ts),
+ * how a `workflow.paused` event is built, and how
  * an event looks to API clients (SSE streams, the activity feed). The journal writes these, the
  * stream hub and run control read them, execution hooks deliver the run and node ones.
  */
@@ -12,10 +13,6 @@ export const NODE_EVENT_TYPES = [
 ] as const
 export type RunEventType = (typeof RUN_EVENT_TYPES)[number]
 export type NodeEventType = (typeof NODE_EVENT_TYPES)[number]
-
-/** The events that end a run, one per terminal status. */
-export const TERMINAL_RUN_EVENTS: ReadonlySet<string> = new Set<RunEventType>(['run.succeeded', 'run.partial', 'run.failed', 'run.cancelled'])
-export const isTerminalRunEvent = (type: string) => TERMINAL_RUN_EVENTS.has(type)
 
 /** Why a live workflow was paused by the system (a user's pause has reason null). */
 export type PauseReason = 'max_runs_exhausted' | 'consecutive_failures' | 'member_removed' | (string & {})

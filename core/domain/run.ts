@@ -4,8 +4,6 @@ import { MaybeTimestamp, Timestamp } from './common.ts'
 
 export const RUN_STATUSES = ['running', 'waiting', 'success', 'partial', 'failure', 'cancelled'] as const
 export type RunStatus = (typeof RUN_STATUSES)[number]
-export const TERMINAL_STATUSES: readonly RunStatus[] = ['success', 'partial', 'failure', 'cancelled']
-export const isTerminal = (status: string) => (TERMINAL_STATUSES as readonly string[]).includes(status)
 
 export const NODE_STATUSES = ['pending', 'running', 'success', 'partial', 'failure', 'skipped', 'waiting', 'scheduled', 'cancelled'] as const
 export type NodeStatus = (typeof NODE_STATUSES)[number]

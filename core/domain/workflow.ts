@@ -3,7 +3,7 @@
  * the workflow endpoints. A workflow row is also a version record.
  */
 import { type Static, type TOptional, type TSchema, Type as t } from '@sinclair/typebox'
-import { MaybeTimestamp, Timestamp } from './common.ts'
+import { MAX_INT32, MaybeTimestamp, Timestamp } from './common.ts'
 import { RunRetention } from './retention.ts'
 
 const nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()])
@@ -233,8 +233,8 @@ export const WorkflowListQuery = {
   status: literals(WORKFLOW_STATUSES),
 }
 
-export const RefillBody = t.Object({ remainRuns: t.Integer({ minimum: 1 }) })
-export const RollbackBody = t.Object({ version: t.Integer({ minimum: 1 }) })
+export const RefillBody = t.Object({ remainRuns: t.Integer({ minimum: 1, maximum: MAX_INT32 }) })
+export const RollbackBody = t.Object({ version: t.Integer({ minimum: 1, maximum: MAX_INT32 }) })
 export const OwnerBody = t.Object({ ownerUserId: t.String({ minLength: 1, maxLength: 64 }) })
 export const VisibilityBody = t.Object({ visibility: literals(VISIBILITIES) })
 export const UiMetadataBody = UiMetadata

@@ -1,8 +1,9 @@
 /**
  * The x402 wire format, versions 1 and 2 together (API.md, "x402"): what a 402 answers, how a
  * payment arrives (`X-PAYMENT` v1, `PAYMENT-SIGNATURE` v2) and how the answer confirms it
- * (`X-PAYMENT-RESPONSE` / `PAYMENT-RESPONSE`). Only the `exact` scheme on EVM chains: an EIP-3009
- * `transferWithAuthorization` signed by the payer.
+ * (`X-PAYMENT-RESPONSE` / `PAYMENT-RESPONSE`). Only the `exact` scheme, with the EVM payload (an
+ * EIP-3009 `transferWithAuthorization` signed by the payer); building, verifying and settling it
+ * is the payment-scheme port's (core/ports/payment-scheme.ts).
  */
 export interface ExactAuthorization {
   from: string

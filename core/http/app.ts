@@ -54,7 +54,7 @@ import { connectorRoutes } from './routes/connectors.ts'
 import { executionHookRoutes } from './routes/execution-hooks.ts'
 import { healthRoutes } from './routes/health.ts'
 import { metricsRoutes } from './routes/metrics.ts'
-import type { Metrics } from '../metrics.ts'
+import type { Metrics } from '../ports/metrics.ts'
 import type { BacklogReport } from '../ports/engine.ts'
 import { integrationRoutes, routeShape } from './routes/integrations.ts'
 import { openApiRoutes } from './routes/openapi.ts'
@@ -141,16 +141,16 @@ export function createApp(deps: AppDeps) {
     .use(serviceAccountRoutes(auth, deps.serviceAccounts))
     .use(memberRoutes(auth, deps.members, deps.people))
     .use(invitationRoutes(auth, deps.people))
-    .use(authRoutes(auth, deps.people))
+    .use(authRoutes(auth, gate, deps.people))
     .use(workflowRoutes(auth, deps.workflows, deps.runs))
     .use(scheduleRoutes(auth, deps.schedules))
     .use(runRoutes(auth, gate, deps.runs))
     .use(workflowWebhookRoutes(deps.runs, deps.x402))
     .use(deps.x402 ? x402Routes(deps.x402) : new Elysia({ name: 'routes.x402' }))
-    .use(streamRoutes(auth, { store: deps.store, ...deps.streams, metrics: deps.metrics }))
+    .use(streamRoutes(auth, { runs: deps.runs, ...deps.streams, metrics: deps.metrics }))
     .use(catalogRoutes(auth, deps.registry))
     .use(connectorRoutes(auth, deps.connectors))
-    .use(aiRoutes(auth, { store: deps.store, builder: deps.builderChat, contracts: deps.contractChat, sse: deps.streams }))
+    .use(aiRoutes(auth, { builder: deps.builderChat, contracts: deps.contractChat, sse: deps.streams }))
     .use(executionHookRoutes(auth, deps.executionHooks))
     .use(webhookEventRoutes(auth, deps.webhookEvents))
     .use(organizationRoutes(auth, deps.webhookSecrets, deps.organizationSettings))

@@ -33,7 +33,7 @@ fetch('/v1/openapi.json').then((r) => r.json()).then((doc) => {
     html += '<h2>' + esc(tag) + '</h2>';
     for (const { path, method, op } of groups[tag]) {
       html += '<details><summary><span class="m ' + method + '">' + method.toUpperCase() + '</span><span class="p">' + esc(path) +
-        '</span><span>' + esc(op.summary || '') + '</span><span class="perm">' + esc(op['x-permission'] || (op.security ? 'API key' : 'public')) + '</span></summary><div class="body">';
+        '</span><span>' + esc(op.summary || '') + '</span><span class="perm">' + esc((op['x-permissions'] || []).join(' + ') || (op.security ? 'API key' : 'public')) + '</span></summary><div class="body">';
       if (op.description) html += '<p>' + esc(op.description) + '</p>';
       if (op.parameters) html += '<table><tr><th>name</th><th>in</th><th>required</th><th>schema</th></tr>' + op.parameters.map((p) =>
         '<tr><td>' + esc(p.name) + '</td><td>' + p.in + '</td><td>' + (p.required ? 'yes' : '') + '</td><td><code>' + esc(JSON.stringify(p.schema)) + '</code></td></tr>').join('') + '</table>';

@@ -10,7 +10,8 @@ export interface RouteDoc {
   summary: string
   description?: string
   tags: string[]
-  permission?: Permission | 'authenticated'
+  /** What the operation needs: one permission, every one of a list, or any caller of an organization. */
+  permission?: Permission | readonly Permission[] | 'authenticated'
   /** The `data` of the envelope, or the whole body when `raw` is set. */
   response?: TSchema
   raw?: boolean

@@ -38,7 +38,12 @@ export function buildOpenApi(routes: readonly RouteLike[], info: { title: string
     }
     if (detail.permission) {
       op.security = [{ bearer: [] }]
-      if (detail.permission !== 'authenticated') op['x-permission'] = detail.permission
+      if (detail.permission !== 'authenticated') {
+        // Every permission the operation needs; `x-permission` keeps the first for older clients.
+        const needs = typeof detail.permission === 'string' ? [detail.permission] : [...detail.permission]
+        op['x-permissions'] = needs
+        op['x-permission'] = needs[0]
+      }
     }
     op.responses = responsesOf(detail)
     paths[path] ??= {}

@@ -20,10 +20,15 @@ function rangeText(o: IntOptions): string {
   return ''
 }
 
-/** An integer query (or path) parameter with a precise error detail. */
+/**
+ * An integer query (or path) parameter with a precise error detail. Without a maximum of its
+ * own it is a safe integer at most: "1e308" is an integer to the validator, and neither store
+ * can bind it.
+ */
 export function intParam(name: string, options: IntOptions = {}, where: 'query' | 'params' = 'query') {
-  const detail = { path: `/${name}`, in: where, message: `must be an integer${rangeText(options)}` }
-  return t.Integer({ ...options, error: () => detail })
+  const bounded = { maximum: Number.MAX_SAFE_INTEGER, ...options }
+  const detail = { path: `/${name}`, in: where, message: `must be an integer${rangeText(bounded)}` }
+  return t.Integer({ ...bounded, error: () => detail })
 }
 
 /** A boolean query parameter: `true` or `false`. */

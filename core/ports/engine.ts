@@ -17,8 +17,11 @@ export type TriggerEvent = Static<ReturnType<typeof TriggerEventSchema<TUnknown>
 export interface DispatchRequest {
   organizationId: string
   workflowId: string
-  /** `live`: the live version (automatic triggers). `display`: the draft if any, else live (API runs). */
-  version: 'live' | 'display'
+  /**
+   * `live`: the live version (automatic triggers). `display`: the draft if any, else live (API runs).
+   * A `PinnedVersion`: the version and definition an earlier run executed (a retry).
+   */
+  version: 'live' | 'display' | PinnedVersion
   event: TriggerEvent
   triggerNodeId?: string
   triggeredBy: TriggeredBy
@@ -28,7 +31,7 @@ export interface DispatchRequest {
   runId?: string
   eventId?: string
   propValues?: Record<string, unknown>
-  /** Node results to reuse (a retry), by node instance key. */
+  /** Node results to reuse (a retry), by node instance key; the new run's `retryOf` is `fromRunId`. */
   seed?: { fromRunId: string; nodes: Record<string, unknown> }
   /** Anonymous run of a public_execute workflow, limited per caller. */
   publicCaller?: string
@@ -43,6 +46,12 @@ export interface DispatchRequest {
    * and answers 404 (`webhook`) otherwise. So the caller may find the workflow from a cache.
    */
   triggerSecret?: string
+}
+
+/** A version as a run stored it: its number and the hash of the definition it executed (the workflow's draft may have changed since). */
+export interface PinnedVersion {
+  number: number
+  definitionHash: string
 }
 
 /** The reason of a webhook run skipped because its workflow is paid (x402) and the run was not. */

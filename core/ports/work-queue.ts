@@ -6,12 +6,19 @@
  * (running runs, inbox rows) is swept periodically.
  */
 export interface WorkQueue {
+  /** Resolves once the notification is stored, or kept by the adapter to be stored as soon as it can. */
   notify(runId: string): Promise<void>
   /**
    * Hands notifications to `take`, at most `concurrency` at once; a notification is acknowledged
    * when `take` resolves and handed out again when it rejects.
    */
   consume(take: (runId: string) => Promise<void>, concurrency: number): Promise<WorkConsumer>
+  /**
+   * Calls `listener` when notifications stored earlier may be lost (the queue's storage was found
+   * wiped and made again): the runs they named are then known only to the store. Queues that
+   * cannot lose what they stored need not offer it.
+   */
+  onLoss?(listener: () => void): { unsubscribe(): void }
   close(): Promise<void>
 }
 

@@ -12,6 +12,7 @@ import type { AgentMessage } from '../plugin/sdk.ts'
 import type { AnyAgent, Registry } from '../plugin/registry.ts'
 import { PERMISSIONS, type Permission } from '../domain/permissions.ts'
 import type { Definition } from '../domain/workflow.ts'
+import { isTerminalRunEvent } from '../domain/run-lifecycle.ts'
 import { AppError, badRequest, forbidden, notFound } from '../errors.ts'
 import { canonicalJson } from '../json.ts'
 import type { Clock } from '../ports/clock.ts'
@@ -26,6 +27,7 @@ import { agentStore } from '../store/agents.ts'
 import { serviceAccounts } from '../store/service-accounts.ts'
 import type { ApiKeyService } from './api-keys.ts'
 import { actorOf, type AuthService, type Principal } from './auth.ts'
+import { guarded } from './operations.ts'
 import type { RunService } from './runs.ts'
 import { triggerEvent } from './runs.ts'
 import type { WorkflowService } from './workflows.ts'
@@ -37,7 +39,6 @@ const DEFAULT_MAX_STEPS = 8
 const HISTORY_MESSAGES = 40
 /** A W3C trace context: as parentSpan, it makes the run's trace a child of the caller's span. */
 const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/
-const TERMINAL = new Set(['run.succeeded', 'run.failed', 'run.cancelled', 'run.partial'])
 
 export interface StartAgentRun {
   agentType: string
@@ -90,9 +91,10 @@ export function createAgentService(deps: {
   requireModel: () => void
   /** AUTOMATON_AGENTS_DISABLED. */
   disabled: ReadonlySet<string>
+  /** The API's own request handler, for worker sessions' calls. */
+  api: (request: Request) => Promise<Response>
 }) {
   const { store, clock, ids } = deps
-  let handle: ((request: Request) => Promise<Response>) | null = null
   /** Whether a workflow is an agent type's (its id is new when it is made, so an answer never changes). */
   const agentWorkflows = new BoundedMap<string, boolean>(10_000)
 
@@ -157,12 +159,12 @@ export function createAgentService(deps: {
     return []
   }
 
-  return {
-    /** The API's own request handler, for worker sessions' calls (bound once the app exists). */
-    bindApi(fn: (request: Request) => Promise<Response>) {
-      handle = fn
-    },
-
+  return guarded('agents', {
+    start: ['agent:run'], cancel: ['run:cancel'],
+    // The catalog and the engine's listener take no caller; a worker session's calls go through
+    // the API, where every operation checks it.
+    list: null, call: null, onRecorded: null,
+  }, {
     /** `GET /v1/agent-runs/agents`: the enabled agent types. */
     list() {
       return enabled().map((a) => ({
@@ -231,10 +233,9 @@ export function createAgentService(deps: {
       const row = await agentStore.run(store, organizationId, runId)
       if (!row) throw new Error('this run has no worker session: only agent runs call the API')
       if (row.ended_at !== null) throw new Error('the worker session ended with its run')
-      if (!handle) throw new Error('the API is not available in this process')
       if (!request.path.startsWith('/v1/')) throw new Error('only /v1 paths')
       const key = await deps.secretBox.open(row.sealed_key)
-      const response = await handle(new Request(`http://automaton.internal${request.path}`, {
+      const response = await deps.api(new Request(`http://automaton.internal${request.path}`, {
         method: request.method,
         headers: { authorization: `Bearer ${key}`, 'x-run-id': runId, ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}) },
         body: request.body !== undefined && request.method !== 'GET' ? JSON.stringify(request.body) : undefined,
@@ -254,7 +255,7 @@ export function createAgentService(deps: {
     async onRecorded(tx: SqlExecutor, events: readonly { type: string; runId: string | null; workflowId: string | null }[]) {
       let ended: string[] | null = null
       for (const e of events) {
-        if (!e.runId || !e.workflowId || !TERMINAL.has(e.type)) continue
+        if (!e.runId || !e.workflowId || !isTerminalRunEvent(e.type)) continue
         // Every run's end passes here: only agent workflows' runs cost a query.
         let isAgent = agentWorkflows.get(e.workflowId)
         if (isAgent === undefined) {
@@ -275,7 +276,7 @@ export function createAgentService(deps: {
         }, 0)
       }
     },
-  }
+  })
 }
 
 export type AgentService = ReturnType<typeof createAgentService>

@@ -8,7 +8,7 @@
  * 1 credit = 1,000 tokens, rounded up.
  */
 import { AppError } from '../errors.ts'
-import type { Metrics } from '../metrics.ts'
+import type { Metrics } from '../ports/metrics.ts'
 import { AiProviderError, estimateTokens, type AiProvider, type AiToolCall, type AiTurnRequest, type AiUsage } from '../ports/ai.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Ids } from '../ports/ids.ts'

@@ -15,6 +15,7 @@ import { apiKeys, toApiKey } from '../store/api-keys.ts'
 import { serviceAccounts } from '../store/service-accounts.ts'
 import { parseIso } from '../time.ts'
 import { actorOf, type AuthService, type Principal } from './auth.ts'
+import { guarded } from './operations.ts'
 
 export const KEY_PREFIX_LENGTH = 12
 
@@ -61,7 +62,11 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; ids: Ids
     return { ...toApiKey(stored!), key: raw }
   }
 
-  return {
+  return guarded('apiKeys', {
+    create: ['apikey:create'], list: ['apikey:read'], get: ['apikey:read'], revoke: ['apikey:revoke'],
+    // Keys made by the system itself (bootstrap, the CLI, agents' worker sessions).
+    issue: null,
+  }, {
     issue,
 
     /** `POST /v1/api-keys`: a caller can hand out only what it holds. */
@@ -119,7 +124,7 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; ids: Ids
       }
       return toApiKey((await apiKeys.byId(store, caller.organizationId, id))!)
     },
-  }
+  })
 }
 
 export type ApiKeyService = ReturnType<typeof createApiKeyService>

@@ -1,16 +1,18 @@
 /**
  * Apps: small sets of text files (a page and its scripts) an organization attaches to a workflow.
  * Every change is a new version. A workflow with `publicWidgetConfig.enabled` serves its app (or
- * the built-in widget page) at `/w/{workflowId}/` without authentication.
+ * the built-in widget page) at `/w/{workflowId}/` without authentication. A new version of an app
+ * that public templates follow (no pinned version) sends them back to review.
  */
 import { badRequest, notFound } from '../errors.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Ids } from '../ports/ids.ts'
 import type { Store } from '../ports/store.ts'
-import { apps, type AppRow } from '../store/templates.ts'
-import { workflows } from '../store/workflows.ts'
+import { apps, type AppRow, templates } from '../store/templates.ts'
+import { versions, workflows } from '../store/workflows.ts'
 import { iso } from '../time.ts'
 import { actorOf, type Principal } from './auth.ts'
+import { guarded } from './operations.ts'
 
 export const MAX_APP_BYTES = 2 * 1024 * 1024
 const PATH = /^(?!.*(^|\/)\.\.?(\/|$))[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/
@@ -38,7 +40,12 @@ export function createAppService(deps: { store: Store; clock: Clock; ids: Ids })
     return row
   }
 
-  return {
+  return guarded('apps', {
+    get: ['workflow:read'], version: ['workflow:read'],
+    create: ['workflow:update'], update: ['workflow:update'], link: ['workflow:update'],
+    // The public run page's widget: no caller.
+    widget: null,
+  }, {
     async create(caller: Principal, body: { name: string; files: Record<string, string> }) {
       const size = checkFiles(body.files)
       const id = deps.ids.next('app')
@@ -59,6 +66,9 @@ export function createAppService(deps: { store: Store; clock: Clock; ids: Ids })
       const by = actorOf(caller)
       await store.write(async (tx) => {
         const next = row.latest_version + 1
+        // Templates first, then the app: the order an approval locks them in. An approval that
+        // commits first pinned the previous version, and its template still goes back to review.
+        await templates.resubmitFollowersOf(tx, caller.organizationId, id, at)
         await apps.insertVersion(tx, { id: deps.ids.next('app'), appId: id, version: next, files: JSON.stringify(files), size, at, by })
         await apps.setLatest(tx, { id, name: body.name ?? row.name, latestVersion: next, at, by })
       })
@@ -86,12 +96,9 @@ export function createAppService(deps: { store: Store; clock: Clock; ids: Ids })
     },
     /** What `/w/{workflowId}/…` serves: the widget settings and the app's files, or null (404). */
     async widget(workflowId: string): Promise<{ config: Record<string, unknown>; name: string; files: Record<string, string> | null } | null> {
-      const w = await store.get<{ id: string; live_version: number | null; archived_at: number | null; app_id: string | null; app_version: number | null }>(
-        'SELECT id, live_version, archived_at, app_id, app_version FROM workflows WHERE id = $1', [workflowId],
-      )
+      const w = await workflows.publicTarget(store, workflowId)
       if (!w || w.live_version === null || w.archived_at !== null) return null
-      const v = await store.get<{ content: string }>('SELECT content FROM workflow_versions WHERE workflow_id = $1 AND version = $2', [w.id, w.live_version])
-      const content = JSON.parse(v!.content) as { name: string; publicWidgetConfig: Record<string, unknown> | null; visibility: string }
+      const content = JSON.parse((await versions.content(store, w.id, w.live_version))!) as { name: string; publicWidgetConfig: Record<string, unknown> | null; visibility: string }
       if (!content.publicWidgetConfig?.enabled) return null
       let files: Record<string, string> | null = null
       if (w.app_id) {
@@ -101,7 +108,7 @@ export function createAppService(deps: { store: Store; clock: Clock; ids: Ids })
       }
       return { config: content.publicWidgetConfig, name: content.name, files }
     },
-  }
+  })
 }
 
 export type AppService = ReturnType<typeof createAppService>

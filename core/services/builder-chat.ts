@@ -11,7 +11,7 @@
  */
 import type { Catalog } from '../plugin/catalog.ts'
 import type { Definition } from '../domain/workflow.ts'
-import { badRequest, notFound } from '../errors.ts'
+import { badRequest } from '../errors.ts'
 import type { AiMessage, AiTool } from '../ports/ai.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Ids } from '../ports/ids.ts'
@@ -22,6 +22,7 @@ import { chatMessages, type ChatMessageRow, type LinkedMessageRow } from '../sto
 import { iso } from '../time.ts'
 import { type AiService, CreditsExhaustedError } from './ai.ts'
 import type { Principal } from './auth.ts'
+import { guarded } from './operations.ts'
 import type { RunService } from './runs.ts'
 import type { WorkflowService } from './workflows.ts'
 
@@ -101,6 +102,22 @@ function systemPrompt(catalog: Catalog): string {
   ].join('\n')
 }
 
+/** What a caller of the chat reads of the organization's AI credits. */
+function creditReads(store: Store) {
+  return {
+    /** Whether a turn may start: the organization's AI credit balance is above zero. */
+    async preflight(caller: Principal): Promise<{ allowed: boolean }> {
+      return { allowed: (await aiCredits.balance(store, caller.organizationId)) > 0 }
+    },
+
+    /** The organization's AI credit balance and its latest ledger entries (newest first, at most 100). */
+    async credits(caller: Principal) {
+      const [balance, items] = await Promise.all([aiCredits.balance(store, caller.organizationId), aiCredits.entries(store, caller.organizationId)])
+      return { balance, items: items.map((item) => ({ ...item, createdAt: iso(item.createdAt) })) }
+    },
+  }
+}
+
 export function createBuilderChat(deps: {
   store: Store
   clock: Clock
@@ -122,7 +139,11 @@ export function createBuilderChat(deps: {
     return id
   }
 
-  return {
+  return guarded('builderChat', {
+    prepare: ['ai:chat'], history: ['ai:chat'], preflight: ['ai:chat'], credits: ['ai:chat'],
+  }, {
+    ...creditReads(store),
+
     /**
      * Checks what can be checked before a stream starts (400, 402, 503, 404); the returned
      * function runs the turn, emitting its events.
@@ -223,7 +244,7 @@ export function createBuilderChat(deps: {
       // The newest page, oldest first: a client prepends it above what it shows.
       return rows.reverse().map(toChatMessage)
     },
-  }
+  })
 
   /** Applies an accepted proposal to the draft (creating the workflow when there is none). */
   async function apply(caller: Principal, workflowId: string | null, args: Record<string, unknown>) {
@@ -237,9 +258,8 @@ export function createBuilderChat(deps: {
       const created = await deps.workflows.create(caller, { definition, aiName, aiDescription, name: aiName || 'Untitled workflow', description: aiDescription })
       return { workflowId: created.id, version: created.version, definition }
     }
-    const current = await deps.workflows.get(caller, workflowId).catch(() => {
-      throw notFound('workflow')
-    })
+    // Read and changed as the caller: a proposal never does more than the person chatting may.
+    const current = await deps.workflows.get(caller, workflowId)
     const updated = await deps.workflows.update(caller, workflowId, {
       definition, aiName, aiDescription,
       // What a person named themselves stays theirs.

@@ -9,7 +9,8 @@
  * handle is redeemed only inside an outbound `http-request` node whose target host is one of the
  * allowance's merchants: `{{$card.<handle>.number}}` (and `expMonth`, `expYear`, `cvc`,
  * `holderName`) are filled in at send time, so the journal, streams and hooks keep the template;
- * each redemption is recorded.
+ * each redemption is recorded. Wherever a stored card's number or CVC comes back (an echoing
+ * merchant, a webhook payload), the organization's secret masks hide it (services/secret-masks.ts).
  */
 import { badRequest, forbidden, notFound } from '../errors.ts'
 import type { Clock } from '../ports/clock.ts'
@@ -17,8 +18,10 @@ import type { Ids } from '../ports/ids.ts'
 import type { SecretBox } from '../ports/secret-box.ts'
 import type { SqlExecutor, Store } from '../ports/store.ts'
 import { sha256Hex } from '../security/hash.ts'
+import { type AllowanceRow, allowances, type CardRow, cards, disclosures } from '../store/cards.ts'
 import { iso } from '../time.ts'
 import { actorOf, type Principal } from './auth.ts'
+import { guarded } from './operations.ts'
 
 export interface CardDetails {
   number: string
@@ -26,35 +29,6 @@ export interface CardDetails {
   expYear: number
   cvc: string
   holderName: string
-}
-
-interface CardRow {
-  id: string
-  organization_id: string
-  name: string
-  brand: string
-  last4: string
-  exp_month: number
-  exp_year: number
-  sealed_details: string
-  created_by: string
-  created_at: number
-  deleted_at: number | null
-}
-
-interface AllowanceRow {
-  id: string
-  card_id: string
-  organization_id: string
-  agent_types: string
-  workflow_ids: string
-  merchants: string
-  max_uses: number
-  uses: number
-  expires_at: number
-  created_by: string
-  created_at: number
-  revoked_at: number | null
 }
 
 /** The one answer to every refused disclosure. */
@@ -96,6 +70,21 @@ const toAllowance = (r: AllowanceRow) => ({
   createdBy: r.created_by, createdAt: iso(Number(r.created_at)), revokedAt: r.revoked_at === null ? null : iso(Number(r.revoked_at)),
 })
 
+/** The card's digits, once its number, CVC and expiry check out at `now`; 400 naming each problem otherwise. */
+function checkedCardNumber(body: { number: string; expMonth: number; expYear: number; cvc: string }, now: number): string {
+  const digits = body.number.replace(/[\s-]/g, '')
+  const problems = [
+    ...(/^\d{12,19}$/.test(digits) && luhnValid(digits) ? [] : [{ path: '/number', message: 'not a card number (12 to 19 digits passing the Luhn check)' }]),
+    ...(/^\d{3,4}$/.test(body.cvc) ? [] : [{ path: '/cvc', message: '3 or 4 digits' }]),
+  ]
+  const date = new Date(now)
+  if (body.expYear < date.getUTCFullYear() || (body.expYear === date.getUTCFullYear() && body.expMonth < date.getUTCMonth() + 1)) {
+    problems.push({ path: '/expYear', message: 'the card has expired' })
+  }
+  if (problems.length > 0) throw badRequest('the card is invalid', problems)
+  return digits
+}
+
 const HOST = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/
 
 export function createCardService(deps: {
@@ -109,41 +98,36 @@ export function createCardService(deps: {
   agentRunOfKey: (db: SqlExecutor, keyId: string) => Promise<{ runId: string; agentType: string } | undefined>
   /** A run of the organization: its workflow, and its agent type when it is an agent run. */
   runOf: (db: SqlExecutor, organizationId: string, runId: string) => Promise<{ workflowId: string; agentType: string | null } | undefined>
+  /** A card was stored or deleted: the organization's secret masks are made again. */
+  onChange?: (organizationId: string) => void
 }) {
   const { store, clock, ids } = deps
 
-  const card = async (organizationId: string, id: string) =>
-    store.get<CardRow>('SELECT * FROM agent_cards WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL', [organizationId, id])
+  const card = (organizationId: string, id: string) => cards.byId(store, organizationId, id)
 
-  return {
+  return guarded('cards', {
+    list: ['card:read'], get: ['card:read'], allowances: ['card:read'], redemptions: ['card:read'],
+    create: ['card:write'], remove: ['card:write'], allow: ['card:write'],
+    // card:disclose is checked inside, with the other refusals: every refusal is the same 403.
+    disclose: [],
+    // An http-request node of a run redeems a handle: no caller.
+    redeem: null,
+  }, {
     async create(caller: Principal, body: { name: string; number: string; expMonth: number; expYear: number; cvc: string; holderName: string }) {
-      const digits = body.number.replace(/[\s-]/g, '')
-      const problems = [
-        ...(/^\d{12,19}$/.test(digits) && luhnValid(digits) ? [] : [{ path: '/number', message: 'not a card number (12 to 19 digits passing the Luhn check)' }]),
-        ...(/^\d{3,4}$/.test(body.cvc) ? [] : [{ path: '/cvc', message: '3 or 4 digits' }]),
-      ]
-      const now = new Date(clock.now())
-      if (body.expYear < now.getUTCFullYear() || (body.expYear === now.getUTCFullYear() && body.expMonth < now.getUTCMonth() + 1)) {
-        problems.push({ path: '/expYear', message: 'the card has expired' })
-      }
-      if (problems.length > 0) throw badRequest('the card is invalid', problems)
+      const digits = checkedCardNumber(body, clock.now())
       const details: CardDetails = { number: digits, expMonth: body.expMonth, expYear: body.expYear, cvc: body.cvc, holderName: body.holderName }
       const row: CardRow = {
         id: ids.next('card'), organization_id: caller.organizationId, name: body.name, brand: brandOf(digits), last4: digits.slice(-4),
         exp_month: body.expMonth, exp_year: body.expYear, sealed_details: await deps.secretBox.seal(JSON.stringify(details)),
         created_by: actorOf(caller), created_at: clock.now(), deleted_at: null,
       }
-      await store.write((tx) => tx.run(
-        `INSERT INTO agent_cards (id, organization_id, name, brand, last4, exp_month, exp_year, sealed_details, created_by, created_at, deleted_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL)`,
-        [row.id, row.organization_id, row.name, row.brand, row.last4, row.exp_month, row.exp_year, row.sealed_details, row.created_by, row.created_at],
-      ))
+      await store.write((tx) => cards.insert(tx, row))
+      deps.onChange?.(caller.organizationId)
       return toCard(row)
     },
 
     async list(caller: Principal) {
-      const rows = await store.all<CardRow>('SELECT * FROM agent_cards WHERE organization_id = $1 AND deleted_at IS NULL ORDER BY created_at, id', [caller.organizationId])
-      return rows.map(toCard)
+      return (await cards.list(store, caller.organizationId)).map(toCard)
     },
 
     async get(caller: Principal, id: string) {
@@ -155,11 +139,9 @@ export function createCardService(deps: {
     async remove(caller: Principal, id: string) {
       const row = await card(caller.organizationId, id)
       if (!row) throw notFound('card')
-      await store.write(async (tx) => {
-        // The details go with it: only what may be shown stays, for the audit.
-        await tx.run("UPDATE agent_cards SET deleted_at = $1, sealed_details = '' WHERE id = $2", [clock.now(), id])
-        await tx.run('UPDATE card_allowances SET revoked_at = $1 WHERE card_id = $2 AND revoked_at IS NULL', [clock.now(), id])
-      })
+      // The details go with it: only what may be shown stays, for the audit.
+      await store.write((tx) => cards.remove(tx, id, clock.now()))
+      deps.onChange?.(caller.organizationId)
       return { id, deleted: true as const }
     },
 
@@ -181,17 +163,13 @@ export function createCardService(deps: {
         workflow_ids: JSON.stringify(body.workflowIds ?? []), merchants: JSON.stringify(merchants), max_uses: body.maxUses, uses: 0, expires_at: expires,
         created_by: caller.userId, created_at: clock.now(), revoked_at: null,
       }
-      await store.write((tx) => tx.run(
-        `INSERT INTO card_allowances (id, card_id, organization_id, agent_types, workflow_ids, merchants, max_uses, uses, expires_at, created_by, created_at, revoked_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10, NULL)`,
-        [allowance.id, cardId, caller.organizationId, allowance.agent_types, allowance.workflow_ids, allowance.merchants, allowance.max_uses, expires, caller.userId, allowance.created_at],
-      ))
+      await store.write((tx) => allowances.insert(tx, allowance))
       return toAllowance(allowance)
     },
 
     async allowances(caller: Principal, cardId: string) {
       if (!(await card(caller.organizationId, cardId))) throw notFound('card')
-      return (await store.all<AllowanceRow>('SELECT * FROM card_allowances WHERE card_id = $1 ORDER BY created_at, id', [cardId])).map(toAllowance)
+      return (await allowances.ofCard(store, cardId)).map(toAllowance)
     },
 
     /**
@@ -211,23 +189,17 @@ export function createCardService(deps: {
       const handle = `cdh_${[...crypto.getRandomValues(new Uint8Array(24))].map((b) => b.toString(16).padStart(2, '0')).join('')}`
       const at = clock.now()
       const minted = await store.write(async (tx) => {
-        const row = await tx.get<CardRow>('SELECT * FROM agent_cards WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL', [caller.organizationId, cardId])
-        if (!row) return null
-        const live = await tx.all<AllowanceRow>(
-          'SELECT * FROM card_allowances WHERE card_id = $1 AND organization_id = $2 AND revoked_at IS NULL AND expires_at > $3 AND uses < max_uses ORDER BY created_at, id',
-          [cardId, caller.organizationId, at],
-        )
+        if (!(await cards.byId(tx, caller.organizationId, cardId))) return null
+        const live = await allowances.usable(tx, caller.organizationId, cardId, at)
         const allowance = live.find((a) =>
           (run.agentType !== null && (JSON.parse(a.agent_types) as string[]).includes(run.agentType)) || (JSON.parse(a.workflow_ids) as string[]).includes(run.workflowId))
         if (!allowance) return null
         // One use of the allowance per handle, taken only while uses remain.
-        const taken = await tx.run('UPDATE card_allowances SET uses = uses + 1 WHERE id = $1 AND uses < max_uses', [allowance.id])
-        if (taken !== 1) return null
-        await tx.run(
-          `INSERT INTO card_disclosures (id, card_id, organization_id, allowance_id, handle_hash, run_id, requested_by, expires_at, created_at, redeemed_at, redeemed_run_id, redeemed_merchant)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, NULL, NULL)`,
-          [ids.next('dsc'), cardId, caller.organizationId, allowance.id, await sha256Hex(handle), runId, actorOf(caller), at + deps.disclosureTtlMs, at],
-        )
+        if ((await allowances.takeUse(tx, allowance.id)) !== 1) return null
+        await disclosures.insert(tx, {
+          id: ids.next('dsc'), card_id: cardId, organization_id: caller.organizationId, allowance_id: allowance.id, handle_hash: await sha256Hex(handle),
+          run_id: runId, requested_by: actorOf(caller), expires_at: at + deps.disclosureTtlMs, created_at: at,
+        })
         return { cardId, handle, expiresAt: iso(at + deps.disclosureTtlMs) }
       })
       if (!minted) throw refused()
@@ -243,21 +215,17 @@ export function createCardService(deps: {
       const hash = await sha256Hex(handle)
       const at = clock.now()
       const found = await store.write(async (tx) => {
-        const d = await tx.get<{ id: string; card_id: string; allowance_id: string; expires_at: number; redeemed_at: number | null; run_id: string | null }>(
-          'SELECT id, card_id, allowance_id, expires_at, redeemed_at, run_id FROM card_disclosures WHERE handle_hash = $1 AND organization_id = $2', [hash, organizationId],
-        )
+        const d = await disclosures.byHandle(tx, organizationId, hash)
         if (!d) return 'unknown'
         if (d.redeemed_at !== null) return 'used'
         if (Number(d.expires_at) <= at) return 'expired'
         if (d.run_id && d.run_id !== runId) return 'another run'
-        const allowance = await tx.get<{ merchants: string }>('SELECT merchants FROM card_allowances WHERE id = $1', [d.allowance_id])
-        const merchants = JSON.parse(allowance?.merchants ?? '[]') as string[]
+        const merchants = await allowances.merchants(tx, d.allowance_id)
         if (!hosts.some((h) => merchants.includes(h.toLowerCase()))) return 'merchant'
-        const card = await tx.get<{ sealed_details: string }>('SELECT sealed_details FROM agent_cards WHERE id = $1 AND deleted_at IS NULL', [d.card_id])
-        if (!card) return 'unknown'
-        const taken = await tx.run('UPDATE card_disclosures SET redeemed_at = $1, redeemed_run_id = $2, redeemed_merchant = $3 WHERE id = $4 AND redeemed_at IS NULL', [at, runId, host.toLowerCase(), d.id])
-        if (taken !== 1) return 'used'
-        return card.sealed_details
+        const sealed = await cards.sealedDetails(tx, d.card_id)
+        if (sealed === undefined) return 'unknown'
+        if ((await disclosures.redeem(tx, d.id, { at, runId, merchant: host.toLowerCase() })) !== 1) return 'used'
+        return sealed
       })
       const reasons: Record<string, string> = {
         unknown: 'the card handle is not known', used: 'the card handle was used already (a handle works once)',
@@ -271,15 +239,12 @@ export function createCardService(deps: {
     /** The redemptions of a card, for the audit. */
     async redemptions(caller: Principal, cardId: string) {
       if (!(await card(caller.organizationId, cardId))) throw notFound('card')
-      const rows = await store.all<{ id: string; run_id: string | null; requested_by: string; created_at: number; expires_at: number; redeemed_at: number | null; redeemed_run_id: string | null; redeemed_merchant: string | null }>(
-        'SELECT id, run_id, requested_by, created_at, expires_at, redeemed_at, redeemed_run_id, redeemed_merchant FROM card_disclosures WHERE card_id = $1 ORDER BY created_at, id', [cardId],
-      )
-      return rows.map((r) => ({
+      return (await disclosures.ofCard(store, cardId)).map((r) => ({
         id: r.id, runId: r.run_id, requestedBy: r.requested_by, createdAt: iso(Number(r.created_at)), expiresAt: iso(Number(r.expires_at)),
         redeemedAt: r.redeemed_at === null ? null : iso(Number(r.redeemed_at)), redeemedRunId: r.redeemed_run_id, merchant: r.redeemed_merchant,
       }))
     },
-  }
+  })
 }
 
 export type CardService = ReturnType<typeof createCardService>

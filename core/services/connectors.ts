@@ -16,6 +16,7 @@ import type { Registry } from '../plugin/registry.ts'
 import { type ConnectorRow, connectors } from '../store/connectors.ts'
 import { iso } from '../time.ts'
 import { actorOf, type Principal } from './auth.ts'
+import { guarded } from './operations.ts'
 import { type Data, maskedData, mergeUpdate, refuseMasks, splitData, validateData } from './connector-data.ts'
 
 export interface ConnectorServiceDeps {
@@ -65,7 +66,12 @@ export function createConnectorService(deps: ConnectorServiceDeps) {
     return row
   }
 
-  return {
+  return guarded('connectors', {
+    create: ['connector:create'], list: ['connector:read'], get: ['connector:read'],
+    update: ['connector:update'], remove: ['connector:delete'],
+    // The engine's, for nodes and triggers of the organization: no caller.
+    resolve: null, openAll: null, findByData: null, publishGuard: null,
+  }, {
     async create(caller: Principal, body: CreateConnectorBody): Promise<Connector> {
       const type = typeOf(body.type)
       const data = validateData(type, body.data)
@@ -162,7 +168,7 @@ export function createConnectorService(deps: ConnectorServiceDeps) {
     async publishGuard(content: WorkflowContent, organizationId: string, tx: SqlExecutor): Promise<ErrorDetail[]> {
       return checkReferences(registry, content.definition, organizationId, tx)
     },
-  }
+  })
 }
 
 export type ConnectorService = ReturnType<typeof createConnectorService>

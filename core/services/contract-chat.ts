@@ -22,6 +22,7 @@ import { chatMessages, type ContractRow, contracts } from '../store/chat-message
 import { iso } from '../time.ts'
 import { type AiService, CreditsExhaustedError } from './ai.ts'
 import { actorOf, type Principal } from './auth.ts'
+import { guarded } from './operations.ts'
 import { type Emit, toChatMessage } from './builder-chat.ts'
 
 export const CONTRACT_AGENT_VERSION = 'contract-1'
@@ -72,7 +73,9 @@ export function createContractChat(deps: { store: Store; clock: Clock; ids: Ids;
     return id
   }
 
-  return {
+  return guarded('contractChat', {
+    prepare: ['ai:chat'], list: ['ai:chat'], get: ['ai:chat'],
+  }, {
     async prepare(caller: Principal, body: { message: string; contractId?: string; action?: 'approve_plan' | 'reject_plan' }) {
       deps.ai.requireConfigured()
       if (body.message.length > MAX_CONTRACT_MESSAGE) throw badRequest(`message must be at most ${MAX_CONTRACT_MESSAGE} characters`, [{ path: '/message', message: 'too long' }])
@@ -181,7 +184,7 @@ export function createContractChat(deps: { store: Store; clock: Clock; ids: Ids;
       const messages = (await chatMessages.page(store, caller.organizationId, { column: 'conversation_id', value: id }, 'contract', 100)).reverse().map(toChatMessage)
       return { ...toContract(row), messages, deployments: (await deployments.ofContract(store, caller.organizationId, id)).map(toDeployment) }
     },
-  }
+  })
 }
 
 export type ContractChat = ReturnType<typeof createContractChat>

@@ -21,6 +21,7 @@ import { generateSigningSecret } from '../security/webhook-signature.ts'
 import { hookDeliveries, toDelivery } from '../store/hook-deliveries.ts'
 import { type EndpointRow, hookEndpoints, toEndpoint } from '../store/hook-endpoints.ts'
 import { actorOf, type Principal } from './auth.ts'
+import { guarded } from './operations.ts'
 
 /** Published when an endpoint changes, so caches everywhere drop it: `{ organizationId, endpointId }`. */
 export const HOOK_ENDPOINT_CHANGED_SUBJECT = 'automaton.internal.hooks.endpoint-changed'
@@ -76,7 +77,11 @@ export function createExecutionHookService(deps: ExecutionHookDeps) {
     return toEndpoint(await endpointRow(caller, id))
   }
 
-  return {
+  return guarded('executionHooks', {
+    list: ['execution:webhook'], get: ['execution:webhook'], listDeliveries: ['execution:webhook'], getDelivery: ['execution:webhook'],
+    create: ['execution:webhook'], update: ['execution:webhook'], remove: ['execution:webhook'], enable: ['execution:webhook'],
+    disable: ['execution:webhook'], regenerateSecret: ['execution:webhook'], retry: ['execution:webhook'], replay: ['execution:webhook'],
+  }, {
     async create(caller: Principal, body: CreateHookEndpointBody): Promise<{ endpoint: HookEndpoint; signingSecret: string }> {
       const eventTypes = checkEventTypes(body.subscribedEventTypes ?? [])
       await checkUrl(body.url)
@@ -175,7 +180,7 @@ export function createExecutionHookService(deps: ExecutionHookDeps) {
       deps.bus.publish(HOOK_DELIVERIES_DUE_SUBJECT, { deliveryId: replayId })
       return toDelivery((await hookDeliveries.byId(store, caller.organizationId, replayId))!)
     },
-  }
+  })
 
   async function assertEnabled(caller: Principal, endpointId: string): Promise<EndpointRow> {
     const endpoint = await hookEndpoints.byId(store, caller.organizationId, endpointId)

@@ -15,7 +15,7 @@ import type { SecretBox } from '../ports/secret-box.ts'
 import type { Store } from '../ports/store.ts'
 import { createSecretBox, masterKeyId } from '../security/secret-box.ts'
 import { installationSettings, SEALING_KEY } from '../store/installation-settings.ts'
-import { SEALED_COLUMNS, type SealedColumn } from '../store/sealed-columns.ts'
+import { SEALED_COLUMNS, type SealedColumn, sealedValues } from '../store/sealed-columns.ts'
 
 export interface RotationDeps {
   store: Store
@@ -56,17 +56,12 @@ export async function rotateMasterKey(deps: RotationDeps, target: Uint8Array, op
   async function apply(tx: Parameters<Parameters<Store['write']>[0]>[0], changes: Change[]): Promise<number> {
     let applied = 0
     for (const c of changes) {
-      applied += await tx.run(`UPDATE ${c.column.table} SET ${c.column.column} = $1 WHERE ${c.column.key} = $2 AND ${c.column.column} = $3`, [c.to, c.key, c.from])
+      applied += await sealedValues.replace(tx, c.column, c.key, c.from, c.to)
     }
     return applied
   }
 
-  const select = (column: SealedColumn, after: string | null, limit: number | null) =>
-    deps.store.all<{ k: string; v: string }>(
-      `SELECT ${column.key} AS k, ${column.column} AS v FROM ${column.table} WHERE ${column.column} IS NOT NULL${after === null ? '' : ` AND ${column.key} > $1`}
-       ORDER BY ${column.key}${limit === null ? '' : ` LIMIT ${limit}`}`,
-      after === null ? [] : [after],
-    )
+  const select = (column: SealedColumn, after: string | null, limit: number | null) => sealedValues.page(deps.store, column, after, limit)
 
   if (options.oneTransaction) {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {

@@ -13,11 +13,13 @@ import type { Bus } from '../ports/bus.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Ids } from '../ports/ids.ts'
 import type { SqlExecutor, Store } from '../ports/store.ts'
+import { apiKeys } from '../store/api-keys.ts'
 import { type MemberRow, members } from '../store/members.ts'
 import { workflows } from '../store/workflows.ts'
 import { iso } from '../time.ts'
 import { assertDelegable } from './api-keys.ts'
 import { actorOf, type AuthService, type Principal } from './auth.ts'
+import { guarded } from './operations.ts'
 
 const toMember = (r: MemberRow): Member => ({
   userId: r.user_id, organizationId: r.organization_id, email: r.email, name: r.name, role: r.role, createdAt: iso(r.created_at),
@@ -43,7 +45,9 @@ export function createMemberService(deps: {
     return toMember(row)
   }
 
-  return {
+  return guarded('members', {
+    get: ['org:read'], list: ['org:read'], setRole: ['member:update_role'], remove: ['member:remove'],
+  }, {
     get,
     async list(caller: Principal, page: PageRequest) {
       const rows = await members.list(store, caller.organizationId, page.limit + 1, page.offset)
@@ -60,7 +64,7 @@ export function createMemberService(deps: {
       const at = clock.now()
       const { paused, recorded } = await store.write(async (tx) => {
         await members.remove(tx, caller.organizationId, userId)
-        await tx.run('UPDATE api_keys SET revoked_at = $1 WHERE organization_id = $2 AND user_id = $3 AND revoked_at IS NULL', [at, caller.organizationId, userId])
+        await apiKeys.revokeForUser(tx, caller.organizationId, userId, at)
         const owned = await workflows.byOwner(tx, caller.organizationId, userId)
         const pausedIds: string[] = []
         for (const w of owned) {
@@ -76,7 +80,7 @@ export function createMemberService(deps: {
       await deps.afterRemoval?.(userId)
       return { userId, removed: true, pausedWorkflowIds: paused }
     },
-  }
+  })
 }
 
 export type MemberService = ReturnType<typeof createMemberService>

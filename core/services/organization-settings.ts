@@ -7,6 +7,7 @@ import { badRequest, notFound } from '../errors.ts'
 import type { Store } from '../ports/store.ts'
 import { organizations } from '../store/organizations.ts'
 import type { Principal } from './auth.ts'
+import { guarded } from './operations.ts'
 
 export function createOrganizationSettingsService(deps: { store: Store; defaultRetentionMs: number }) {
   const { store } = deps
@@ -26,7 +27,9 @@ export function createOrganizationSettingsService(deps: { store: Store; defaultR
     if (organizationId !== caller.organizationId) throw notFound('organization')
   }
 
-  return {
+  return guarded('organizationSettings', {
+    get: ['org:update'], put: ['org:update'],
+  }, {
     get(caller: Principal, organizationId: string): Promise<OrganizationSettings> {
       ownOrganization(caller, organizationId)
       return read(organizationId)
@@ -42,7 +45,7 @@ export function createOrganizationSettingsService(deps: { store: Store; defaultR
       await store.write((tx) => organizations.setRunRetention(tx, organizationId, ms))
       return read(organizationId)
     },
-  }
+  })
 }
 
 export type OrganizationSettingsService = ReturnType<typeof createOrganizationSettingsService>

@@ -13,6 +13,7 @@ import type { Store } from '../ports/store.ts'
 import { organizations } from '../store/organizations.ts'
 import { iso } from '../time.ts'
 import type { Principal } from './auth.ts'
+import { guarded } from './operations.ts'
 
 export const WEBHOOK_SECRET_PREFIX = 'whsec_'
 
@@ -34,7 +35,11 @@ export function createOrganizationWebhookSecretService(deps: { store: Store; sec
     return { organizationId, webhookSecret: await secretBox.open(row.webhook_secret), updatedAt: iso(row.webhook_secret_updated_at ?? 0) }
   }
 
-  return {
+  return guarded('organizationWebhookSecret', {
+    reveal: ['org:update'], regenerate: ['org:update'],
+    // Intake checks a delivery's signature with it: no caller.
+    secretOf: null,
+  }, {
     /** The secret, made on first read. */
     async reveal(caller: Principal, organizationId: string): Promise<WebhookSecret> {
       ownOrganization(caller, organizationId)
@@ -55,7 +60,7 @@ export function createOrganizationWebhookSecretService(deps: { store: Store; sec
     async secretOf(organizationId: string): Promise<string | null> {
       return (await read(organizationId))?.webhookSecret ?? null
     },
-  }
+  })
 }
 
 export type OrganizationWebhookSecretService = ReturnType<typeof createOrganizationWebhookSecretService>

@@ -7,43 +7,40 @@
  * - A session token (`sess_…`) is shown once, at sign-in; the store keeps its SHA-256. A session
  *   ends after `idleMs` without use or `maxAgeMs` after sign-in, at logout, when the user changes
  *   password (every other session), and when the user leaves their last organization.
- * - Failed sign-ins are counted per account and per client address in a sliding window; past the
- *   limit the caller gets 429 with `Retry-After` until the oldest failure leaves the window.
- *   The counts are kept by each API process (a deployment of n API processes allows n times the
- *   attempts; docs/authentication.md).
+ * - Failed sign-ins are counted per account and per client address, and wrong current passwords
+ *   of a password change per account, in the store (sign-in-throttle.ts): an attempt is taken
+ *   before the password is checked, and past the limit the caller gets 429 with `Retry-After`.
  * - An invitation carries an organization, an email and a role; the token (`invite_…`) is shown
- *   once to whoever invited, and whoever holds it joins by accepting it: a new person by choosing
- *   a name and a password, an existing user by giving their password.
+ *   once to whoever invited. A new person joins by presenting it with a name and a password; a
+ *   person who has an account joins by presenting it while signed in as that account. Accepting
+ *   never checks an existing account's password: the inviter holds the token too.
  */
 import { ROLE_PERMISSIONS, type Role } from '../domain/permissions.ts'
-import { AppError, badRequest, conflict, forbidden, notFound, tooManyRequests, unauthorized } from '../errors.ts'
+import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Ids } from '../ports/ids.ts'
 import type { Logger } from '../ports/logger.ts'
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, type PasswordHasher } from '../ports/passwords.ts'
-import type { SqlExecutor, Store } from '../ports/store.ts'
+import { isUniqueViolation, type SqlExecutor, type Store } from '../ports/store.ts'
 import { sha256Hex } from '../security/hash.ts'
 import { members } from '../store/members.ts'
 import { invitations, type InvitationRow, type MembershipRow, sessions, type UserRow, users } from '../store/users.ts'
 import { iso } from '../time.ts'
-import { BoundedMap } from '../bounded-map.ts'
 import { assertDelegable } from './api-keys.ts'
 import { actorOf, type Principal } from './auth.ts'
+import { guarded } from './operations.ts'
+import { createSignInThrottle, type ThrottleSettings } from './sign-in-throttle.ts'
 
 export const SESSION_TOKEN_PREFIX = 'sess_'
 export const INVITATION_TOKEN_PREFIX = 'invite_'
 
-export interface PeopleSettings {
+export interface PeopleSettings extends ThrottleSettings {
   /** A session unused this long ends. Default 12 h. */
   idleMs: number
   /** A session ends this long after sign-in, however much it is used. Default 30 days. */
   maxAgeMs: number
   /** An invitation can be accepted for this long. Default 7 days. */
   invitationTtlMs: number
-  /** Failed sign-ins allowed per account, and per client address, within `failureWindowMs`. */
-  failuresPerAccount: number
-  failuresPerAddress: number
-  failureWindowMs: number
 }
 
 export const DEFAULT_PEOPLE_SETTINGS: PeopleSettings = {
@@ -66,6 +63,11 @@ export interface User {
 export interface SignedIn {
   token: string
   expiresAt: string
+  user: User
+}
+
+/** A signed-in person who accepted an invitation: their session goes on, with one more membership. */
+export interface Joined {
   user: User
 }
 
@@ -109,35 +111,6 @@ export function checkPassword(password: string, field = 'password'): void {
   if (password.length > PASSWORD_MAX_LENGTH) throw badRequest(`${field} must be at most ${PASSWORD_MAX_LENGTH} characters`, [{ path: `/${field}`, message: 'too long' }])
 }
 
-/** Failures within a sliding window, per key; bounded so a flood of addresses cannot grow it for ever. */
-function createFailureCounter(windowMs: number, clock: Clock) {
-  const failures = new BoundedMap<string, number[]>(100_000)
-  const recent = (key: string, now: number) => {
-    const list = (failures.get(key) ?? []).filter((at) => at > now - windowMs)
-    if (list.length === 0) failures.delete(key)
-    else failures.set(key, list)
-    return list
-  }
-  return {
-    /** Seconds until another attempt is allowed, or 0. */
-    wait(key: string, limit: number): number {
-      const now = clock.now()
-      const list = recent(key, now)
-      if (list.length < limit) return 0
-      return Math.max(1, Math.ceil((list[list.length - limit] + windowMs - now) / 1000))
-    },
-    fail(key: string) {
-      const now = clock.now()
-      const list = recent(key, now)
-      list.push(now)
-      failures.set(key, list)
-    },
-    clear(key: string) {
-      failures.delete(key)
-    },
-  }
-}
-
 export function createPeopleService(deps: {
   store: Store
   clock: Clock
@@ -150,7 +123,7 @@ export function createPeopleService(deps: {
 }) {
   const { store, clock } = deps
   const settings = { ...DEFAULT_PEOPLE_SETTINGS, ...deps.settings }
-  const failures = createFailureCounter(settings.failureWindowMs, clock)
+  const throttle = createSignInThrottle({ store, clock, settings })
   // The hash an unknown email is checked against, so that it costs what a known one does.
   let decoy: Promise<string> | null = null
   const decoyHash = () => (decoy ??= deps.passwords.hash(randomToken('decoy_')))
@@ -178,10 +151,33 @@ export function createPeopleService(deps: {
     return { token: started.token, expiresAt: iso(started.expiresAt), user: await userOf(row) }
   }
 
-  const accountKey = (email: string) => `account:${email.toLowerCase()}`
-  const addressKey = (ip: string | null) => `address:${ip ?? 'unknown'}`
+  const gone = () => new AppError(404, 'invitation not found, already used, revoked or expired')
+  // The one refusal of an invitation presented without a session and without a new person's name
+  // and password, or for an email that has an account: whoever holds a token learns no more.
+  const signInToAccept = () => unauthorized('sign in as the invited person to accept this invitation, or give a name and a password to create an account')
 
-  return {
+  async function openInvitation(token: string): Promise<InvitationRow> {
+    if (!token.startsWith(INVITATION_TOKEN_PREFIX)) throw gone()
+    const invitation = await invitations.byTokenHash(store, await sha256Hex(token))
+    if (!invitation || invitation.accepted_at !== null || invitation.revoked_at !== null || invitation.expires_at <= clock.now()) throw gone()
+    return invitation
+  }
+
+  /** Marks the invitation used and makes the member, in one transaction. */
+  async function join(tx: SqlExecutor, invitation: InvitationRow, userId: string, at: number): Promise<void> {
+    if ((await invitations.accept(tx, invitation.id, userId, at)) === 0) throw gone()
+    if ((await members.add(tx, { organizationId: invitation.organization_id, userId, role: invitation.role, at })) === 0) {
+      throw conflict('you are already a member of this organization')
+    }
+  }
+
+  return guarded('people', {
+    invite: ['member:invite'], invitations: ['member:invite'], revokeInvitation: ['member:invite'],
+    // A person's own account, sessions and sign-in: the caller is the person (or nobody yet).
+    settings: null, createUser: null, resetPassword: null, login: null, authenticate: null, logout: null, session: null,
+    changePassword: null, acceptInvitation: null, afterRemoval: null, interestSettings: null, setInterestSettings: null,
+    interests: null, setInterests: null,
+  }, {
     settings,
 
     /** The CLI's first user (and any later one an operator makes): a member of `organizationId` with `role`. */
@@ -214,26 +210,23 @@ export function createPeopleService(deps: {
       await store.write(async (tx) => {
         await users.setPassword(tx, row.id, hash, at)
         await sessions.revokeAllOf(tx, row.id, at)
+        await throttle.forget(tx, row.email)
       })
-      failures.clear(accountKey(row.email))
       return userOf(row)
     },
 
     async login(input: { email: string; password: string }, meta: RequestMeta): Promise<SignedIn> {
       const email = input.email.trim().toLowerCase()
-      const wait = Math.max(failures.wait(accountKey(email), settings.failuresPerAccount), failures.wait(addressKey(meta.ip), settings.failuresPerAddress))
-      if (wait > 0) throw tooManyRequests('too many failed sign-ins; try again later', wait)
+      const attempt = await throttle.signIn(email, meta.ip)
       const row = await users.byEmail(store, email)
       const ok = row?.password_hash
         ? await deps.passwords.verify(input.password, row.password_hash)
         : (await deps.passwords.verify(input.password, await decoyHash()), false)
-      if (!row || !ok) {
-        failures.fail(accountKey(email))
-        failures.fail(addressKey(meta.ip))
-        throw unauthorized('wrong email or password')
-      }
-      failures.clear(accountKey(email))
-      const started = await store.write((tx) => startSession(tx, row.id, meta))
+      if (!row || !ok) throw unauthorized('wrong email or password')
+      const started = await store.write(async (tx) => {
+        await attempt.succeeded(tx)
+        return startSession(tx, row.id, meta)
+      })
       return signedIn(row.id, started)
     },
 
@@ -270,7 +263,10 @@ export function createPeopleService(deps: {
     async changePassword(caller: { userId: string }, input: { currentPassword: string; newPassword: string }, meta: RequestMeta): Promise<SignedIn> {
       checkPassword(input.newPassword, 'newPassword')
       const row = await users.byId(store, caller.userId)
-      if (!row?.password_hash || !(await deps.passwords.verify(input.currentPassword, row.password_hash))) {
+      if (!row) throw unauthorized('unknown or ended session; sign in again')
+      // A stolen session must not make an unlimited oracle of the current password.
+      const attempt = await throttle.passwordCheck(row.email)
+      if (!row.password_hash || !(await deps.passwords.verify(input.currentPassword, row.password_hash))) {
         throw forbidden('the current password is wrong', [{ path: '/currentPassword', message: 'wrong password' }])
       }
       const hash = await deps.passwords.hash(input.newPassword)
@@ -278,6 +274,7 @@ export function createPeopleService(deps: {
         const at = clock.now()
         await users.setPassword(tx, row.id, hash, at)
         await sessions.revokeAllOf(tx, row.id, at)
+        await attempt.succeeded(tx)
         return startSession(tx, row.id, meta)
       })
       return signedIn(row.id, started)
@@ -310,42 +307,37 @@ export function createPeopleService(deps: {
     },
 
     /**
-     * Joins the invitation's organization. A new person chooses a name and a password; a person
-     * who already has an account proves it with their password (the name is then ignored).
+     * Joins the invitation's organization, one of two ways:
+     * - signed in (`caller`) as the invited email: the session goes on, with the new membership;
+     * - without a session, as a new person who chooses a name and a password, and is signed in.
+     * An email that has an account, without its session, gets the same 401 as a request with no
+     * name and password: its password is never checked here, so a token is no password oracle,
+     * and nothing but a successful new account tells an email without an account apart.
      */
-    async acceptInvitation(input: { token: string; name?: string; password: string }, meta: RequestMeta): Promise<SignedIn> {
-      const gone = () => new AppError(404, 'invitation not found, already used, revoked or expired')
-      if (!input.token.startsWith(INVITATION_TOKEN_PREFIX)) throw gone()
-      const invitation = await invitations.byTokenHash(store, await sha256Hex(input.token))
-      const now = clock.now()
-      if (!invitation || invitation.accepted_at !== null || invitation.revoked_at !== null || invitation.expires_at <= now) throw gone()
-      const existing = await users.byEmail(store, invitation.email)
-      let hash: string | null = null
-      if (existing?.password_hash) {
-        if (!(await deps.passwords.verify(input.password, existing.password_hash))) {
-          throw forbidden('an account with this email exists: give its password to accept', [{ path: '/password', message: 'wrong password' }])
-        }
-      } else {
-        checkPassword(input.password)
-        if (!input.name?.trim()) throw badRequest('name is required to create an account', [{ path: '/name', message: 'required' }])
-        hash = await deps.passwords.hash(input.password)
+    async acceptInvitation(input: { token: string; name?: string; password?: string }, caller: { userId: string } | null, meta: RequestMeta): Promise<SignedIn | Joined> {
+      const invitation = await openInvitation(input.token)
+      if (caller) {
+        const user = await users.byId(store, caller.userId)
+        if (!user) throw unauthorized('unknown or ended session; sign in again')
+        if (user.email !== invitation.email) throw forbidden('this invitation is for someone else: sign in as the invited person to accept it')
+        await store.write((tx) => join(tx, invitation, user.id, clock.now()))
+        return { user: await userOf(user) }
       }
-      const { userId, started } = await store.write(async (tx) => {
+      if (input.name === undefined && input.password === undefined) throw signInToAccept()
+      checkPassword(input.password ?? '')
+      const name = input.name?.trim()
+      if (!name) throw badRequest('name is required to create an account', [{ path: '/name', message: 'required' }])
+      if (await users.byEmail(store, invitation.email)) throw signInToAccept()
+      const hash = await deps.passwords.hash(input.password!)
+      const userId = deps.ids.next('usr')
+      const started = await store.write(async (tx) => {
         const at = clock.now()
-        let id = existing?.id
-        if (!id) {
-          id = deps.ids.next('usr')
-          await users.insert(tx, { id, email: invitation.email, name: input.name!.trim(), passwordHash: hash, at })
-        } else if (hash) {
-          // A user made before sign-in existed (by the old members endpoint) sets a password now.
-          await users.setPassword(tx, id, hash, at)
-          if (input.name?.trim()) await users.setName(tx, id, input.name.trim())
-        }
-        if ((await invitations.accept(tx, invitation.id, id, at)) === 0) throw gone()
-        if ((await members.add(tx, { organizationId: invitation.organization_id, userId: id, role: invitation.role, at })) === 0) {
-          throw conflict('you are already a member of this organization')
-        }
-        return { userId: id, started: await startSession(tx, id, meta) }
+        await users.insert(tx, { id: userId, email: invitation.email, name, passwordHash: hash, at })
+        await join(tx, invitation, userId, at)
+        return startSession(tx, userId, meta)
+      }).catch((error) => {
+        // The account was made meanwhile (by another acceptance, or the CLI).
+        throw isUniqueViolation(error) ? signInToAccept() : error
       })
       return signedIn(userId, started)
     },
@@ -380,7 +372,7 @@ export function createPeopleService(deps: {
       if (changed === 0) throw unauthorized('no user behind this caller')
       return { tags: unique }
     },
-  }
+  })
 }
 
 export type PeopleService = ReturnType<typeof createPeopleService>

@@ -1,25 +1,29 @@
 /**
  * Runs as the API shows them: starting them (through the engine's dispatcher), reading,
- * listing, counting, steering (cancel, retry, resume) and the failure-rate metric.
+ * listing, steering (cancel, retry, resume); counting them and the failure rate
+ * (run-reports.ts), bulk cancel and retry (run-bulk.ts), and what a run stream may follow
+ * (run-streams.ts).
  */
 import type { Page, PageRequest } from '../domain/common.ts'
-import { isTerminal, RUN_STATUSES, type Run, type RunBody, type RunStatus, type TriggeredBy, type WebhookResult } from '../domain/run.ts'
+import type { Run, RunBody, TriggeredBy, WebhookResult } from '../domain/run.ts'
+import { isTerminal } from '../domain/run-lifecycle.ts'
 import type { Definition } from '../domain/workflow.ts'
-import { AppError, badRequest, conflict, notFound, unauthorized } from '../errors.ts'
+import { AppError, conflict, notFound, unauthorized } from '../errors.ts'
 import { parseJson } from '../json.ts'
 import type { Clock } from '../ports/clock.ts'
 import { type Dispatcher, type DispatchResult, PAYMENT_REQUIRED, type RunControl, type RunProjection, type TriggerEvent } from '../ports/engine.ts'
 import type { Store } from '../ports/store.ts'
 import { timingSafeEqual } from '../security/hash.ts'
-import { retention } from '../store/retention.ts'
 import { type RunFilter, type RunRow, runs } from '../store/runs.ts'
-import { workflows } from '../store/workflows.ts'
+import { versions, workflows } from '../store/workflows.ts'
 import { iso } from '../time.ts'
 import type { Principal } from './auth.ts'
+import { authorize, guarded } from './operations.ts'
 import { redactHeaders } from '../security/redact.ts'
 import { BoundedMap } from '../bounded-map.ts'
-
-const MAX_RANGE_MS = 365 * 24 * 60 * 60 * 1000
+import { bulkOperations } from './run-bulk.ts'
+import { reportOperations } from './run-reports.ts'
+import { streamOperations } from './run-streams.ts'
 
 export interface RunServiceDeps {
   store: Store
@@ -40,46 +44,49 @@ export function triggerEvent(type: string, body: unknown, headers: Headers | Rec
   return { type, body: body ?? {}, headers: redactHeaders(kept), receivedAt: new Date(at).toISOString() }
 }
 
+/** A run as the API shows it: with its nodes (their inputs and results left out of a summary) and, in full, its definition. */
+async function runOf(deps: Pick<RunServiceDeps, 'store' | 'projection'>, row: RunRow, summary: boolean): Promise<Run> {
+  const run: Run = {
+    id: row.id,
+    workflowId: row.workflow_id,
+    workflowVersion: row.workflow_version,
+    organizationId: row.organization_id,
+    status: row.status as Run['status'],
+    triggerType: row.trigger_type,
+    triggerNodeId: row.trigger_node_id,
+    triggeredBy: row.triggered_by as TriggeredBy,
+    eventId: row.event_id,
+    retryOf: row.retry_of,
+    startedAt: iso(row.started_at),
+    finishedAt: iso(row.finished_at),
+    error: parseJson(row.error, null),
+    propValues: parseJson(row.prop_values, {}),
+    vars: parseJson(row.vars, {}),
+  }
+  if (row.snapshot === undefined) return run
+  const body = parseJson<{ definition: Definition } | null>((await runs.definition(deps.store, row.definition_hash))?.body, null)
+  const definition = body?.definition ?? { nodes: {} }
+  const projected = deps.projection.project(row.snapshot, definition, row.trigger_event)
+  run.nodes = projected.nodes
+  if (projected.vars) run.vars = projected.vars
+  if (summary) {
+    for (const node of Object.values(run.nodes)) {
+      delete node.input
+      delete node.result
+      if (node.iterations) node.iterations = node.iterations.map(({ input: _i, result: _r, ...rest }) => rest)
+    }
+  } else {
+    run.definition = definition
+  }
+  return run
+}
+
 export function createRunService(deps: RunServiceDeps) {
   /** The workflow an inbound webhook's secret opens, remembered to spare a read per webhook. */
   const webhookTargets = new BoundedMap<string, { id: string; organizationId: string }>(10_000)
   const { store, clock } = deps
 
-  async function toRun(row: RunRow, summary: boolean): Promise<Run> {
-    const run: Run = {
-      id: row.id,
-      workflowId: row.workflow_id,
-      workflowVersion: row.workflow_version,
-      organizationId: row.organization_id,
-      status: row.status as Run['status'],
-      triggerType: row.trigger_type,
-      triggerNodeId: row.trigger_node_id,
-      triggeredBy: row.triggered_by as TriggeredBy,
-      eventId: row.event_id,
-      retryOf: row.retry_of,
-      startedAt: iso(row.started_at),
-      finishedAt: iso(row.finished_at),
-      error: parseJson(row.error, null),
-      propValues: parseJson(row.prop_values, {}),
-      vars: parseJson(row.vars, {}),
-    }
-    if (row.snapshot === undefined) return run
-    const body = parseJson<{ definition: Definition } | null>((await runs.definition(store, row.definition_hash))?.body, null)
-    const definition = body?.definition ?? { nodes: {} }
-    const projected = deps.projection.project(row.snapshot, definition, row.trigger_event)
-    run.nodes = projected.nodes
-    if (projected.vars) run.vars = projected.vars
-    if (summary) {
-      for (const node of Object.values(run.nodes)) {
-        delete node.input
-        delete node.result
-        if (node.iterations) node.iterations = node.iterations.map(({ input: _i, result: _r, ...rest }) => rest)
-      }
-    } else {
-      run.definition = definition
-    }
-    return run
-  }
+  const toRun = (row: RunRow, summary: boolean) => runOf(deps, row, summary)
 
   async function load(caller: Principal, runId: string): Promise<RunRow> {
     const row = await runs.byId(store, caller.organizationId, runId)
@@ -94,7 +101,20 @@ export function createRunService(deps: RunServiceDeps) {
     offset: p.offset,
   })
 
-  return {
+  return guarded('runs', {
+    get: ['run:read'], list: ['run:read'], statusCounts: ['run:read'], failureRate: ['stats:read'],
+    start: ['workflow:execute'], retry: ['workflow:execute'], bulkRetry: ['workflow:execute'],
+    cancel: ['run:cancel'], bulkCancel: ['run:cancel'],
+    // Reached without a caller (public runs, webhooks) or with one checked inside (resume).
+    startPublic: null, webhook: null, resume: null,
+    // A stream's permission depends on its detail: checked inside.
+    followRun: [], runStarted: [],
+    followWorkflowRuns: ['run:stream'],
+  }, {
+    ...reportOperations(store),
+    ...bulkOperations(deps),
+    ...streamOperations(store),
+
     async get(caller: Principal, runId: string, summary = false): Promise<Run> {
       return toRun(await load(caller, runId), summary)
     },
@@ -102,37 +122,6 @@ export function createRunService(deps: RunServiceDeps) {
     async list(caller: Principal, p: PageRequest, filter: RunFilter): Promise<Page<Run>> {
       if (filter.workflowId && !(await workflows.byId(store, caller.organizationId, filter.workflowId))) throw notFound('workflow')
       return page(await runs.list(store, caller.organizationId, p, filter), p)
-    },
-
-    async statusCounts(caller: Principal, filter: { workflowId?: string; since?: number; until?: number }) {
-      // Runs still stored, and those pruned by retention (counted by the UTC day they started).
-      const [rows, pruned] = await Promise.all([
-        runs.statusCounts(store, caller.organizationId, filter), retention.rolledUpByStatus(store, caller.organizationId, filter),
-      ])
-      const counts = Object.fromEntries(RUN_STATUSES.map((s) => [s, 0])) as Record<string, number>
-      let total = 0
-      for (const r of [...rows, ...pruned]) {
-        counts[r.status] = (counts[r.status] ?? 0) + Number(r.n)
-        total += Number(r.n)
-      }
-      return { total, counts }
-    },
-
-    /** Runs that finished in [from, to]: failed and partial counts and the failure percentage. */
-    async failureRate(caller: Principal, from: number, to: number) {
-      const problems = []
-      if (to < from) problems.push({ path: '/to', message: 'must not be before from' })
-      if (to - from > MAX_RANGE_MS) problems.push({ path: '/to', message: 'must be at most 365 days after from' })
-      if (problems.length) throw badRequest('invalid time range', problems)
-      // Pruned runs count by the UTC day they finished.
-      const rows = [
-        ...(await runs.finishedBetween(store, caller.organizationId, from, to)),
-        ...(await retention.rolledUpFinishedBetween(store, caller.organizationId, from, to)),
-      ]
-      const n = (status: string) => rows.filter((r) => r.status === status).reduce((sum, r) => sum + Number(r.n), 0)
-      const total = n('success') + n('partial') + n('failure')
-      const failed = n('failure')
-      return { total, failed, partial: n('partial'), failureRate: total === 0 ? 0 : Math.round((failed / total) * 10_000) / 100 }
     },
 
     /** `POST /v1/workflows/{id}/run`: any non-archived workflow, its display version; no run controls. */
@@ -150,13 +139,9 @@ export function createRunService(deps: RunServiceDeps) {
 
     /** `POST /v1/public/workflows/{id}/run`: anonymous runs of a public_execute live version, limited per caller address. */
     async startPublic(workflowId: string, body: RunBody, headers: Headers, caller: string): Promise<{ runId: string }> {
-      const w = await store.get<{ organization_id: string; live_version: number | null; archived_at: number | null }>(
-        'SELECT organization_id, live_version, archived_at FROM workflows WHERE id = $1', [workflowId],
-      )
-      const live = w && w.live_version !== null && w.archived_at === null
-        ? await store.get<{ content: string }>('SELECT content FROM workflow_versions WHERE workflow_id = $1 AND version = $2', [workflowId, w.live_version])
-        : undefined
-      if (!w || !live || parseJson<{ visibility?: string }>(live.content, {}).visibility !== 'public_execute') throw notFound('public workflow')
+      const w = await workflows.publicTarget(store, workflowId)
+      const live = w && w.live_version !== null && w.archived_at === null ? await versions.content(store, workflowId, w.live_version) : undefined
+      if (!w || !live || parseJson<{ visibility?: string }>(live, {}).visibility !== 'public_execute') throw notFound('public workflow')
       const result = await deps.dispatcher.dispatch({
         organizationId: w.organization_id, workflowId, version: 'live', automatic: true, triggeredBy: 'public', publicCaller: caller,
         event: triggerEvent('manual', body.payload ?? {}, headers, clock.now()),
@@ -196,39 +181,6 @@ export function createRunService(deps: RunServiceDeps) {
       return webhookResult(result)
     },
 
-    /**
-     * Cancels the unfinished runs that match, or retries the failed and cancelled ones, oldest
-     * first and at most `expected`: the count the caller was shown and confirmed. Runs that
-     * finish or start meanwhile are left alone; the answer says how many were acted on.
-     */
-    async bulk(caller: Principal, action: 'cancel' | 'retry', filter: Omit<RunFilter, 'status'> & { status?: RunStatus }, expected: number) {
-      if (filter.workflowId && !(await workflows.byId(store, caller.organizationId, filter.workflowId))) throw notFound('workflow')
-      const allowed: readonly RunStatus[] = action === 'cancel' ? ['running', 'waiting'] : ['failure', 'cancelled']
-      if (filter.status && !allowed.includes(filter.status)) {
-        throw badRequest(`only ${allowed.join(' and ')} runs can be ${action === 'cancel' ? 'cancelled' : 'retried'}`, [{ path: '/status', message: `must be one of ${allowed.join(', ')}` }])
-      }
-      const statuses = filter.status ? [filter.status] : allowed
-      const ids = await runs.idsMatching(store, caller.organizationId, { ...filter, status: undefined, statuses, notRetried: action === 'retry' }, expected)
-      let done = 0
-      const started: string[] = []
-      let next = 0
-      // A few at a time: a cancel waits for its run to stop.
-      await Promise.all(Array.from({ length: Math.min(16, ids.length) }, async () => {
-        while (next < ids.length) {
-          const { id } = ids[next++]
-          try {
-            if (action === 'cancel') await deps.control.cancel(caller.organizationId, id)
-            else started.push((await deps.dispatcher.retry(caller.organizationId, id)).runId)
-            done++
-          } catch (error) {
-            // Finished, or pruned, meanwhile: not this action's to count.
-            if (!(error instanceof AppError) || (error.status !== 409 && error.status !== 404)) throw error
-          }
-        }
-      }))
-      return action === 'cancel' ? { cancelled: done } : { retried: done, runIds: started }
-    },
-
     async cancel(caller: Principal, runId: string): Promise<Run> {
       const row = await load(caller, runId)
       if (isTerminal(row.status)) throw conflict(`the run has already finished (${row.status})`)
@@ -244,6 +196,7 @@ export function createRunService(deps: RunServiceDeps) {
 
     /** Resumes a waiting node; authorized by a key of the run's organization or by the workflow's trigger secret. */
     async resume(auth: { principal?: Principal; secret?: string }, runId: string, nodeId: string, data: unknown): Promise<Run> {
+      if (auth.principal) authorize(auth.principal, ['workflow:execute'])
       const row = auth.principal ? await load(auth.principal, runId) : await runs.byIdAnyOrg(store, runId)
       if (!row) throw notFound('run')
       if (!auth.principal) {
@@ -254,7 +207,7 @@ export function createRunService(deps: RunServiceDeps) {
       await deps.control.resume(row.organization_id, runId, nodeId, data)
       return toRun((await runs.byIdAnyOrg(store, runId))!, true)
     },
-  }
+  })
 }
 
 export function webhookResult(result: DispatchResult): WebhookResult {

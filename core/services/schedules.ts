@@ -12,6 +12,7 @@ import { type ScheduleRow, schedules } from '../store/schedules.ts'
 import { type WorkflowRow, workflows } from '../store/workflows.ts'
 import { iso } from '../time.ts'
 import type { Principal } from './auth.ts'
+import { guarded } from './operations.ts'
 
 const UPCOMING = 5
 
@@ -55,7 +56,9 @@ export function createScheduleService(deps: { store: Store; registry: Registry }
     }
   }
 
-  return {
+  return guarded('schedules', {
+    get: ['workflow:read'],
+  }, {
     async get(caller: Principal, workflowId: string): Promise<WorkflowSchedule> {
       const w = await workflows.byId(deps.store, caller.organizationId, workflowId)
       if (!w) throw notFound('workflow')
@@ -64,7 +67,7 @@ export function createScheduleService(deps: { store: Store; registry: Registry }
       const triggers = rows.map((row) => toTrigger(row, reason === null))
       return { workflowId: w.id, liveVersion: w.live_version, active: triggers.some((t) => t.active), reason, triggers }
     },
-  }
+  })
 }
 
 export type ScheduleService = ReturnType<typeof createScheduleService>

@@ -1,20 +1,26 @@
 /**
  * The masks of organizations' secret values: the secret fields of every connector of the
- * organization and the sensitive prop values of its forked workflows, opened with the secret box
- * and masked by value (see security/value-mask.ts).
+ * organization, the sensitive prop values of its forked workflows, and the numbers and CVCs of
+ * its stored agent cards, opened with the secret box and masked by value (see
+ * security/value-mask.ts and security/card-mask.ts).
  *
  * A mask is kept per organization and read again when it is older than `freshMs` and the
- * organization's connectors changed since (one small query tells); a mask in use is read again
- * from half that age on, in the background, so that runs do not wait for it. A connector written through
- * this process forgets the mask at once (`forget`); another process sees the change within
- * `freshMs`.
+ * organization's connectors, props or cards changed since (small queries tell); a mask in use is
+ * read again from half that age on, in the background, so that runs do not wait for it. A
+ * connector or card written through this process forgets the mask at once (`forget`); another
+ * process sees the change within `freshMs`. A deleted card's details are erased, so from then on
+ * its number is no longer known, and no longer masked.
  */
 import { createFreshReads } from '../fresh-reads.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Logger } from '../ports/logger.ts'
 import type { SecretBox } from '../ports/secret-box.ts'
 import type { Store } from '../ports/store.ts'
+import type { StoredCard } from '../security/card-mask.ts'
 import { createValueMask, type SecretMasks, type ValueMask } from '../security/value-mask.ts'
+import { cards as agentCards } from '../store/cards.ts'
+import { connectors } from '../store/connectors.ts'
+import { workflows } from '../store/workflows.ts'
 
 interface Entry {
   mask: ValueMask
@@ -29,18 +35,14 @@ export interface SecretMaskService extends SecretMasks {
 
 export function createSecretMasks(deps: { store: Store; secretBox: SecretBox; clock: Clock; logger: Logger; freshMs?: number }): SecretMaskService {
   async function load(organizationId: string, known: Entry | undefined): Promise<Entry> {
-    const rows = await deps.store.all<{ id: string; updated_at: number }>(
-      'SELECT id, updated_at FROM connectors WHERE organization_id = $1 AND sealed_secrets IS NOT NULL ORDER BY id', [organizationId],
-    )
+    const rows = await connectors.sealedStamps(deps.store, organizationId)
     // The sensitive prop values of forked workflows are masked like connector secrets.
-    const props = await deps.store.all<{ id: string; sealed_props: string }>(
-      'SELECT id, sealed_props FROM workflows WHERE organization_id = $1 AND sealed_props IS NOT NULL ORDER BY id', [organizationId],
-    )
-    const version = [...rows.map((r) => `${r.id}:${r.updated_at}`), ...props.map((r) => `${r.id}:${r.sealed_props.slice(-16)}`)].join(',')
+    const props = await workflows.sealedPropsOf(deps.store, organizationId)
+    // Cards do not change: one is added or deleted.
+    const cards = await agentCards.sealedOf(deps.store, organizationId)
+    const version = [...rows.map((r) => `${r.id}:${r.updated_at}`), ...props.map((r) => `${r.id}:${r.sealed_props.slice(-16)}`), ...cards.map((r) => r.id)].join(',')
     if (known && known.version === version) return known
-    const sealed = await deps.store.all<{ sealed_secrets: string }>(
-      'SELECT sealed_secrets FROM connectors WHERE organization_id = $1 AND sealed_secrets IS NOT NULL', [organizationId],
-    )
+    const sealed = await connectors.sealedSecrets(deps.store, organizationId)
     const secrets: string[] = []
     for (const row of sealed) {
       try {
@@ -60,7 +62,20 @@ export function createSecretMasks(deps: { store: Store; secretBox: SecretBox; cl
         deps.logger.error('could not open a workflow\'s sensitive props to mask them', { organizationId, workflowId: row.id, error: String(error) })
       }
     }
-    return { mask: createValueMask(secrets), version }
+    return { mask: createValueMask(secrets, { cards: await openCards(organizationId, cards) }), version }
+  }
+
+  async function openCards(organizationId: string, sealed: ReadonlyArray<{ id: string; sealed_details: string }>): Promise<StoredCard[]> {
+    const cards: StoredCard[] = []
+    for (const row of sealed) {
+      try {
+        const details = JSON.parse(await deps.secretBox.open(row.sealed_details)) as { number: string; cvc: string }
+        cards.push({ number: details.number, cvc: details.cvc })
+      } catch (error) {
+        deps.logger.error('could not open an agent card to mask it', { organizationId, cardId: row.id, error: String(error) })
+      }
+    }
+    return cards
   }
 
   const reads = createFreshReads({ clock: deps.clock, freshMs: deps.freshMs ?? 1000, load })

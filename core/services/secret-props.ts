@@ -10,6 +10,7 @@ import type { Clock } from '../ports/clock.ts'
 import type { Logger } from '../ports/logger.ts'
 import type { SecretBox } from '../ports/secret-box.ts'
 import type { Store } from '../ports/store.ts'
+import { workflows } from '../store/workflows.ts'
 
 export type Props = Readonly<Record<string, unknown>>
 const NONE: Props = Object.freeze({})
@@ -22,11 +23,11 @@ export interface SecretProps {
 
 export function createSecretProps(deps: { store: Store; secretBox: SecretBox; clock: Clock; logger: Logger; freshMs?: number }): SecretProps {
   async function load(workflowId: string): Promise<Props> {
-    const row = await deps.store.get<{ sealed_props: string | null }>('SELECT sealed_props FROM workflows WHERE id = $1', [workflowId])
+    const sealed = await workflows.sealedProps(deps.store, workflowId)
     let props = NONE
-    if (row?.sealed_props) {
+    if (sealed) {
       try {
-        props = Object.freeze(JSON.parse(await deps.secretBox.open(row.sealed_props)) as Record<string, unknown>)
+        props = Object.freeze(JSON.parse(await deps.secretBox.open(sealed)) as Record<string, unknown>)
       } catch (error) {
         deps.logger.error('could not open a workflow\'s sensitive props', { workflowId, error: String(error) })
       }

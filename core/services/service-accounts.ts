@@ -10,6 +10,7 @@ import { apiKeys } from '../store/api-keys.ts'
 import { serviceAccounts, toServiceAccount } from '../store/service-accounts.ts'
 import { assertDelegable } from './api-keys.ts'
 import { actorOf, type AuthService, type Principal } from './auth.ts'
+import { guarded } from './operations.ts'
 
 function checkPermissions(permissions: readonly string[]): Permission[] {
   const unknown = permissions.map((p, i) => ({ p, i })).filter(({ p }) => !isPermission(p))
@@ -32,7 +33,10 @@ export function createServiceAccountService(deps: { store: Store; clock: Clock; 
   }
   const get = async (caller: Principal, id: string) => toServiceAccount(await load(caller, id))
 
-  return {
+  return guarded('serviceAccounts', {
+    get: ['service_account:read'], list: ['service_account:read'],
+    create: ['service_account:write'], update: ['service_account:write'], setStatus: ['service_account:write'], remove: ['service_account:write'],
+  }, {
     get,
 
     async create(caller: Principal, body: CreateServiceAccountBody): Promise<ServiceAccount> {
@@ -84,7 +88,7 @@ export function createServiceAccountService(deps: { store: Store; clock: Clock; 
       deps.auth.invalidate({ serviceAccountId: id })
       return { id, deleted: true }
     },
-  }
+  })
 }
 
 export type ServiceAccountService = ReturnType<typeof createServiceAccountService>

@@ -10,11 +10,12 @@
  * answers.
  */
 import { ensureTrigramIndex } from '../store/trigram.ts'
-import { ASSET_CLASSES, type AssetClass, normalizeSymbol, type RankedTicker, type Ticker, UNIVERSE_DEFAULT_LIMIT, UNIVERSE_MAX_LIMIT, type UniversePage, wordsOf } from '../domain/universe.ts'
+import { ASSET_CLASSES, type AssetClass, normalizeSymbol, type RankedTicker, type Ticker, UNIVERSE_DEFAULT_LIMIT, UNIVERSE_MAX_LIMIT, type UniversePage } from '../domain/universe.ts'
 import { AppError, badRequest, type ErrorDetail } from '../errors.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Logger } from '../ports/logger.ts'
-import type { SqlExecutor, SqlValue, Store } from '../ports/store.ts'
+import type { Store } from '../ports/store.ts'
+import { universe, type UniverseTier } from '../store/universe.ts'
 
 export interface UniverseServiceDeps {
   store: Store
@@ -26,14 +27,6 @@ export interface UniverseServiceDeps {
   shipped: () => string
 }
 
-interface State {
-  status: 'ready' | 'importing'
-  count: number
-  source: string
-  loaded_at: number
-}
-
-const CHUNK = 400
 /** How long a client should wait before asking again while the universe is being replaced. */
 const RETRY_AFTER_SECONDS = 5
 
@@ -89,63 +82,31 @@ function splitCsvLine(line: string): string[] {
   return cells
 }
 
-/** Full-text search looks in the name and the symbol (as written and normalised). */
-const searchTextOf = (r: RankedTicker) => `${r.name.toLowerCase()} ${r.symbol.toLowerCase()} ${normalizeSymbol(r.symbol).toLowerCase()}`
-
 const unavailable = (why: string) => new AppError(503, why, [], { 'retry-after': String(RETRY_AFTER_SECONDS) })
-
-/** A LIKE pattern that matches `text` literally. */
-const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 export function createUniverseService(deps: UniverseServiceDeps) {
   const { store } = deps
 
-  const stateOf = (db: SqlExecutor) => db.get<State>('SELECT status, count, source, loaded_at FROM universe_state WHERE id = 1')
-
-  /** Processes sharing a Postgres database change the universe one at a time. */
-  const serialize = (tx: SqlExecutor) => (store.dialect === 'postgres' ? tx.run("SELECT pg_advisory_xact_lock(hashtext('automaton.universe'))") : Promise.resolve(0))
-
   /** Replaces the universe; with `onlyIfNone`, only when no universe is loaded or being loaded (first start). */
   async function replace(rows: readonly RankedTicker[], source: string, onlyIfNone = false): Promise<number> {
     const claimed = await store.write(async (tx) => {
-      await serialize(tx)
-      const state = await stateOf(tx)
+      await universe.lock(tx, store.dialect)
+      const state = await universe.state(tx)
       // Another process loads it (or did): unless that load died minutes ago, leaving nothing.
       if (onlyIfNone && state && (state.count > 0 || deps.clock.now() - Number(state.loaded_at) < 5 * 60_000)) return false
-      await tx.run(
-        `INSERT INTO universe_state (id, status, count, source, loaded_at) VALUES (1, 'importing', 0, $1, $2)
-         ON CONFLICT (id) DO UPDATE SET status = 'importing', loaded_at = excluded.loaded_at`,
-        [source, deps.clock.now()],
-      )
+      await universe.markImporting(tx, source, deps.clock.now())
       return true
     })
     if (!claimed) return 0
     try {
       await store.write(async (tx) => {
-        await serialize(tx)
-        await tx.run('DELETE FROM universe_words')
-        await tx.run('DELETE FROM universe_tickers')
-        if (store.dialect === 'sqlite') await tx.run('DELETE FROM universe_fts')
-        for (let i = 0; i < rows.length; i += CHUNK) {
-          const chunk = rows.slice(i, i + CHUNK)
-          await tx.run(
-            `INSERT INTO universe_tickers (symbol, norm, name, name_lower, search_text, exchange, type, rank) VALUES ${chunk.map((_, j) => `(${Array.from({ length: 8 }, (_, k) => `$${j * 8 + k + 1}`).join(', ')})`).join(', ')}`,
-            chunk.flatMap((r) => [r.symbol, normalizeSymbol(r.symbol), r.name, r.name.toLowerCase(), searchTextOf(r), r.exchange, r.type, r.rank]),
-          )
-          const words = chunk.flatMap((r) => wordsOf(r.name).map((w) => [w, r.symbol, r.rank, r.name.toLowerCase()] as const))
-          for (let k = 0; k < words.length; k += CHUNK) {
-            const part = words.slice(k, k + CHUNK)
-            await tx.run(`INSERT INTO universe_words (word, symbol, rank, name_lower) VALUES ${part.map((_, j) => `($${j * 4 + 1}, $${j * 4 + 2}, $${j * 4 + 3}, $${j * 4 + 4})`).join(', ')} ON CONFLICT DO NOTHING`, part.flat())
-          }
-          if (store.dialect === 'sqlite') {
-            await tx.run(`INSERT INTO universe_fts (search_text, symbol) VALUES ${chunk.map((_, j) => `($${j * 2 + 1}, $${j * 2 + 2})`).join(', ')}`, chunk.flatMap((r) => [searchTextOf(r), r.symbol]))
-          }
-        }
-        await tx.run("UPDATE universe_state SET status = 'ready', count = $1, source = $2, loaded_at = $3 WHERE id = 1", [rows.length, source, deps.clock.now()])
+        await universe.lock(tx, store.dialect)
+        await universe.replaceTickers(tx, store.dialect, rows)
+        await universe.markLoaded(tx, rows.length, source, deps.clock.now())
       })
     } catch (error) {
       // The transaction rolled back: the universe before the import is intact.
-      await store.write((tx) => tx.run("UPDATE universe_state SET status = 'ready' WHERE id = 1 AND count > 0")).catch(() => {})
+      await store.write((tx) => universe.markReady(tx, true)).catch(() => {})
       throw error
     }
     return rows.length
@@ -153,17 +114,15 @@ export function createUniverseService(deps: UniverseServiceDeps) {
 
   async function ready(): Promise<void> {
     if (!deps.enabled) throw unavailable('the situation universe is switched off on this installation (AUTOMATON_SITUATION_UNIVERSE=off)')
-    const state = await stateOf(store)
+    const state = await universe.state(store)
     if (!state || state.count === 0) throw unavailable('no situation universe is loaded yet')
     if (state.status !== 'ready') throw unavailable('the situation universe is being replaced; ask again in a moment')
   }
 
-  const columns = 'symbol, name, exchange, type, rank'
-
   /** The symbols of one tier, best first, not among `taken`, at most `want`. */
-  async function tier(sql: string, params: SqlValue[], taken: Set<string>, want: number, order = 't.rank, t.symbol'): Promise<RankedTicker[]> {
+  async function tier(next: UniverseTier, taken: Set<string>, want: number): Promise<RankedTicker[]> {
     // A name may match by two of its words: room for the repeats, which are dropped here.
-    const rows = await store.all<RankedTicker>(`${sql} ORDER BY ${order} LIMIT ${(want + taken.size) * 2}`, params)
+    const rows = await universe.tier(store, store.dialect, next, (want + taken.size) * 2)
     const seen = new Set(taken)
     const out: RankedTicker[] = []
     for (const r of rows) {
@@ -188,25 +147,15 @@ export function createUniverseService(deps: UniverseServiceDeps) {
     const norm = normalizeSymbol(q)
     const text = q.trim().replace(/^\$+/, '').toLowerCase()
     const [firstWord = ''] = text.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0)
-    const tiers: Array<[string, SqlValue[], string?] | null> = [
-      norm ? [`SELECT ${columns} FROM universe_tickers t WHERE t.norm = $1`, [norm]] : null,
-      norm ? [`SELECT ${columns} FROM universe_tickers t WHERE t.norm > $1 AND t.norm < $2`, [norm, `${norm}~`]] : null,
-      firstWord
-        // The best-ranked matches are picked in the words table, then joined: a word shared by
-        // thousands of names costs a sort of their index entries, not thousands of joins.
-        ? [`SELECT t.symbol, t.name, t.exchange, t.type, t.rank FROM (SELECT symbol, rank FROM universe_words WHERE word >= $1 AND word < $2${text.includes(' ') ? " AND name_lower LIKE $3 ESCAPE '\\'" : ''} ORDER BY rank, symbol LIMIT ${(limit + 1) * 4}) w JOIN universe_tickers t ON t.symbol = w.symbol`,
-          text.includes(' ') ? [firstWord, `${firstWord}\u{10FFFF}`, `%${likeLiteral(text)}%`] : [firstWord, `${firstWord}\u{10FFFF}`], 'w.rank, w.symbol']
-        : null,
-      // Names containing the text: three characters at least, as a trigram index needs.
-      text.length >= 3
-        ? store.dialect === 'sqlite'
-          ? [`SELECT ${columns} FROM universe_tickers t WHERE t.symbol IN (SELECT symbol FROM universe_fts WHERE universe_fts MATCH $1)`, [`"${text.replace(/"/g, '""')}"`]]
-          : [`SELECT ${columns} FROM universe_tickers t WHERE t.search_text LIKE $1 ESCAPE '\\'`, [`%${likeLiteral(text)}%`]]
-        : null,
+    const tiers: Array<UniverseTier | null> = [
+      norm ? { kind: 'symbol', norm } : null,
+      norm ? { kind: 'symbolPrefix', norm } : null,
+      firstWord ? { kind: 'nameWord', word: firstWord, phrase: text.includes(' ') ? text : null, pick: (limit + 1) * 4 } : null,
+      text.length >= 3 ? { kind: 'nameContains', text } : null,
     ]
     for (const next of tiers) {
       if (!next || found.length >= want) continue
-      add(await tier(next[0], next[1], taken, want - found.length, next[2]))
+      add(await tier(next, taken, want - found.length))
     }
     return { items: found.slice(0, limit), hasMore: found.length > limit }
   }
@@ -216,9 +165,9 @@ export function createUniverseService(deps: UniverseServiceDeps) {
     async ensureLoaded(): Promise<void> {
       if (!deps.enabled) return
       await ensureTrigramIndex(store, deps.logger, { name: 'universe_tickers_search_trgm', table: 'universe_tickers', column: 'search_text', what: 'the situation universe' })
-      const state = await stateOf(store)
+      const state = await universe.state(store)
       if (state && state.count > 0) {
-        if (state.status !== 'ready') await store.write((tx) => tx.run("UPDATE universe_state SET status = 'ready' WHERE id = 1"))
+        if (state.status !== 'ready') await store.write((tx) => universe.markReady(tx))
         return
       }
       const count = await replace(parseUniverseCsv(deps.shipped()), 'shipped', true)
@@ -240,6 +189,8 @@ export function createUniverseService(deps: UniverseServiceDeps) {
         problems.push({ path: '/asset_class', message: `must be one of ${ASSET_CLASSES.join(', ')}` })
       }
       if (params.q !== undefined && params.q.length > 100) problems.push({ path: '/q', message: 'must be at most 100 characters' })
+      // SQLite's full-text query ends a string at NUL, and Postgres stores no NUL in text.
+      if (params.q?.includes('\u0000')) problems.push({ path: '/q', message: 'must not contain NUL (U+0000)' })
       if (problems.length) throw badRequest('invalid universe query', problems)
       await ready()
       const strip = ({ symbol, name, exchange, type }: RankedTicker): Ticker => ({ symbol, name, exchange, type })
@@ -248,25 +199,16 @@ export function createUniverseService(deps: UniverseServiceDeps) {
         return { hasMore, items: items.map(strip), limit, offset: 0 }
       }
       const filter = params.asset_class as AssetClass | undefined
-      const rows = await store.all<RankedTicker>(
-        `SELECT ${columns} FROM universe_tickers${filter ? ' WHERE type = $1' : ''} ORDER BY rank, symbol LIMIT ${limit + 1} OFFSET ${offset}`,
-        filter ? [filter] : [],
-      )
+      const rows = await universe.page(store, filter, limit, offset)
       return { hasMore: rows.length > limit, items: rows.slice(0, limit).map(strip), limit, offset }
     },
 
     /** The symbols not in the universe (none when it is switched off or not loaded: nothing to check against). */
     async unknownSymbols(symbols: readonly string[]): Promise<string[]> {
       if (!deps.enabled || symbols.length === 0) return []
-      const state = await stateOf(store)
+      const state = await universe.state(store)
       if (!state || state.count === 0) return []
-      const norms = [...new Set(symbols.map(normalizeSymbol))]
-      const known = new Set<string>()
-      for (let i = 0; i < norms.length; i += CHUNK) {
-        const part = norms.slice(i, i + CHUNK)
-        const rows = await store.all<{ norm: string }>(`SELECT norm FROM universe_tickers WHERE norm IN (${part.map((_, j) => `$${j + 1}`).join(', ')})`, part)
-        for (const r of rows) known.add(r.norm)
-      }
+      const known = await universe.knownNorms(store, [...new Set(symbols.map(normalizeSymbol))])
       return symbols.filter((s) => !known.has(normalizeSymbol(s)))
     },
   }

@@ -13,6 +13,7 @@ import { contracts } from '../store/chat-messages.ts'
 import { deployments, type DeploymentRow, wallets, type WalletRow } from '../store/wallets.ts'
 import { iso } from '../time.ts'
 import { actorOf, type Principal } from './auth.ts'
+import { guarded } from './operations.ts'
 
 const KEY = /^0x[0-9a-fA-F]{64}$/
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/
@@ -44,7 +45,11 @@ export function createWalletService(deps: { store: Store; clock: Clock; ids: Ids
     return chain
   }
 
-  return {
+  return guarded('wallets', {
+    list: ['wallet:read'], get: ['wallet:read'], deploymentsOf: ['wallet:read'],
+    create: ['wallet:write'], makeDefault: ['wallet:write'], remove: ['wallet:write'],
+    transfer: ['wallet:withdraw'], deployContract: ['wallet:withdraw'],
+  }, {
     async create(caller: Principal, body: { name: string; privateKey?: string }) {
       if (body.privateKey !== undefined && !KEY.test(body.privateKey)) throw badRequest('privateKey must be 0x and 64 hex digits', [{ path: '/privateKey', message: 'not a private key' }])
       const key = body.privateKey ?? deps.chains.newPrivateKey()
@@ -156,7 +161,7 @@ export function createWalletService(deps: { store: Store; clock: Clock; ids: Ids
     },
 
     deploymentsOf: async (caller: Principal, contractId: string) => (await deployments.ofContract(store, caller.organizationId, contractId)).map(toDeployment),
-  }
+  })
 }
 
 export type WalletService = ReturnType<typeof createWalletService>

@@ -10,6 +10,8 @@ import type { RoutedEvent } from '../ports/engine.ts'
 import type { Store } from '../ports/store.ts'
 import type { WebhookEvent } from '../plugin/webhook.ts'
 import { organizations } from '../store/organizations.ts'
+import { runs } from '../store/runs.ts'
+import { workflows } from '../store/workflows.ts'
 import type { ConnectorService } from './connectors.ts'
 
 export interface DestinationDeps {
@@ -26,12 +28,12 @@ export interface Origin {
 
 export function createDestinations(deps: DestinationDeps) {
   async function ownerOf(target: NonNullable<WebhookEvent['target']>, organizationId: string | null): Promise<string> {
-    const [table, id, what] = target.runId ? ['runs', target.runId, 'run'] : ['workflows', target.workflowId!, 'workflow']
-    const row = await deps.store.get<{ organization_id: string }>(`SELECT organization_id FROM ${table} WHERE id = $1`, [id])
-    if (!row || (organizationId && row.organization_id !== organizationId)) {
+    const [id, what] = target.runId ? [target.runId, 'run'] : [target.workflowId!, 'workflow']
+    const owner = target.runId ? (await runs.ownerOf(deps.store, target.runId))?.organization_id : await workflows.organizationOf(deps.store, id)
+    if (!owner || (organizationId && owner !== organizationId)) {
       throw badRequest(`the event names ${what} ${id}, which does not exist${organizationId ? ' in this organization' : ''}`, [{ path: target.runId ? '/runId' : '/workflowId', message: `no such ${what}` }])
     }
-    return row.organization_id
+    return owner
   }
 
   /** Organizations (with the connector that routes there) holding a connector with the route's data. */

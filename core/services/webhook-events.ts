@@ -13,6 +13,7 @@ import type { Store } from '../ports/store.ts'
 import { type WebhookEventRow, webhookEvents } from '../store/webhook-events.ts'
 import { iso } from '../time.ts'
 import type { Principal } from './auth.ts'
+import { guarded } from './operations.ts'
 
 export function toWebhookEvent(row: WebhookEventRow): WebhookEventRecord {
   return {
@@ -31,7 +32,9 @@ export function createWebhookEventService(deps: { store: Store; router: EventRou
     return row
   }
 
-  return {
+  return guarded('webhookEvents', {
+    list: ['run:read'], get: ['run:read'], replay: ['workflow:execute'],
+  }, {
     async list(caller: Principal, page: PageRequest, filter: WebhookEventFilter): Promise<Page<WebhookEventRecord>> {
       const result = toPage(await webhookEvents.list(deps.store, caller.organizationId, page, filter), page)
       return { ...result, items: result.items.map(toWebhookEvent) }
@@ -49,7 +52,7 @@ export function createWebhookEventService(deps: { store: Store; router: EventRou
         target: parseJson(row.target, null), replayOf: row.id,
       })
     },
-  }
+  })
 }
 
 export type WebhookEventService = ReturnType<typeof createWebhookEventService>

@@ -7,7 +7,7 @@
  * With several events the answer sums them up: `triggered` when any run started, else
  * `resumed`, else `skipped`; `runIds` lists every run; `eventId` is the leading event's.
  */
-import type { Metrics } from '../metrics.ts'
+import type { Metrics } from '../ports/metrics.ts'
 import { badRequest, notFound } from '../errors.ts'
 import type { Ids } from '../ports/ids.ts'
 import type { EventRouter, RoutedEvent, RoutedResult } from '../ports/engine.ts'

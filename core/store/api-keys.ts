@@ -83,6 +83,10 @@ export const apiKeys = {
   async revoke(db: SqlExecutor, organizationId: string, id: string, at: number) {
     return db.run('UPDATE api_keys SET revoked_at = $1 WHERE organization_id = $2 AND id = $3 AND revoked_at IS NULL', [at, organizationId, id])
   },
+  /** Revokes a person's keys in an organization (they left it). */
+  async revokeForUser(db: SqlExecutor, organizationId: string, userId: string, at: number) {
+    return db.run('UPDATE api_keys SET revoked_at = $1 WHERE organization_id = $2 AND user_id = $3 AND revoked_at IS NULL', [at, organizationId, userId])
+  },
   async revokeForServiceAccount(db: SqlExecutor, serviceAccountId: string, at: number) {
     return db.run('UPDATE api_keys SET revoked_at = $1 WHERE service_account_id = $2 AND revoked_at IS NULL', [at, serviceAccountId])
   },

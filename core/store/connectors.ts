@@ -70,6 +70,15 @@ export const connectors = {
   async remove(db: SqlExecutor, organizationId: string, id: string) {
     return db.run('DELETE FROM connectors WHERE organization_id = $1 AND id = $2', [organizationId, id])
   },
+  /** Whose connector an id is, whichever organization. */
+  organizationOf: async (db: SqlExecutor, id: string) =>
+    (await db.get<{ organization_id: string }>('SELECT organization_id FROM connectors WHERE id = $1', [id]))?.organization_id,
+  /** The organization's connectors that hold secrets, and when each last changed: a mask of them is good while these stay. */
+  sealedStamps: (db: SqlExecutor, organizationId: string) =>
+    db.all<{ id: string; updated_at: number }>('SELECT id, updated_at FROM connectors WHERE organization_id = $1 AND sealed_secrets IS NOT NULL ORDER BY id', [organizationId]),
+  /** The sealed secrets of the organization's connectors. */
+  sealedSecrets: (db: SqlExecutor, organizationId: string) =>
+    db.all<{ sealed_secrets: string }>('SELECT sealed_secrets FROM connectors WHERE organization_id = $1 AND sealed_secrets IS NOT NULL', [organizationId]),
   /** Ids and content of the live (active or paused) versions of an organization's workflows whose content mentions `text`. */
   liveVersionsMentioning(db: SqlExecutor, organizationId: string, text: string) {
     return db.all<{ id: string; content: string }>(

@@ -725,6 +725,47 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE UNIQUE INDEX runs_idempotency ON runs (workflow_id, idempotency_key) WHERE idempotency_key IS NOT NULL',
     ],
   },
+  {
+    version: 36,
+    name: 'sign-in failures kept in the database',
+    up: [
+      // One row per account or client address (a hash of it, never the text): the times of its
+      // failed sign-ins within the window, oldest first, as a JSON array. Every API process counts
+      // the same attempts.
+      `CREATE TABLE sign_in_failures (
+        key TEXT PRIMARY KEY,
+        failures TEXT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+      'CREATE INDEX sign_in_failures_updated ON sign_in_failures (updated_at)',
+    ],
+  },
+  {
+    version: 37,
+    name: 'templates: the app version approval pinned',
+    up: [
+      // What approval saw of a template's app: other organizations' forks receive exactly this version.
+      'ALTER TABLE templates ADD COLUMN approved_app_id TEXT',
+      'ALTER TABLE templates ADD COLUMN approved_app_version_id TEXT',
+      // Templates approved before: their app's version as it stood at the last approval, read
+      // through the template's own organization (a reference to another's app pins nothing).
+      `UPDATE templates SET approved_app_version_id = (
+        SELECT v.id FROM app_versions v JOIN apps a ON a.id = v.app_id
+        WHERE a.id = templates.generated_app_id AND a.organization_id = templates.organization_id
+          AND (templates.generated_app_version_id IS NULL OR v.id = templates.generated_app_version_id)
+          AND v.created_at <= (SELECT MAX(m.decided_at) FROM template_moderation m WHERE m.template_id = templates.id AND m.decision = 'approved')
+        ORDER BY v.version DESC LIMIT 1
+      ) WHERE public_version IS NOT NULL AND generated_app_id IS NOT NULL`,
+      'UPDATE templates SET approved_app_id = generated_app_id WHERE approved_app_version_id IS NOT NULL',
+      // An approved template whose app changed since (or whose reference pins nothing) goes back to review.
+      `UPDATE templates SET moderation_status = 'pending'
+      WHERE visibility = 'public' AND moderation_status = 'approved' AND generated_app_id IS NOT NULL
+        AND (approved_app_version_id IS NULL OR approved_app_version_id <> COALESCE(generated_app_version_id, (
+          SELECT v.id FROM app_versions v JOIN apps a ON a.id = v.app_id AND v.version = a.latest_version
+          WHERE a.id = templates.generated_app_id AND a.organization_id = templates.organization_id
+        ), ''))`,
+    ],
+  },
 ]
 
 function executionHooks(): string[] {

@@ -18,6 +18,9 @@ export const organizations = {
     const row = await db.get<OrganizationRow>('SELECT * FROM organizations WHERE id = $1', [id])
     return row && toOrganization(row)
   },
+  /** The oldest organization whose id or name is `idOrName`. */
+  idByIdOrName: async (db: SqlExecutor, idOrName: string) =>
+    (await db.get<{ id: string }>('SELECT id FROM organizations WHERE id = $1 OR name = $1 ORDER BY created_at LIMIT 1', [idOrName]))?.id,
   async byName(db: SqlExecutor, name: string) {
     const row = await db.get<OrganizationRow>('SELECT * FROM organizations WHERE name = $1', [name])
     return row && toOrganization(row)

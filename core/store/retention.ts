@@ -3,10 +3,10 @@
  * belongs to them, and the daily roll-up that keeps them counted. Portable SQL; a batch is
  * one short transaction.
  */
+import { TERMINAL_SQL } from '../domain/run-lifecycle.ts'
 import type { SqlExecutor, SqlValue } from '../ports/store.ts'
 
 const DAY_MS = 86_400_000
-const TERMINAL = "('success', 'partial', 'failure', 'cancelled')"
 
 /** The start (UTC) of the day a time falls in. */
 export const dayOf = (at: number): number => Math.floor(at / DAY_MS) * DAY_MS
@@ -49,7 +49,7 @@ export const retention = {
   /** Finished runs of an organization that finished before `before`, oldest first. */
   dueInOrganization(db: SqlExecutor, organizationId: string, before: number, limit: number) {
     return db.all<{ id: string }>(
-      `SELECT id FROM runs WHERE organization_id = $1 AND finished_at < $2 AND status IN ${TERMINAL} AND ${NO_LIVE_DELIVERY}
+      `SELECT id FROM runs WHERE organization_id = $1 AND finished_at < $2 AND ${TERMINAL_SQL} AND ${NO_LIVE_DELIVERY}
        ORDER BY finished_at LIMIT $3`,
       [organizationId, before, limit],
     )
@@ -58,7 +58,7 @@ export const retention = {
   /** The same for one workflow; it reads the status-counts index by start time (a run starts before it finishes). */
   dueInWorkflow(db: SqlExecutor, organizationId: string, workflowId: string, before: number, limit: number) {
     return db.all<{ id: string }>(
-      `SELECT id FROM runs WHERE organization_id = $1 AND workflow_id = $2 AND status IN ${TERMINAL} AND started_at < $3
+      `SELECT id FROM runs WHERE organization_id = $1 AND workflow_id = $2 AND ${TERMINAL_SQL} AND started_at < $3
          AND finished_at < $3 AND ${NO_LIVE_DELIVERY}
        LIMIT $4`,
       [organizationId, workflowId, before, limit],
@@ -74,7 +74,7 @@ export const retention = {
     if (ids.length === 0) return 0
     const list = inList(ids, batchSize)
     const deleted = await tx.all<PrunedRun>(
-      `DELETE FROM runs WHERE id IN (${list.sql}) AND status IN ${TERMINAL}
+      `DELETE FROM runs WHERE id IN (${list.sql}) AND ${TERMINAL_SQL}
        RETURNING organization_id, workflow_id, status, started_at, finished_at`,
       list.params,
     )

@@ -1,5 +1,6 @@
 /** Run rows: the record, lists and counts, and the insert of a run being admitted (the engine's journal writes the rest). */
 import type { RunStatus } from '../domain/run.ts'
+import { ACTIVE_SQL, type TerminalStatus } from '../domain/run-lifecycle.ts'
 import type { PageRequest } from '../domain/common.ts'
 import type { SqlExecutor } from '../ports/store.ts'
 
@@ -123,9 +124,15 @@ export const runs = {
     (await db.get('SELECT 1 AS one FROM runs WHERE id = $1 AND organization_id = $2', [runId, organizationId])) !== undefined,
   byIdempotencyKey: (db: SqlExecutor, workflowId: string, key: string) =>
     db.get<{ id: string }>('SELECT id FROM runs WHERE workflow_id = $1 AND idempotency_key = $2', [workflowId, key]),
-  /** Ends a run that has not ended as cancelled by its owner's decree; 0 when it had ended. */
-  forceCancel: (db: SqlExecutor, runId: string, at: number, seq: number, owner: string) =>
-    db.run("UPDATE runs SET status = 'cancelled', finished_at = $1, updated_at = $1, last_seq = $2, owner = $3 WHERE id = $4 AND status IN ('running', 'waiting')", [at, seq, owner, runId]),
+  /**
+   * Ends a run that has not ended, outside its actor (endRun of runtime/engine/run-end.ts): its
+   * status, end, sequence, and the error and owner when given; 0 when it had ended.
+   */
+  end: (db: SqlExecutor, r: { runId: string; status: TerminalStatus; at: number; seq: number; error: string | null; owner: string | null }) =>
+    db.run(
+      `UPDATE runs SET status = $1, error = COALESCE($2, error), finished_at = $3, updated_at = $3, last_seq = $4, owner = COALESCE($5, owner) WHERE id = $6 AND ${ACTIVE_SQL}`,
+      [r.status, r.error, r.at, r.seq, r.owner, r.runId],
+    ),
   /**
    * The journal's write of a run's state: status, snapshot, sequence, variables, and its end. The
    * run must still be this worker's (or no one's): 0 rows changed means another worker owns it.
@@ -161,6 +168,10 @@ export const runs = {
    */
   needingExecution(db: SqlExecutor, workerId: string, staleBefore: number, options: { own?: boolean } = {}) {
     return db.all<{ id: string }>(options.own === false ? NEEDING_EXECUTION_NOT_OWN_SQL : NEEDING_EXECUTION_SQL, [workerId, staleBefore])
+  },
+  /** Running runs no worker owns: admitted and not taken yet (oldest first). */
+  unowned(db: SqlExecutor) {
+    return db.all<{ id: string }>("SELECT id FROM runs WHERE status = 'running' AND owner IS NULL ORDER BY updated_at")
   },
   byId(db: SqlExecutor, organizationId: string, id: string) {
     return db.get<RunRow>('SELECT * FROM runs WHERE organization_id = $1 AND id = $2', [organizationId, id])

@@ -6,7 +6,7 @@
  * filters, search and tag counts all join that version.
  */
 import type { ModerationStatus, TemplateSort, TemplateVisibility } from '../domain/template.ts'
-import type { Dialect, SqlExecutor, SqlValue } from '../ports/store.ts'
+import { type Dialect, forUpdate, type SqlExecutor, type SqlValue } from '../ports/store.ts'
 
 export interface TemplateRow {
   id: string
@@ -29,6 +29,9 @@ export interface TemplateRow {
   source_workflow_id: string | null
   generated_app_id: string | null
   generated_app_version_id: string | null
+  /** The app and version the last approval saw: what other organizations' forks receive. */
+  approved_app_id: string | null
+  approved_app_version_id: string | null
   created_at: number
   created_by: string
   updated_at: number
@@ -93,6 +96,18 @@ export const templates = {
     return db.run(`UPDATE templates SET ${keys.map((k, i) => `${k} = $${i + 1}`).join(', ')} WHERE id = $${keys.length + 1}`, [...keys.map((k) => patch[k] as SqlValue), id])
   },
   byId: (db: SqlExecutor, id: string) => db.get<TemplateRow>('SELECT * FROM templates WHERE id = $1', [id]),
+  /** The row, locked until the transaction ends: a decision on it sees the latest change. */
+  lockById: (db: SqlExecutor, dialect: Dialect, id: string) => db.get<TemplateRow>(`SELECT * FROM templates WHERE id = $1${forUpdate(dialect)}`, [id]),
+  /**
+   * A new version of an app changes what the public templates following it (no pinned version)
+   * hand out: they go back to review, and other organizations keep forking the approved version.
+   */
+  resubmitFollowersOf: (db: SqlExecutor, organizationId: string, appId: string, at: number) =>
+    db.run(
+      `UPDATE templates SET moderation_status = 'pending', submitted_at = $3, rejection_reason = NULL
+       WHERE organization_id = $1 AND generated_app_id = $2 AND generated_app_version_id IS NULL AND visibility = 'public'`,
+      [organizationId, appId, at],
+    ),
   countFork: (db: SqlExecutor, id: string) => db.run('UPDATE templates SET fork_count = fork_count + 1 WHERE id = $1', [id]),
   tagInUse: async (db: SqlExecutor, slug: string) => (await db.get('SELECT 1 AS one FROM template_tags WHERE slug = $1 LIMIT 1', [slug])) !== undefined,
   slugTaken: async (db: SqlExecutor, organizationId: string, slug: string, except = '') =>
@@ -263,6 +278,15 @@ export interface AppRow {
   updated_by: string
 }
 
+export interface AppVersionRow {
+  id: string
+  version: number
+  files: string
+  size: number
+  created_at: number
+  created_by: string
+}
+
 export const apps = {
   async insert(db: SqlExecutor, r: AppRow) {
     await db.run('INSERT INTO apps (id, organization_id, name, latest_version, created_at, created_by, updated_at, updated_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
@@ -275,13 +299,19 @@ export const apps = {
     ])
   },
   byId: (db: SqlExecutor, organizationId: string, id: string) => db.get<AppRow>('SELECT * FROM apps WHERE organization_id = $1 AND id = $2', [organizationId, id]),
+  /** The organization's app, locked until the transaction ends: no new version lands meanwhile. */
+  lockById: (db: SqlExecutor, dialect: Dialect, organizationId: string, id: string) =>
+    db.get<AppRow>(`SELECT * FROM apps WHERE organization_id = $1 AND id = $2${forUpdate(dialect)}`, [organizationId, id]),
   byIdAny: (db: SqlExecutor, id: string) => db.get<AppRow>('SELECT * FROM apps WHERE id = $1', [id]),
   version: (db: SqlExecutor, appId: string, version: number) =>
-    db.get<{ id: string; version: number; files: string; size: number; created_at: number; created_by: string }>(
-      'SELECT id, version, files, size, created_at, created_by FROM app_versions WHERE app_id = $1 AND version = $2', [appId, version],
-    ),
+    db.get<AppVersionRow>('SELECT id, version, files, size, created_at, created_by FROM app_versions WHERE app_id = $1 AND version = $2', [appId, version]),
   setLatest: (db: SqlExecutor, a: { id: string; name: string; latestVersion: number; at: number; by: string }) =>
     db.run('UPDATE apps SET name = $1, latest_version = $2, updated_at = $3, updated_by = $4 WHERE id = $5', [a.name, a.latestVersion, a.at, a.by, a.id]),
-  versionById: (db: SqlExecutor, id: string) =>
-    db.get<{ id: string; app_id: string; version: number; files: string; size: number }>('SELECT id, app_id, version, files, size FROM app_versions WHERE id = $1', [id]),
+  /** A version by its id, only when it is one of `appId`'s and that app is the organization's. */
+  versionOf: (db: SqlExecutor, organizationId: string, appId: string, versionId: string) =>
+    db.get<AppVersionRow>(
+      `SELECT v.id, v.version, v.files, v.size, v.created_at, v.created_by FROM app_versions v JOIN apps a ON a.id = v.app_id
+       WHERE a.organization_id = $1 AND a.id = $2 AND v.id = $3`,
+      [organizationId, appId, versionId],
+    ),
 }

@@ -53,7 +53,6 @@ export const users = {
   },
   setPassword: (db: SqlExecutor, id: string, hash: string, at: number) =>
     db.run('UPDATE users SET password_hash = $1, password_changed_at = $2 WHERE id = $3', [hash, at, id]),
-  setName: (db: SqlExecutor, id: string, name: string) => db.run('UPDATE users SET name = $1 WHERE id = $2', [name, id]),
   setInterestsEnabled: (db: SqlExecutor, id: string, enabled: boolean) =>
     db.run('UPDATE users SET interests_enabled = $1 WHERE id = $2', [enabled ? 1 : 0, id]),
   setInterestTags: (db: SqlExecutor, id: string, tags: readonly string[]) =>

@@ -200,6 +200,22 @@ export const workflows = {
   liveWorkflows(db: SqlExecutor) {
     return db.all<WorkflowRow>("SELECT * FROM workflows WHERE live_version IS NOT NULL AND archived_at IS NULL AND live_status = 'active'")
   },
+  /** Whose workflow an id is, whichever organization. */
+  organizationOf: async (db: SqlExecutor, id: string) =>
+    (await db.get<{ organization_id: string }>('SELECT organization_id FROM workflows WHERE id = $1', [id]))?.organization_id,
+  /** What a public page of a workflow needs (its public run, its widget): whose, the live version, the linked app. */
+  publicTarget: (db: SqlExecutor, id: string) =>
+    db.get<Pick<WorkflowRow, 'id' | 'organization_id' | 'live_version' | 'archived_at'> & { app_id: string | null; app_version: number | null }>(
+      'SELECT id, organization_id, live_version, archived_at, app_id, app_version FROM workflows WHERE id = $1', [id],
+    ),
+  /** The app linked to a workflow's widget page. */
+  appOf: async (db: SqlExecutor, id: string) => (await db.get<{ app_id: string | null }>('SELECT app_id FROM workflows WHERE id = $1', [id]))?.app_id ?? null,
+  /** A workflow's sensitive prop values, sealed (null: none). */
+  sealedProps: async (db: SqlExecutor, id: string) =>
+    (await db.get<{ sealed_props: string | null }>('SELECT sealed_props FROM workflows WHERE id = $1', [id]))?.sealed_props ?? null,
+  /** The organization's workflows with sealed prop values, for its secret masks. */
+  sealedPropsOf: (db: SqlExecutor, organizationId: string) =>
+    db.all<{ id: string; sealed_props: string }>('SELECT id, sealed_props FROM workflows WHERE organization_id = $1 AND sealed_props IS NOT NULL ORDER BY id', [organizationId]),
 }
 
 export const versions = {

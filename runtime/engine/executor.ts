@@ -11,7 +11,7 @@
 import { runInbox } from '../../core/store/run-side.ts'
 import { createActor } from 'xstate'
 import type { Definition } from '../../core/domain/workflow.ts'
-import { isTerminal } from '../../core/domain/run.ts'
+import { ACTIVE_SQL } from '../../core/domain/run-lifecycle.ts'
 import { parseJson } from '../../core/json.ts'
 import { type RunRow, runs } from '../../core/store/runs.ts'
 import type { Registry } from '../../core/plugin/registry.ts'
@@ -24,6 +24,7 @@ import { publishEvents } from '../../core/events.ts'
 import { errorMessage } from '../../core/errors.ts'
 import { type BranchesOf, startState, type Emitted, type RunInput, type RunState } from './state.ts'
 import { restoreSnapshot } from './stored-snapshot.ts'
+import { endRun } from './run-end.ts'
 import type { createPlanCache } from './plan.ts'
 import { createStartQueue, type ExecutorBacklog, type Queued } from './start-queue.ts'
 import { nextTurn } from './next-turn.ts'
@@ -41,6 +42,12 @@ export interface ExecutorDeps extends JournalDeps {
   readonly workerId: string
   /** Milliseconds after its last heartbeat when a worker counts as dead and its runs are taken over. */
   readonly workerTimeoutMs: number
+  /**
+   * Heartbeats older than this count as stale (runtime/workers.ts: later after an outage of the
+   * store, so that no worker takes over the runs of one that was only as cut off as itself).
+   * By default, `workerTimeoutMs` before now.
+   */
+  readonly staleBefore?: () => number
 }
 
 export interface Executor {
@@ -50,7 +57,10 @@ export interface Executor {
   readonly finishAtAdmission: FinishAtAdmission
   /** Delivers inbox events to a run, loading it when it is not live here (if this worker may own it). */
   wake(runId: string): void
-  /** Like wake, resolving once the run is live here or found to need nothing (work-queue backpressure). */
+  /**
+   * Like wake, resolving once the run is live here or found to need nothing (work-queue
+   * backpressure); rejecting when the store failed as it started (the notification is handed out again).
+   */
   take(runId: string): Promise<void>
   /** Whether the run is live in this process, or queued to start here. */
   has(runId: string): boolean
@@ -117,6 +127,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
   const limit = adaptiveConcurrency({ max: deps.concurrency, targetLagMs: deps.lagTargetMs ?? 0, onRaise: () => scheduleTurn() })
   const branchesOf: BranchesOf = (type) => deps.registry.action(type)?.branches
   const now = () => deps.clock.now()
+  const staleBefore = deps.staleBefore ?? (() => now() - deps.workerTimeoutMs)
 
   function machineFor(plan: Plan): RunMachine {
     let machine = machines.get(plan.hash)
@@ -159,13 +170,16 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     entries.set(item.runId, entry)
     state.running++
     const activation = item.fresh ? activateFresh(entry, item.fresh, item.woken === true) : activateStored(entry)
+    let failure: unknown
     activation.catch(async (error) => {
       deps.logger.error('could not start run', { runId: item.runId, error: error instanceof Error ? error.stack : String(error) })
       // A run whose definition cannot execute fails once, clearly, instead of being picked up
-      // again on every sweep; a store that failed is tried again by the sweep.
+      // again on every sweep; a store that failed is tried again: a work-queue notification is
+      // handed out again (take rejects), anything else waits for the sweep.
       if (error instanceof DefinitionError) await failUnstartable(item.runId, error.message)
+      else failure = error
       release(entry)
-    }).finally(() => item.taken?.())
+    }).finally(() => item.taken?.(failure))
   }
 
   /** Live in this process, or queued to start here. */
@@ -199,10 +213,10 @@ export function createExecutor(deps: ExecutorDeps): Executor {
    * (another live worker holds it, or it ended).
    */
   async function acquire(runId: string): Promise<(RunRow & { has_inbox: unknown }) | undefined> {
-    const stale = now() - deps.workerTimeoutMs
+    const stale = staleBefore()
     return deps.store.write((tx) =>
       tx.get<RunRow & { has_inbox: unknown }>(
-        `UPDATE runs SET owner = $1 WHERE id = $2 AND status IN ('running', 'waiting')
+        `UPDATE runs SET owner = $1 WHERE id = $2 AND ${ACTIVE_SQL}
            AND (owner IS NULL OR owner = $1 OR owner NOT IN (SELECT id FROM workers WHERE heartbeat_at >= $3))
          RETURNING *, EXISTS (SELECT 1 FROM run_inbox WHERE run_inbox.run_id = runs.id) AS has_inbox`,
         [deps.workerId, runId, stale],
@@ -292,22 +306,9 @@ export function createExecutor(deps: ExecutorDeps): Executor {
 
   /** Ends a run that cannot execute as failed, with its run.failed event (nothing if it already ended). */
   async function failUnstartable(runId: string, message: string) {
-    const at = now()
-    const error = { message, code: 'unstartable' }
+    const end = { status: 'failure', at: now(), error: { message, code: 'unstartable' } } as const
     try {
-      const recorded = await deps.store.write(async (tx) => {
-        const row = await tx.get<{ organization_id: string; workflow_id: string; last_seq: number; status: string }>(
-          'SELECT organization_id, workflow_id, last_seq, status FROM runs WHERE id = $1', [runId],
-        )
-        if (!row || isTerminal(row.status)) return []
-        const seq = Number(row.last_seq) + 1
-        await tx.run(
-          "UPDATE runs SET status = 'failure', error = $1, finished_at = $2, updated_at = $2, last_seq = $3 WHERE id = $4 AND status IN ('running', 'waiting')",
-          [JSON.stringify(error), at, seq, runId],
-        )
-        await runInbox.clear(tx, runId)
-        return deps.recorder.record(tx, [{ organizationId: row.organization_id, workflowId: row.workflow_id, runId, seq, nodeId: null, type: 'run.failed', data: { runId, workflowId: row.workflow_id, error }, at }])
-      })
+      const recorded = await deps.store.write((tx) => endRun(tx, deps.recorder, runId, end))
       publishEvents(deps.bus, recorded)
     } catch (failure) {
       deps.logger.error('could not fail a run that cannot execute', { runId, error: String(failure) })
@@ -368,7 +369,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
         this.wake(runId)
         return Promise.resolve()
       }
-      return new Promise<void>((taken) => enqueue({ runId, taken }))
+      return new Promise<void>((resolve, reject) => enqueue({ runId, taken: (error) => (error === undefined ? resolve() : reject(error)) }))
     },
     wake(runId) {
       const entry = entries.get(runId)
@@ -379,7 +380,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     },
     /** Runs that were running without a live owner, and runs with inbox events nobody took. */
     async sweep() {
-      const stale = now() - deps.workerTimeoutMs
+      const stale = staleBefore()
       // Under a backlog, this worker's own stale runs are nearly all queued here: reading them
       // (tens of thousands) on every heartbeat would stall the event loop for nothing. So they
       // are looked for when the queue is empty, and at least every OWN_SWEEP_EVERY heartbeats.

@@ -5,13 +5,14 @@
  * events, run controls at the end) in one group-committed transaction per tick. Events are
  * published on the bus only after that commit.
  */
-import type { Metrics } from '../../core/metrics.ts'
+import type { Metrics } from '../../core/ports/metrics.ts'
 import { runs, type RunStateColumns } from '../../core/store/runs.ts'
 import { workflows } from '../../core/store/workflows.ts'
 import { clearWaiting, runInbox, runTimers, runWaits, workflowVariables } from '../../core/store/run-side.ts'
 import type { Tracing } from '../../core/ports/tracing.ts'
 import type { RunStatus } from '../../core/domain/run.ts'
-import { isTerminalRunEvent, workflowPaused } from '../../core/domain/run-events.ts'
+import { workflowPaused } from '../../core/domain/run-events.ts'
+import { isTerminalRunEvent, runStatusOf, type TerminalStatus } from '../../core/domain/run-lifecycle.ts'
 import { publishEvents, type RecordedEvent } from '../../core/events.ts'
 import type { Bus } from '../../core/ports/bus.ts'
 import type { Clock } from '../../core/ports/clock.ts'
@@ -56,7 +57,7 @@ function observe(metrics: Metrics, meta: RunMeta, events: ReadonlyArray<JournalE
   if (events.length > 0) metrics.journalWrites.observe(events.length)
   for (const e of events) {
     if (!isTerminalRunEvent(e.type)) continue
-    const status = e.type === 'run.succeeded' ? 'success' : e.type === 'run.failed' ? 'failure' : e.type.slice('run.'.length)
+    const status = runStatusOf(e.type)!
     metrics.runsFinished.inc({ status })
     if (meta.startedAt !== undefined) metrics.runDuration.observe({ status }, Math.max(0, (e.at - meta.startedAt) / 1000))
   }
@@ -85,8 +86,7 @@ function trace(tracing: Tracing, meta: RunMeta, events: ReadonlyArray<JournalEve
     } else if (e.type === 'run.resumed') {
       tracing.resumed(run, e.at, typeof e.data.key === 'string' ? e.data.key : null)
     } else if (isTerminalRunEvent(e.type) && meta.startedAt !== undefined) {
-      const status = e.type === 'run.succeeded' ? 'success' : e.type === 'run.failed' ? 'failure' : e.type.slice('run.'.length)
-      tracing.run(run, meta.startedAt, e.at, status)
+      tracing.run(run, meta.startedAt, e.at, runStatusOf(e.type)!)
     }
   }
 }
@@ -153,7 +153,7 @@ export function journalWriter(deps: JournalDeps, meta: RunMeta) {
     if (changed === 0) throw new LostOwnership(meta.runId)
     for (const id of consumed) await runInbox.consume(tx, id)
     for (const e of events) await sideRows(tx, e, waited)
-    if (terminal) recorded.push(...(await runControls(tx, terminal.type, events, admission?.consecutiveFailures)))
+    if (terminal) recorded.push(...(await runControls(tx, runStatusOf(terminal.type) as TerminalStatus, events, admission?.consecutiveFailures)))
     return { recorded, waited }
   }
 
@@ -191,14 +191,14 @@ export function journalWriter(deps: JournalDeps, meta: RunMeta) {
   }
 
   /** Consecutive failures, removed actions and spent AI credits pause the live version; a success resets the count. */
-  async function runControls(tx: SqlExecutor, terminal: string, events: readonly JournalEvent[], failuresRead?: number): Promise<RecordedEvent[]> {
-    if (!meta.live || terminal === 'run.cancelled') return []
+  async function runControls(tx: SqlExecutor, ended: TerminalStatus, events: readonly JournalEvent[], failuresRead?: number): Promise<RecordedEvent[]> {
+    if (!meta.live || ended === 'cancelled') return []
     const disabled = events.some((e) => e.type === 'node.failed' && e.data.code === 'disabled_action')
     const exhausted = events.some((e) => e.type === 'node.failed' && e.data.code === 'cu_exhausted')
     let reason: string | null = null
     if (disabled) reason = 'disabled_action'
     else if (exhausted) reason = 'cu_exhausted'
-    else if (meta.automatic && terminal === 'run.failed') {
+    else if (meta.automatic && ended === 'failure') {
       const failures = await workflows.countFailure(tx, meta.workflowId)
       if (deps.consecutiveFailuresPause > 0 && failures >= deps.consecutiveFailuresPause) reason = 'consecutive_failures'
     } else if (meta.automatic && failuresRead !== 0) {

@@ -13,6 +13,8 @@
  * invoked actors (`executeNode`, `resumeNode`), referenced by name so snapshots persist.
  */
 import { type ActorRefFrom, emit, enqueueActions, fromPromise, setup, type SnapshotFrom } from 'xstate'
+import type { RunStatus } from '../../core/domain/run.ts'
+import { END_EVENT, isTerminal } from '../../core/domain/run-lifecycle.ts'
 import { nextTurn } from './next-turn.ts'
 import type { Plan } from './plan.ts'
 import { advance, applyCancel, applyOutcome, type BranchesOf, type Emitted, isWaiting, type RunState, type Step } from './state.ts'
@@ -185,10 +187,10 @@ export function createRunMachine(plan: Plan, runner: NodeRunner, branchesOf: Bra
           onDone: { target: 'stepping', actions: 'settle' },
         },
       },
-      success: { type: 'final', entry: emit(() => journal({ type: 'run.succeeded', nodeId: null, data: {} })) },
-      partial: { type: 'final', entry: emit(() => journal({ type: 'run.partial', nodeId: null, data: {} })) },
-      failure: { type: 'final', entry: emit(({ context }) => journal({ type: 'run.failed', nodeId: null, data: { error: context.error } })) },
-      cancelled: { type: 'final', entry: emit(({ event }) => journal({ type: 'run.cancelled', nodeId: null, data: { reason: (event as { reason?: string }).reason ?? null } })) },
+      success: { type: 'final', entry: emit(() => journal({ type: END_EVENT.success, nodeId: null, data: {} })) },
+      partial: { type: 'final', entry: emit(() => journal({ type: END_EVENT.partial, nodeId: null, data: {} })) },
+      failure: { type: 'final', entry: emit(({ context }) => journal({ type: END_EVENT.failure, nodeId: null, data: { error: context.error } })) },
+      cancelled: { type: 'final', entry: emit(({ event }) => journal({ type: END_EVENT.cancelled, nodeId: null, data: { reason: (event as { reason?: string }).reason ?? null } })) },
     },
     on: {
       CANCEL: { target: '.cancelled', actions: 'cancel' },
@@ -205,11 +207,9 @@ export type RunActor = ActorRefFrom<RunMachine>
 export type RunSnapshot = SnapshotFrom<RunMachine>
 
 /** The run status a machine snapshot stands for. */
-export function statusOf(snapshot: { value: unknown; status: string }): 'running' | 'waiting' | 'success' | 'partial' | 'failure' | 'cancelled' {
+export function statusOf(snapshot: { value: unknown; status: string }): RunStatus {
+  // The machine's top-level states are named after the statuses: every other one is running.
   const value = snapshot.value
-  if (typeof value === 'string') {
-    if (value === 'waiting') return 'waiting'
-    if (value === 'success' || value === 'partial' || value === 'failure' || value === 'cancelled') return value
-  }
+  if (typeof value === 'string' && (value === 'waiting' || isTerminal(value))) return value
   return 'running'
 }

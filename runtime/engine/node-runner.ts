@@ -9,7 +9,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import '../../core/plugin/formats.ts'
 import type { TObject } from '@sinclair/typebox'
 import type { OpenedConnector } from '../../core/domain/connector.ts'
-import { ConnectorUnavailableError } from '../../core/errors.ts'
+import { ConnectorUnavailableError, StoreUnavailableError } from '../../core/errors.ts'
 import { type Clock, sleepOn } from '../../core/ports/clock.ts'
 import type { Logger } from '../../core/ports/logger.ts'
 import type { ActionContext, ConnectorData, ResumeContext, WaitRequest } from '../../core/plugin/sdk.ts'
@@ -42,6 +42,9 @@ export class NodeTimeoutError extends Error {
 
 const NO_PROPS: Readonly<Record<string, unknown>> = Object.freeze({})
 
+/** Pauses between two reads while the store is unreachable: from a tenth of a second to two seconds. */
+const OUTAGE_PAUSES_MS = [100, 200, 500, 1000, 2000]
+
 interface Secrets {
   readonly mask: ValueMask
   readonly props: Readonly<Record<string, unknown>>
@@ -61,6 +64,23 @@ export function createNodeRunner(deps: {
   secretProps?: SecretProps
 }): NodeRunner {
   const now = () => deps.clock.now()
+
+  /**
+   * What the engine reads for a node before its handler runs (the organization's masks, the
+   * workflow's sensitive props, a connector), and the masks for a resumed node's outcome, wait
+   * while the store cannot be reached: the node has not done anything, and failing it would fail
+   * its run, and count towards pausing its workflow, for an outage. Until the node is aborted.
+   */
+  async function outlastingOutages<T>(read: () => T | Promise<T>, signal: () => AbortSignal): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await read()
+      } catch (error) {
+        if (!(error instanceof StoreUnavailableError)) throw error
+        await sleepOn(deps.clock, OUTAGE_PAUSES_MS[Math.min(attempt, OUTAGE_PAUSES_MS.length - 1)], signal())
+      }
+    }
+  }
 
   /** What a payload check needs of an action, worked out once per action type. */
   interface PayloadRules {
@@ -103,7 +123,13 @@ export function createNodeRunner(deps: {
     if (!isThenable(secrets)) return masked(secrets.mask, executeWith(plan, withProps(state, secrets.props), controller, secrets.mask))
     // The organization's mask (or the workflow's sensitive props) is not at hand: read it first,
     // so that nothing leaves unmasked.
-    return pendingOf(controller, secrets.then(({ mask, props }) => outcomeOf(masked(mask, executeWith(plan, withProps(state, props), controller, mask)))))
+    let first: typeof secrets | null = secrets
+    const read = outlastingOutages(() => {
+      const reading = first ?? secretsOf(state.organizationId, state.workflowId)
+      first = null
+      return reading
+    }, () => controller.signal)
+    return pendingOf(controller, read.then(({ mask, props }) => outcomeOf(masked(mask, executeWith(plan, withProps(state, props), controller, mask)))))
   }
 
   /** The organization's mask and the workflow's sensitive props: at hand, or once read. */
@@ -133,7 +159,7 @@ export function createNodeRunner(deps: {
       return { kind: 'failure', error: errorMessage(error), code: 'invalid_payload', retryable: false }
     }
     if (!action.connector) return invoke(plan, state, action, payload, controller, null, mask)
-    const opening = deps.capabilities.connector(state.organizationId, node.def.connector, action.connector.type)
+    const opening = outlastingOutages(() => deps.capabilities.connector(state.organizationId, node.def.connector, action.connector!.type), () => controller.signal)
     return pendingOf(controller, opening.then(
       (opened) => outcomeOf(invoke(plan, state, action, payload, controller, opened, mask)),
       (error) => failed(error, payload, (value) => value, []),
@@ -224,7 +250,7 @@ export function createNodeRunner(deps: {
 
   async function resume(plan: Plan, task: ResumeTask, signal: AbortSignal): Promise<Outcome> {
     const outcome = bounded(await resumeUnmasked(plan, task, signal))
-    return deps.masks ? (await deps.masks.of(task.state.organizationId))(outcome) : outcome
+    return deps.masks ? (await outlastingOutages(() => deps.masks!.of(task.state.organizationId), () => signal))(outcome) : outcome
   }
 
   async function resumeUnmasked(plan: Plan, task: ResumeTask, signal: AbortSignal): Promise<Outcome> {

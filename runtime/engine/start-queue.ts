@@ -19,7 +19,8 @@ export interface Queued {
   /** Known for admitted runs, kept when the payload is not: the backlog is counted per organization. */
   organizationId?: string
   fresh?: FreshRun
-  taken?: () => void
+  /** Called once the run started here or needs nothing; with the error when the store failed as it started. */
+  taken?: (error?: unknown) => void
   /** Inbox events arrived while a fresh run waited in the queue: read them once it starts. */
   woken?: boolean
 }

@@ -6,7 +6,7 @@
  * Every process that records run events has the outbox (an API process records `run.started`);
  * only processes that `send` run the worker, and only they take rows straight from the outbox.
  */
-import type { Metrics } from '../../core/metrics.ts'
+import type { Metrics } from '../../core/ports/metrics.ts'
 import type { Bus } from '../../core/ports/bus.ts'
 import type { Clock } from '../../core/ports/clock.ts'
 import type { HttpClient } from '../../core/ports/http-client.ts'

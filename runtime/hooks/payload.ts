@@ -8,6 +8,7 @@
  * `MAX_RESULT_BYTES` is replaced by `resultOmitted: true` (the run API has it).
  */
 import type { RecordedEvent } from '../../core/events.ts'
+import { runStatusOf } from '../../core/domain/run-lifecycle.ts'
 import { iso } from '../../core/time.ts'
 
 export const MAX_RESULT_BYTES = 16 * 1024
@@ -16,10 +17,6 @@ const MAX_ERROR_CHARS = 2000
 /** The `webhook-id` of an event: stable for every endpoint, retry and replay. */
 export const hookEventId = (event: Pick<RecordedEvent, 'id'>) => `evt_${event.id}`
 
-const RUN_STATUS: Record<string, string> = {
-  'run.started': 'running', 'run.waiting': 'waiting', 'run.resumed': 'running', 'run.succeeded': 'success',
-  'run.partial': 'partial', 'run.failed': 'failure', 'run.cancelled': 'cancelled',
-}
 const NODE_STATUS: Record<string, string> = {
   'node.started': 'running', 'node.succeeded': 'success', 'node.partial': 'partial', 'node.failed': 'failure',
   'node.skipped': 'skipped', 'node.retrying': 'running', 'node.looping': 'running', 'node.cancelled': 'cancelled',
@@ -35,7 +32,7 @@ export function hookPayload(event: RecordedEvent): string {
     data.nodeId = event.nodeId
     data.nodeKey = d.key ?? event.nodeId
   }
-  data.status = event.type === 'node.waiting' ? ((d.wait as { kind?: string } | undefined)?.kind ?? 'waiting') : (RUN_STATUS[event.type] ?? NODE_STATUS[event.type])
+  data.status = event.type === 'node.waiting' ? ((d.wait as { kind?: string } | undefined)?.kind ?? 'waiting') : (runStatusOf(event.type) ?? NODE_STATUS[event.type])
   Object.assign(data, details(event.type, d))
   return JSON.stringify({ type: event.type, timestamp: iso(event.at), data })
 }

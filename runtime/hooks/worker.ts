@@ -10,7 +10,7 @@
  * scheduled by other processes, leases left by dead ones). Attempts are at-least-once: a
  * receiver may see an event twice, always with the same `webhook-id`.
  */
-import type { Metrics } from '../../core/metrics.ts'
+import type { Metrics } from '../../core/ports/metrics.ts'
 import { isHookEventType } from '../../core/domain/execution-hook.ts'
 import type { RecordedEvent } from '../../core/events.ts'
 import type { Bus, Subscription } from '../../core/ports/bus.ts'

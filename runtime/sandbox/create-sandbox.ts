@@ -15,6 +15,7 @@
  * // output: { double: 42 }, logs: ['21']
  * await sandbox.close() // at shutdown
  */
+import type { Clock } from '../../core/ports/clock.ts'
 import { encodeInput } from './json-text.ts'
 import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from './limits.ts'
 import { createWorkerPool, type PoolOptions } from './pool.ts'
@@ -47,9 +48,11 @@ export interface SandboxOptions {
   maxQueue?: number
   /** Where workers cannot be unref'd (Deno), how long one may sit idle before it ends. Default 1000 ms. */
   idleMs?: number
+  /** Times the pool's hard timeouts (deadline plus grace) and idle workers; tests pass a manual one. */
+  clock?: Clock
 }
 
-const DEFAULT_OPTIONS: Required<SandboxOptions> = Object.freeze({ workers: 2, maxQueue: 1000, idleMs: 1000 })
+const DEFAULT_OPTIONS = Object.freeze({ workers: 2, maxQueue: 1000, idleMs: 1000 })
 
 /**
  * A sandbox whose calls use `defaults` (over DEFAULT_LIMITS) unless a call overrides them.
@@ -75,7 +78,7 @@ function resolvePoolOptions(options: SandboxOptions): PoolOptions {
   assertInteger('workers', workers, 1, 64)
   assertInteger('maxQueue', maxQueue, 0, 1_000_000)
   assertInteger('idleMs', idleMs, 1, 24 * 60 * 60 * 1000)
-  return { size: workers, maxQueue, idleMs }
+  return { size: workers, maxQueue, idleMs, clock: options.clock }
 }
 
 function definedOnly(options: SandboxOptions): SandboxOptions {

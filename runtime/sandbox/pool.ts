@@ -5,8 +5,11 @@
  * call is aborted, or that dies is terminated and replaced when next needed.
  * Workers start on first use and are reused. An idle pool does not keep the process alive: workers
  * are unref'd where the runtime allows it (Bun), and elsewhere (Deno) ended after `idleMs` idle.
+ * The pool's own timers (startup, hard timeout, idle) run on a Clock; the engine inside a worker
+ * keeps its deadline on the wall clock.
  * It does not validate limits or encode input (createSandbox does).
  */
+import { type Clock, sleepOn, systemClock } from '../../core/ports/clock.ts'
 import type { SandboxLimits } from './limits.ts'
 import { fromWireError, nameAndMessage, type RunReply, type RunRequest, type WorkerMessage } from './protocol.ts'
 import type { TransformResult } from './run-transform.ts'
@@ -28,6 +31,8 @@ export interface PoolOptions {
   readonly idleMs: number
   /** Starts a worker speaking the protocol of worker.ts; tests substitute their own. */
   readonly spawn?: () => Worker
+  /** Times the startup, hard-timeout and idle timers; the system's by default, a manual one in tests. */
+  readonly clock?: Clock
 }
 
 export interface Job {
@@ -60,8 +65,8 @@ interface Slot {
   ready: boolean
   call: Call | undefined
   id: number
-  /** Startup, hard-timeout or idle timer, depending on the state. */
-  timer: ReturnType<typeof setTimeout> | undefined
+  /** Startup, hard-timeout or idle timer, depending on the state; aborting it disarms it. */
+  timer: AbortController | undefined
 }
 
 type Unreffable = { unref?: () => void }
@@ -72,6 +77,7 @@ export function spawnSandboxWorker(): Worker {
 
 export function createWorkerPool(options: PoolOptions): WorkerPool {
   const spawn = options.spawn ?? spawnSandboxWorker
+  const clock = options.clock ?? systemClock
   const slots = new Set<Slot>()
   const queue: Call[] = []
   let nextId = 0
@@ -126,7 +132,7 @@ export function createWorkerPool(options: PoolOptions): WorkerPool {
 
   function armDeadline(slot: Slot, call: Call): void {
     const { limits } = call.job
-    arm(slot, limits.timeoutMs + HARD_TIMEOUT_GRACE_MS, () => kill(slot, fromTrip('timeout', limits)))
+    arm(clock, slot, limits.timeoutMs + HARD_TIMEOUT_GRACE_MS, () => kill(slot, fromTrip('timeout', limits)))
   }
 
   function createSlot(): Slot {
@@ -151,7 +157,7 @@ export function createWorkerPool(options: PoolOptions): WorkerPool {
     })
     slots.add(slot)
     const message = `the sandbox worker did not start within ${STARTUP_TIMEOUT_MS} ms`
-    arm(slot, STARTUP_TIMEOUT_MS, () => kill(slot, new SandboxError('runtime', message)))
+    arm(clock, slot, STARTUP_TIMEOUT_MS, () => kill(slot, new SandboxError('runtime', message)))
     return slot
   }
 
@@ -217,7 +223,7 @@ export function createWorkerPool(options: PoolOptions): WorkerPool {
 
   /** An idle worker that cannot be unref'd would keep the process alive, so it is ended later. */
   function rest(slot: Slot): void {
-    if (!slot.unref) arm(slot, options.idleMs, () => remove(slot))
+    if (!slot.unref) arm(clock, slot, options.idleMs, () => remove(slot))
   }
 
   /** Stops listening for the call's abort, before it is settled. */
@@ -244,12 +250,15 @@ function summarise(message: string | undefined): string {
   return summary.length > MAX_DETAIL_CHARS ? `${summary.slice(0, MAX_DETAIL_CHARS)}…` : summary
 }
 
-function arm(slot: Slot, ms: number, onTimeout: () => void): void {
+function arm(clock: Clock, slot: Slot, ms: number, onTimeout: () => void): void {
   disarm(slot)
-  slot.timer = setTimeout(onTimeout, ms)
+  const timer = new AbortController()
+  slot.timer = timer
+  // A timer disarmed (or replaced) after it fired but before this ran must not act.
+  sleepOn(clock, ms, timer.signal).then(() => slot.timer === timer && onTimeout(), () => {})
 }
 
 function disarm(slot: Slot): void {
-  if (slot.timer !== undefined) clearTimeout(slot.timer)
+  slot.timer?.abort()
   slot.timer = undefined
 }

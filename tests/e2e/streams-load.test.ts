@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
-import { api, type ServerProcess, startServer } from '../helpers/process.ts'
+import { api, type ServerProcess, startServer, until } from '../helpers/process.ts'
 import { tempDir } from '../helpers/tmp.ts'
 
 const KEY = 'svcsk_streams_load_bootstrap_key_0123456789ab'
@@ -71,7 +71,7 @@ describe('streams under load', () => {
           },
         },
       })))
-    await Bun.sleep(1500)
+    await until('every subscriber to be answered', async () => received.ok === 1000 || undefined)
     expect(received.ok).toBe(1000)
     const withSubscribers = rssMb(server.pid)
     expect(withSubscribers - before).toBeLessThan(150)
@@ -79,8 +79,7 @@ describe('streams under load', () => {
     // A client that asks for a run's execution detail and reads one byte a second.
     const runId = 'run_01SLOWREADER00000000000000'
     const slow = Bun.spawn(['curl', '-sN', '--limit-rate', '1', '-H', `authorization: Bearer ${KEY}`, `${server.url}/v1/executions/${runId}/stream`], { stdout: 'pipe', stderr: 'pipe' })
-    await Bun.sleep(300)
-    expect(tcpStates(slow.pid)).toContain('ESTABLISHED')
+    await until('the slow client to connect', async () => tcpStates(slow.pid).includes('ESTABLISHED') || undefined)
     const blob = 'x'.repeat(60_000)
     const started = await api(server.url, 'POST', `/v1/workflows/${workflowId}/run`, KEY, { runId, payload: { blob, items: Array.from({ length: 100 }, (_, i) => i) } })
     expect(started.status).toBe(200)

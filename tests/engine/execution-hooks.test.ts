@@ -3,12 +3,23 @@
  * filtering, retries, Retry-After, 410, redirects, timeouts, and the retry and replay endpoints.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { createGuardedHttpClient } from '../../adapters/http/guarded-client.ts'
+import type { HttpClient } from '../../core/ports/http-client.ts'
 import { verifyWebhook } from '../../core/security/webhook-signature.ts'
 import { createHook, requestsTo, settled, waitForDeliveries } from '../helpers/hooks.ts'
 import { type Received, startReceiver, type Receiver } from '../helpers/receiver.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { createWorkflow, linear, runAndWait } from '../helpers/workflows.ts'
+
+/** How long every answer took, as the outbound client reports it: a delivery records what the client measured. */
+const ANSWER_MS = 1234
+
+/** The real client, reporting ANSWER_MS for every answer it got (a timeout is still measured by the clock). */
+function reportingClient(): HttpClient {
+  const real = createGuardedHttpClient({ allow: ['127.0.0.1/32'] })
+  return { checkTarget: (url) => real.checkTarget(url), send: async (request) => ({ ...(await real.send(request)), durationMs: ANSWER_MS }) }
+}
 
 for (const kind of storeKinds()) {
   describe(`execution hook deliveries (${kind})`, () => {
@@ -27,7 +38,7 @@ for (const kind of storeKinds()) {
       t = await openTestSystem(kind, {
         AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', AUTOMATON_HOOK_RETRY_SCHEDULE: '0,50ms,100ms',
         AUTOMATON_HOOK_TIMEOUT_MS: '400', AUTOMATON_HOOK_POLL_MS: '100',
-      })
+      }, { http: reportingClient() })
       workflowId = (await createWorkflow(t, {
         definition: linear({ greet: { type: 'log', payload: { message: 'hello {{root.result.body.name}}' } } }, ['greet']),
       })).id
@@ -63,7 +74,9 @@ for (const kind of storeKinds()) {
           expect(r.headers['content-type']).toBe('application/json')
           expect(r.headers['webhook-id']).toMatch(/^evt_\d+$/)
           expect(r.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/)
-          expect(Math.abs(Number(r.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30)
+          // Signed at the time of its attempt, in seconds.
+          const attempt = deliveries.find((d) => d.eventId === r.headers['webhook-id'])!.attempts[0]
+          expect(Number(r.headers['webhook-timestamp'])).toBe(Math.floor(Date.parse(attempt.at) / 1000))
           expect(r.json.data).toMatchObject({ organizationId: t.orgId, workflowId, runId: run.id })
           expect(Date.parse(r.json.timestamp)).toBeGreaterThan(0)
         }
@@ -117,8 +130,9 @@ for (const kind of storeKinds()) {
         const [delivery] = await deliveriesOf(hook.id, run.id)
         expect(delivery).toMatchObject({ status: 'failure', retryCount: 1, maxRetries: 1, responseStatus: 500, errorMessage: 'answered 500', nextRetryAt: null })
         expect(delivery.responseBody).toBe('x'.repeat(4096))
-        expect(delivery.durationMs).toBeGreaterThanOrEqual(0)
-        expect(delivery.attempts).toHaveLength(2)
+        // The time the client measured for the last answer, and for each attempt its own.
+        expect(delivery.durationMs).toBe(ANSWER_MS)
+        expect(delivery.attempts.map((a: { durationMs: number }) => a.durationMs)).toEqual([ANSWER_MS, ANSWER_MS])
         expect(requestsTo(receiver.requests, '/down')).toHaveLength(2)
       })
     })

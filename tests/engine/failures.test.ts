@@ -91,6 +91,19 @@ for (const kind of storeKinds()) {
       expect((await t.call('POST', `/v1/runs/${again.id}/retry`)).status).toBe(409)
     })
 
+    it('refuses a retry of an archived workflow\'s run as any admission does', async () => {
+      const w = await createWorkflow(t, { definition: linear({ boom: { type: 'code-transform', payload: { code: 'function transform() { throw new Error("kaput") }' } } }, ['boom']) })
+      const failed = await runAndWait(t, w.id)
+      expect(failed.status).toBe('failure')
+      await t.call('DELETE', `/v1/workflows/${w.id}`)
+      const refused = await t.call('POST', `/v1/runs/${failed.id}/retry`)
+      expect(refused.status).toBe(409)
+      expect(refused.body.message).toContain('archived')
+      expect(refused.body.message).toBe((await t.call('POST', `/v1/workflows/${w.id}/run`, { body: {} })).body.message)
+      const retries = await t.system.store.all<{ id: string }>('SELECT id FROM runs WHERE retry_of = $1', [failed.id])
+      expect(retries).toHaveLength(0)
+    })
+
     it('pauses a live workflow after consecutive automatic failures, and a success resets the count', async () => {
       const w = await createLive(t, { definition: linear({ check: { type: 'code-transform', payload: { code: 'function transform(i) { if (!i.ok) throw new Error("bad"); return 1 }', input: { ok: '{{$trigger.body.ok}}' } } } }, ['check']) })
       const hook = (body: unknown) => t.call('POST', `/v1/webhooks/${w.triggerSecret}`, { key: null, body })

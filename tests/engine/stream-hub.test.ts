@@ -76,7 +76,8 @@ describe.skipIf(!TEST_DATABASE_URL)('activity streams on Postgres', () => {
   }
 
   it('holds back an event until an earlier id commits, then delivers both in id order', async () => {
-    const { seen, stop } = await subscribe()
+    // A gap wait longer than the test: however slow the machine, only the commit lets them through.
+    const { seen, stop } = await subscribe(60_000)
     const slow = await pending('slow')
     const fast = await record('fast')
     expect(fast.id).toBeGreaterThan(slow.id)

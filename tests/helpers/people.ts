@@ -1,4 +1,5 @@
 /** People in tests: invite by the API and accept, as a person would; sign in; call as that person. */
+import { setClientAddress } from '../../core/http/request-state.ts'
 import type { CallOptions, CallResult, TestSystem } from './system.ts'
 
 export const PASSWORD = 'correct horse battery staple'
@@ -27,4 +28,26 @@ export async function signIn(t: TestSystem, email: string, password = PASSWORD):
 export function asSession(t: TestSystem, token: string, orgId?: string) {
   return (method: string, path: string, options: CallOptions = {}) =>
     t.call(method, path, { ...options, key: token, headers: { ...(orgId ? { 'x-org-id': orgId } : {}), ...options.headers } })
+}
+
+/** Calls from a client at `address`, as the server adapter records the peer; no key unless given. */
+export function fromAddress(t: TestSystem, address: string) {
+  return async (method: string, path: string, options: CallOptions = {}): Promise<CallResult> => {
+    const headers: Record<string, string> = { ...options.headers }
+    if (options.key) headers.authorization = `Bearer ${options.key}`
+    let body = options.rawBody
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body)
+      headers['content-type'] ??= 'application/json'
+    }
+    const request = new Request(`http://localhost${path}`, { method, headers, body })
+    setClientAddress(request, address)
+    const response = await t.system.app.handle(request)
+    const text = await response.text()
+    let parsed: unknown = text
+    try {
+      parsed = JSON.parse(text)
+    } catch {}
+    return { status: response.status, headers: response.headers, body: parsed }
+  }
 }

@@ -10,6 +10,11 @@ export interface SseReader {
   next(timeoutMs?: number): Promise<SseEvent | null>
   /** Events until `stop` holds for one (included) or the stream ends. */
   until(stop: (e: SseEvent) => boolean, timeoutMs?: number): Promise<SseEvent[]>
+  /**
+   * Waits for the next comment `text` (`: heartbeat`); events read meanwhile are kept for next().
+   * Throws when the stream ends first.
+   */
+  comment(text: string, timeoutMs?: number): Promise<void>
   comments: string[]
   cancel(): Promise<void>
 }
@@ -39,28 +44,50 @@ export function readSse(response: Response): SseReader {
     }
   }
 
+  /** The next frame as an event or as its comments; null when the stream ended. */
+  async function read(deadline: number, timeoutMs: number): Promise<SseEvent | { comments: string[] } | null> {
+    const text = await frame(deadline, timeoutMs)
+    if (text === null) return null
+    const fields: Record<string, string> = {}
+    const said: string[] = []
+    let isComment = true
+    for (const line of text.split('\n')) {
+      if (line.startsWith(':')) {
+        said.push(line.slice(1).trim())
+        continue
+      }
+      isComment = false
+      const colon = line.indexOf(':')
+      const key = colon < 0 ? line : line.slice(0, colon)
+      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '')
+      fields[key] = fields[key] !== undefined ? `${fields[key]}\n${value}` : value
+    }
+    comments.push(...said)
+    if (isComment || fields.data === undefined) return { comments: said }
+    return { id: fields.id ?? '', event: fields.event ?? 'message', data: JSON.parse(fields.data) }
+  }
+
+  /** Events read while waiting for a comment, handed out first by next(). */
+  const early: SseEvent[] = []
+
   const api: SseReader = {
     comments,
     async next(timeoutMs = 5000) {
+      if (early.length > 0) return early.shift()!
       const deadline = Date.now() + timeoutMs
       for (;;) {
-        const text = await frame(deadline, timeoutMs)
-        if (text === null) return null
-        const fields: Record<string, string> = {}
-        let isComment = true
-        for (const line of text.split('\n')) {
-          if (line.startsWith(':')) {
-            comments.push(line.slice(1).trim())
-            continue
-          }
-          isComment = false
-          const colon = line.indexOf(':')
-          const key = colon < 0 ? line : line.slice(0, colon)
-          const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '')
-          fields[key] = fields[key] !== undefined ? `${fields[key]}\n${value}` : value
-        }
-        if (isComment || fields.data === undefined) continue
-        return { id: fields.id ?? '', event: fields.event ?? 'message', data: JSON.parse(fields.data) }
+        const got = await read(deadline, timeoutMs)
+        if (got === null) return null
+        if ('event' in got) return got
+      }
+    },
+    async comment(text, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs
+      for (;;) {
+        const got = await read(deadline, timeoutMs)
+        if (got === null) throw new Error(`the stream ended before the comment "${text}"`)
+        if ('event' in got) early.push(got)
+        else if (got.comments.includes(text)) return
       }
     },
     async until(stop, timeoutMs = 10_000) {

@@ -1,6 +1,7 @@
 /** Definitions and calls that workflow and engine tests share. */
 import { expect } from 'bun:test'
 import type { TestSystem } from './system.ts'
+import { isTerminal } from '../../core/domain/run-lifecycle.ts'
 
 export const linear = (nodes: Record<string, { type: string; payload?: unknown; [k: string]: unknown }>, order: string[]) => {
   const out: Record<string, unknown> = { root: { type: 'manual', payload: {}, children: order.length ? [order[0]] : [] } }
@@ -28,7 +29,7 @@ export async function createLive(t: TestSystem, body: Record<string, unknown>, k
 }
 
 /** Polls a run until its status is terminal (or `until` holds). */
-export async function waitForRun(t: TestSystem, runId: string, until: (run: any) => boolean = (r) => ['success', 'partial', 'failure', 'cancelled'].includes(r.status), timeoutMs = 10_000, key?: string) {
+export async function waitForRun(t: TestSystem, runId: string, until: (run: any) => boolean = (r) => isTerminal(r.status), timeoutMs = 10_000, key?: string) {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const r = await t.call('GET', `/v1/runs/${runId}`, key === undefined ? {} : { key })

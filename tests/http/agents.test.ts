@@ -118,7 +118,10 @@ for (const kind of storeKinds()) {
       const answers = (run.nodes.tools_1.result.transcript as Array<{ role: string; content: string }>).filter((m) => m.role === 'tool').map((m) => JSON.parse(m.content))
       expect(answers[0].status).toBe(200)
       expect(answers[0].body.data.name).toBe('Made by an agent')
+      // Refused by the operation, naming what the worker session lacks; nothing was made.
       expect(answers[1].status).toBe(403)
+      expect(answers[1].body.details).toEqual([{ message: 'missing permission', permission: 'connector:create' }])
+      expect((await t.call('GET', '/v1/connectors')).body.data.items.filter((c: { name: string }) => c.name === 'x')).toEqual([])
       expect(answers[2].error).toContain('not a tool of this agent')
       expect(receiver.requests.some((q) => q.path === '/not-mine')).toBe(false)
       expect(run.nodes.tools_1.result.calls).toEqual([{ name: 'automaton-api', ok: true }, { name: 'automaton-api', ok: true }, { name: 'http-request', ok: false }])

@@ -157,7 +157,13 @@ for (const kind of storeKinds()) {
       expect(answered).toBeGreaterThanOrEqual(1)
       expect(answered).toBeLessThan(6)
       expect(model.requests.length - before).toBe(answered)
-      expect(await aiCredits.balance(t.system.store, other.orgId)).toBeGreaterThanOrEqual(0)
+      // Each answered turn was charged its 200 tokens (1 credit), the refused ones nothing, and the
+      // ledger adds up to the balance: nothing was spent beyond what the balance held.
+      const balance = await aiCredits.balance(t.system.store, other.orgId)
+      expect(balance).toBe(5 - answered)
+      const entries = await aiCredits.entries(t.system.store, other.orgId, 1000)
+      expect(entries.reduce((sum, e) => sum + e.amount, 0)).toBe(balance)
+      expect(entries.filter((e) => e.kind === 'reserve')).toHaveLength(answered)
       // The scripts no turn took are dropped for the next test.
       model.clear()
     })

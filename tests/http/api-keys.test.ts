@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { createSkewedClock } from '../helpers/clock.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 
 for (const kind of storeKinds()) {
   describe(`API keys (${kind})`, () => {
     let t: TestSystem
+    const clock = createSkewedClock()
     beforeAll(async () => {
-      t = await openTestSystem(kind)
+      t = await openTestSystem(kind, {}, { clock })
     })
     afterAll(() => t.close())
 
@@ -62,11 +64,12 @@ for (const kind of storeKinds()) {
       const past = await t.call('POST', '/v1/api-keys', { body: { name: 'old', expiresAt: '2020-01-01T00:00:00Z' } })
       expect(past.status).toBe(400)
       expect(past.body.details[0].path).toBe('/expiresAt')
-      const soon = new Date(Date.now() + 400).toISOString()
-      const created = (await t.call('POST', '/v1/api-keys', { body: { name: 'short', expiresAt: soon } })).body.data
-      expect(created.expiresAt).toBe(soon)
+      const inAnHour = new Date(clock.now() + 3_600_000).toISOString()
+      const created = (await t.call('POST', '/v1/api-keys', { body: { name: 'short', expiresAt: inAnHour } })).body.data
+      expect(created.expiresAt).toBe(inAnHour)
+      clock.skip(3_600_000 - 60_000)
       expect((await t.call('GET', '/v1/me', { key: created.key })).status).toBe(200)
-      await Bun.sleep(500)
+      clock.skip(60_000)
       const expired = await t.call('GET', '/v1/me', { key: created.key })
       expect(expired.status).toBe(401)
       expect(expired.body.message).toContain('expired')

@@ -15,7 +15,7 @@ import { type Receiver, startReceiver } from '../helpers/receiver.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { readSse } from '../helpers/sse.ts'
 import { openTestSystem, recordingLogger, type TestSystem } from '../helpers/system.ts'
-import { waitForRun } from '../helpers/workflows.ts'
+import { createLive, linear, waitForRun } from '../helpers/workflows.ts'
 
 const NUMBER = '4242424242424242'
 const CARD = { name: 'Ops Visa', number: '4242 4242 4242 4242', expMonth: 12, expYear: 2031, cvc: '737', holderName: 'Ada Ops' }
@@ -214,6 +214,134 @@ for (const kind of storeKinds()) {
       })
       expect(r.status).toBe(400)
       expect(r.body.details[0]).toEqual({ path: '/definition/nodes/say/payload/message', message: '{{$card…}} is only available in an http-request node' })
+    })
+  })
+}
+
+/** The stored card's number as merchants and URLs write it back; none may be kept. */
+const NUMBER_FORMS = [NUMBER, '4242 4242 4242 4242', '4242-4242-4242-4242', '4242.4242.4242.4242', '4242%204242%204242%204242']
+/** Long numbers that are not the card: a Luhn-valid one, a millisecond timestamp, a snowflake id. */
+const OTHER_CARD = '5555555555554444'
+const TIMESTAMP = 1767225600123
+const SNOWFLAKE = '1288834974657123456'
+
+for (const kind of storeKinds()) {
+  describe(`a stored card's number and CVC masked wherever they come back (${kind})`, () => {
+    let t: TestSystem
+    let model: ScriptedOpenAi
+    let merchant: Receiver
+    let hooks: Receiver
+    let discloser: string
+    let cardId: string
+    const logger = recordingLogger()
+
+    beforeAll(async () => {
+      model = startScriptedOpenAi()
+      merchant = startReceiver()
+      hooks = startReceiver()
+      t = await openTestSystem(kind, {
+        AUTOMATON_AI_BASE_URL: model.url, AUTOMATON_AI_MODEL: 'scripted', AUTOMATON_AI_DEFAULT_CREDITS: '100',
+        AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', AUTOMATON_HOOK_ALLOW_HTTP: 'true',
+      }, { plugins: [shopper], logger })
+      const person = await addMember(t, `card-echo-${kind}@example.com`, 'owner')
+      const account = await t.call('POST', '/v1/service-accounts', { body: { name: 'payer', permissions: ['card:disclose'] } })
+      discloser = (await t.call('POST', '/v1/api-keys', { body: { name: 'payer', serviceAccountId: account.body.data.id } })).body.data.key
+      await t.call('POST', '/v1/execution-webhooks', { body: { name: 'all', url: `${hooks.url}/events` } })
+      cardId = (await t.call('POST', '/v1/agent-cards', { body: CARD })).body.data.id
+      const allowance = { agentTypes: ['shopper'], merchants: [new URL(merchant.url).host], maxUses: 1, expiresAt: new Date(Date.now() + 3_600_000).toISOString() }
+      expect((await t.call('POST', `/v1/agent-cards/${cardId}/allowances`, { key: person.token, body: allowance, headers: { 'x-org-id': t.orgId } })).status).toBe(200)
+    })
+    afterAll(async () => {
+      await t?.close()
+      await model?.stop()
+      await merchant?.stop()
+      await hooks?.stop()
+    })
+
+    it('masks a merchant\'s echo in headers, a Location URL and the body, in any spacing, and leaves other long numbers alone', async () => {
+      let released!: () => void
+      const hold = new Promise<void>((resolve) => (released = resolve))
+      merchant.respond(async (q) => {
+        if (q.path === '/browse') {
+          await hold
+          return Response.json({ ok: true })
+        }
+        // A careless merchant echoes the card every way it can.
+        return Response.json({
+          spaced: '4242 4242 4242 4242', dashed: '4242-4242-4242-4242', dotted: '4242.4242.4242.4242', echoed: q.body,
+          otherCard: OTHER_CARD, at: TIMESTAMP, orderId: SNOWFLAKE, quantity: 737,
+        }, {
+          headers: {
+            'x-echo-card': NUMBER, 'x-echo-cvc': '737',
+            location: `http://${new URL(merchant.url).host}/receipt?card=4242%204242%204242%204242&n=${NUMBER}&order=${SNOWFLAKE}`,
+          },
+        })
+      })
+      model.queue(toolTurn('http-request', { url: `${merchant.url}/browse` }))
+      const runId = (await t.call('POST', '/v1/agent-runs', { body: { agentType: 'shopper', prompt: 'Buy the book' } })).body.data.runId
+      const stream = readSse(await t.system.app.handle(new Request(`http://localhost/v1/executions/${runId}/stream`, { headers: { authorization: `Bearer ${t.key}` } })))
+      await waitForRun(t, runId, (r) => r.nodes.tools_1?.status === 'running')
+      const handle = (await t.call('POST', `/v1/agent-cards/${cardId}/disclosure`, { key: discloser, headers: { 'x-run-id': runId } })).body.data.handle as string
+      model.queue(
+        toolTurn('http-request', {
+          url: `${merchant.url}/pay`, method: 'POST', headers: { 'content-type': 'application/json' },
+          body: `{"card":"{{$card.${handle}.number}}","cvc":"{{$card.${handle}.cvc}}","exp":"{{$card.${handle}.expMonth}}/{{$card.${handle}.expYear}}"}`,
+        }),
+        textTurn('Paid.'),
+      )
+      released()
+      const run = await waitForRun(t, runId, undefined, 20_000)
+      expect(run.status).toBe('success')
+      expect(JSON.parse(merchant.requests.find((q) => q.path === '/pay')!.body)).toEqual({ card: NUMBER, cvc: '737', exp: '12/2031' })
+
+      // The node's result: what the tool answered, as the model and the journal saw it.
+      const answer = JSON.parse((run.nodes.tools_2.result.transcript as Array<{ content: string }>).at(-1)!.content)
+      expect(answer.headers['x-echo-card']).toBe('[card]')
+      expect(answer.headers['x-echo-cvc']).toBe('[cvc]')
+      expect(answer.headers.location).toBe(`http://${new URL(merchant.url).host}/receipt?card=[card]&n=[card]&order=${SNOWFLAKE}`)
+      expect(answer.body).toEqual({
+        spaced: '[card]', dashed: '[card]', dotted: '[card]', echoed: '{"card":"[card]","cvc":"[cvc]","exp":"12/2031"}',
+        otherCard: OTHER_CARD, at: TIMESTAMP, orderId: SNOWFLAKE, quantity: 737,
+      })
+
+      const kept = {
+        run: JSON.stringify(run),
+        stream: JSON.stringify(await stream.until((e) => e.event === 'run.succeeded', 10_000)),
+        journal: JSON.stringify(await t.system.store.all('SELECT type, node_id, data FROM events WHERE run_id = $1', [runId])),
+        hooks: JSON.stringify(await t.system.store.all('SELECT payload FROM hook_deliveries')),
+        logs: logger.lines.join('\n'),
+        model: JSON.stringify(model.requests),
+      }
+      for (const [where, text] of Object.entries(kept)) {
+        expect({ where, forms: NUMBER_FORMS.filter((form) => text.includes(form)), cvc: /cvc[^A-Za-z0-9]{1,8}737/i.test(text) }).toEqual({ where, forms: [], cvc: false })
+      }
+      for (const where of ['run', 'stream', 'journal'] as const) {
+        expect({ where, intact: [OTHER_CARD, String(TIMESTAMP), SNOWFLAKE].filter((n) => kept[where].includes(n)).length }).toEqual({ where, intact: 3 })
+      }
+      if (kind === 'sqlite') {
+        const dir = t.system.config.dataDir
+        for (const file of readdirSync(dir).filter((f) => f.startsWith('automaton.db'))) {
+          const bytes = readFileSync(join(dir, file))
+          expect({ file, forms: NUMBER_FORMS.filter((form) => bytes.includes(Buffer.from(form))) }).toEqual({ file, forms: [] })
+        }
+      }
+    }, 40_000)
+
+    it('masks the card where no handle was redeemed: a webhook that carries it, and a node that logs it', async () => {
+      const w = await createLive(t, { definition: linear({ say: { type: 'log', payload: { message: 'paid with {{$trigger.body.card}}, cvv {{$trigger.body.cvv}}, order {{$trigger.body.orderId}}' } } }, ['say']) })
+      const sent = await t.call('POST', `/v1/webhooks/${w.triggerSecret}`, {
+        key: null, headers: { 'x-card-number': '4242-4242-4242-4242' },
+        body: { card: '4242 4242 4242 4242', cvv: '737', url: `https://shop.example/r?n=4242%204242%204242%204242`, orderId: SNOWFLAKE, otherCard: OTHER_CARD, at: TIMESTAMP, quantity: 737 },
+      })
+      const runId = sent.body.data.runIds[0]
+      const run = await waitForRun(t, runId)
+      expect(run.status).toBe('success')
+      expect(run.nodes.say.result.message).toBe(`paid with [card], cvv [cvc], order ${SNOWFLAKE}`)
+      const trigger = run.nodes.root.result
+      expect(trigger.headers['x-card-number']).toBe('[card]')
+      expect(trigger.body).toEqual({ card: '[card]', cvv: '[cvc]', url: 'https://shop.example/r?n=[card]', orderId: SNOWFLAKE, otherCard: OTHER_CARD, at: TIMESTAMP, quantity: 737 })
+      const journal = JSON.stringify(await t.system.store.all('SELECT type, node_id, data FROM events WHERE run_id = $1', [runId]))
+      expect(NUMBER_FORMS.filter((form) => journal.includes(form) || logger.lines.some((line) => line.includes(form)))).toEqual([])
     })
   })
 }

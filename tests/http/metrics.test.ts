@@ -81,6 +81,19 @@ describe('metrics', () => {
     expect(value(await scrape(), 'automaton_stream_subscribers')).toBe(before)
   })
 
+  it('counts a request under the status its client received, not the one the validator raised', async () => {
+    const series = (status: string) => `automaton_http_requests_total{method="POST",route="/v1/api-keys",status="${status}"}`
+    const counted = (m: Map<string, number>) => ['400', '422'].reduce((sum, status) => sum + value(m, series(status)), 0)
+    const before = await scrape()
+    const r = await t.call('POST', '/v1/api-keys', { body: { name: 42 } })
+    expect(r.status).toBe(400)
+    // The request is counted once its answer is out: wait for it to be counted.
+    let after = await scrape()
+    for (let i = 0; i < 200 && counted(after) === counted(before); i++) after = await Bun.sleep(5).then(() => scrape())
+    const delta = (status: string) => value(after, series(status)) - value(before, series(status))
+    expect({ counted400: delta('400'), counted422: delta('422') }).toEqual({ counted400: 1, counted422: 0 })
+  })
+
   it('needs the bearer token when the operator sets one', async () => {
     const guarded = await t.openSibling({ AUTOMATON_METRICS_TOKEN: 'scrape-secret-123' })
     try {

@@ -1,13 +1,15 @@
 /**
  * People: sign-in sessions as callers (bearer and cookie with CSRF), X-Org-ID, invitations that
- * need consent, throttled sign-in, expiry on the Clock port, sessions across a restart, removal
- * and password change ending sessions, and the interests switch. Every organization route's
- * permission is also checked with a session caller.
+ * need consent (an existing account's by its session, never its password), sign-in throttled in
+ * the database (attempts sent at once, two processes, password changes), JSON-only sign-in,
+ * expiry on the Clock port, sessions across a restart, removal and password change ending
+ * sessions, and the interests switch. Every organization route's permission is also checked
+ * with a session caller.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Clock } from '../../core/ports/clock.ts'
 import { ROLE_PERMISSIONS } from '../../core/domain/permissions.ts'
-import { addMember, asSession, PASSWORD, signIn } from '../helpers/people.ts'
+import { addMember, asSession, fromAddress, PASSWORD, signIn } from '../helpers/people.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 
@@ -96,6 +98,147 @@ for (const kind of storeKinds()) {
       expect((await signIn(t, bob.email)).status).toBe(200)
     })
 
+    /** How many answers had each status. */
+    const statuses = (answers: ReadonlyArray<{ status: number }>) => {
+      const counts: Record<number, number> = {}
+      for (const a of answers) counts[a.status] = (counts[a.status] ?? 0) + 1
+      return counts
+    }
+    const login = (email: string, password: string) => ({ body: { email, password } })
+
+    it('checks at most 5 of 40 wrong passwords sent at once for one account; the others wait with 429', async () => {
+      const kim = await addMember(t, `kim-${kind}@example.com`, 'viewer')
+      const from = fromAddress(t, '198.51.100.10')
+      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => from('POST', '/v1/auth/login', login(kim.email, `guess-number-${i}`))))
+      expect(statuses(answers)).toEqual({ 401: 5, 429: 35 })
+      for (const a of answers.filter((a) => a.status === 429)) {
+        expect(a.body.code).toBe(429)
+        expect(Number(a.headers.get('retry-after'))).toBeGreaterThan(0)
+      }
+      // The account waits now, whatever the password and wherever it comes from.
+      expect((await fromAddress(t, '198.51.100.11')('POST', '/v1/auth/login', login(kim.email, PASSWORD))).status).toBe(429)
+    })
+
+    it('lets one address fail 20 times, however many sign-ins of unknown emails it sends at once', async () => {
+      const from = fromAddress(t, '198.51.100.20')
+      const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => from('POST', '/v1/auth/login', login(`nobody-${i}-${kind}@example.com`, 'whatever-password'))))
+      expect(statuses(answers)).toEqual({ 401: 20, 429: 40 })
+      // The address waits, even with a person's right password; another address does not.
+      const lee = await addMember(t, `lee-${kind}@example.com`, 'viewer')
+      expect((await from('POST', '/v1/auth/login', login(lee.email, PASSWORD))).status).toBe(429)
+      expect((await fromAddress(t, '198.51.100.21')('POST', '/v1/auth/login', login(lee.email, PASSWORD))).status).toBe(200)
+    })
+
+    it('counts failed sign-ins in the database: two processes on it share one limit', async () => {
+      const moe = await addMember(t, `moe-${kind}@example.com`, 'viewer')
+      const sibling = await t.openSibling({}, { clock })
+      try {
+        const here = fromAddress(t, '198.51.100.30')
+        const there = fromAddress(sibling, '198.51.100.30')
+        const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? here : there)('POST', '/v1/auth/login', login(moe.email, `guess-number-${i}`))))
+        expect(statuses(answers)).toEqual({ 401: 5, 429: 15 })
+        for (const process of [here, there]) expect((await process('POST', '/v1/auth/login', login(moe.email, PASSWORD))).status).toBe(429)
+        // Once the window has passed, signing in at one process clears the count at both.
+        clock.skip(15 * 60_000 + 1000)
+        expect((await there('POST', '/v1/auth/login', login(moe.email, PASSWORD))).status).toBe(200)
+        for (let i = 0; i < 5; i++) expect((await here('POST', '/v1/auth/login', login(moe.email, `again-${i}`))).status).toBe(401)
+        expect((await there('POST', '/v1/auth/login', login(moe.email, PASSWORD))).status).toBe(429)
+      } finally {
+        await sibling.stop()
+      }
+    })
+
+    it('counts wrong current passwords of a password change like failed sign-ins: the sixth waits with 429', async () => {
+      const quinn = await addMember(t, `quinn-${kind}@example.com`, 'viewer')
+      const call = asSession(t, quinn.token)
+      const change = (currentPassword: string) => call('POST', '/v1/auth/password', { body: { currentPassword, newPassword: 'a brand new password' } })
+      for (let i = 0; i < 5; i++) expect((await change(`guess-number-${i}`)).status).toBe(403)
+      const throttled = await change('guess-number-5')
+      expect(throttled.status).toBe(429)
+      expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0)
+      // The right password waits too, and so does signing in to the account.
+      expect((await change(PASSWORD)).status).toBe(429)
+      expect((await fromAddress(t, '198.51.100.50')('POST', '/v1/auth/login', login(quinn.email, PASSWORD))).status).toBe(429)
+    })
+
+    it('takes sign-in as JSON only: a form or text answers 415 and sets no cookie', async () => {
+      const rose = await addMember(t, `rose-${kind}@example.com`, 'viewer')
+      const form = await t.call('POST', '/v1/auth/login', {
+        key: null, rawBody: new URLSearchParams({ email: rose.email, password: PASSWORD }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      })
+      expect(form.status).toBe(415)
+      expect(Object.keys(form.body).sort()).toEqual(['code', 'details', 'message', 'requestId'])
+      expect(form.body).toMatchObject({ code: 415, details: [{ path: '/headers/Content-Type', message: 'expected application/json' }] })
+      expect(form.headers.get('set-cookie')).toBeNull()
+      // Nor JSON labelled as something a page of another site may send without asking.
+      for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
+        const r = await t.call('POST', '/v1/auth/login', { key: null, rawBody: JSON.stringify({ email: rose.email, password: PASSWORD }), headers: { 'content-type': type } })
+        expect({ type, status: r.status, cookie: r.headers.get('set-cookie') }).toEqual({ type, status: 415, cookie: null })
+      }
+      // Accepting an invitation signs a new person in: JSON only as well.
+      const invited = (await t.call('POST', '/v1/members', { body: { email: `sam-${kind}@example.com`, role: 'viewer' } })).body.data
+      const accepted = await t.call('POST', '/v1/auth/accept-invitation', {
+        key: null, rawBody: new URLSearchParams({ token: invited.token, name: 'Sam', password: PASSWORD }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      })
+      expect(accepted.status).toBe(415)
+      expect(accepted.headers.get('set-cookie')).toBeNull()
+      expect((await signIn(t, rose.email)).status).toBe(200)
+    })
+
+    it('never checks an existing account\'s password when an invitation is accepted without its session', async () => {
+      const other = await t.newOrganization(`people-oracle-${kind}`)
+      const nia = await addMember(t, `nia-${kind}@example.com`, 'viewer')
+      const invited = (await t.call('POST', '/v1/members', { key: other.key, body: { email: nia.email, role: 'viewer' } })).body.data
+      const from = fromAddress(t, '198.51.100.40')
+      const answers = []
+      for (const password of [...Array.from({ length: 8 }, (_, i) => `guess-number-${i}`), PASSWORD]) {
+        answers.push(await from('POST', '/v1/auth/accept-invitation', { body: { token: invited.token, name: 'Nia', password } }))
+      }
+      // The right password answers what every wrong one does: 401, no session, no cookie.
+      for (const a of answers) {
+        expect({ status: a.status, message: a.body.message, details: a.body.details, data: a.body.data, cookie: a.headers.get('set-cookie') })
+          .toEqual({ status: 401, message: answers[0].body.message, details: answers[0].body.details, data: undefined, cookie: null })
+      }
+      expect(answers[0].body.message).toContain('sign in as the invited person')
+      const memberEmails = async () => (await t.call('GET', '/v1/members?limit=100', { key: other.key })).body.data.items.map((m: { email: string }) => m.email)
+      expect(await memberEmails()).not.toContain(nia.email)
+
+      // Wrong requests answer the same for an email with an account and one without.
+      const fresh = (await t.call('POST', '/v1/members', { key: other.key, body: { email: `nobody-yet-${kind}@example.com`, role: 'viewer' } })).body.data
+      for (const body of [{}, { name: 'X', password: 'short' }, { password: PASSWORD }]) {
+        const existing = await from('POST', '/v1/auth/accept-invitation', { body: { token: invited.token, ...body } })
+        const unknown = await from('POST', '/v1/auth/accept-invitation', { body: { token: fresh.token, ...body } })
+        expect({ body, status: existing.status, message: existing.body.message, details: existing.body.details })
+          .toEqual({ body, status: unknown.status, message: unknown.body.message, details: unknown.body.details })
+      }
+
+      // Signed in as herself, she joins with the token alone.
+      const joined = await asSession(t, nia.token)('POST', '/v1/auth/accept-invitation', { body: { token: invited.token } })
+      expect(joined.status).toBe(200)
+      expect(joined.body.data.user.memberships.map((m: { organizationId: string }) => m.organizationId).sort()).toEqual([t.orgId, other.orgId].sort())
+      expect(await memberEmails()).toContain(nia.email)
+    })
+
+    it('accepts an invitation for the signed-in invited person only, by bearer or by cookie with its CSRF token', async () => {
+      const other = await t.newOrganization(`people-consent-${kind}`)
+      const oli = await addMember(t, `oli-${kind}@example.com`, 'viewer')
+      const pat = await addMember(t, `pat-${kind}@example.com`, 'viewer')
+      const invited = (await t.call('POST', '/v1/members', { key: other.key, body: { email: oli.email, role: 'developer' } })).body.data
+      // Oli's token in Pat's session: refused, and Pat gains nothing.
+      expect((await asSession(t, pat.token)('POST', '/v1/auth/accept-invitation', { body: { token: invited.token } })).status).toBe(403)
+      expect((await asSession(t, pat.token, other.orgId)('GET', '/v1/me')).status).toBe(403)
+      // An API key is not the person.
+      expect((await t.call('POST', '/v1/auth/accept-invitation', { body: { token: invited.token } })).status).toBe(401)
+      // Oli's cookie alone is what another site's page could send: it needs the CSRF token.
+      const cookie = { cookie: `automaton_session=${oli.token}` }
+      expect((await t.call('POST', '/v1/auth/accept-invitation', { key: null, headers: cookie, body: { token: invited.token } })).status).toBe(403)
+      const csrf = (await t.call('GET', '/v1/auth/session', { key: null, headers: cookie })).body.data.csrfToken
+      const joined = await t.call('POST', '/v1/auth/accept-invitation', { key: null, headers: { ...cookie, 'x-csrf-token': csrf }, body: { token: invited.token } })
+      expect(joined.status).toBe(200)
+      expect(joined.body.data.user.id).toBe(oli.userId)
+      expect((await asSession(t, oli.token, other.orgId)('GET', '/v1/me')).body.data).toMatchObject({ organizationId: other.orgId, role: 'developer' })
+    })
+
     it('needs the CSRF token for cookie requests that change something, and not for bearer ones', async () => {
       const cara = await addMember(t, `cara-${kind}@example.com`, 'developer')
       const cookie = { cookie: `automaton_session=${cara.token}` }
@@ -121,12 +264,12 @@ for (const kind of storeKinds()) {
       const other = await t.newOrganization(`people-other-${kind}`)
       const third = await t.newOrganization(`people-third-${kind}`)
       const dana = await addMember(t, `dana-${kind}@example.com`, 'viewer')
-      // An existing user accepts with their password: no new account, a second membership.
+      // An existing user accepts signed in as herself: no new account, a second membership, the same session.
       const invited = (await t.call('POST', '/v1/members', { key: other.key, body: { email: dana.email, role: 'owner' } })).body.data
-      const wrongPassword = await t.call('POST', '/v1/auth/accept-invitation', { key: null, body: { token: invited.token, password: 'not-her-password' } })
-      expect(wrongPassword.status).toBe(403)
-      const joined = await t.call('POST', '/v1/auth/accept-invitation', { key: null, body: { token: invited.token, password: PASSWORD } })
+      const joined = await asSession(t, dana.token)('POST', '/v1/auth/accept-invitation', { body: { token: invited.token } })
       expect(joined.status).toBe(200)
+      expect(joined.body.data.token).toBeUndefined()
+      expect(joined.headers.get('set-cookie')).toBeNull()
       expect(joined.body.data.user.id).toBe(dana.userId)
       expect(joined.body.data.user.memberships.map((m: { organizationId: string }) => m.organizationId).sort()).toEqual([t.orgId, other.orgId].sort())
 
@@ -159,7 +302,7 @@ for (const kind of storeKinds()) {
       const call = asSession(t, erin.token)
       expect((await call('GET', '/v1/workflows')).status).toBe(200)
       const invited = (await t.call('POST', '/v1/members', { key: other.key, body: { email: erin.email, role: 'viewer' } })).body.data
-      expect((await t.call('POST', '/v1/auth/accept-invitation', { key: null, body: { token: invited.token, password: PASSWORD } })).status).toBe(200)
+      expect((await call('POST', '/v1/auth/accept-invitation', { body: { token: invited.token } })).status).toBe(200)
 
       expect((await t.call('DELETE', `/v1/members/${erin.userId}`)).status).toBe(200)
       const here = await asSession(t, erin.token, t.orgId)('GET', '/v1/workflows')

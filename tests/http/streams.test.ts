@@ -76,27 +76,24 @@ for (const variant of variants) {
       const w = await createWorkflow(t, { definition: three })
       const runId = `run_01EARLY${Date.now()}${Math.floor(Math.random() * 1000)}`.slice(0, 30)
       const sse = readSse(await open(`/v1/runs/${runId}/stream`))
-      await Bun.sleep(50)
       const started = await t.call('POST', `/v1/workflows/${w.id}/run`, { body: { runId, payload: { n: 1 } } })
       expect(started.body.data.runId).toBe(runId)
       const events = await sse.until((e) => TERMINAL.includes(e.event))
       expect(events[0]).toMatchObject({ id: '1', event: 'run.started' })
     })
 
-    it('sends heartbeats while nothing happens', async () => {
+    it('sends heartbeats while nothing happens, and events after them', async () => {
       const sse = readSse(await open('/v1/activity/stream'))
-      const reading = sse.until((x) => x.event === 'workflow.created')
-      await Bun.sleep(350)
+      await sse.comment('heartbeat')
+      await sse.comment('heartbeat')
       const workflowId = (await createWorkflow(t, { definition: three })).id
-      const e = await reading
+      const e = await sse.until((x) => x.event === 'workflow.created')
       expect(e.at(-1)!.data.workflowId).toBe(workflowId)
-      expect(sse.comments.filter((c) => c === 'heartbeat').length).toBeGreaterThanOrEqual(2)
       await sse.cancel()
     })
 
     it('follows the organization\'s activity and resumes it by event id', async () => {
       const sse = readSse(await open('/v1/activity/stream'))
-      await Bun.sleep(30)
       const w = await createLive(t, { definition: three })
       const runId = (await t.call('POST', `/v1/webhooks/${w.triggerSecret}`, { key: null, body: { n: 2 } })).body.data.runIds[0]
       const events = await sse.until((e) => e.event === 'run.succeeded' && e.data.runId === runId)
@@ -113,7 +110,6 @@ for (const variant of variants) {
       const mine = await createLive(t, { definition: three })
       const other = await createLive(t, { definition: three })
       const sse = readSse(await open(`/v1/workflows/${mine.id}/runs/stream`))
-      await Bun.sleep(30)
       await t.call('POST', `/v1/webhooks/${other.triggerSecret}`, { key: null, body: { n: 1 } })
       const runId = (await t.call('POST', `/v1/webhooks/${mine.triggerSecret}`, { key: null, body: { n: 1 } })).body.data.runIds[0]
       const events = await sse.until((e) => e.event === 'run.succeeded')
@@ -135,7 +131,6 @@ for (const variant of variants) {
       expect((await open(`/v1/runs/${run.id}/stream`, {}, other.key)).status).toBe(404)
       expect((await open(`/v1/workflows/${w.id}/runs/stream`, {}, other.key)).status).toBe(404)
       const theirs = readSse(await open('/v1/activity/stream', {}, other.key))
-      await Bun.sleep(30)
       const ours = (await t.call('POST', `/v1/workflows/${w.id}/run`, { body: { payload: { n: 1 } } })).body.data.runId
       await waitForRun(t, ours)
       // The positive signal: the other organization's own workflow, created after our run ended.

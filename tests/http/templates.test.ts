@@ -9,6 +9,7 @@ import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { addMember, asSession } from '../helpers/people.ts'
 import { createWorkflow, publish, runAndWait } from '../helpers/workflows.ts'
+import { templates } from '../../core/store/templates.ts'
 
 const BYPASS = 'bypass-key-for-tests-0123456789'
 
@@ -404,6 +405,91 @@ for (const kind of storeKinds()) {
       const cloned = await asC('GET', `/v1/apps/${clonedId}`)
       expect(cloned.body.data).toMatchObject({ organizationId: c.orgId, version: 1 })
       expect(cloned.body.data.files['index.html']).toContain('<h1>jar</h1>')
+    })
+
+    /** The `index.html` a fork by `as` receives (null: no app), and the fork's answer. */
+    async function forkedPage(as: typeof asB, templateId: string): Promise<string | null> {
+      const fork = await as('POST', `/v1/templates/${templateId}/fork`, {})
+      expect(fork.status).toBe(200)
+      if (fork.body.data.appId === null) return null
+      return (await as('GET', `/v1/apps/${fork.body.data.appId}`)).body.data.files['index.html']
+    }
+    const newApp = async (as: typeof asB, name: string, page: string) => (await as('POST', '/v1/apps', { name, files: { 'index.html': page } })).body.data
+    const status = async (id: string) => (await asB('GET', `/v1/templates/${id}`)).body.data
+
+    it('hands other organizations the app version approval pinned, and sends a changed app back to review', async () => {
+      const app = await newApp(asB, 'pinned by approval', '<h1>reviewed</h1>')
+      const tpl = (await asB('POST', '/v1/templates', { name: 'App follower', visibility: 'public', definition: DEFINITION, generatedAppId: app.id })).body.data
+      expect((await t.call('POST', `/v1/templates/${tpl.id}/approve`)).status).toBe(200)
+      expect((await asC('GET', `/v1/templates/${tpl.id}`)).body.data).toMatchObject({ generatedAppId: app.id, generatedAppVersionId: app.versionId })
+
+      // New files after approval: the template goes back to review, forkers keep the reviewed files.
+      expect((await asB('PUT', `/v1/apps/${app.id}`, { files: { 'index.html': '<h1>swapped</h1>' } })).status).toBe(200)
+      expect(await status(tpl.id)).toMatchObject({ moderationStatus: 'pending', version: 1 })
+      expect(await forkedPage(asC, tpl.id)).toBe('<h1>reviewed</h1>')
+      expect((await asC('GET', `/v1/templates/${tpl.id}`)).body.data).toMatchObject({ moderationStatus: 'approved', generatedAppVersionId: app.versionId })
+      // The author's own organization forks what the template names now.
+      expect(await forkedPage(asB, tpl.id)).toBe('<h1>swapped</h1>')
+      // Approved again: the new files are what was reviewed.
+      expect((await t.call('POST', `/v1/templates/${tpl.id}/approve`)).status).toBe(200)
+      expect(await forkedPage(asC, tpl.id)).toBe('<h1>swapped</h1>')
+
+      // Re-pointing generatedAppId is a change to review too; the public keeps the approved app.
+      const other = await newApp(asB, 'another app', '<h1>other</h1>')
+      const repointed = await asB('PUT', `/v1/templates/${tpl.id}`, { generatedAppId: other.id })
+      expect(repointed.status).toBe(200)
+      expect(repointed.body.data).toMatchObject({ moderationStatus: 'pending', version: 1, generatedAppId: other.id })
+      expect(await forkedPage(asC, tpl.id)).toBe('<h1>swapped</h1>')
+      expect((await asC('GET', `/v1/templates/${tpl.id}`)).body.data.generatedAppId).toBe(app.id)
+
+      // So is pinning a version; a pinned template stays approved when its app changes, as a version never does.
+      expect((await t.call('POST', `/v1/templates/${tpl.id}/approve`)).status).toBe(200)
+      expect((await asB('PUT', `/v1/templates/${tpl.id}`, { generatedAppVersionId: other.versionId })).body.data).toMatchObject({ moderationStatus: 'pending' })
+      expect((await t.call('POST', `/v1/templates/${tpl.id}/approve`)).status).toBe(200)
+      expect((await asB('PUT', `/v1/apps/${other.id}`, { files: { 'index.html': '<h1>other v2</h1>' } })).status).toBe(200)
+      expect(await status(tpl.id)).toMatchObject({ moderationStatus: 'approved' })
+      expect(await forkedPage(asC, tpl.id)).toBe('<h1>other</h1>')
+
+      // Clearing the app is a change as well; until approved, forkers still get the approved app.
+      expect((await asB('PUT', `/v1/templates/${tpl.id}`, { generatedAppId: null })).body.data).toMatchObject({ moderationStatus: 'pending', generatedAppId: '' })
+      expect(await forkedPage(asC, tpl.id)).toBe('<h1>other</h1>')
+      expect((await t.call('POST', `/v1/templates/${tpl.id}/approve`)).status).toBe(200)
+      expect(await forkedPage(asC, tpl.id)).toBeNull()
+      const log = (await asB('GET', `/v1/templates/${tpl.id}/moderation`)).body.data.items
+      expect(log.map((m: { decision: string }) => m.decision)).toEqual(['approved', 'approved', 'approved', 'approved', 'approved'])
+    })
+
+    it('refuses another organization\'s app version on update as on create, and never forks another organization\'s files', async () => {
+      const theirs = await newApp(asC, 'c private app', '<h1>c private</h1>')
+      const mine = await newApp(asB, 'b app', '<h1>b app</h1>')
+      const foreign = { generatedAppId: mine.id, generatedAppVersionId: theirs.versionId }
+      expect((await asB('POST', '/v1/templates', { name: 'Borrower', definition: DEFINITION, ...foreign })).status).toBe(400)
+
+      for (const visibility of ['public', 'org']) {
+        const tpl = (await asB('POST', '/v1/templates', { name: `Borrower ${visibility}`, visibility, definition: DEFINITION, generatedAppId: mine.id })).body.data
+        if (visibility === 'public') expect((await t.call('POST', `/v1/templates/${tpl.id}/approve`)).status).toBe(200)
+        const before = await status(tpl.id)
+        for (const body of [{ generatedAppVersionId: theirs.versionId }, foreign, { generatedAppId: theirs.id }]) {
+          const r = await asB('PUT', `/v1/templates/${tpl.id}`, { ...body, description: 'nothing of this is kept' })
+          expect(r.status).toBe(400)
+          expect(r.body.details[0].path).toBe(body.generatedAppId === theirs.id ? '/generatedAppId' : '/generatedAppVersionId')
+        }
+        expect(await status(tpl.id)).toEqual(before)
+        expect(await forkedPage(asB, tpl.id)).toBe('<h1>b app</h1>')
+        if (visibility === 'public') expect(await forkedPage(asC, tpl.id)).toBe('<h1>b app</h1>')
+      }
+
+      // A reference stored before references were checked (written here straight to the store):
+      // forks read versions only through the template organization's apps, so they get no app,
+      // and approval refuses to pin it.
+      const legacy = (await asB('POST', '/v1/templates', { name: 'Legacy borrower', visibility: 'public', definition: DEFINITION, generatedAppId: mine.id })).body.data
+      await t.system.store.write((tx) => templates.update(tx, legacy.id, { generated_app_version_id: theirs.versionId }))
+      expect(await forkedPage(asB, legacy.id)).toBeNull()
+      expect((await t.call('POST', `/v1/templates/${legacy.id}/approve`)).status).toBe(409)
+      await t.system.store.write((tx) => templates.update(tx, legacy.id, { generated_app_id: theirs.id, generated_app_version_id: null }))
+      expect(await forkedPage(asB, legacy.id)).toBeNull()
+      expect((await t.call('POST', `/v1/templates/${legacy.id}/approve`)).status).toBe(409)
+      expect(await status(legacy.id)).toMatchObject({ moderationStatus: 'pending' })
     })
 
     it('checks permissions: reading needs workflow:read, writing template:write, forking workflow:create', async () => {

@@ -19,13 +19,24 @@ for (const kind of storeKinds()) {
     })
     afterAll(() => t?.close())
 
-    it('answers 401 to a body of 100,000 brackets without a key, at once', async () => {
-      for (const [method, path] of [['POST', '/v1/workflows'], ['POST', '/v1/connectors'], ['POST', '/v1/api-keys'], ['POST', '/v1/service-accounts'], ['POST', '/v1/members'], ['PUT', '/v1/workflows/wf_x']]) {
-        const started = performance.now()
+    const writes = [['POST', '/v1/workflows'], ['POST', '/v1/connectors'], ['POST', '/v1/api-keys'], ['POST', '/v1/service-accounts'], ['POST', '/v1/members'], ['PUT', '/v1/workflows/wf_x']]
+
+    it('answers 401 to a body of 100,000 brackets without a key', async () => {
+      for (const [method, path] of writes) {
         const r = await t.call(method, path, { key: null, rawBody: nested(100_000), headers: { 'content-type': 'application/json' } })
         expect(r.status).toBe(401)
         expect(r.body).toMatchObject({ code: 401, requestId: expect.any(String) })
-        expect(performance.now() - started).toBeLessThan(1000)
+      }
+    })
+
+    it('answers 401 without a key before reading the body: one that never ends costs nothing', async () => {
+      for (const [method, path] of writes) {
+        // Opened and never closed: a server that read it would never answer.
+        const body = new ReadableStream({ start: (controller) => controller.enqueue(new TextEncoder().encode('[[[[')) })
+        const init = { method, body, headers: { 'content-type': 'application/json' }, duplex: 'half' }
+        const response = await t.system.app.handle(new Request(`http://localhost${path}`, init as RequestInit))
+        expect(response.status).toBe(401)
+        expect(await response.json()).toMatchObject({ code: 401, requestId: expect.any(String) })
       }
     })
 

@@ -32,15 +32,16 @@ for (const kind of storeKinds()) {
       expect(variable.status).toBe(400)
     })
 
-    it('refuses a definition past the node limit at once, before checks that grow with its size', async () => {
+    it('refuses a definition past the node limit by its size alone, before checks that grow with its size', async () => {
       const nodes: Record<string, unknown> = { root: { type: 'manual', children: ['n0'] } }
-      for (let i = 0; i < 10_000; i++) nodes[`n${i}`] = { type: 'log', payload: { message: 'x' }, children: i < 9_999 ? [`n${i + 1}`] : [] }
-      const started = performance.now()
+      // An unknown node type and a dangling child too: checks run past the size would name them.
+      for (let i = 0; i < 10_000; i++) nodes[`n${i}`] = { type: i === 5000 ? 'no-such-type' : 'log', payload: { message: 'x' }, children: i < 9_999 ? [`n${i + 1}`] : ['ghost'] }
       const r = await t.call('POST', '/v1/workflows/validate', { body: { definition: { triggerNodeIds: ['root'], nodes } } })
+      expect(r.body.data).toMatchObject({ valid: false, errors: [{ path: '/nodes', message: 'must contain at most 500 nodes' }] })
+      expect(r.body.data.errors).toHaveLength(1)
       const created = await t.call('POST', '/v1/workflows', { body: { definition: { triggerNodeIds: ['root'], nodes } } })
-      expect(performance.now() - started).toBeLessThan(3000)
-      expect(JSON.stringify(r.body)).toContain('at most')
       expect(created.status).toBe(400)
+      expect(created.body.details).toEqual([{ path: '/definition/nodes', message: 'must contain at most 500 nodes' }])
     })
 
     it('fails a stored run whose definition cannot execute, once, with a clear error', async () => {

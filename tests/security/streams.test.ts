@@ -22,9 +22,9 @@ describe('stream limits', () => {
     expect(response.status).toBe(200)
     const text = await response.text()
     expect(text).toContain(': connected')
-    const waited = performance.now() - started
-    expect(waited).toBeGreaterThanOrEqual(250)
-    expect(waited).toBeLessThan(10_000)
+    // Ended by itself (the await above is the event), and not before the wait: time only moves
+    // forward, so no load can make this lower bound fail.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(250)
   })
 
   it('refuses one stream more than the cap per key with 429, and takes new ones once one closes', async () => {

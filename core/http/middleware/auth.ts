@@ -16,7 +16,7 @@
  * unauthenticated request answers 401 whatever it carries, and an unauthorized one 403.
  */
 import { Elysia } from 'elysia'
-import { type Permission, ROLE_PERMISSIONS } from '../../domain/permissions.ts'
+import { grantableApart, type Permission, ROLE_PERMISSIONS } from '../../domain/permissions.ts'
 import { badRequest, forbidden, unauthorized } from '../../errors.ts'
 import { sha256Hex, timingSafeEqual } from '../../security/hash.ts'
 import { type AuthService, type Principal, requirePermission } from '../../services/auth.ts'
@@ -81,15 +81,21 @@ function sessionPrincipal(caller: SessionCaller, orgHeader: string | null): Prin
 }
 
 /**
- * Moderating templates and managing tags belong to the operator organization alone: everywhere
- * else the permission is taken away, whatever the role or service account says.
+ * Moderating templates and managing tags belong to the operator organization alone: its owners
+ * hold `template:moderate` (no role does elsewhere), a service account there keeps it when it was
+ * granted it, and everywhere else it is taken away, whatever the account says. What an owner may
+ * hand out without holding it (`withheld`) stays grantable.
  */
 async function withOperatorGrant(principal: Principal, isOperator: ((organizationId: string) => Promise<boolean>) | undefined): Promise<Principal> {
-  if (!principal.permissions.has('template:moderate')) return principal
-  if (isOperator && (await isOperator(principal.organizationId))) return principal
+  const isOwner = principal.role === 'owner' && principal.serviceAccountId === null && principal.scope === 'read-write'
+  if (!isOwner && !principal.permissions.has('template:moderate')) return principal
+  const operator = principal.organizationId !== '' && isOperator ? await isOperator(principal.organizationId) : false
   const permissions = new Set(principal.permissions)
-  permissions.delete('template:moderate')
-  return { ...principal, permissions, withheld: new Set<Permission>(['template:moderate']) }
+  if (operator) permissions.add('template:moderate')
+  else permissions.delete('template:moderate')
+  const withheld = new Set<Permission>([...(principal.withheld ?? []), ...grantableApart(principal.role), 'template:moderate'])
+  for (const p of permissions) withheld.delete(p)
+  return { ...principal, permissions, withheld }
 }
 
 export function createAuthGate(auth: AuthService, people?: PeopleService, isOperator?: (organizationId: string) => Promise<boolean>): AuthGate {
@@ -144,10 +150,10 @@ export function authPlugin(gate: AuthGate) {
   const resolve = async ({ request }: { request: Request }) => ({ principal: await gate.principalOf(request) })
 
   return new Elysia({ name: 'auth' }).macro({
-    permission: (permission: Permission) => ({
+    permission: (needs: Permission | readonly Permission[]) => ({
       transform: guard((principal) => {
         inOrganization(principal)
-        requirePermission(principal, permission)
+        for (const permission of typeof needs === 'string' ? [needs] : needs) requirePermission(principal, permission)
       }),
       resolve,
     }),

@@ -20,9 +20,12 @@ interface ValueError {
 }
 
 export function errorsPlugin(logger: Logger) {
-  return new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, request, path }) => {
+  return new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, request, path, set }) => {
     const requestId = stateOf(request)?.id ?? ''
     const failure = toAppError(code, error, request.method, path)
+    // What runs after the response (the request metrics) reads the status from here: Elysia left
+    // its own there (422 for a validation failure), not the one this answer carries.
+    set.status = failure?.status ?? 500
     if (!failure) {
       logger.error('unhandled error', { requestId, method: request.method, path: redactPath(path), error: describe(error) })
       return jsonResponse(errorBody(500, 'internal error', [], requestId), 500, { 'x-request-id': requestId })

@@ -12,15 +12,15 @@ export function agentRoutes(auth: AuthPlugin, agents: AgentService) {
   return new Elysia({ name: 'routes.agents' })
     .use(auth)
     .get('/v1/agent-runs/agents', () => agents.list(), {
-      permission: 'ai:chat',
+      permission: 'agent:run',
       detail: doc({
         summary: 'The enabled agent types',
-        tags, permission: 'ai:chat',
+        tags, permission: 'agent:run',
         response: T.Array(T.Object({ agentType: T.String(), name: T.String(), description: T.String(), inputSchema: T.Record(T.String(), T.Any()), tools: T.Array(T.String()), permissions: T.Array(T.String()), maxSteps: T.Integer() })),
       }),
     })
     .post('/v1/agent-runs', ({ principal, body }) => agents.start(principal, body), {
-      permission: 'ai:chat',
+      permission: 'agent:run',
       body: t.Object({
         agentType: t.String({ minLength: 1, maxLength: 100 }),
         prompt: t.String({ minLength: 1, maxLength: 100_000 }),
@@ -32,7 +32,7 @@ export function agentRoutes(auth: AuthPlugin, agents: AgentService) {
       detail: doc({
         summary: 'Start an agent run',
         description: 'The agent runs as an engine run on a worker (GET /v1/runs/{runId} and the run streams show its steps), with a worker session holding only its type\'s permissions. An unknown type is 400, a disabled one 403; conversationId joins an earlier conversation (404 when the organization has none such).',
-        tags, permission: 'ai:chat', errors: [403, 404, 503],
+        tags, permission: 'agent:run', errors: [403, 404, 503],
         response: T.Object({ agentType: T.String(), conversationId: T.String(), runId: T.String() }),
       }),
     })

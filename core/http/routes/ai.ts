@@ -1,10 +1,8 @@
 import { Elysia } from 'elysia'
 import { Type } from '@sinclair/typebox'
-import type { Store } from '../../ports/store.ts'
 import type { BuilderChat, Emit } from '../../services/builder-chat.ts'
 import type { ContractChat } from '../../services/contract-chat.ts'
 import { MAX_CONTRACT_MESSAGE } from '../../services/contract-chat.ts'
-import { aiCredits } from '../../store/ai-credits.ts'
 import { doc } from '../docs.ts'
 import type { AuthPlugin } from '../middleware/auth.ts'
 import { raw } from '../responses.ts'
@@ -13,7 +11,6 @@ import { pageRequest } from '../../domain/common.ts'
 import { type PushBodyFactory, sseResponse } from '../sse.ts'
 
 export interface AiRouteDeps {
-  store: Store
   builder: BuilderChat
   contracts: ContractChat
   sse: { heartbeatMs: number; maxBufferedBytes: number; pushBody?: PushBodyFactory }
@@ -59,7 +56,6 @@ const CreditEntry = Type.Object({
  * the smart-contract chat with its contracts.
  */
 export function aiRoutes(auth: AuthPlugin, deps: AiRouteDeps) {
-  const { store } = deps
   return new Elysia({ name: 'routes.ai' })
     .use(auth)
     .post('/v1/ai/workflow/chat', async ({ principal, body }) => streamTurn(deps.sse, await deps.builder.prepare(principal, body)), {
@@ -114,10 +110,7 @@ export function aiRoutes(auth: AuthPlugin, deps: AiRouteDeps) {
       permission: 'ai:chat', params: IdParams,
       detail: doc({ summary: 'A contract project: plan, source, ABI, bytecode, messages and deployments', tags: ['contracts'], permission: 'ai:chat', errors: [404] }),
     })
-    .get('/v1/ai/workflow/chat/preflight', async ({ principal }) => {
-      const balance = await aiCredits.balance(store, principal.organizationId)
-      return raw({ allowed: balance > 0 })
-    }, {
+    .get('/v1/ai/workflow/chat/preflight', async ({ principal }) => raw(await deps.builder.preflight(principal)), {
       permission: 'ai:chat',
       detail: doc({
         summary: 'Whether a workflow-builder chat turn may start',
@@ -125,13 +118,7 @@ export function aiRoutes(auth: AuthPlugin, deps: AiRouteDeps) {
         tags, permission: 'ai:chat', raw: true, response: Type.Object({ allowed: Type.Boolean() }),
       }),
     })
-    .get('/v1/ai/credits', async ({ principal }) => {
-      const [balance, items] = await Promise.all([
-        aiCredits.balance(store, principal.organizationId),
-        aiCredits.entries(store, principal.organizationId),
-      ])
-      return { balance, items: items.map((item) => ({ ...item, createdAt: new Date(item.createdAt).toISOString() })) }
-    }, {
+    .get('/v1/ai/credits', ({ principal }) => deps.builder.credits(principal), {
       permission: 'ai:chat',
       detail: doc({
         summary: 'The organization\'s AI credit balance and its latest ledger entries',

@@ -4,7 +4,7 @@
  * sets AUTOMATON_METRICS_TOKEN, which a scraper then sends as a bearer token.
  */
 import { Elysia } from 'elysia'
-import type { Metrics } from '../../metrics.ts'
+import type { Metrics } from '../../ports/metrics.ts'
 import { unauthorized } from '../../errors.ts'
 import { timingSafeEqual } from '../../security/hash.ts'
 import { doc } from '../docs.ts'
@@ -12,10 +12,11 @@ import { stateOf } from '../request-state.ts'
 
 export function metricsRoutes(metrics: Metrics, token: string | null) {
   return new Elysia({ name: 'routes.metrics' })
-    .onAfterResponse({ as: 'global' }, ({ request, route, set }) => {
+    .onAfterResponse({ as: 'global' }, ({ request, route, set, responseValue }) => {
       const pattern = route || 'unmatched'
       if (pattern === '/metrics') return
-      const status = typeof set.status === 'number' ? set.status : 200
+      // The status the client received: a Response a handler returned carries its own.
+      const status = responseValue instanceof Response ? responseValue.status : typeof set.status === 'number' ? set.status : 200
       metrics.httpRequests.inc({ method: request.method, route: pattern, status: String(status) })
       const started = stateOf(request)?.startedAt
       if (started !== undefined) metrics.httpDuration.observe({ method: request.method, route: pattern }, (performance.now() - started) / 1000)

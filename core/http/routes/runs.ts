@@ -20,8 +20,8 @@ const RangeQuery = t.Object({
 const BulkBody = (statuses: readonly RunStatus[]) => t.Object({
   workflowId: t.Optional(t.String({ maxLength: 64 })),
   status: t.Optional(t.Union(statuses.map((s) => t.Literal(s)))),
-  since: t.Optional(t.Integer({ minimum: 0 })),
-  until: t.Optional(t.Integer({ minimum: 0 })),
+  since: t.Optional(t.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+  until: t.Optional(t.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
   expectedCount: t.Integer({ minimum: 1, maximum: 1000, description: 'the count the caller confirmed; at most this many runs are acted on' }),
 })
 const rangeOf = <Q extends { workflowId?: string; status?: RunStatus; since?: number; until?: number }>(q: Q) =>
@@ -40,7 +40,7 @@ export function runRoutes(auth: AuthPlugin, gate: AuthGate, runs: RunService) {
       query: RangeQuery,
       detail: doc({ summary: 'Count runs by status', description: 'Runs pruned by retention count by the UTC day they started.', tags, permission: 'run:read', response: StatusCounts }),
     })
-    .post('/v1/runs/bulk-cancel', ({ principal, body }) => runs.bulk(principal, 'cancel', rangeOf(body), body.expectedCount), {
+    .post('/v1/runs/bulk-cancel', ({ principal, body }) => runs.bulkCancel(principal, rangeOf(body), body.expectedCount), {
       permission: 'run:cancel',
       body: BulkBody(['running', 'waiting']),
       detail: doc({
@@ -49,7 +49,7 @@ export function runRoutes(auth: AuthPlugin, gate: AuthGate, runs: RunService) {
         tags, permission: 'run:cancel', response: T.Object({ cancelled: T.Integer() }), errors: [404],
       }),
     })
-    .post('/v1/runs/bulk-retry', ({ principal, body }) => runs.bulk(principal, 'retry', rangeOf(body), body.expectedCount), {
+    .post('/v1/runs/bulk-retry', ({ principal, body }) => runs.bulkRetry(principal, rangeOf(body), body.expectedCount), {
       permission: 'workflow:execute',
       body: BulkBody(['failure', 'cancelled']),
       detail: doc({

@@ -4,23 +4,21 @@
  * position (the run's journal sequence for run streams, the journal id otherwise); send it back
  * as Last-Event-ID to resume with no gap and no duplicate.
  */
-import { runs } from '../../store/runs.ts'
 import { Elysia } from 'elysia'
-import { workflows } from '../../store/workflows.ts'
-import type { Metrics } from '../../metrics.ts'
-import { notFound, tooManyRequests } from '../../errors.ts'
+import type { Metrics } from '../../ports/metrics.ts'
+import { tooManyRequests } from '../../errors.ts'
 import type { RecordedEvent } from '../../events.ts'
-import type { Store } from '../../ports/store.ts'
 import type { StreamHub } from '../../ports/streams.ts'
 import { doc } from '../docs.ts'
 import type { AuthPlugin } from '../middleware/auth.ts'
 import type { Principal } from '../../services/auth.ts'
+import type { RunService } from '../../services/runs.ts'
 import { t } from '../schemas.ts'
 import { eventForApi } from '../../domain/run-events.ts'
 import { encodeFrame, lastEventId, type PushBodyFactory, type SseChannel, sseResponse } from '../sse.ts'
 
 export interface StreamRouteDeps {
-  store: Store
+  runs: Pick<RunService, 'followRun' | 'runStarted' | 'followWorkflowRuns'>
   hub: StreamHub
   heartbeatMs: number
   maxBufferedBytes: number
@@ -89,8 +87,7 @@ export function streamRoutes(auth: AuthPlugin, deps: StreamRouteDeps) {
 
   async function runStream(principal: Principal, runId: string, request: Request, query: string | undefined, detail: boolean) {
     const organizationId = principal.organizationId
-    const owner = await runs.ownerOf(deps.store, runId)
-    if (owner && owner.organization_id !== organizationId) throw notFound('run')
+    const { started } = await deps.runs.followRun(principal, runId, detail)
     const after = lastEventId(request, query) ?? 0
     const release = quota.take(callerOf(principal))
     return sseResponse({
@@ -104,9 +101,9 @@ export function streamRoutes(auth: AuthPlugin, deps: StreamRouteDeps) {
         // A run id may be followed before the run starts, but not for ever: without a run, the
         // stream ends after a bounded wait.
         let waiting: ReturnType<typeof setTimeout> | null = null
-        if (!owner) {
+        if (!started) {
           waiting = setTimeout(async () => {
-            const exists = await runs.existsIn(deps.store, organizationId, runId).catch(() => true)
+            const exists = await deps.runs.runStarted(principal, runId, detail).catch(() => true)
             if (!exists) channel.close()
           }, appearWaitMs)
           ;(waiting as { unref?: () => void }).unref?.()
@@ -157,7 +154,7 @@ export function streamRoutes(auth: AuthPlugin, deps: StreamRouteDeps) {
       detail: described('Follow the organization\'s activity', 'Workflow changes and run and node events of every workflow (or one, with workflowId).', 'run:stream'),
     })
     .get('/v1/workflows/:id/runs/stream', async ({ principal, params, request, query }) => {
-      if (!(await workflows.exists(deps.store, principal.organizationId, params.id))) throw notFound('workflow')
+      await deps.runs.followWorkflowRuns(principal, params.id)
       return activity(principal, request, query.lastEventId, { workflowId: params.id, types: (type) => type.startsWith('run.') })
     }, {
       permission: 'run:stream',

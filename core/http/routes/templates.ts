@@ -3,7 +3,7 @@
  */
 import { Elysia } from 'elysia'
 import { Type as T } from '@sinclair/typebox'
-import { Page, pageRequest } from '../../domain/common.ts'
+import { MAX_INT32, Page, pageRequest } from '../../domain/common.ts'
 import {
   AppBody, AppLinkBody, CreateTemplateBody, ForkBody, MODERATION_STATUSES, Tag, TAG_SCOPES, TagBody, Template, TEMPLATE_SORTS,
   TEMPLATE_VISIBILITIES, UpdateAppBody, UpdateTagBody, UpdateTemplateBody,
@@ -46,7 +46,7 @@ const TagQuery = t.Object({
   pagination_bypass_key: t.Optional(t.String({ maxLength: 500 })),
 })
 
-const Version = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }), n: intParam('n', { minimum: 1 }, 'params') })
+const Version = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }), n: intParam('n', { minimum: 1, maximum: MAX_INT32 }, 'params') })
 const Moderation = T.Object({ items: T.Array(T.Object({ id: T.String(), version: T.Integer(), decision: T.String(), reason: T.String(), decidedBy: T.String(), decidedAt: T.String() })) })
 const App = T.Object({
   id: T.String(), organizationId: T.String(), name: T.String(), version: T.Integer(), versionId: T.String(), latestVersion: T.Integer(),

@@ -18,12 +18,12 @@ export function universeRoutes(auth: AuthPlugin, universe: UniverseService) {
   return new Elysia({ name: 'routes.universe' })
     .use(auth)
     .get('/v1/situation/universe', async ({ query }) => raw(await universe.query(query)), {
-      authenticated: true,
+      permission: 'universe:read',
       query: Query,
       detail: doc({
         summary: 'List or search the tickers of the situation universe',
         description: 'With q: a ranked search (offset does not apply). Without: rank order, optionally one asset class. 503 with Retry-After while no universe is loaded (being imported, or switched off).',
-        tags: ['situation'], permission: 'authenticated', raw: true, response: UniversePage, errors: [400, 503],
+        tags: ['situation'], permission: 'universe:read', raw: true, response: UniversePage, errors: [400, 503],
       }),
     })
 }

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { Type as T } from '@sinclair/typebox'
-import { Page, pageRequest } from '../../domain/common.ts'
+import { MAX_INT32, Page, pageRequest } from '../../domain/common.ts'
 import { Run, RunBody } from '../../domain/run.ts'
 import {
   CreateWorkflowBody, OwnerBody, RefillBody, RollbackBody, UiMetadataBody, UpdateWorkflowBody, ValidateBody, ValidationReport,
@@ -13,7 +13,7 @@ import type { AuthPlugin } from '../middleware/auth.ts'
 import { IdParams, intParam, PageQuery, t } from '../schemas.ts'
 
 const tags = ['workflows']
-const VersionParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }), versionNumber: intParam('versionNumber', { minimum: 1 }, 'params') })
+const VersionParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }), versionNumber: intParam('versionNumber', { minimum: 1, maximum: MAX_INT32 }, 'params') })
 const ListQuery = t.Composite([PageQuery, t.Object({
   status: t.Optional(t.Union(WORKFLOW_STATUSES.map((s) => t.Literal(s)))),
   search: t.Optional(t.String({ maxLength: 200 })),

@@ -85,13 +85,12 @@ describe('sending to an allow-listed local receiver', () => {
     expect(response.body).toHaveLength(DEFAULT_MAX_RESPONSE_BYTES)
   })
 
-  it('gives up on a slow answer with an OutboundTimeoutError', async () => {
-    const started = performance.now()
-    const sending = client.send({ method: 'GET', url: `${receiver.origin}/slow?ms=3000`, timeoutMs: 200 })
+  it('gives up on an answer that does not come with an OutboundTimeoutError', async () => {
+    // The answer would come after the test's own timeout: only the client's can end the call.
+    const sending = client.send({ method: 'GET', url: `${receiver.origin}/slow?ms=600000`, timeoutMs: 200 })
     const error = await sending.catch((e: unknown) => e)
     expect(error).toBeInstanceOf(OutboundTimeoutError)
     expect((error as OutboundTimeoutError).timeoutMs).toBe(200)
-    expect(performance.now() - started).toBeLessThan(1500)
   })
 
   it("rejects with the caller's reason when its signal aborts", async () => {

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'bun:test'
 import { createSandbox, SandboxError } from '../../../runtime/sandbox/index.ts'
 import { failureOf } from './expect-failure.ts'
 
-const sandbox = createSandbox()
+// Time is not what these tests are about: a generous deadline, so that a loaded machine never
+// turns a slow call into a timeout.
+const sandbox = createSandbox({ timeoutMs: 60_000 })
 
 describe('sandbox errors', () => {
   it('reports code that does not parse as a syntax error with its line', async () => {

@@ -1,71 +1,101 @@
+/**
+ * The sandbox's worker pool: transforms run off the caller's thread, at most `workers` at once
+ * with the rest queued in order, and a call that overruns its deadline plus the grace, is
+ * aborted, or kills its worker ends at once. The pool's timers run on a manual clock here, so a
+ * test decides when a deadline passes and never waits for one.
+ */
 import { afterAll, describe, expect, it } from 'bun:test'
+import { createManualClock } from '../../../core/ports/clock.ts'
 import { createSandbox, SandboxError, type SandboxLimits } from '../../../runtime/sandbox/index.ts'
 import { DEFAULT_LIMITS } from '../../../runtime/sandbox/limits.ts'
 import { createWorkerPool, HARD_TIMEOUT_GRACE_MS, spawnSandboxWorker, type Job } from '../../../runtime/sandbox/pool.ts'
+import { settlesAtOnce } from '../../helpers/settled.ts'
 import { failureOf } from './expect-failure.ts'
 
-const sandbox = createSandbox()
+// Calls not about time get a generous deadline: a loaded machine must not end them by the clock.
+const sandbox = createSandbox({ timeoutMs: 60_000 })
 afterAll(() => sandbox.close())
 
 const identity = 'function transform(input) { return input }'
 const forever = 'function transform() { while (true) {} }'
+/** Longer than any test runs: only an abort, a close or the pool's own clock can end such a call. */
+const NEVER = { timeoutMs: 10 * 60 * 1000 }
 
-/** A transform that keeps QuickJS busy for `ms`, returning when it started and ended. */
+/** A transform that keeps QuickJS busy for about `ms`. */
 function busyFor(ms: number): string {
   return `function transform(input) {
     const started = Date.now(); while (Date.now() < started + ${ms}) {}
-    return { input, started, ended: Date.now() }
+    return { input }
   }`
 }
 
-async function timed<T>(call: Promise<T>): Promise<[T, number]> {
-  const started = performance.now()
-  const result = await call
-  return [result, performance.now() - started]
+/** A pool of one real sandbox worker on a manual clock, counting the workers it starts. */
+function clockedPool() {
+  const clock = createManualClock()
+  const counted = { spawned: 0 }
+  const spawn = () => {
+    counted.spawned++
+    return spawnSandboxWorker()
+  }
+  return Object.assign(counted, { clock }, createWorkerPool({ size: 1, maxQueue: 10, idleMs: 1000, spawn, clock }))
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const job = (code: string, limits: Partial<SandboxLimits> = {}): Job => ({ code, inputJson: '"x"', limits: { ...DEFAULT_LIMITS, timeoutMs: 60_000, ...limits } })
 
 describe('sandbox worker pool', () => {
   it('keeps the caller’s event loop running while a transform computes', async () => {
     await sandbox.runTransform(identity, 'warm')
-    const ticks: number[] = []
-    const timer = setInterval(() => ticks.push(performance.now()), 10)
-    const [{ output }, elapsed] = await timed(sandbox.runTransform(busyFor(800), 'done'))
-    clearInterval(timer)
-    expect(output).toMatchObject({ input: 'done' })
-    expect(elapsed).toBeGreaterThanOrEqual(795)
-    expect(ticks.length).toBeGreaterThan(40)
-    const gaps = ticks.slice(1).map((tick, i) => tick - (ticks[i] as number))
-    expect(Math.max(...gaps)).toBeLessThan(100)
+    const controller = new AbortController()
+    const call = sandbox.runTransform(forever, null, NEVER, controller.signal)
+    // Timers and I/O of the caller go on while the transform, which never returns, computes.
+    for (let i = 0; i < 10; i++) await Bun.sleep(1)
+    const server = Bun.serve({ port: 0, fetch: () => new Response('answered') })
+    try {
+      expect(await (await fetch(`http://127.0.0.1:${server.port}/`)).text()).toBe('answered')
+    } finally {
+      server.stop(true)
+    }
+    expect(await settlesAtOnce(call)).toBe(false)
+    const reason = new Error('enough')
+    controller.abort(reason)
+    expect(await call.catch((e) => e)).toBe(reason)
   })
 
-  it('ends calls stuck in slow built-ins within their deadline plus the grace period', async () => {
+  it('ends a call stuck in slow built-ins once its deadline and the grace have passed, with a new worker after it', async () => {
     // On the in-process run these overran a 300 ms limit by about 5 seconds.
     const stuck = [
       'const a = new Array(5e4).fill("abc"); for (;;) a.join(",")',
       'const s = "a".repeat(5e5); for (;;) s.indexOf("b")',
     ]
-    for (const body of stuck) {
-      const call = sandbox.runTransform(`function transform() { ${body} }`, null, { timeoutMs: 300 })
-      const [error, elapsed] = await timed(failureOf(call))
-      expect(error.kind).toBe('timeout')
-      expect(error.message).toBe('transform did not finish within 300 ms')
-      // Deadline plus the 500 ms grace, with room for a loaded machine; they once overran by 5 s.
-      expect(elapsed).toBeLessThan(300 + 500 + 1_500)
+    const pool = clockedPool()
+    try {
+      // A ready worker: a call's deadline is armed the moment it is sent.
+      expect((await pool.run(job(identity))).output).toBe('x')
+      for (const [i, body] of stuck.entries()) {
+        const call = failureOf(pool.run(job(`function transform() { ${body} }`, { timeoutMs: 300 })))
+        pool.clock.advance(300 + HARD_TIMEOUT_GRACE_MS - 1)
+        expect(await settlesAtOnce(call)).toBe(false)
+        pool.clock.advance(1)
+        expect(await settlesAtOnce(call)).toBe(true)
+        const error = await call
+        expect(error.kind).toBe('timeout')
+        expect(error.message).toBe('transform did not finish within 300 ms')
+        expect((await pool.run(job(identity))).output).toBe('x')
+        expect(pool.spawned).toBe(i + 2)
+      }
+    } finally {
+      await pool.close()
     }
-    expect((await sandbox.runTransform(identity, 'after')).output).toBe('after')
   })
 
-  it('aborts a busy transform promptly with the signal’s reason, and keeps working', async () => {
+  it('aborts a busy transform with the signal’s reason, and keeps working', async () => {
+    await sandbox.runTransform(identity, 'warm')
     const controller = new AbortController()
-    const call = sandbox.runTransform(forever, null, { timeoutMs: 10_000 }, controller.signal)
-    await sleep(100)
+    const call = sandbox.runTransform(forever, null, NEVER, controller.signal)
     const reason = new Error('run cancelled')
-    const [error, elapsed] = await timed(Promise.resolve(controller.abort(reason)).then(() => call).catch((e) => e))
-    expect(error).toBe(reason)
-    // Promptly: well before the 10 s timeout, with room for a loaded machine.
-    expect(elapsed).toBeLessThan(2_000)
+    controller.abort(reason)
+    // Only the abort can end this call before the test's own timeout.
+    expect(await call.catch((e) => e)).toBe(reason)
     expect((await sandbox.runTransform(identity, 'after')).output).toBe('after')
   })
 
@@ -86,21 +116,6 @@ describe('sandbox worker pool', () => {
       expect((await running).output).toMatchObject({ input: 'first' })
     } finally {
       await single.close()
-    }
-  })
-
-  it('runs at most `workers` calls at once and queues the rest in order', async () => {
-    const pair = createSandbox({}, { workers: 2 })
-    try {
-      await Promise.all([pair.runTransform(identity, 0), pair.runTransform(identity, 1)])
-      const calls = ['a', 'b', 'c'].map((input) => pair.runTransform(busyFor(300), input))
-      type Span = { input: string; started: number; ended: number }
-      const [a, b, c] = (await Promise.all(calls)).map(({ output }) => output as Span) as [Span, Span, Span]
-      expect([a.input, b.input, c.input]).toEqual(['a', 'b', 'c'])
-      expect(Math.abs(a.started - b.started)).toBeLessThan(150)
-      expect(c.started).toBeGreaterThanOrEqual(Math.min(a.ended, b.ended))
-    } finally {
-      await pair.close()
     }
   })
 
@@ -127,9 +142,8 @@ describe('sandbox worker pool', () => {
 
   it('close() fails running and queued calls, and refuses later calls', async () => {
     const closing = createSandbox({}, { workers: 1 })
-    const running = failureOf(closing.runTransform(forever, null, { timeoutMs: 10_000 }))
+    const running = failureOf(closing.runTransform(forever, null, NEVER))
     const queued = failureOf(closing.runTransform(identity, null))
-    await sleep(50)
     await closing.close()
     for (const error of [await running, await queued, await failureOf(closing.runTransform(identity, null))]) {
       expect(error.kind).toBe('runtime')
@@ -152,7 +166,8 @@ describe('sandbox worker pool replacing workers', () => {
       return spawnSandboxWorker()
     }
     const pool = createWorkerPool({ size: 1, maxQueue: 10, idleMs: 1000, spawn })
-    const job = (code: string): Job => ({ code, inputJson: '"x"', limits: DEFAULT_LIMITS })
+    // A generous deadline: under load the deep parse must end by the stack, never by the clock.
+    const job = (code: string): Job => ({ code, inputJson: '"x"', limits: { ...DEFAULT_LIMITS, timeoutMs: 60_000 } })
     try {
       // QuickJS recursing in C overflows the host's stack inside WASM, so the engine is retired.
       const deep = 'function transform() { const n = 50000; return JSON.parse("[".repeat(n) + "]".repeat(n)) }'
@@ -170,14 +185,57 @@ describe('sandbox worker pool with a scripted worker', () => {
   const limits: SandboxLimits = { ...DEFAULT_LIMITS, timeoutMs: 50 }
   const job = (code: string): Job => ({ code, inputJson: 'null', limits })
 
-  function scriptedPool(url = fixture) {
-    const pool = { spawned: 0 }
+  /** A pool of scripted workers on a manual clock; `sent` lists each job as the pool hands it to a worker. */
+  function scriptedPool(url = fixture, size = 1) {
+    const clock = createManualClock()
+    const workers: Worker[] = []
+    const sent: Array<{ worker: number; code: string }> = []
     const spawn = () => {
-      pool.spawned++
-      return new Worker(url, { type: 'module' })
+      const worker = new Worker(url, { type: 'module' })
+      const index = workers.push(worker) - 1
+      const post = worker.postMessage.bind(worker)
+      worker.postMessage = (message: { code?: string }) => {
+        if (message.code !== undefined) sent.push({ worker: index, code: message.code })
+        post(message)
+      }
+      return worker
     }
-    return Object.assign(pool, createWorkerPool({ size: 1, maxQueue: 10, idleMs: 1000, spawn }))
+    const pool = createWorkerPool({ size, maxQueue: 10, idleMs: 1000, spawn, clock })
+    return {
+      ...pool,
+      clock, sent,
+      get spawned() {
+        return workers.length
+      },
+      /** Lets the worker holding `code` answer it. */
+      release(code: string) {
+        const holder = sent.find((s) => s.code === code)
+        if (!holder) throw new Error(`no worker holds ${code}`)
+        workers[holder.worker].postMessage({ release: code })
+      },
+    }
   }
+
+  it('runs at most `size` calls at once and hands the rest to the first worker free, in order', async () => {
+    const pool = scriptedPool(fixture, 2)
+    try {
+      const calls = ['hold a', 'hold b', 'hold c', 'hold d'].map((code) => pool.run(job(code)))
+      expect(pool.sent.map((s) => s.code)).toEqual(['hold a', 'hold b'])
+      expect(pool.spawned).toBe(2)
+      pool.release('hold b')
+      expect((await calls[1]).output).toBe('hold b')
+      expect(pool.sent.at(-1)).toEqual({ worker: pool.sent[1].worker, code: 'hold c' })
+      pool.release('hold a')
+      expect((await calls[0]).output).toBe('hold a')
+      expect(pool.sent.at(-1)).toEqual({ worker: pool.sent[0].worker, code: 'hold d' })
+      pool.release('hold c')
+      pool.release('hold d')
+      expect((await Promise.all(calls)).map((r) => r.output)).toEqual(['hold a', 'hold b', 'hold c', 'hold d'])
+      expect(pool.spawned).toBe(2)
+    } finally {
+      await pool.close()
+    }
+  })
 
   it('replaces a worker that dies, failing its call with a memory error', async () => {
     const pool = scriptedPool()
@@ -193,14 +251,19 @@ describe('sandbox worker pool with a scripted worker', () => {
     }
   })
 
-  it('terminates a worker that never answers once the deadline and grace have passed', async () => {
+  it('terminates a worker that never answers once the deadline and grace have passed, not before', async () => {
     const pool = scriptedPool()
     try {
-      const [error, elapsed] = await timed(failureOf(pool.run(job('hang'))))
+      expect((await pool.run(job('warm'))).output).toBe('warm')
+      const call = failureOf(pool.run(job('hang')))
+      pool.clock.advance(50 + HARD_TIMEOUT_GRACE_MS - 1)
+      expect(await settlesAtOnce(call)).toBe(false)
+      pool.clock.advance(1)
+      const error = await call
       expect(error.kind).toBe('timeout')
       expect(error.message).toBe('transform did not finish within 50 ms')
-      expect(elapsed).toBeGreaterThanOrEqual(50 + HARD_TIMEOUT_GRACE_MS - 5)
       expect((await pool.run(job('after'))).output).toBe('after')
+      expect(pool.spawned).toBe(2)
     } finally {
       await pool.close()
     }

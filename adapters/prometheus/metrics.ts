@@ -1,17 +1,15 @@
 /**
- * Prometheus metrics of one process (prom-client), served at `GET /metrics`. Each process counts
- * what it did itself: the API process its admissions and requests, a worker its runs and hook
- * deliveries; Prometheus adds them up. Labels are bounded: trigger and node types come from the
- * plugin catalog, statuses and outcomes from fixed lists, routes from the router's patterns;
- * never a run, workflow or organization id.
+ * The metrics port over prom-client: one registry per system, served as the Prometheus text
+ * exposition, with the process's own metrics (CPU, memory, event-loop lag, GC) in front.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import type { Gauge as GaugePort, Metrics } from '../../core/ports/metrics.ts'
 
 /** Seconds, from a millisecond to an hour: runs wait for people and timers. */
 const LONG_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 1800, 3600]
 const SHORT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
 
-/** The process's own metrics (CPU, memory, event-loop lag, GC): collected once, whatever number of systems a process holds. */
+/** The process's own metrics: collected once, whatever number of systems a process holds. */
 let processRegistry: Registry | null = null
 function processMetrics(): Registry {
   if (!processRegistry) {
@@ -21,14 +19,13 @@ function processMetrics(): Registry {
   return processRegistry
 }
 
-export function createMetrics(options: { processMetrics?: boolean } = {}) {
+export function prometheusMetrics(options: { processMetrics?: boolean } = {}): Metrics {
   const registry = new Registry()
   const withProcess = options.processMetrics !== false
   const registers = [registry]
   const gauges: Array<() => void> = []
 
-  const metrics = {
-    registry,
+  return {
     runsStarted: new Counter({ name: 'automaton_runs_started_total', help: 'Runs admitted by this process, by trigger type and what started them.', labelNames: ['trigger_type', 'triggered_by'], registers }),
     runsFinished: new Counter({ name: 'automaton_runs_finished_total', help: 'Runs that ended in this process, by final status.', labelNames: ['status'], registers }),
     runDuration: new Histogram({ name: 'automaton_run_duration_seconds', help: 'From admission to the end of a run, by final status.', labelNames: ['status'], buckets: LONG_BUCKETS, registers }),
@@ -46,14 +43,12 @@ export function createMetrics(options: { processMetrics?: boolean } = {}) {
     httpRequests: new Counter({ name: 'automaton_http_requests_total', help: 'HTTP requests answered, by method, route pattern and status.', labelNames: ['method', 'route', 'status'], registers }),
     httpDuration: new Histogram({ name: 'automaton_http_request_duration_seconds', help: 'HTTP request handling time, by method and route pattern.', labelNames: ['method', 'route'], buckets: SHORT_BUCKETS, registers }),
 
-    /** A gauge read when scraped. */
-    sample(gauge: Gauge, read: () => number | null | undefined) {
+    sample(gauge: GaugePort, read: () => number | null | undefined) {
       gauges.push(() => {
         const value = read()
         if (typeof value === 'number') gauge.set(value)
       })
     },
-    /** The Prometheus text exposition. */
     async text(): Promise<string> {
       for (const update of gauges) update()
       const own = await registry.metrics()
@@ -61,7 +56,4 @@ export function createMetrics(options: { processMetrics?: boolean } = {}) {
     },
     contentType: registry.contentType,
   }
-  return metrics
 }
-
-export type Metrics = ReturnType<typeof createMetrics>

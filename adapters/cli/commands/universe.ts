@@ -1,0 +1,13 @@
+/** `universe import <file.csv>`: replaces the situation universe with the file's tickers. */
+import { readFileSync } from 'node:fs'
+import { UsageError } from '../args.ts'
+import { type Command, withSystem } from '../host.ts'
+import { print } from '../io.ts'
+
+export const universe: Command = async ({ sub, rest, config, host }) => {
+  if (sub !== 'import') throw new UsageError(`unknown command "universe ${sub ?? ''}"`)
+  if (!rest[0]) throw new UsageError('universe import needs the CSV file')
+  const csv = readFileSync(rest[0], 'utf8')
+  await withSystem(host, config, async (s) => print(await s.universe.import(csv, rest[0])))
+  return 0
+}

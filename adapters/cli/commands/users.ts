@@ -1,0 +1,27 @@
+/** `users create` and `users reset-password`: people who sign in with an email and a password. */
+import { ROLES, type Role } from '../../../core/domain/permissions.ts'
+import { UsageError } from '../args.ts'
+import { type Command, withSystem } from '../host.ts'
+import { print, readSecretLine } from '../io.ts'
+
+export const users: Command = async ({ sub, flags, config, host }) => {
+  if (sub === 'create') {
+    if (!flags.email) throw new UsageError('users create needs --email <address>')
+    if (!flags.org) throw new UsageError('users create needs --org <id|name>')
+    const role = (flags.role ?? 'owner') as Role
+    if (!ROLES.includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`)
+    const password = await readSecretLine(flags['password-file'], 'password')
+    await withSystem(host, config, async (s) => {
+      const org = await s.organizations.resolve(flags.org)
+      print(await s.people.createUser({ email: flags.email, name: flags.name ?? '', password, organizationId: org.id, role }))
+    })
+    return 0
+  }
+  if (sub === 'reset-password') {
+    if (!flags.email) throw new UsageError('users reset-password needs --email <address>')
+    const password = await readSecretLine(flags['password-file'], 'new password')
+    await withSystem(host, config, async (s) => print(await s.people.resetPassword(flags.email, password)))
+    return 0
+  }
+  throw new UsageError(`unknown command "users ${sub ?? ''}"`)
+}

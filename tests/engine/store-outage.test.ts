@@ -1,0 +1,73 @@
+/**
+ * Runs that are executing when Postgres goes away (a proxy of the test's own is cut). A node that
+ * needs nothing of the database goes on; the engine's own reads before the next node (the
+ * organization's secret masks, read again after a second) wait for the database instead of
+ * failing the node: once it is back the runs finish as they would have, and their workflow is not
+ * paused for failing several runs in a row.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { startReceiver, type Receiver } from '../helpers/receiver.ts'
+import { freshPostgresUrl, TEST_DATABASE_URL, warnSkipped } from '../helpers/services.ts'
+import { openTestSystem, type TestSystem } from '../helpers/system.ts'
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts'
+import { createLive, waitForRun } from '../helpers/workflows.ts'
+import { eventually } from '../helpers/eventually.ts'
+
+
+if (!TEST_DATABASE_URL) warnSkipped('runs during a Postgres outage', 'AUTOMATON_TEST_DATABASE_URL')
+else {
+  describe('runs executing while Postgres is unreachable', () => {
+    let db: Awaited<ReturnType<typeof freshPostgresUrl>>
+    let proxy: TcpProxy
+    let t: TestSystem
+    let receiver: Receiver
+    let answer: () => void
+
+    beforeAll(async () => {
+      db = await freshPostgresUrl()
+      proxy = await startTcpProxy(db.url)
+      receiver = startReceiver()
+      const answered = new Promise<void>((resolve) => (answer = resolve))
+      receiver.respond(async () => {
+        await answered
+        return Response.json({ ok: true })
+      })
+      t = await openTestSystem('postgres', { AUTOMATON_DATABASE_URL: proxy.via(db.url), AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32' })
+    })
+    afterAll(async () => {
+      answer()
+      await proxy.restore()
+      await t?.close()
+      await receiver.stop()
+      await proxy.close()
+      await db.drop()
+    })
+
+    it('finish once the database is back, and their workflow stays live', async () => {
+      const w = await createLive(t, {
+        definition: {
+          triggerNodeIds: ['root'],
+          nodes: {
+            root: { type: 'manual', children: ['call'] },
+            call: { type: 'http-request', payload: { url: `${receiver.url}/call/{{$run.id}}` }, children: ['done'] },
+            done: { type: 'log', payload: { message: 'done' } },
+          },
+        },
+      })
+      // More runs than the failures in a row that pause a workflow (5 by default), started by webhook.
+      const runIds: string[] = []
+      for (let i = 0; i < 7; i++) runIds.push((await t.call('POST', `/v1/webhooks/${w.triggerSecret}`, { key: null, body: { i } })).body.data.runIds[0])
+      await eventually(() => receiver.requests.length === runIds.length, 'every run calling out')
+      await proxy.cut()
+      // Longer than the organization's masks are kept (a second): the next node has to read them.
+      await Bun.sleep(1500)
+      answer()
+      await Bun.sleep(500)
+      await proxy.restore()
+      for (const id of runIds) expect((await waitForRun(t, id, undefined, 20_000)).status).toBe('success')
+      expect((await t.call('GET', `/v1/workflows/${w.id}`)).body.data.pausedReason).toBeNull()
+      // Each node ran once.
+      expect(receiver.requests).toHaveLength(runIds.length)
+    }, 40_000)
+  })
+}
