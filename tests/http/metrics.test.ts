@@ -3,6 +3,7 @@
  * executions, HTTP requests and streams leave; bounded labels; the optional bearer token.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { createLive, waitForRun } from '../helpers/workflows.ts'
 
@@ -17,10 +18,10 @@ function parse(text: string): Map<string, number> {
   return out
 }
 
-describe('metrics', () => {
+for (const kind of storeKinds()) describe(`metrics (${kind})`, () => {
   let t: TestSystem
   beforeAll(async () => {
-    t = await openTestSystem('sqlite')
+    t = await openTestSystem(kind)
   })
   afterAll(() => t.close())
 
