@@ -1,7 +1,7 @@
 /** Small pieces every page uses. */
 import { useEffect, useState } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
-import { ApiError } from './api.ts'
+import type { ApiError } from './api.ts'
 
 export function StatusBadge({ status }: { status: string }) {
   return <span class={`badge status-${status}`} data-status={status}>{status}</span>

@@ -4,7 +4,7 @@
  * service except to a node that uses the connector (`resolve`) or a webhook that verifies with
  * it (`openAll`, `findByData`); the API shows `maskedData` only.
  */
-import { type Connector, type CreateConnectorBody, type OpenedConnector, type UpdateConnectorBody } from '../domain/connector.ts'
+import type { Connector, CreateConnectorBody, OpenedConnector, UpdateConnectorBody } from '../domain/connector.ts'
 import { type Page, type PageRequest, toPage } from '../domain/common.ts'
 import type { Definition, WorkflowContent } from '../domain/workflow.ts'
 import { badRequest, conflict, ConnectorUnavailableError, type ErrorDetail, notFound } from '../errors.ts'

@@ -74,7 +74,7 @@ export function createWebhookVerifier(deps: VerifyDeps) {
     async verify(entry: RegisteredWebhook, request: WebhookRequest, organizationId: string | null): Promise<Verified> {
       let refusal: AppError | null = null
       for (const candidate of await candidates(entry, organizationId, request.query)) {
-        let verdict
+        let verdict: Awaited<ReturnType<typeof entry.webhook.verify>>
         try {
           verdict = await entry.webhook.verify(request, candidate.ctx)
         } catch (error) {

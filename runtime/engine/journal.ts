@@ -232,7 +232,7 @@ export function createRunJournal(
   let inbox: string[] = []
   let dirty = false
   let running: Promise<void> | null = null
-  let idle: Array<() => void> = []
+  const idle: Array<() => void> = []
   const writer = journalWriter(deps, meta)
 
   function schedule() {
