@@ -63,8 +63,14 @@ import { type ConnectorService, createConnectorService } from './core/services/c
 import { type ContractChat, createContractChat } from './core/services/contract-chat.ts'
 import { createExecutionHookService, type ExecutionHookService } from './core/services/execution-hooks.ts'
 import { createMemberService, type MemberService } from './core/services/members.ts'
-import { createOrganizationSettingsService, type OrganizationSettingsService } from './core/services/organization-settings.ts'
-import { createOrganizationWebhookSecretService, type OrganizationWebhookSecretService } from './core/services/organization-webhook-secret.ts'
+import {
+  createOrganizationSettingsService,
+  type OrganizationSettingsService,
+} from './core/services/organization-settings.ts'
+import {
+  createOrganizationWebhookSecretService,
+  type OrganizationWebhookSecretService,
+} from './core/services/organization-webhook-secret.ts'
 import { createOrganizationService, type OrganizationService } from './core/services/organizations.ts'
 import { createPeopleService, type PeopleService } from './core/services/people.ts'
 import { createRunService, type RunService } from './core/services/runs.ts'
@@ -164,15 +170,49 @@ export interface System {
 }
 
 /** The adapters and plugins every service is built on. */
-type Adapters = Pick<System, 'config' | 'logger' | 'clock' | 'ids' | 'registry' | 'store' | 'role' | 'bus' | 'workQueue' | 'secretBox' | 'metrics' | 'tracing' | 'http'
-  | 'chains' | 'scheme' | 'compiler'>
+type Adapters = Pick<
+  System,
+  | 'config'
+  | 'logger'
+  | 'clock'
+  | 'ids'
+  | 'registry'
+  | 'store'
+  | 'role'
+  | 'bus'
+  | 'workQueue'
+  | 'secretBox'
+  | 'metrics'
+  | 'tracing'
+  | 'http'
+  | 'chains'
+  | 'scheme'
+  | 'compiler'
+>
 /** Who calls: keys, service accounts, people and their sessions. */
 type Access = Pick<System, 'auth' | 'apiKeys' | 'serviceAccounts' | 'organizations' | 'people' | 'members'>
 /** What the engine's nodes call besides the plugins' own code. */
 type NodeServices = Pick<System, 'masks' | 'ai' | 'connectors' | 'cards' | 'x402Endpoints'>
 /** The services of the API's resources. */
-type Services = Pick<System, 'executionHooks' | 'universe' | 'workflows' | 'runs' | 'templates' | 'apps' | 'schedules' | 'agents' | 'builderChat'
-  | 'contractChat' | 'wallets' | 'x402' | 'webhookSecrets' | 'webhookEvents' | 'organizationSettings' | 'webhookIntake'>
+type Services = Pick<
+  System,
+  | 'executionHooks'
+  | 'universe'
+  | 'workflows'
+  | 'runs'
+  | 'templates'
+  | 'apps'
+  | 'schedules'
+  | 'agents'
+  | 'builderChat'
+  | 'contractChat'
+  | 'wallets'
+  | 'x402'
+  | 'webhookSecrets'
+  | 'webhookEvents'
+  | 'organizationSettings'
+  | 'webhookIntake'
+>
 
 export { BUILT_IN_PLUGINS, parseArgs }
 
@@ -199,7 +239,9 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own): 
   // service the app, through functions of constants declared below them; none is called before
   // the lifecycles start, when all exist (as the engine's dispatcher reaches its executor).
   recorder.listen((tx, events) => services.agents.onRecorded(tx, events))
-  const engine = createEngineOf(base, recorder, nodes, { call: (runId, organizationId, request) => services.agents.call(runId, organizationId, request) })
+  const engine = createEngineOf(base, recorder, nodes, {
+    call: (runId, organizationId, request) => services.agents.call(runId, organizationId, request),
+  })
   // Worker sessions call the API in process, through the same handler as any client.
   const services = createServices(base, engine, access, nodes, (request) => app.handle(request))
   const app = await createHttpApp(base, engine, { ...access, ...nodes, ...services })
@@ -214,78 +256,200 @@ async function openAdapters(config: Config, options: SystemOptions, own: Own): P
   // Plugins first: a plugin that cannot load stops the start before anything is opened.
   const external = config.pluginsDir ? await loadPluginsDir(config.pluginsDir) : []
   const registry = createRegistryOf([
-    ...BUILT_IN_PLUGINS.map((plugin) => ({ plugin })), ...external, ...(options.plugins ?? []).map((plugin) => ({ plugin })),
+    ...BUILT_IN_PLUGINS.map((plugin) => ({ plugin })),
+    ...external,
+    ...(options.plugins ?? []).map((plugin) => ({ plugin })),
   ])
-  if (external.length > 0) logger.info('loaded external plugins', { plugins: external.map((p) => `${p.plugin.id} (${p.source})`) })
-  const store = await own(() => openStore(config, logger), (s) => s.close())
+  if (external.length > 0)
+    logger.info('loaded external plugins', { plugins: external.map((p) => `${p.plugin.id} (${p.source})`) })
+  const store = await own(
+    () => openStore(config, logger),
+    (s) => s.close(),
+  )
   await store.migrate(MIGRATIONS)
   const role: EngineRole = options.role ?? (config.natsUrl ? 'api' : 'embedded')
   const { bus, workQueue } = await openMessaging(config, role, logger, own)
   const secretBox = await openKeyring(config, logger, store, clock)
-  const tracing = options.tracing ?? (config.otlpEndpoint
-    ? await own(
-      async () => (await import('./adapters/otel/tracing.ts')).createOtelTracing({ endpoint: config.otlpEndpoint!, serviceName: 'automaton', serviceVersion: VERSION, role }),
-      (t) => t.shutdown(),
-    )
-    : noTracing)
+  const tracing =
+    options.tracing ??
+    (config.otlpEndpoint
+      ? await own(
+          async () =>
+            (await import('./adapters/otel/tracing.ts')).createOtelTracing({
+              endpoint: config.otlpEndpoint!,
+              serviceName: 'automaton',
+              serviceVersion: VERSION,
+              role,
+            }),
+          (t) => t.shutdown(),
+        )
+      : noTracing)
   const http = options.http ?? createGuardedHttpClient({ allow: config.allowPrivateTargets, logger })
   const chains = createViemChains(config.chains)
-  const compiler = await own(() => createSolcCompiler(), (c) => c.close())
+  const compiler = await own(
+    () => createSolcCompiler(),
+    (c) => c.close(),
+  )
   return {
-    config, logger, clock, ids: createIds(clock), registry, store, role, bus, workQueue, secretBox, metrics: prometheusMetrics(), tracing, http,
-    chains, scheme: evmPaymentScheme(chains), compiler,
+    config,
+    logger,
+    clock,
+    ids: createIds(clock),
+    registry,
+    store,
+    role,
+    bus,
+    workQueue,
+    secretBox,
+    metrics: prometheusMetrics(),
+    tracing,
+    http,
+    chains,
+    scheme: evmPaymentScheme(chains),
+    compiler,
   }
 }
 
 /** Authentication, keys, organizations and people; the bootstrap key, when the operator set one. */
-async function openAccess({ config, logger, clock, ids, store, bus, registry }: Adapters, recorder: EventRecorder, own: Own): Promise<Access> {
-  const auth = await own(() => createAuthService({ store, clock, bus, logger }), (a) => a.stop())
+async function openAccess(
+  { config, logger, clock, ids, store, bus, registry }: Adapters,
+  recorder: EventRecorder,
+  own: Own,
+): Promise<Access> {
+  const auth = await own(
+    () => createAuthService({ store, clock, bus, logger }),
+    (a) => a.stop(),
+  )
   const apiKeys = createApiKeyService({ store, clock, ids, auth })
   const serviceAccounts = createServiceAccountService({ store, clock, ids, auth })
-  const organizations = createOrganizationService({ store, clock, ids, logger, apiKeys, startingCredits: config.aiDefaultCredits })
+  const organizations = createOrganizationService({
+    store,
+    clock,
+    ids,
+    logger,
+    apiKeys,
+    startingCredits: config.aiDefaultCredits,
+  })
   const passwords: PasswordHasher = isBun
     ? (await import('./adapters/bun/passwords.ts')).bunPasswordHasher({ memoryCost: config.passwordHashMemoryKib })
     : (await import('./adapters/deno/passwords.ts')).wasmPasswordHasher({ memoryCost: config.passwordHashMemoryKib })
   const knownTags = catalogTags(buildCatalog(registry))
   const people = createPeopleService({
-    store, clock, ids, logger, passwords, knownTags: async () => new Set([...knownTags, ...(await tags.slugs(store))]),
-    settings: { idleMs: config.sessionIdleMs, maxAgeMs: config.sessionMaxAgeMs, invitationTtlMs: config.invitationTtlMs },
+    store,
+    clock,
+    ids,
+    logger,
+    passwords,
+    knownTags: async () => new Set([...knownTags, ...(await tags.slugs(store))]),
+    settings: {
+      idleMs: config.sessionIdleMs,
+      maxAgeMs: config.sessionMaxAgeMs,
+      invitationTtlMs: config.invitationTtlMs,
+    },
   })
   const members = createMemberService({ store, bus, clock, ids, auth, recorder, afterRemoval: people.afterRemoval })
   if (config.bootstrapKey) {
     const result = await organizations.bootstrap(config.bootstrapKey)
-    if (result.created) logger.info('bootstrap key created', { organizationId: result.organization.id, keyId: result.keyId })
+    if (result.created)
+      logger.info('bootstrap key created', { organizationId: result.organization.id, keyId: result.keyId })
   }
   return { auth, apiKeys, serviceAccounts, organizations, people, members }
 }
 
-function createNodeServices({ config, logger, clock, ids, store, registry, secretBox, metrics, http, scheme }: Adapters): NodeServices {
+function createNodeServices({
+  config,
+  logger,
+  clock,
+  ids,
+  store,
+  registry,
+  secretBox,
+  metrics,
+  http,
+  scheme,
+}: Adapters): NodeServices {
   const masks = createSecretMasks({ store, secretBox, clock, logger })
   const forget = (organizationId: string) => masks.forget(organizationId)
   const ai = createAiService({
-    store, clock, ids, logger, metrics,
-    provider: config.aiBaseUrl ? createOpenAiCompatibleProvider({ baseUrl: config.aiBaseUrl, apiKey: config.aiApiKey ?? undefined, model: config.aiModel! }) : null,
+    store,
+    clock,
+    ids,
+    logger,
+    metrics,
+    provider: config.aiBaseUrl
+      ? createOpenAiCompatibleProvider({
+          baseUrl: config.aiBaseUrl,
+          apiKey: config.aiApiKey ?? undefined,
+          model: config.aiModel!,
+        })
+      : null,
   })
   return {
-    masks, ai,
+    masks,
+    ai,
     connectors: createConnectorService({ store, clock, ids, registry, secretBox, onChange: forget }),
     cards: createCardService({
-      store, clock, ids, secretBox, disclosureTtlMs: config.disclosureTtlMs, agentRunOfKey: agentStore.runOfKey, runOf: agentStore.runInfo, onChange: forget,
+      store,
+      clock,
+      ids,
+      secretBox,
+      disclosureTtlMs: config.disclosureTtlMs,
+      agentRunOfKey: agentStore.runOfKey,
+      runOf: agentStore.runInfo,
+      onChange: forget,
     }),
-    x402Endpoints: createX402Endpoints({ store, clock, ids, http, scheme, secretBox, maxImportPrice: BigInt(config.x402MaxImportPrice), ai }),
+    x402Endpoints: createX402Endpoints({
+      store,
+      clock,
+      ids,
+      http,
+      scheme,
+      secretBox,
+      maxImportPrice: BigInt(config.x402MaxImportPrice),
+      ai,
+    }),
   }
 }
 
-function createEngineOf(base: Adapters, recorder: EventRecorder, nodes: NodeServices, agentApi: EngineDeps['agentApi']): Engine {
+function createEngineOf(
+  base: Adapters,
+  recorder: EventRecorder,
+  nodes: NodeServices,
+  agentApi: EngineDeps['agentApi'],
+): Engine {
   const { config, logger, clock, ids, store, secretBox, metrics } = base
   const engine = createEngine({
-    store, bus: base.bus, workQueue: base.workQueue, clock, ids, logger, registry: base.registry, http: base.http, role: base.role, workerId: ids.next('wkr'), host: hostname(),
-    concurrency: config.workerConcurrency, lagTargetMs: config.executionLagTargetMs, finishAtAdmission: config.finishAtAdmission, consecutiveFailuresPause: config.consecutiveFailuresPause,
-    workerTimeoutMs: config.workerTimeoutMs, heartbeatMs: config.heartbeatMs, scheduleGraceMs: config.scheduleGraceMs,
+    store,
+    bus: base.bus,
+    workQueue: base.workQueue,
+    clock,
+    ids,
+    logger,
+    registry: base.registry,
+    http: base.http,
+    role: base.role,
+    workerId: ids.next('wkr'),
+    host: hostname(),
+    concurrency: config.workerConcurrency,
+    lagTargetMs: config.executionLagTargetMs,
+    finishAtAdmission: config.finishAtAdmission,
+    consecutiveFailuresPause: config.consecutiveFailuresPause,
+    workerTimeoutMs: config.workerTimeoutMs,
+    heartbeatMs: config.heartbeatMs,
+    scheduleGraceMs: config.scheduleGraceMs,
     connector: nodes.connectors.resolve,
-    backlog: { max: config.maxBacklog, orgSharePercent: config.maxBacklogOrgShare }, recorder, masks: nodes.masks,
-    secretProps: createSecretProps({ store, secretBox, clock, logger }), ai: nodes.ai, x402: nodes.x402Endpoints, metrics, tracing: base.tracing, agentApi,
-    cards: { redeem: (organizationId, runId, handle, hosts) => nodes.cards.redeem(organizationId, runId, handle, hosts) },
+    backlog: { max: config.maxBacklog, orgSharePercent: config.maxBacklogOrgShare },
+    recorder,
+    masks: nodes.masks,
+    secretProps: createSecretProps({ store, secretBox, clock, logger }),
+    ai: nodes.ai,
+    x402: nodes.x402Endpoints,
+    metrics,
+    tracing: base.tracing,
+    agentApi,
+    cards: {
+      redeem: (organizationId, runId, handle, hosts) => nodes.cards.redeem(organizationId, runId, handle, hosts),
+    },
   })
   metrics.sample(metrics.admissionBacklog, () => engine.backlog()?.total)
   metrics.sample(metrics.executorConcurrency, () => engine.concurrencyLimit())
@@ -293,39 +457,113 @@ function createEngineOf(base: Adapters, recorder: EventRecorder, nodes: NodeServ
 }
 
 /** The services of the API's resources, the agents' among them. */
-function createServices(base: Adapters, engine: Engine, access: Access, { masks, ai, connectors }: NodeServices, api: (request: Request) => Promise<Response>): Services {
+function createServices(
+  base: Adapters,
+  engine: Engine,
+  access: Access,
+  { masks, ai, connectors }: NodeServices,
+  api: (request: Request) => Promise<Response>,
+): Services {
   const { config, logger, clock, ids, store, bus, registry, secretBox } = base
-  const universe = createUniverseService({ store, clock, logger, enabled: config.situationUniverse, shipped: () => SHIPPED_UNIVERSE_CSV })
-  const workflows = createWorkflowService({
-    store, bus, clock, ids, checker: engine.checker, recorder: engine.recorder, saveChecks: [situationSymbolsCheck(universe)],
-    publishGuards: [connectors.publishGuard, createMinIntervalGuard({ registry, clock, minIntervalMs: config.minScheduleIntervalMs })],
+  const universe = createUniverseService({
+    store,
+    clock,
+    logger,
+    enabled: config.situationUniverse,
+    shipped: () => SHIPPED_UNIVERSE_CSV,
   })
-  const runs = createRunService({ store, clock, dispatcher: engine.dispatcher, control: engine.control, projection: engine.projection })
+  const workflows = createWorkflowService({
+    store,
+    bus,
+    clock,
+    ids,
+    checker: engine.checker,
+    recorder: engine.recorder,
+    saveChecks: [situationSymbolsCheck(universe)],
+    publishGuards: [
+      connectors.publishGuard,
+      createMinIntervalGuard({ registry, clock, minIntervalMs: config.minScheduleIntervalMs }),
+    ],
+  })
+  const runs = createRunService({
+    store,
+    clock,
+    dispatcher: engine.dispatcher,
+    control: engine.control,
+    projection: engine.projection,
+  })
   const webhookSecrets = createOrganizationWebhookSecretService({ store, secretBox, clock })
   return {
-    universe, workflows, runs, webhookSecrets,
-    executionHooks: createExecutionHookService({ store, bus, clock, ids, http: base.http, secretBox, policy: hookPolicyOf(config) }),
+    universe,
+    workflows,
+    runs,
+    webhookSecrets,
+    executionHooks: createExecutionHookService({
+      store,
+      bus,
+      clock,
+      ids,
+      http: base.http,
+      secretBox,
+      policy: hookPolicyOf(config),
+    }),
     templates: createTemplateService({
-      store, clock, ids, secretBox, workflows, catalog: buildCatalog(registry), paginationBypassKey: config.paginationBypassKey,
-      checkDefinition: workflows.definitionProblems, onSealed: (organizationId) => masks.forget(organizationId),
+      store,
+      clock,
+      ids,
+      secretBox,
+      workflows,
+      catalog: buildCatalog(registry),
+      paginationBypassKey: config.paginationBypassKey,
+      checkDefinition: workflows.definitionProblems,
+      onSealed: (organizationId) => masks.forget(organizationId),
     }),
     apps: createAppService({ store, clock, ids }),
     schedules: createScheduleService({ store, registry }),
     agents: createAgentService({
-      store, clock, ids, logger, registry, secretBox, auth: access.auth, apiKeys: access.apiKeys, workflows, runs, dispatcher: engine.dispatcher,
-      requireModel: () => ai.requireConfigured(), disabled: new Set(config.agentsDisabled), api,
+      store,
+      clock,
+      ids,
+      logger,
+      registry,
+      secretBox,
+      auth: access.auth,
+      apiKeys: access.apiKeys,
+      workflows,
+      runs,
+      dispatcher: engine.dispatcher,
+      requireModel: () => ai.requireConfigured(),
+      disabled: new Set(config.agentsDisabled),
+      api,
     }),
     builderChat: createBuilderChat({ store, clock, ids, logger, ai, workflows, runs, catalog: buildCatalog(registry) }),
     contractChat: createContractChat({ store, clock, ids, ai, compiler: base.compiler }),
     wallets: createWalletService({ store, clock, ids, secretBox, chains: base.chains }),
     x402: createX402Service({
-      store, clock, ids, logger, scheme: base.scheme, dispatcher: engine.dispatcher, relayerKey: config.x402RelayerKey, settleTimeoutMs: config.x402SettleTimeoutMs,
-      facilitator: config.x402FacilitatorUrl ? createHttpFacilitator({ url: config.x402FacilitatorUrl, timeoutMs: config.x402SettleTimeoutMs }) : null,
+      store,
+      clock,
+      ids,
+      logger,
+      scheme: base.scheme,
+      dispatcher: engine.dispatcher,
+      relayerKey: config.x402RelayerKey,
+      settleTimeoutMs: config.x402SettleTimeoutMs,
+      facilitator: config.x402FacilitatorUrl
+        ? createHttpFacilitator({ url: config.x402FacilitatorUrl, timeoutMs: config.x402SettleTimeoutMs })
+        : null,
     }),
     webhookEvents: createWebhookEventService({ store, router: engine.router }),
     organizationSettings: createOrganizationSettingsService({ store, defaultRetentionMs: config.runRetentionMs }),
     webhookIntake: createWebhookIntake({
-      store, clock, ids, logger, connectors, webhookSecrets, router: engine.router, metrics: base.metrics, settings: (name) => settingOf(config, process.env, name),
+      store,
+      clock,
+      ids,
+      logger,
+      connectors,
+      webhookSecrets,
+      router: engine.router,
+      metrics: base.metrics,
+      settings: (name) => settingOf(config, process.env, name),
     }),
   }
 }
@@ -338,13 +576,29 @@ async function createHttpApp(base: Adapters, engine: Engine, services: Access & 
   const { config, logger, clock, store, bus } = base
   const pushBody = isBun ? (await import('./adapters/bun/push-body.ts')).bunPushBody : undefined
   const streams = {
-    hub: createStreamHub({ store, bus, logger }), heartbeatMs: config.sseHeartbeatMs, maxBufferedBytes: config.sseBufferBytes, pushBody,
-    runAppearWaitMs: config.sseRunWaitMs, maxStreamsPerCaller: config.sseMaxStreamsPerKey,
+    hub: createStreamHub({ store, bus, logger }),
+    heartbeatMs: config.sseHeartbeatMs,
+    maxBufferedBytes: config.sseBufferBytes,
+    pushBody,
+    runAppearWaitMs: config.sseRunWaitMs,
+    maxStreamsPerCaller: config.sseMaxStreamsPerKey,
   }
   const operator = createOperatorCheck({ store, clock, operatorOrganization: config.operatorOrganization })
   return createApp({
-    ...services, version: VERSION, maxBodyBytes: config.maxBodyBytes, logger, ids: base.ids, store, bus, isOperator: operator.isOperator, streams,
-    registry: base.registry, trustedProxies: config.trustedProxies, backlog: engine.backlog, metrics: base.metrics, metricsToken: config.metricsToken,
+    ...services,
+    version: VERSION,
+    maxBodyBytes: config.maxBodyBytes,
+    logger,
+    ids: base.ids,
+    store,
+    bus,
+    isOperator: operator.isOperator,
+    streams,
+    registry: base.registry,
+    trustedProxies: config.trustedProxies,
+    backlog: engine.backlog,
+    metrics: base.metrics,
+    metricsToken: config.metricsToken,
   })
 }
 
@@ -353,43 +607,103 @@ async function createHttpApp(base: Adapters, engine: Engine, services: Access & 
  * recovered runs reach the outbox too; it stops after the engine), the pruner where runs execute
  * (an API process leaves it to its workers), the search indexes, and the x402 reconciler.
  */
-async function startLifecycles(base: Adapters, options: SystemOptions, engine: Engine, services: Services, own: Own): Promise<Pick<System, 'hooks' | 'pruner'>> {
+async function startLifecycles(
+  base: Adapters,
+  options: SystemOptions,
+  engine: Engine,
+  services: Services,
+  own: Own,
+): Promise<Pick<System, 'hooks' | 'pruner'>> {
   const { config, logger, clock, ids, store, bus } = base
-  const pruner = createPruner({ store, clock, logger, defaultRetentionMs: config.runRetentionMs, intervalMs: config.pruneIntervalMs })
-  const hooks = options.engine === false ? null : createHookDelivery({
-    // Hooks send many requests to few hosts: their client keeps connections open.
-    store, bus, clock, ids, logger, http: options.http ?? createGuardedHttpClient({ allow: config.allowPrivateTargets, logger, keepAlive: true }),
-    secretBox: base.secretBox, policy: hookPolicyOf(config), schedule: config.hookRetrySchedule, concurrency: config.hookConcurrency,
-    timeoutMs: config.hookTimeoutMs, pollMs: config.hookPollMs, userAgent: `Automaton-Webhooks/${VERSION}`, metrics: base.metrics,
-    // Deliveries are sent where runs execute.
-    sends: engine.role !== 'api',
+  const pruner = createPruner({
+    store,
+    clock,
+    logger,
+    defaultRetentionMs: config.runRetentionMs,
+    intervalMs: config.pruneIntervalMs,
   })
+  const hooks =
+    options.engine === false
+      ? null
+      : createHookDelivery({
+          // Hooks send many requests to few hosts: their client keeps connections open.
+          store,
+          bus,
+          clock,
+          ids,
+          logger,
+          http: options.http ?? createGuardedHttpClient({ allow: config.allowPrivateTargets, logger, keepAlive: true }),
+          secretBox: base.secretBox,
+          policy: hookPolicyOf(config),
+          schedule: config.hookRetrySchedule,
+          concurrency: config.hookConcurrency,
+          timeoutMs: config.hookTimeoutMs,
+          pollMs: config.hookPollMs,
+          userAgent: `Automaton-Webhooks/${VERSION}`,
+          metrics: base.metrics,
+          // Deliveries are sent where runs execute.
+          sends: engine.role !== 'api',
+        })
   if (hooks) {
     // Every process that records run events writes their deliveries (the API role records run.started).
     engine.recorder.listen(hooks.outbox)
-    await own(() => hooks.start(), () => hooks.stop(config.shutdownGraceMs))
-    await own(() => engine.start(), () => engine.stop(config.shutdownGraceMs))
-    if (engine.role !== 'api') await own(() => pruner.start(), () => pruner.stop())
+    await own(
+      () => hooks.start(),
+      () => hooks.stop(config.shutdownGraceMs),
+    )
+    await own(
+      () => engine.start(),
+      () => engine.stop(config.shutdownGraceMs),
+    )
+    if (engine.role !== 'api')
+      await own(
+        () => pruner.start(),
+        () => pruner.stop(),
+      )
   }
   await services.universe.ensureLoaded()
   await services.templates.ensureSearchIndex(logger)
   // Settlements left unfinished by a timeout or a killed process are finished from the chain's state.
-  if (base.chains.list().length > 0) await own(async () => services.x402.startReconciler(), (stop) => stop())
+  if (base.chains.list().length > 0)
+    await own(
+      async () => services.x402.startReconciler(),
+      (stop) => stop(),
+    )
   return { hooks, pruner }
 }
 
 /** The in-process bus and queue, or NATS (core subjects for the bus, JetStream for work). */
-async function openMessaging(config: Config, role: EngineRole, logger: Logger, own: Own): Promise<{ bus: Bus; workQueue: WorkQueue }> {
+async function openMessaging(
+  config: Config,
+  role: EngineRole,
+  logger: Logger,
+  own: Own,
+): Promise<{ bus: Bus; workQueue: WorkQueue }> {
   if (!config.natsUrl) {
     if (role !== 'embedded') throw new ConfigError(`the ${role} role needs NATS: set AUTOMATON_NATS_URL`)
-    return { bus: await own(() => memoryBus(logger), (b) => b.close()), workQueue: memoryWorkQueue() }
+    return {
+      bus: await own(
+        () => memoryBus(logger),
+        (b) => b.close(),
+      ),
+      workQueue: memoryWorkQueue(),
+    }
   }
-  if (!config.databaseUrl) throw new ConfigError('scaling out with NATS needs a shared database: set AUTOMATON_DATABASE_URL to Postgres')
+  if (!config.databaseUrl)
+    throw new ConfigError('scaling out with NATS needs a shared database: set AUTOMATON_DATABASE_URL to Postgres')
   const [{ connectNats }, { natsBus }, { natsWorkQueue }] = await Promise.all([
-    import('./adapters/nats/connection.ts'), import('./adapters/nats/bus.ts'), import('./adapters/nats/work-queue.ts'),
+    import('./adapters/nats/connection.ts'),
+    import('./adapters/nats/bus.ts'),
+    import('./adapters/nats/work-queue.ts'),
   ])
-  const nc = await own(() => connectNats(config.natsUrl!, `automaton-${role}`, logger), (c) => c.drain().catch(() => c.close()))
-  const bus = await own(() => natsBus(nc, logger), (b) => b.close())
+  const nc = await own(
+    () => connectNats(config.natsUrl!, `automaton-${role}`, logger),
+    (c) => c.drain().catch(() => c.close()),
+  )
+  const bus = await own(
+    () => natsBus(nc, logger),
+    (b) => b.close(),
+  )
   return { bus, workQueue: await natsWorkQueue(nc, logger, { stream: config.natsStream }) }
 }
 
@@ -403,7 +717,13 @@ async function openStore(config: Config, logger: Logger): Promise<Store> {
   if (!isBun) throw new ConfigError('the embedded SQLite store needs Bun; on Deno set AUTOMATON_DATABASE_URL')
   ensureDir(config.dataDir)
   const { sqliteStore } = await import('./adapters/sqlite/store.ts')
-  return sqliteStore({ path: join(config.dataDir, 'automaton.db'), synchronous: config.sqliteSynchronous, backgroundCheckpoint: true, backgroundSync: true, logger })
+  return sqliteStore({
+    path: join(config.dataDir, 'automaton.db'),
+    synchronous: config.sqliteSynchronous,
+    backgroundCheckpoint: true,
+    backgroundSync: true,
+    logger,
+  })
 }
 
 /** Opens a system for a test or a command; `close()` releases everything it opened, in reverse order. */
@@ -412,7 +732,12 @@ export async function openSystem(config: Config, options: SystemOptions = {}): P
   const close = () => Effect.runPromise(Scope.close(scope, Exit.void))
   const own: Own = async (acquire, release) => {
     const value = await acquire()
-    Effect.runSync(Scope.addFinalizer(scope, Effect.promise(async () => release(value))))
+    Effect.runSync(
+      Scope.addFinalizer(
+        scope,
+        Effect.promise(async () => release(value)),
+      ),
+    )
     return value
   }
   try {
@@ -435,7 +760,8 @@ const host: CliHost = {
 }
 
 /** Runs one command line (`automaton <command> [options]`): its exit code. */
-export const runCli = (argv: readonly string[], env: Record<string, string | undefined>): Promise<number> => runCommandLine(argv, env, host)
+export const runCli = (argv: readonly string[], env: Record<string, string | undefined>): Promise<number> =>
+  runCommandLine(argv, env, host)
 
 if (import.meta.main) {
   withMemoryHint(process.argv.slice(2), process.env)

@@ -20,31 +20,54 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
   const clients = 2
   const outer = Math.max(1, Math.round(10 * (options.scale ?? 1)))
   const dir = tempDir('automaton-fanout-')
-  const receiver = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: async () => (await Bun.sleep(3), Response.json({ ok: true })) })
+  const receiver = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: async () => (await Bun.sleep(3), Response.json({ ok: true })),
+  })
   const server = await startServer({
     env: {
-      AUTOMATON_DATA_DIR: dir.path, AUTOMATON_BOOTSTRAP_KEY: KEY, AUTOMATON_LOG_LEVEL: 'info', AUTOMATON_SSE_BUFFER_BYTES: String(64 * 1024 * 1024),
+      AUTOMATON_DATA_DIR: dir.path,
+      AUTOMATON_BOOTSTRAP_KEY: KEY,
+      AUTOMATON_LOG_LEVEL: 'info',
+      AUTOMATON_SSE_BUFFER_BYTES: String(64 * 1024 * 1024),
       AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
     },
   })
   try {
-    const burst = await measure(server, {
-      outer: { type: 'for-each', payload: { array: '{{$trigger.body.outer}}' }, loopBody: ['inner'] },
-      inner: { type: 'for-each', payload: { array: '{{$trigger.body.inner}}' }, loopBody: ['tick'] },
-      tick: { type: 'log', payload: { message: '{{$parent_item}}.{{$item}}' } },
-    }, outer, subscribers, clients)
-    const paced = await measure(server, {
-      outer: { type: 'for-each', payload: { array: '{{$trigger.body.outer}}' }, loopBody: ['inner'] },
-      inner: { type: 'for-each', payload: { array: '{{$trigger.body.inner}}' }, loopBody: ['tick'] },
-      tick: { type: 'http-request', payload: { url: `${receiver.url}/tick` } },
-    }, 2, subscribers, clients)
+    const burst = await measure(
+      server,
+      {
+        outer: { type: 'for-each', payload: { array: '{{$trigger.body.outer}}' }, loopBody: ['inner'] },
+        inner: { type: 'for-each', payload: { array: '{{$trigger.body.inner}}' }, loopBody: ['tick'] },
+        tick: { type: 'log', payload: { message: '{{$parent_item}}.{{$item}}' } },
+      },
+      outer,
+      subscribers,
+      clients,
+    )
+    const paced = await measure(
+      server,
+      {
+        outer: { type: 'for-each', payload: { array: '{{$trigger.body.outer}}' }, loopBody: ['inner'] },
+        inner: { type: 'for-each', payload: { array: '{{$trigger.body.inner}}' }, loopBody: ['tick'] },
+        tick: { type: 'http-request', payload: { url: `${receiver.url}/tick` } },
+      },
+      2,
+      subscribers,
+      clients,
+    )
     return [
       {
-        name: `fan-out of one run's events to ${subscribers} SSE subscribers`, value: Math.round(burst.delivered / burst.seconds), unit: 'deliveries/s',
+        name: `fan-out of one run's events to ${subscribers} SSE subscribers`,
+        value: Math.round(burst.delivered / burst.seconds),
+        unit: 'deliveries/s',
         note: `${burst.delivered.toLocaleString('en')} deliveries of ${burst.expected} events in ${burst.seconds.toFixed(2)} s; ${burst.complete}/${subscribers} subscribers got every event; target ≥ 200,000/s`,
       },
       {
-        name: `journal time → received, p99, at ${Math.round(paced.delivered / paced.seconds).toLocaleString('en')} deliveries/s`, value: Math.round(paced.p99), unit: 'ms',
+        name: `journal time → received, p99, at ${Math.round(paced.delivered / paced.seconds).toLocaleString('en')} deliveries/s`,
+        value: Math.round(paced.p99),
+        unit: 'ms',
         note: `p50 ${Math.round(paced.p50)} ms; ${paced.complete}/${subscribers} subscribers complete; target p99 < 50 ms`,
       },
     ]
@@ -65,7 +88,13 @@ interface Measured {
 }
 
 /** Opens the subscribers on a run id, starts that run, and gathers what the clients measured. */
-async function measure(server: { url: string; port: number }, body: Record<string, unknown>, outer: number, subscribers: number, clients: number): Promise<Measured> {
+async function measure(
+  server: { url: string; port: number },
+  body: Record<string, unknown>,
+  outer: number,
+  subscribers: number,
+  clients: number,
+): Promise<Measured> {
   const created = await api(server.url, 'POST', '/v1/workflows', KEY, {
     definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['outer'] }, ...body } },
   })
@@ -73,11 +102,25 @@ async function measure(server: { url: string; port: number }, body: Record<strin
   // run.started, root, the outer loop (looping, succeeded), each inner loop (started, looping, succeeded), two per tick, run.succeeded.
   const expected = 6 + 203 * outer
   const procs = Array.from({ length: clients }, () =>
-    Bun.spawn([BUN, join(ROOT, 'bench', 'sse-client.ts'), String(server.port), `/v1/runs/${runId}/stream`, KEY, String(subscribers / clients), String(expected), '120000'], { stdout: 'pipe', stderr: 'inherit' }))
+    Bun.spawn(
+      [
+        BUN,
+        join(ROOT, 'bench', 'sse-client.ts'),
+        String(server.port),
+        `/v1/runs/${runId}/stream`,
+        KEY,
+        String(subscribers / clients),
+        String(expected),
+        '120000',
+      ],
+      { stdout: 'pipe', stderr: 'inherit' },
+    ),
+  )
   const outputs = procs.map((p) => new Response(p.stdout).text())
   await Bun.sleep(3000)
   await api(server.url, 'POST', `/v1/workflows/${created.body.data.id}/run`, KEY, {
-    runId, payload: { outer: Array.from({ length: outer }, (_, i) => i), inner: Array.from({ length: 100 }, (_, i) => i) },
+    runId,
+    payload: { outer: Array.from({ length: outer }, (_, i) => i), inner: Array.from({ length: 100 }, (_, i) => i) },
   })
   const results = (await Promise.all(outputs)).map((text) => JSON.parse(text.trim().split('\n').at(-1)!))
   return {
@@ -91,5 +134,6 @@ async function measure(server: { url: string; port: number }, body: Record<strin
 }
 
 if (import.meta.main) {
-  for (const r of await run()) console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
+  for (const r of await run())
+    console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
 }

@@ -26,16 +26,25 @@ async function measure(s: Scenario, scale: number): Promise<Result[]> {
   }
   const loadBefore = loadavg()[0]
   const result = await runScenario(s, {
-    rate: Math.max(5, Math.round(60 * scale)), warmMs: Math.max(3_000, 10_000 * scale), afterMs: Math.max(3_000, 10_000 * scale), drainMs: 120_000,
+    rate: Math.max(5, Math.round(60 * scale)),
+    warmMs: Math.max(3_000, 10_000 * scale),
+    afterMs: Math.max(3_000, 10_000 * scale),
+    drainMs: 120_000,
   })
   const { verdict: v, window } = result
   const broken = brokenPromises(result)
-  const during = v.outage.attempts ? `; answers during the fault: ${Object.entries(v.outage.byStatus).map(([status, n]) => `${n} × ${status}`).join(', ')}` : ''
+  const during = v.outage.attempts
+    ? `; answers during the fault: ${Object.entries(v.outage.byStatus)
+        .map(([status, n]) => `${n} × ${status}`)
+        .join(', ')}`
+    : ''
   const ready = v.readiness.map((r) => `${r.name} ${seconds(r.readyAfterReturnMs)}`).join(', ')
   const figure = (ms: number | null) => (ms === null ? Number.NaN : Math.round(ms / 100) / 10)
   return [
     {
-      name: `fault: ${s.title}: every process ready after the return`, value: figure(v.times.readyAfterReturnMs), unit: 's',
+      name: `fault: ${s.title}: every process ready after the return`,
+      value: figure(v.times.readyAfterReturnMs),
+      unit: 's',
       note: [
         `target ≤ ${seconds(TARGETS.readyAfterReturnMs)}; ${ready}; the fault lasted ${seconds(window.returnAt - window.faultAt)}`,
         `first request accepted ${seconds(v.times.acceptedAfterReturnMs)} after the return${during}`,
@@ -44,7 +53,9 @@ async function measure(s: Scenario, scale: number): Promise<Result[]> {
       ].join('; '),
     },
     {
-      name: `fault: ${s.title}: every accepted run ended after the return`, value: figure(v.times.endedAfterReturnMs), unit: 's',
+      name: `fault: ${s.title}: every accepted run ended after the return`,
+      value: figure(v.times.endedAfterReturnMs),
+      unit: 's',
       note: [
         `target ≤ ${seconds(TARGETS.endedAfterReturnMs)}; ${seconds(v.times.endedAfterFaultMs)} after the fault`,
         `${v.accepted.toLocaleString('en')} of ${v.sent.toLocaleString('en')} runs accepted`,

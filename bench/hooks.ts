@@ -23,8 +23,14 @@ async function recordRun(system: System, organizationId: string, n: number) {
   const runId = `run_bench${String(n).padStart(10, '0')}`
   const at = system.clock.now()
   const events: DomainEvent[] = Array.from({ length: EVENTS_PER_RUN }, (_, i) => ({
-    organizationId, workflowId: 'wf_bench', runId, seq: i + 1, type: i === 0 ? 'node.started' : 'node.succeeded', nodeId: `n${i}`,
-    data: { key: `n${i}`, attempt: 1, result: { status: 200, body: { ok: true, order: `A-${n}`, amount: 4200 } } }, at,
+    organizationId,
+    workflowId: 'wf_bench',
+    runId,
+    seq: i + 1,
+    type: i === 0 ? 'node.started' : 'node.succeeded',
+    nodeId: `n${i}`,
+    data: { key: `n${i}`, attempt: 1, result: { status: 200, body: { ok: true, order: `A-${n}`, amount: 4200 } } },
+    at,
   }))
   const recorded = await system.store.write((tx) => system.engine.recorder.record(tx, events))
   publishEvents(system.bus, recorded)
@@ -56,14 +62,17 @@ async function settle(system: System, expected: number, timeoutMs = 600_000): Pr
   const deadline = Date.now() + timeoutMs
   for (;;) {
     // Counts through the partial index of unfinished rows, not a scan of every delivery.
-    const [{ n }] = await system.store.all<{ n: number }>('SELECT COUNT(*) AS n FROM hook_deliveries WHERE due_at IS NOT NULL')
+    const [{ n }] = await system.store.all<{ n: number }>(
+      'SELECT COUNT(*) AS n FROM hook_deliveries WHERE due_at IS NOT NULL',
+    )
     if (Number(n) === 0) break
     if (Date.now() > deadline) throw new Error(`${n} of ${expected} deliveries are still unfinished`)
     await Bun.sleep(100)
   }
   const rows = await system.store.all<Row>('SELECT created_at, delivered_at, attempts, status FROM hook_deliveries')
   const failed = rows.filter((r) => r.status !== 'success').length
-  if (rows.length !== expected || failed > 0) throw new Error(`${rows.length} deliveries for ${expected} events, ${failed} not delivered`)
+  if (rows.length !== expected || failed > 0)
+    throw new Error(`${rows.length} deliveries for ${expected} events, ${failed} not delivered`)
   await system.store.write((tx) => tx.run('DELETE FROM hook_deliveries'))
   return rows
 }
@@ -75,17 +84,44 @@ const percentile = (values: number[], p: number) => {
 
 const firstAttemptAt = (row: Row) => (JSON.parse(row.attempts) as Array<{ at: number }>)[0].at
 
-async function measure(label: string, env: Record<string, string>, receiverUrl: string, scale: number, rate: number): Promise<Result[]> {
+async function measure(
+  label: string,
+  env: Record<string, string>,
+  receiverUrl: string,
+  scale: number,
+  rate: number,
+): Promise<Result[]> {
   const concurrency = 2048
-  const system = await openSystem(loadConfig({
-    ...env, AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', AUTOMATON_HOOK_CONCURRENCY: String(concurrency), AUTOMATON_LOG_LEVEL: 'warn',
-  }), { logger: silentLogger })
+  const system = await openSystem(
+    loadConfig({
+      ...env,
+      AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+      AUTOMATON_HOOK_CONCURRENCY: String(concurrency),
+      AUTOMATON_LOG_LEVEL: 'warn',
+    }),
+    { logger: silentLogger },
+  )
   try {
     const org = await system.organizations.create('bench')
-    const key = (await system.apiKeys.issue({ organizationId: org.id, name: 'bench', scope: 'read-write', role: 'owner', serviceAccountId: null, userId: null, createdBy: 'bench', expiresAt: null })).key
-    const created = await system.app.handle(new Request('http://localhost/v1/execution-webhooks', {
-      method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench', url: receiverUrl }),
-    }))
+    const key = (
+      await system.apiKeys.issue({
+        organizationId: org.id,
+        name: 'bench',
+        scope: 'read-write',
+        role: 'owner',
+        serviceAccountId: null,
+        userId: null,
+        createdBy: 'bench',
+        expiresAt: null,
+      })
+    ).key
+    const created = await system.app.handle(
+      new Request('http://localhost/v1/execution-webhooks', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'bench', url: receiverUrl }),
+      }),
+    )
     if (created.status !== 200) throw new Error(`hook create failed: ${await created.text()}`)
 
     // Warm up connections, caches and the JIT.
@@ -111,14 +147,20 @@ async function measure(label: string, env: Record<string, string>, receiverUrl: 
     const offeredSeconds = (Date.now() - t0) / 1000
     const steady = await settle(system, steadyRuns * EVENTS_PER_RUN)
     const delays = steady.map((r) => firstAttemptAt(r) - Number(r.created_at))
-    const span = (Math.max(...steady.map((r) => Number(r.delivered_at))) - Math.min(...steady.map((r) => Number(r.created_at)))) / 1000
+    const span =
+      (Math.max(...steady.map((r) => Number(r.delivered_at))) - Math.min(...steady.map((r) => Number(r.created_at)))) /
+      1000
     return [
       {
-        name: `${label}: hook deliveries/s, ${backlog.length.toLocaleString('en')} queued, receiver answers after 200 ms`, value: Math.round(throughput), unit: 'deliveries/s',
+        name: `${label}: hook deliveries/s, ${backlog.length.toLocaleString('en')} queued, receiver answers after 200 ms`,
+        value: Math.round(throughput),
+        unit: 'deliveries/s',
         note: `${Math.round(cpuPerDelivery)} µs of CPU each; at most ${concurrency.toLocaleString('en')} in flight; target ≥ 5,000/s`,
       },
       {
-        name: `${label}: run event → first attempt at ${rate.toLocaleString('en')} events/s`, value: percentile(delays, 50), unit: 'ms p50',
+        name: `${label}: run event → first attempt at ${rate.toLocaleString('en')} events/s`,
+        value: percentile(delays, 50),
+        unit: 'ms p50',
         note: `p99 ${percentile(delays, 99)} ms, max ${Math.max(...delays)} ms over ${steady.length.toLocaleString('en')} deliveries offered in ${offeredSeconds.toFixed(1)} s (${Math.round(steady.length / span).toLocaleString('en')}/s delivered); target p99 < 100 ms`,
       },
     ]
@@ -128,19 +170,30 @@ async function measure(label: string, env: Record<string, string>, receiverUrl: 
 }
 
 export async function run(options: { scale?: number } = {}): Promise<Result[]> {
-  const arg = (name: string) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : undefined)
+  const arg = (name: string) =>
+    process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : undefined
   const scale = options.scale ?? arg('--scale') ?? 1
   const rate = arg('--rate') ?? 5000
   const receiver = await startReceiver(200)
   const results: Result[] = []
   try {
     const dir = tempDir('automaton-bench-hooks-')
-    results.push(...(await measure('SQLite (synchronous=FULL)', { AUTOMATON_DATA_DIR: dir.path }, receiver.url, scale, rate)))
+    results.push(
+      ...(await measure('SQLite (synchronous=FULL)', { AUTOMATON_DATA_DIR: dir.path }, receiver.url, scale, rate)),
+    )
     dir.remove()
     if (process.env.AUTOMATON_TEST_DATABASE_URL) {
       const pg = await freshPostgresUrl()
       const pgDir = tempDir('automaton-bench-hooks-')
-      results.push(...(await measure('Postgres', { AUTOMATON_DATA_DIR: pgDir.path, AUTOMATON_DATABASE_URL: pg.url }, receiver.url, scale, rate)))
+      results.push(
+        ...(await measure(
+          'Postgres',
+          { AUTOMATON_DATA_DIR: pgDir.path, AUTOMATON_DATABASE_URL: pg.url },
+          receiver.url,
+          scale,
+          rate,
+        )),
+      )
       await pg.drop()
       pgDir.remove()
     } else {
@@ -153,5 +206,6 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
 }
 
 if (import.meta.main) {
-  for (const r of await run()) console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
+  for (const r of await run())
+    console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
 }

@@ -16,7 +16,8 @@ const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth)
 
 function chain(count: number) {
   const nodes: Record<string, unknown> = { root: { type: 'manual', children: ['n0'] } }
-  for (let i = 0; i < count; i++) nodes[`n${i}`] = { type: 'log', payload: { message: 'x' }, children: i < count - 1 ? [`n${i + 1}`] : [] }
+  for (let i = 0; i < count; i++)
+    nodes[`n${i}`] = { type: 'log', payload: { message: 'x' }, children: i < count - 1 ? [`n${i + 1}`] : [] }
   return { triggerNodeIds: ['root'], nodes }
 }
 
@@ -28,7 +29,8 @@ const HOSTILE: Array<{ path: string; key: boolean; body: string }> = [
   { path: '/v1/workflows/validate', key: true, body: JSON.stringify({ definition: chain(10_000) }) },
 ]
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
 const round = (n: number) => Math.round(n * 10) / 10
 
 async function timed(call: () => Promise<Response>): Promise<number> {
@@ -56,26 +58,37 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
   const server = await startServer({ env: { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_BOOTSTRAP_KEY: KEY } })
   try {
     const send = (h: (typeof HOSTILE)[number]) => () =>
-      fetch(`${server.url}${h.path}`, { method: 'POST', body: h.body, headers: { 'content-type': 'application/json', ...(h.key ? { authorization: `Bearer ${KEY}` } : {}) } })
+      fetch(`${server.url}${h.path}`, {
+        method: 'POST',
+        body: h.body,
+        headers: { 'content-type': 'application/json', ...(h.key ? { authorization: `Bearer ${KEY}` } : {}) },
+      })
     const idle = await healthDuring(server.url, Bun.sleep(Math.max(1000, 3000 * scale)))
     const refusals: number[] = []
-    const load = Promise.all(Array.from({ length: 8 }, async (_, client) => {
-      for (let i = 0; i < rounds * HOSTILE.length; i++) {
-        const hostile = HOSTILE[(client + i) % HOSTILE.length]
-        const ms = await timed(send(hostile))
-        if (!hostile.key) refusals.push(ms)
-      }
-    }))
+    const load = Promise.all(
+      Array.from({ length: 8 }, async (_, client) => {
+        for (let i = 0; i < rounds * HOSTILE.length; i++) {
+          const hostile = HOSTILE[(client + i) % HOSTILE.length]
+          const ms = await timed(send(hostile))
+          if (!hostile.key) refusals.push(ms)
+        }
+      }),
+    )
     const loaded = await healthDuring(server.url, load)
     refusals.sort((a, b) => a - b)
     return [
       {
-        name: 'health check under hostile input (SQLite, 8 clients): p50', value: round(percentile(loaded, 50)), unit: 'ms',
-        note: `p99 ${round(percentile(loaded, 99))} ms, max ${round(loaded.at(-1)!)} ms over ${loaded.length} checks; ` +
+        name: 'health check under hostile input (SQLite, 8 clients): p50',
+        value: round(percentile(loaded, 50)),
+        unit: 'ms',
+        note:
+          `p99 ${round(percentile(loaded, 99))} ms, max ${round(loaded.at(-1)!)} ms over ${loaded.length} checks; ` +
           `idle p50 ${round(percentile(idle, 50))} ms, p99 ${round(percentile(idle, 99))} ms; target p50 < 100 ms, max < 1 s`,
       },
       {
-        name: 'keyless 100,000-bracket body refused (401) under the same load: p50', value: round(percentile(refusals, 50)), unit: 'ms',
+        name: 'keyless 100,000-bracket body refused (401) under the same load: p50',
+        value: round(percentile(refusals, 50)),
+        unit: 'ms',
         note: `max ${round(refusals.at(-1)!)} ms over ${refusals.length} requests; target max < 1 s`,
       },
     ]
@@ -86,5 +99,6 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
 }
 
 if (import.meta.main) {
-  for (const r of await run()) console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
+  for (const r of await run())
+    console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
 }

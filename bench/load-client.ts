@@ -47,14 +47,25 @@ async function one(i: number) {
   }
 }
 
-await Promise.all(Array.from({ length: concurrency }, async () => {
-  while (next < total && (duration === 0 || now() - started < duration)) await one(next++)
-}))
+await Promise.all(
+  Array.from({ length: concurrency }, async () => {
+    while (next < total && (duration === 0 || now() - started < duration)) await one(next++)
+  }),
+)
 const seconds = (now() - started) / 1000
 latencies.sort((a, b) => a - b)
 const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]
 const out: Record<string, unknown> = {
-  count: latencies.length, accepted: latencies.length - errors - refused, refused, errors, seconds, rps: latencies.length / seconds, p50: pct(50), p90: pct(90), p99: pct(99), max: latencies.at(-1),
+  count: latencies.length,
+  accepted: latencies.length - errors - refused,
+  refused,
+  errors,
+  seconds,
+  rps: latencies.length / seconds,
+  p50: pct(50),
+  p90: pct(90),
+  p99: pct(99),
+  max: latencies.at(-1),
 }
 if (process.env.BENCH_SEND_TIMES) {
   out.sendTimes = sendTimes

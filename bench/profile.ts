@@ -9,9 +9,21 @@
  */
 import { readFileSync } from 'node:fs'
 
-interface Frame { functionName: string; url: string; lineNumber: number }
-interface ProfileNode { id: number; callFrame: Frame; children?: number[] }
-interface CpuProfile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+interface Frame {
+  functionName: string
+  url: string
+  lineNumber: number
+}
+interface ProfileNode {
+  id: number
+  callFrame: Frame
+  children?: number[]
+}
+interface CpuProfile {
+  nodes: ProfileNode[]
+  samples: number[]
+  timeDeltas: number[]
+}
 
 export interface ProfileSummary {
   busyMs: number
@@ -65,12 +77,14 @@ export function summarize(file: string, top = 15): ProfileSummary {
     busy += ms
     let part: string | null
     if (frame.functionName === '(garbage collector)') part = 'garbage collection'
-    else if (frame.functionName === '(program)' || frame.functionName === '(root)') part = 'Bun native (HTTP server, I/O)'
+    else if (frame.functionName === '(program)' || frame.functionName === '(root)')
+      part = 'Bun native (HTTP server, I/O)'
     else if (!frame.url && /^(stringify|parse)$/.test(frame.functionName)) part = 'JSON'
     else {
       part = partOf(frame.url)
       // A native frame: charged to the nearest caller with a source.
-      for (let up = parent.get(id); part === null && up !== undefined; up = parent.get(up)) part = partOf(byId.get(up)!.callFrame.url)
+      for (let up = parent.get(id); part === null && up !== undefined; up = parent.get(up))
+        part = partOf(byId.get(up)!.callFrame.url)
       part ??= 'Bun native (HTTP server, I/O)'
     }
     parts.set(part, (parts.get(part) ?? 0) + ms)
@@ -81,7 +95,9 @@ export function summarize(file: string, top = 15): ProfileSummary {
   return {
     busyMs: busy,
     parts: rank(parts).map(([part, ms]) => ({ part, ms, share: ms / busy })),
-    functions: rank(functions).slice(0, top).map(([name, ms]) => ({ name, ms, share: ms / busy })),
+    functions: rank(functions)
+      .slice(0, top)
+      .map(([name, ms]) => ({ name, ms, share: ms / busy })),
   }
 }
 

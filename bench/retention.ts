@@ -20,13 +20,18 @@ const SAMPLE_MS = 10_000
 const fileSize = (path: string) => (existsSync(path) ? statSync(path).size : 0)
 
 export async function run(options: { scale?: number } = {}): Promise<Result[]> {
-  const arg = (name: string) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : undefined)
+  const arg = (name: string) =>
+    process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : undefined
   const scale = options.scale ?? arg('--scale') ?? 1
   const rate = arg('--rate') ?? 200
   const seconds = Math.max(150, Math.round(300 * scale))
   const dir = tempDir('automaton-bench-retention-')
   const env = {
-    AUTOMATON_DATA_DIR: dir.path, AUTOMATON_BOOTSTRAP_KEY: KEY, AUTOMATON_RUN_RETENTION: '1m', AUTOMATON_PRUNE_INTERVAL_MS: '10000', AUTOMATON_LOG_LEVEL: 'warn',
+    AUTOMATON_DATA_DIR: dir.path,
+    AUTOMATON_BOOTSTRAP_KEY: KEY,
+    AUTOMATON_RUN_RETENTION: '1m',
+    AUTOMATON_PRUNE_INTERVAL_MS: '10000',
+    AUTOMATON_LOG_LEVEL: 'warn',
   }
   const server = await startServer({ env: { ...env, AUTOMATON_LOG_LEVEL: 'info' } })
   try {
@@ -36,15 +41,32 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
     const logSize = () => fileSize(`${db}-wal`)
 
     const total = rate * seconds
-    const client = Bun.spawn([BUN, join(ROOT, 'bench', 'load-client.ts'), `${server.url}/v1/webhooks/${w.triggerSecret}`, String(total), '16', String(rate)], {
-      stdout: 'pipe', stderr: 'inherit',
-    })
+    const client = Bun.spawn(
+      [
+        BUN,
+        join(ROOT, 'bench', 'load-client.ts'),
+        `${server.url}/v1/webhooks/${w.triggerSecret}`,
+        String(total),
+        '16',
+        String(rate),
+      ],
+      {
+        stdout: 'pipe',
+        stderr: 'inherit',
+      },
+    )
     const idleRss = rssOf(server.pid)
     const samples: Array<{ at: number; bytes: number; log: number; rss: number }> = []
     const started = performance.now()
-    const sample = () => samples.push({ at: (performance.now() - started) / 1000, bytes: size(), log: logSize(), rss: rssOf(server.pid) })
+    const sample = () =>
+      samples.push({ at: (performance.now() - started) / 1000, bytes: size(), log: logSize(), rss: rssOf(server.pid) })
     const sampler = setInterval(sample, SAMPLE_MS)
-    const load = JSON.parse(await new Response(client.stdout).text()) as { count: number; errors: number; rps: number; p99: number }
+    const load = JSON.parse(await new Response(client.stdout).text()) as {
+      count: number
+      errors: number
+      rps: number
+      p99: number
+    }
     clearInterval(sampler)
     sample()
     const [{ n: stored }] = await queryDatabase<{ n: number }>(env, 'SELECT COUNT(*) AS n FROM runs')
@@ -60,11 +82,15 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
     const rss = samples.map((s) => s.rss).filter((r) => r > 0)
     return [
       {
-        name: `SQLite, 1-minute retention, ${rate} webhook runs/s for ${Math.round(seconds / 60 * 10) / 10} min: database file + log`, value: mb(samples.at(-1)!.bytes), unit: 'MB at the end',
+        name: `SQLite, 1-minute retention, ${rate} webhook runs/s for ${Math.round((seconds / 60) * 10) / 10} min: database file + log`,
+        value: mb(samples.at(-1)!.bytes),
+        unit: 'MB at the end',
         note: `${perMinute.join(', ')}; peak ${mb(peak)} MB, of which the log at most ${mb(Math.max(...samples.map((s) => s.log)))} MB; ${(at(60) / 1024 / Math.max(1, 60 * load.rps)).toFixed(1)} KB per run stored in the first minute; change over the second half ${growthLastHalf >= 0 ? '+' : ''}${mb(growthLastHalf)} MB; without pruning it would be about ${mb(unprunedEstimate)} MB`,
       },
       {
-        name: 'SQLite, 1-minute retention: runs stored at the end / runs accepted', value: Number(stored), unit: `of ${load.count.toLocaleString('en')}`,
+        name: 'SQLite, 1-minute retention: runs stored at the end / runs accepted',
+        value: Number(stored),
+        unit: `of ${load.count.toLocaleString('en')}`,
         note: `resident memory ${mb(idleRss)} MB idle, ${mb(Math.min(...rss))}–${mb(Math.max(...rss))} MB under this load; status counts still report ${Number(counts.total).toLocaleString('en')} (pruned runs rolled up); ${load.errors} errors; ${Math.round(load.rps)} req/s offered, accept p99 ${Math.round(load.p99)} ms`,
       },
     ]
@@ -75,5 +101,6 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
 }
 
 if (import.meta.main) {
-  for (const r of await run()) console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
+  for (const r of await run())
+    console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
 }

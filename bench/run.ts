@@ -40,7 +40,9 @@ if (!(scale > 0)) {
 const wanted = args.filter((a, i) => !a.startsWith('-') && (scaleAt < 0 || i !== scaleAt + 1))
 const names = wanted.length ? wanted : Object.keys(BENCHES)
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU'
-console.log(`# ${new Date().toISOString().slice(0, 10)} · ${os.cpus().length} × ${cpu} · ${Math.round(os.totalmem() / 2 ** 30)} GiB · Bun ${Bun.version} · ${os.platform()} ${os.release()}\n`)
+console.log(
+  `# ${new Date().toISOString().slice(0, 10)} · ${os.cpus().length} × ${cpu} · ${Math.round(os.totalmem() / 2 ** 30)} GiB · Bun ${Bun.version} · ${os.platform()} ${os.release()}\n`,
+)
 console.log('| benchmark | result | note |')
 console.log('|---|---:|---|')
 for (const name of names) {
@@ -49,5 +51,6 @@ for (const name of names) {
     console.error(`unknown benchmark "${name}"; known: ${Object.keys(BENCHES).join(', ')}`)
     process.exit(2)
   }
-  for (const r of await (await load()).run({ scale })) console.log(`| ${r.name} | ${r.value.toLocaleString('en')} ${r.unit} | ${r.note ?? ''} |`)
+  for (const r of await (await load()).run({ scale }))
+    console.log(`| ${r.name} | ${r.value.toLocaleString('en')} ${r.unit} | ${r.note ?? ''} |`)
 }

@@ -39,13 +39,24 @@ interface Measured {
   restUs: number
 }
 
-async function runsPerSecond(workers: number, total: number, natsUrl: string, extra: Record<string, string> = {}): Promise<Measured> {
+async function runsPerSecond(
+  workers: number,
+  total: number,
+  natsUrl: string,
+  extra: Record<string, string> = {},
+): Promise<Measured> {
   const pg = await freshPostgresUrl()
   const dir = tempDir('automaton-scale-')
   const env = {
-    AUTOMATON_DATA_DIR: dir.path, AUTOMATON_DATABASE_URL: pg.url, AUTOMATON_NATS_URL: natsUrl, AUTOMATON_NATS_STREAM: `BENCH_${workers}_${Date.now()}`,
-    AUTOMATON_BOOTSTRAP_KEY: KEY, AUTOMATON_MASTER_KEY: btoa(String.fromCharCode(...new Uint8Array(32).fill(7))), AUTOMATON_LOG_LEVEL: 'info',
-    AUTOMATON_WORKER_CONCURRENCY: '512', ...extra,
+    AUTOMATON_DATA_DIR: dir.path,
+    AUTOMATON_DATABASE_URL: pg.url,
+    AUTOMATON_NATS_URL: natsUrl,
+    AUTOMATON_NATS_STREAM: `BENCH_${workers}_${Date.now()}`,
+    AUTOMATON_BOOTSTRAP_KEY: KEY,
+    AUTOMATON_MASTER_KEY: btoa(String.fromCharCode(...new Uint8Array(32).fill(7))),
+    AUTOMATON_LOG_LEVEL: 'info',
+    AUTOMATON_WORKER_CONCURRENCY: '512',
+    ...extra,
   }
   const server = await startServer({ env })
   const procs = await Promise.all(Array.from({ length: workers }, () => startWorker(env)))
@@ -56,8 +67,17 @@ async function runsPerSecond(workers: number, total: number, natsUrl: string, ex
         nodes: {
           root: { type: 'manual', children: ['a'] },
           a: { type: 'log', payload: { message: 'order {{$trigger.body.order.id}}' }, children: ['check'] },
-          check: { type: 'if', payload: { condition: { $and: [{ '{{$trigger.body.order.amount}}': { $gt: 100 } }] } }, children: ['big', 'small'] },
-          big: { type: 'pluck', branch: 'then', payload: { array: ['{{$trigger.body.order}}'], fields: ['id'] }, children: ['note'] },
+          check: {
+            type: 'if',
+            payload: { condition: { $and: [{ '{{$trigger.body.order.amount}}': { $gt: 100 } }] } },
+            children: ['big', 'small'],
+          },
+          big: {
+            type: 'pluck',
+            branch: 'then',
+            payload: { array: ['{{$trigger.body.order}}'], fields: ['id'] },
+            children: ['note'],
+          },
           small: { type: 'log', branch: 'else', payload: { message: 'small' } },
           note: { type: 'log', payload: { message: 'noted' }, children: ['done'] },
           done: { type: 'log', payload: { message: 'done' } },
@@ -65,8 +85,16 @@ async function runsPerSecond(workers: number, total: number, natsUrl: string, ex
       },
     })
     const w = (await api(server.url, 'POST', `/v1/workflows/${created.body.data.id}/publish`, KEY)).body.data
-    const cpuAtStart = { machine: machineCpu(), api: cpuSecondsOf(server.pid), workers: procs.map((p) => cpuSecondsOf(p.pid)), at: performance.now() }
-    const client = Bun.spawn([BUN, join(ROOT, 'bench', 'load-client.ts'), `${server.url}/v1/webhooks/${w.triggerSecret}`, String(total), '64'], { stdout: 'pipe', stderr: 'inherit' })
+    const cpuAtStart = {
+      machine: machineCpu(),
+      api: cpuSecondsOf(server.pid),
+      workers: procs.map((p) => cpuSecondsOf(p.pid)),
+      at: performance.now(),
+    }
+    const client = Bun.spawn(
+      [BUN, join(ROOT, 'bench', 'load-client.ts'), `${server.url}/v1/webhooks/${w.triggerSecret}`, String(total), '64'],
+      { stdout: 'pipe', stderr: 'inherit' },
+    )
     const accepted = JSON.parse((await new Response(client.stdout).text()).trim().split('\n').at(-1)!).count as number
     const deadline = Date.now() + 300_000
     for (;;) {
@@ -78,11 +106,18 @@ async function runsPerSecond(workers: number, total: number, natsUrl: string, ex
     const machine = machineCpu() - cpuAtStart.machine
     const apiCpu = cpuSecondsOf(server.pid) - cpuAtStart.api
     const workerCpu = procs.reduce((sum, p, i) => sum + cpuSecondsOf(p.pid) - cpuAtStart.workers[i], 0)
-    const span = await queryDatabase<{ first: number; last: number; n: number }>(env, "SELECT MIN(started_at) AS first, MAX(finished_at) AS last, COUNT(*) AS n FROM runs WHERE status = 'success'")
+    const span = await queryDatabase<{ first: number; last: number; n: number }>(
+      env,
+      "SELECT MIN(started_at) AS first, MAX(finished_at) AS last, COUNT(*) AS n FROM runs WHERE status = 'success'",
+    )
     const perRun = (seconds: number) => Math.round((seconds / total) * 1e6)
     return {
-      rate: Number(span[0].n) / ((Number(span[0].last) - Number(span[0].first)) / 1000), accepted,
-      busy: machine / (elapsed * cpus().length), apiUs: perRun(apiCpu), workersUs: perRun(workerCpu), restUs: perRun(machine - apiCpu - workerCpu),
+      rate: Number(span[0].n) / ((Number(span[0].last) - Number(span[0].first)) / 1000),
+      accepted,
+      busy: machine / (elapsed * cpus().length),
+      apiUs: perRun(apiCpu),
+      workersUs: perRun(workerCpu),
+      restUs: perRun(machine - apiCpu - workerCpu),
     }
   } finally {
     for (const p of procs) await p.stop('SIGKILL')
@@ -109,9 +144,24 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
     const one = await runsPerSecond(1, total, nats.url, viaWorkers)
     const two = await runsPerSecond(2, total, nats.url, viaWorkers)
     return [
-      { name: 'scaled out, 1 API + 1 worker: 5-node runs of pure nodes ending at admission in the API/s (Postgres + NATS)', value: Math.round(atAdmission.rate), unit: 'runs/s', note: cpuNote(atAdmission) },
-      { name: 'scaled out, 1 API + 1 worker: 5-node runs through the worker/s (Postgres + NATS)', value: Math.round(one.rate), unit: 'runs/s', note: cpuNote(one) },
-      { name: 'scaled out, 1 API + 2 workers: 5-node runs through the workers/s (Postgres + NATS)', value: Math.round(two.rate), unit: 'runs/s', note: `${(two.rate / one.rate).toFixed(2)}× one worker; ${cpuNote(two)}` },
+      {
+        name: 'scaled out, 1 API + 1 worker: 5-node runs of pure nodes ending at admission in the API/s (Postgres + NATS)',
+        value: Math.round(atAdmission.rate),
+        unit: 'runs/s',
+        note: cpuNote(atAdmission),
+      },
+      {
+        name: 'scaled out, 1 API + 1 worker: 5-node runs through the worker/s (Postgres + NATS)',
+        value: Math.round(one.rate),
+        unit: 'runs/s',
+        note: cpuNote(one),
+      },
+      {
+        name: 'scaled out, 1 API + 2 workers: 5-node runs through the workers/s (Postgres + NATS)',
+        value: Math.round(two.rate),
+        unit: 'runs/s',
+        note: `${(two.rate / one.rate).toFixed(2)}× one worker; ${cpuNote(two)}`,
+      },
     ]
   } finally {
     await nats.stop()
@@ -120,5 +170,6 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
 }
 
 if (import.meta.main) {
-  for (const r of await run()) console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
+  for (const r of await run())
+    console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
 }

@@ -57,12 +57,18 @@ export async function publishTwoNodeWorkflow(url: string, key: string) {
       },
     },
   })
-  return (await api(url, 'POST', `/v1/workflows/${created.body.data.id}/publish`, key)).body.data as { id: string; triggerSecret: string }
+  return (await api(url, 'POST', `/v1/workflows/${created.body.data.id}/publish`, key)).body.data as {
+    id: string
+    triggerSecret: string
+  }
 }
 
 /** A receiver in its own process (bench/hook-receiver.ts) that answers every request after `delayMs`. */
 export async function startReceiver(delayMs: number) {
-  const child = Bun.spawn([BUN, join(ROOT, 'bench', 'hook-receiver.ts'), String(delayMs)], { stdout: 'pipe', stderr: 'inherit' })
+  const child = Bun.spawn([BUN, join(ROOT, 'bench', 'hook-receiver.ts'), String(delayMs)], {
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
   const port = Number(new TextDecoder().decode((await child.stdout.getReader().read()).value).trim())
   return { url: `http://127.0.0.1:${port}/hooks`, stop: () => child.kill('SIGKILL') }
 }
@@ -77,11 +83,18 @@ export async function publishHttpWorkflow(base: string, key: string, url: string
       triggerNodeIds: ['root'],
       nodes: {
         root: { type: 'manual', children: ['a'] },
-        a: { type: 'http-request', payload: { method: 'POST', url, body: { order: '{{$trigger.body.order.id}}' } }, children: ['b'] },
+        a: {
+          type: 'http-request',
+          payload: { method: 'POST', url, body: { order: '{{$trigger.body.order.id}}' } },
+          children: ['b'],
+        },
         b: { type: 'set-variable', payload: { name: 'last', value: '{{$trigger.body.i}}' } },
       },
     },
   })
   if (created.status !== 200) throw new Error(`could not create the workflow: ${JSON.stringify(created.body)}`)
-  return (await api(base, 'POST', `/v1/workflows/${created.body.data.id}/publish`, key)).body.data as { id: string; triggerSecret: string }
+  return (await api(base, 'POST', `/v1/workflows/${created.body.data.id}/publish`, key)).body.data as {
+    id: string
+    triggerSecret: string
+  }
 }

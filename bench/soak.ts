@@ -25,31 +25,56 @@ const SAMPLE_MS = 10_000
 // Open connections of the load: enough that answers are not what limits the offered rate.
 const CONNECTIONS = Number(process.env.BENCH_SOAK_CONNECTIONS ?? 128)
 
-interface Load { count: number; accepted: number; refused: number; errors: number; rps: number; p50: number; p99: number; max: number }
+interface Load {
+  count: number
+  accepted: number
+  refused: number
+  errors: number
+  rps: number
+  p50: number
+  p99: number
+  max: number
+}
 
 export async function run(options: { scale?: number } = {}): Promise<Result[]> {
-  const arg = (name: string) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : undefined)
+  const arg = (name: string) =>
+    process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : undefined
   const scale = options.scale ?? arg('--scale') ?? 1
   const backlog = arg('--backlog')
   const httpDelay = arg('--http')
   const seconds = Math.max(30, Math.round(300 * scale))
   const dir = tempDir('automaton-bench-soak-')
   const env: Record<string, string> = {
-    AUTOMATON_DATA_DIR: dir.path, AUTOMATON_BOOTSTRAP_KEY: KEY, AUTOMATON_LOG_LEVEL: 'info',
+    AUTOMATON_DATA_DIR: dir.path,
+    AUTOMATON_BOOTSTRAP_KEY: KEY,
+    AUTOMATON_LOG_LEVEL: 'info',
     ...(backlog ? { AUTOMATON_MAX_BACKLOG: String(backlog) } : {}),
     ...(httpDelay !== undefined ? { AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32' } : {}),
     // Passed on, to compare the executor's lag target (operations.md, "Overload") with another or with none.
-    ...(process.env.AUTOMATON_EXECUTION_LAG_TARGET_MS ? { AUTOMATON_EXECUTION_LAG_TARGET_MS: process.env.AUTOMATON_EXECUTION_LAG_TARGET_MS } : {}),
+    ...(process.env.AUTOMATON_EXECUTION_LAG_TARGET_MS
+      ? { AUTOMATON_EXECUTION_LAG_TARGET_MS: process.env.AUTOMATON_EXECUTION_LAG_TARGET_MS }
+      : {}),
   }
   const receiver = httpDelay !== undefined ? await startReceiver(httpDelay) : null
   const server = await startServer({ env })
   try {
-    const w = receiver ? await publishHttpWorkflow(server.url, KEY, receiver.url) : await publishTwoNodeWorkflow(server.url, KEY)
-    const shape = receiver ? `an HTTP node answered after ${httpDelay} ms, then set-variable` : 'log → set-variable, pure'
+    const w = receiver
+      ? await publishHttpWorkflow(server.url, KEY, receiver.url)
+      : await publishTwoNodeWorkflow(server.url, KEY)
+    const shape = receiver
+      ? `an HTTP node answered after ${httpDelay} ms, then set-variable`
+      : 'log → set-variable, pure'
     const url = `${server.url}/v1/webhooks/${w.triggerSecret}`
-    const counts = async () => (await api(server.url, 'GET', `/v1/runs/status-counts?workflowId=${w.id}`, KEY)).body.data.counts as Record<string, number>
+    const counts = async () =>
+      (await api(server.url, 'GET', `/v1/runs/status-counts?workflowId=${w.id}`, KEY)).body.data.counts as Record<
+        string,
+        number
+      >
     const load = async (total: number, concurrency: number, rate: number) => {
-      const client = Bun.spawn([BUN, join(ROOT, 'bench', 'load-client.ts'), url, String(total), String(concurrency), String(rate)], { stdout: 'pipe', stderr: 'inherit' })
+      const client = Bun.spawn(
+        [BUN, join(ROOT, 'bench', 'load-client.ts'), url, String(total), String(concurrency), String(rate)],
+        { stdout: 'pipe', stderr: 'inherit' },
+      )
       return JSON.parse(await new Response(client.stdout).text()) as Load
     }
     const drain = async () => {
@@ -73,8 +98,14 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
     const samples: Array<{ at: number; rss: number; backlog: number }> = []
     const started = performance.now()
     const sampler = setInterval(async () => {
-      const ready = await fetch(`${server.url}/readyz`).then((r) => r.json()).catch(() => ({})) as { backlog?: { total: number } }
-      samples.push({ at: Math.round((performance.now() - started) / 1000), rss: rssOf(server.pid), backlog: ready.backlog?.total ?? -1 })
+      const ready = (await fetch(`${server.url}/readyz`)
+        .then((r) => r.json())
+        .catch(() => ({}))) as { backlog?: { total: number } }
+      samples.push({
+        at: Math.round((performance.now() - started) / 1000),
+        rss: rssOf(server.pid),
+        backlog: ready.backlog?.total ?? -1,
+      })
     }, SAMPLE_MS)
     const successBefore = (await counts()).success
     const soak = await load(rate * seconds, CONNECTIONS, rate)
@@ -82,24 +113,35 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
     const loadEnded = performance.now()
     const after = await drain()
     const drainSeconds = (performance.now() - loadEnded) / 1000
-    const [{ n: stored }] = await queryDatabase<{ n: number }>(env, 'SELECT COUNT(*) AS n FROM runs WHERE workflow_id = $1', [w.id])
+    const [{ n: stored }] = await queryDatabase<{ n: number }>(
+      env,
+      'SELECT COUNT(*) AS n FROM runs WHERE workflow_id = $1',
+      [w.id],
+    )
     const [{ n: doubled }] = await queryDatabase<{ n: number }>(
-      env, "SELECT COUNT(*) AS n FROM (SELECT run_id FROM events WHERE type IN ('run.succeeded', 'run.failed', 'run.partial', 'run.cancelled') AND workflow_id = $1 GROUP BY run_id HAVING COUNT(*) > 1) AS d", [w.id],
+      env,
+      "SELECT COUNT(*) AS n FROM (SELECT run_id FROM events WHERE type IN ('run.succeeded', 'run.failed', 'run.partial', 'run.cancelled') AND workflow_id = $1 GROUP BY run_id HAVING COUNT(*) > 1) AS d",
+      [w.id],
     ).catch(() => [{ n: -1 }])
     const rss = samples.map((s) => s.rss)
     const finishedNow = after.success - successBefore
     return [
       {
         name: `Overload soak, embedded SQLite (${shape}): ${rate.toLocaleString('en')} webhooks/s offered (2 × the ${Math.round(capacity).toLocaleString('en')} runs/s executed) for ${seconds} s`,
-        value: mb(Math.max(...rss)), unit: 'MB peak resident memory',
+        value: mb(Math.max(...rss)),
+        unit: 'MB peak resident memory',
         note: `idle after warm-up ${mb(idleRss)} MB; every ${SAMPLE_MS / 1000} s: ${samples.map((s) => `${mb(s.rss)} MB (backlog ${s.backlog.toLocaleString('en')})`).join(', ')}`,
       },
       {
-        name: 'Overload soak: answer latency p99 (accepted and refused)', value: Math.round(soak.p99 * 10) / 10, unit: 'ms',
+        name: 'Overload soak: answer latency p99 (accepted and refused)',
+        value: Math.round(soak.p99 * 10) / 10,
+        unit: 'ms',
         note: `p50 ${Math.round(soak.p50 * 10) / 10} ms, max ${Math.round(soak.max)} ms; ${soak.accepted.toLocaleString('en')} accepted, ${soak.refused.toLocaleString('en')} refused with 429, ${soak.errors} errors, ${Math.round(soak.rps).toLocaleString('en')} answers/s`,
       },
       {
-        name: 'Overload soak: accepted runs finished after the load', value: finishedNow, unit: `of ${soak.accepted.toLocaleString('en')}`,
+        name: 'Overload soak: accepted runs finished after the load',
+        value: finishedNow,
+        unit: `of ${soak.accepted.toLocaleString('en')}`,
         note: `drained in ${Math.round(drainSeconds)} s after the load stopped; runs stored ${Number(stored).toLocaleString('en')} (warm-up ${warm.accepted.toLocaleString('en')} + soak ${soak.accepted.toLocaleString('en')}); runs finished twice: ${doubled}; still running ${after.running}`,
       },
     ]
@@ -111,5 +153,6 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
 }
 
 if (import.meta.main) {
-  for (const r of await run()) console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
+  for (const r of await run())
+    console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
 }

@@ -22,16 +22,32 @@ export interface Result {
   note?: string
 }
 
-const MIGRATION = [{ version: 1, name: 'bench', up: ['CREATE TABLE bench_rows (id TEXT PRIMARY KEY, at BIGINT NOT NULL, body TEXT NOT NULL)'] }]
+const MIGRATION = [
+  {
+    version: 1,
+    name: 'bench',
+    up: ['CREATE TABLE bench_rows (id TEXT PRIMARY KEY, at BIGINT NOT NULL, body TEXT NOT NULL)'],
+  },
+]
 const BODY = JSON.stringify({ event: 'payment_intent.succeeded', amount: 4200, currency: 'usd', note: 'x'.repeat(200) })
 
-async function concurrent(store: Store, total: number, inFlight: number, prefix = 'c', options?: WriteOptions): Promise<number> {
+async function concurrent(
+  store: Store,
+  total: number,
+  inFlight: number,
+  prefix = 'c',
+  options?: WriteOptions,
+): Promise<number> {
   let next = 0
   const start = performance.now()
   const worker = async () => {
     while (next < total) {
       const i = next++
-      await store.write((tx) => tx.run('INSERT INTO bench_rows (id, at, body) VALUES ($1, $2, $3)', [`${prefix}${i}`, Date.now(), BODY]), options)
+      await store.write(
+        (tx) =>
+          tx.run('INSERT INTO bench_rows (id, at, body) VALUES ($1, $2, $3)', [`${prefix}${i}`, Date.now(), BODY]),
+        options,
+      )
     }
   }
   await Promise.all(Array.from({ length: inFlight }, worker))
@@ -41,7 +57,9 @@ async function concurrent(store: Store, total: number, inFlight: number, prefix 
 async function oneByOne(store: Store, total: number): Promise<number> {
   const start = performance.now()
   for (let i = 0; i < total; i++) {
-    await store.write((tx) => tx.run('INSERT INTO bench_rows (id, at, body) VALUES ($1, $2, $3)', [`s${i}`, Date.now(), BODY]))
+    await store.write((tx) =>
+      tx.run('INSERT INTO bench_rows (id, at, body) VALUES ($1, $2, $3)', [`s${i}`, Date.now(), BODY]),
+    )
   }
   return total / ((performance.now() - start) / 1000)
 }
@@ -71,22 +89,40 @@ async function measure(label: string, store: Store, scale: number): Promise<Resu
   return [
     { name: `${label}: durable writes/s, one at a time`, value: Math.round(serial), unit: 'writes/s' },
     {
-      name: `${label}: durable writes/s, 1,000 in flight (group commit)`, value: Math.round(grouped), unit: 'writes/s',
+      name: `${label}: durable writes/s, 1,000 in flight (group commit)`,
+      value: Math.round(grouped),
+      unit: 'writes/s',
       note: `${(grouped / serial).toFixed(1)}× one at a time; longest event-loop stall ${longestStallMs.toFixed(1)} ms`,
     },
-    { name: `${label}: durable writes/s, 1,000 in flight, concurrent writes`, value: Math.round(pipelined), unit: 'writes/s', note: `${(pipelined / grouped).toFixed(1)}× the group commit in turn` },
+    {
+      name: `${label}: durable writes/s, 1,000 in flight, concurrent writes`,
+      value: Math.round(pipelined),
+      unit: 'writes/s',
+      note: `${(pipelined / grouped).toFixed(1)}× the group commit in turn`,
+    },
   ]
 }
 
 export async function run(options: { scale?: number } = {}): Promise<Result[]> {
   const scale = options.scale ?? 1
   const dir = tempDir('automaton-bench-')
-  const results = await measure('SQLite (synchronous=FULL)', sqliteStore({ path: join(dir.path, 'bench.db'), synchronous: 'full' }), scale)
-  results.push(...(await measure(
-    'SQLite (synchronous=FULL) as the server opens it',
-    sqliteStore({ path: join(dir.path, 'served.db'), synchronous: 'full', backgroundSync: true, backgroundCheckpoint: true }),
+  const results = await measure(
+    'SQLite (synchronous=FULL)',
+    sqliteStore({ path: join(dir.path, 'bench.db'), synchronous: 'full' }),
     scale,
-  )))
+  )
+  results.push(
+    ...(await measure(
+      'SQLite (synchronous=FULL) as the server opens it',
+      sqliteStore({
+        path: join(dir.path, 'served.db'),
+        synchronous: 'full',
+        backgroundSync: true,
+        backgroundCheckpoint: true,
+      }),
+      scale,
+    )),
+  )
   dir.remove()
   if (process.env.AUTOMATON_TEST_DATABASE_URL) {
     const pg = await freshPostgresUrl()
@@ -99,5 +135,6 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
 }
 
 if (import.meta.main) {
-  for (const r of await run()) console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
+  for (const r of await run())
+    console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
 }

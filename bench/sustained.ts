@@ -34,7 +34,11 @@ const now = () => performance.timeOrigin + performance.now()
 async function measure(label: string, seconds: number, postgresUrl?: string): Promise<Result[]> {
   const bare = await ceiling(`${seconds}s`, CONNECTIONS, postgresUrl)
   const dir = tempDir('automaton-sustained-')
-  const env: Record<string, string> = { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_BOOTSTRAP_KEY: KEY, AUTOMATON_LOG_LEVEL: 'info' }
+  const env: Record<string, string> = {
+    AUTOMATON_DATA_DIR: dir.path,
+    AUTOMATON_BOOTSTRAP_KEY: KEY,
+    AUTOMATON_LOG_LEVEL: 'info',
+  }
   if (postgresUrl) env.AUTOMATON_DATABASE_URL = postgresUrl
   const cmd = PROFILE ? [BUN, '--cpu-prof', `--cpu-prof-dir=${dir.path}`, join(ROOT, 'main.ts'), 'serve'] : undefined
   const server = await startServer({ env, cmd })
@@ -42,7 +46,11 @@ async function measure(label: string, seconds: number, postgresUrl?: string): Pr
   try {
     const flow = await live(server, {
       root: { type: 'manual', children: ['note'] },
-      note: { type: 'set-variable', payload: { name: 'order', value: '{{$trigger.body.order.id}}' }, children: ['log'] },
+      note: {
+        type: 'set-variable',
+        payload: { name: 'order', value: '{{$trigger.body.order.id}}' },
+        children: ['log'],
+      },
       log: { type: 'log', payload: { message: 'order {{$vars.order}}' } },
     })
     const url = `${server.url}/v1/webhooks/${flow.triggerSecret}`
@@ -57,8 +65,14 @@ async function measure(label: string, seconds: number, postgresUrl?: string): Pr
     // The server's CPU per run (all its threads), less sensitive than the rate to what else runs on the machine.
     const cpuMsPerRun = ((cpuSecondsOf(server.pid) - cpuBefore) * 1000) / load.accepted
     // Postgres shares the machine's cores with the server: its CPU per run counts as much.
-    const databaseCpuMsPerRun = postgresUrl ? ((cpuSecondsOfAll('postgres') - databaseCpuBefore) * 1000) / load.accepted : 0
-    const [span] = await queryDatabase<{ last: number }>(env, 'SELECT MAX(finished_at) AS last FROM runs WHERE workflow_id = $1', [flow.id])
+    const databaseCpuMsPerRun = postgresUrl
+      ? ((cpuSecondsOfAll('postgres') - databaseCpuBefore) * 1000) / load.accepted
+      : 0
+    const [span] = await queryDatabase<{ last: number }>(
+      env,
+      'SELECT MAX(finished_at) AS last FROM runs WHERE workflow_id = $1',
+      [flow.id],
+    )
     const lastFinished = Number(span.last)
     const rate = load.accepted / ((lastFinished - loadStart) / 1000)
     const drainMs = Math.max(0, lastFinished - loadEnd)
@@ -71,14 +85,21 @@ async function measure(label: string, seconds: number, postgresUrl?: string): Pr
         const kept = join(tmpdir(), `automaton-sustained-${label.toLowerCase()}.cpuprofile`)
         copyFileSync(join(dir.path, file), kept)
         printSummary(`${label}: server CPU profile (warm-up and load), kept in ${kept}`, summarize(kept))
-      }
-      else console.warn('!!! no CPU profile was written')
+      } else console.warn('!!! no CPU profile was written')
     }
     return [
-      { name: `${label}: bare Bun + ${store} durable insert (ceiling)`, value: Math.round(bare.rps), unit: 'req/s', note: `p99 ${bare.p99.toFixed(1)} ms, ${CONNECTIONS} connections` },
       {
-        name: `${label}: sustained webhook → 3-node run → success`, value: Math.round(rate), unit: 'runs/s',
-        note: `${(rate / bare.rps).toFixed(2)} of the ceiling; answers p50 ${load.p50.toFixed(1)} ms, p99 ${load.p99.toFixed(1)} ms; ` +
+        name: `${label}: bare Bun + ${store} durable insert (ceiling)`,
+        value: Math.round(bare.rps),
+        unit: 'req/s',
+        note: `p99 ${bare.p99.toFixed(1)} ms, ${CONNECTIONS} connections`,
+      },
+      {
+        name: `${label}: sustained webhook → 3-node run → success`,
+        value: Math.round(rate),
+        unit: 'runs/s',
+        note:
+          `${(rate / bare.rps).toFixed(2)} of the ceiling; answers p50 ${load.p50.toFixed(1)} ms, p99 ${load.p99.toFixed(1)} ms; ` +
           `${load.accepted.toLocaleString('en')} accepted, ${load.refused} refused, ${load.errors} errors; last run finished ${drainMs.toFixed(0)} ms after the load; ` +
           `server CPU ${cpuMsPerRun.toFixed(3)} ms per run${postgresUrl ? `, Postgres CPU ${databaseCpuMsPerRun.toFixed(3)} ms per run` : ''}`,
       },
@@ -113,5 +134,6 @@ if (import.meta.main) {
   const at = process.argv.indexOf('--scale')
   const only = process.argv.indexOf('--store')
   const store = only > 0 ? (process.argv[only + 1] as 'sqlite' | 'postgres') : undefined
-  for (const r of await run({ scale: at > 0 ? Number(process.argv[at + 1]) : 1, store })) console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
+  for (const r of await run({ scale: at > 0 ? Number(process.argv[at + 1]) : 1, store }))
+    console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
 }

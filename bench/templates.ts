@@ -10,7 +10,23 @@ import { openSystem } from '../main.ts'
 import { tempDir } from '../tests/helpers/tmp.ts'
 import type { Result } from './store-writes.ts'
 
-const WORDS = ['digest', 'alert', 'invoice', 'report', 'sync', 'backup', 'weather', 'price', 'monitor', 'notify', 'summary', 'payment', 'deploy', 'ticket', 'lead']
+const WORDS = [
+  'digest',
+  'alert',
+  'invoice',
+  'report',
+  'sync',
+  'backup',
+  'weather',
+  'price',
+  'monitor',
+  'notify',
+  'summary',
+  'payment',
+  'deploy',
+  'ticket',
+  'lead',
+]
 const QUERIES = ['digest', 'alert 12', 'price', 'weekly', 'tag 42', 'sync', 'notify', 'zzz', 'report 9', 'pay']
 
 function percentile(sorted: number[], p: number) {
@@ -20,41 +36,80 @@ function percentile(sorted: number[], p: number) {
 export async function run(options: { scale?: number } = {}): Promise<Result[]> {
   const scale = options.scale ?? 1
   const dir = tempDir('automaton-bench-templates-')
-  const system = await openSystem(loadConfig({ AUTOMATON_DATA_DIR: dir.path, AUTOMATON_OPERATOR_ORG: 'operator', AUTOMATON_SQLITE_SYNCHRONOUS: 'normal' }), { logger: silentLogger, engine: false })
+  const system = await openSystem(
+    loadConfig({
+      AUTOMATON_DATA_DIR: dir.path,
+      AUTOMATON_OPERATOR_ORG: 'operator',
+      AUTOMATON_SQLITE_SYNCHRONOUS: 'normal',
+    }),
+    { logger: silentLogger, engine: false },
+  )
   try {
     const issue = async (name: string) => {
       const org = await system.organizations.create(name)
-      return (await system.apiKeys.issue({ organizationId: org.id, name: 'bench', scope: 'read-write', role: 'owner', serviceAccountId: null, userId: null, createdBy: 'bench', expiresAt: null })).key
+      return (
+        await system.apiKeys.issue({
+          organizationId: org.id,
+          name: 'bench',
+          scope: 'read-write',
+          role: 'owner',
+          serviceAccountId: null,
+          userId: null,
+          createdBy: 'bench',
+          expiresAt: null,
+        })
+      ).key
     }
     const operator = await issue('operator')
     const author = await issue('author')
     const reader = await issue('reader')
     const call = async (key: string, method: string, path: string, body?: unknown) => {
-      const response = await system.app.handle(new Request(`http://localhost${path}`, {
-        method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-      }))
-      const parsed = await response.json() as { data: { id: string } }
+      const response = await system.app.handle(
+        new Request(`http://localhost${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }),
+      )
+      const parsed = (await response.json()) as { data: { id: string } }
       if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed)}`)
       return parsed.data
     }
     const tagCount = Math.max(100, Math.round(1000 * scale))
     const templateCount = Math.max(1000, Math.round(10_000 * scale))
     for (let i = 0; i < tagCount; i += 50) {
-      await Promise.all(Array.from({ length: Math.min(50, tagCount - i) }, (_, j) =>
-        call(operator, 'POST', '/v1/tags', { slug: `tag-${i + j}`, name: `Tag ${i + j}`, description: `${WORDS[(i + j) % WORDS.length]} things`, weight: (i + j) % 97 })))
+      await Promise.all(
+        Array.from({ length: Math.min(50, tagCount - i) }, (_, j) =>
+          call(operator, 'POST', '/v1/tags', {
+            slug: `tag-${i + j}`,
+            name: `Tag ${i + j}`,
+            description: `${WORDS[(i + j) % WORDS.length]} things`,
+            weight: (i + j) % 97,
+          }),
+        ),
+      )
     }
-    const definition = { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'hi' } } } }
+    const definition = {
+      triggerNodeIds: ['root'],
+      nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'hi' } } },
+    }
     const started = performance.now()
     for (let i = 0; i < templateCount; i += 100) {
-      const made = await Promise.all(Array.from({ length: Math.min(100, templateCount - i) }, (_, j) => {
-        const n = i + j
-        return call(author, 'POST', '/v1/templates', {
-          name: `${WORDS[n % WORDS.length]} ${WORDS[Math.floor(n / WORDS.length) % WORDS.length]} ${n}`,
-          description: `A ${n % 7 === 0 ? 'weekly' : 'daily'} ${WORDS[(n * 7) % WORDS.length]} workflow number ${n}`,
-          tags: [`tag-${n % tagCount}`, `tag-${(n * 13) % tagCount}`, `tag-${(n * 31) % tagCount}`], visibility: n % 2 === 0 ? 'public' : 'org', definition,
-        })
-      }))
-      await Promise.all(made.filter((_, j) => (i + j) % 2 === 0).map((t) => call(operator, 'POST', `/v1/templates/${t.id}/approve`)))
+      const made = await Promise.all(
+        Array.from({ length: Math.min(100, templateCount - i) }, (_, j) => {
+          const n = i + j
+          return call(author, 'POST', '/v1/templates', {
+            name: `${WORDS[n % WORDS.length]} ${WORDS[Math.floor(n / WORDS.length) % WORDS.length]} ${n}`,
+            description: `A ${n % 7 === 0 ? 'weekly' : 'daily'} ${WORDS[(n * 7) % WORDS.length]} workflow number ${n}`,
+            tags: [`tag-${n % tagCount}`, `tag-${(n * 13) % tagCount}`, `tag-${(n * 31) % tagCount}`],
+            visibility: n % 2 === 0 ? 'public' : 'org',
+            definition,
+          })
+        }),
+      )
+      await Promise.all(
+        made.filter((_, j) => (i + j) % 2 === 0).map((t) => call(operator, 'POST', `/v1/templates/${t.id}/approve`)),
+      )
     }
     const loadSeconds = (performance.now() - started) / 1000
     const measure = async (key: string, path: (q: string) => string, rounds: number) => {
@@ -75,9 +130,24 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
     const f = (n: number) => Math.round(n * 100) / 100
     const size = `${templateCount.toLocaleString('en')} templates, ${tagCount.toLocaleString('en')} tags`
     return [
-      { name: `GET /v1/templates?search=… by another organization, ${size} (SQLite): p99`, value: f(templates.p99), unit: 'ms', note: `p50 ${f(templates.p50)} ms, max ${f(templates.max)} ms over ${rounds} requests; loading took ${f(loadSeconds)} s; target p99 < 20 ms` },
-      { name: `GET /v1/templates?search=… by the author, ${size} (SQLite): p99`, value: f(own.p99), unit: 'ms', note: `p50 ${f(own.p50)} ms, max ${f(own.max)} ms; target p99 < 20 ms` },
-      { name: `GET /v1/tags?search=…, ${size} (SQLite): p99`, value: f(tags.p99), unit: 'ms', note: `p50 ${f(tags.p50)} ms, max ${f(tags.max)} ms; target p99 < 20 ms` },
+      {
+        name: `GET /v1/templates?search=… by another organization, ${size} (SQLite): p99`,
+        value: f(templates.p99),
+        unit: 'ms',
+        note: `p50 ${f(templates.p50)} ms, max ${f(templates.max)} ms over ${rounds} requests; loading took ${f(loadSeconds)} s; target p99 < 20 ms`,
+      },
+      {
+        name: `GET /v1/templates?search=… by the author, ${size} (SQLite): p99`,
+        value: f(own.p99),
+        unit: 'ms',
+        note: `p50 ${f(own.p50)} ms, max ${f(own.max)} ms; target p99 < 20 ms`,
+      },
+      {
+        name: `GET /v1/tags?search=…, ${size} (SQLite): p99`,
+        value: f(tags.p99),
+        unit: 'ms',
+        note: `p50 ${f(tags.p50)} ms, max ${f(tags.max)} ms; target p99 < 20 ms`,
+      },
     ]
   } finally {
     await system.close()
@@ -87,5 +157,6 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
 
 if (import.meta.main) {
   const at = process.argv.indexOf('--scale')
-  for (const r of await run({ scale: at >= 0 ? Number(process.argv[at + 1]) : 1 })) console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
+  for (const r of await run({ scale: at >= 0 ? Number(process.argv[at + 1]) : 1 }))
+    console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
 }

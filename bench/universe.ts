@@ -11,8 +11,60 @@ import { openSystem } from '../main.ts'
 import { tempDir } from '../tests/helpers/tmp.ts'
 import type { Result } from './store-writes.ts'
 
-const QUERIES = ['aapl', 'apple', '$AAPL', 'brk.b', 'btc', 'bit', 'micro', 'bank of', 'coin', 'a', 'ms', 'tesla', 'eth', 'sol', 'nas', 'index', 'gold', 'corp', 'tech', 'energy']
-const WORDS = ['global', 'united', 'american', 'pacific', 'north', 'digital', 'energy', 'health', 'capital', 'systems', 'holdings', 'networks', 'foods', 'motors', 'bank', 'solar', 'bio', 'data', 'semiconductor', 'mining', 'gold', 'silver', 'water', 'logistics', 'media', 'retail', 'pharma', 'robotics', 'cloud', 'quantum']
+const QUERIES = [
+  'aapl',
+  'apple',
+  '$AAPL',
+  'brk.b',
+  'btc',
+  'bit',
+  'micro',
+  'bank of',
+  'coin',
+  'a',
+  'ms',
+  'tesla',
+  'eth',
+  'sol',
+  'nas',
+  'index',
+  'gold',
+  'corp',
+  'tech',
+  'energy',
+]
+const WORDS = [
+  'global',
+  'united',
+  'american',
+  'pacific',
+  'north',
+  'digital',
+  'energy',
+  'health',
+  'capital',
+  'systems',
+  'holdings',
+  'networks',
+  'foods',
+  'motors',
+  'bank',
+  'solar',
+  'bio',
+  'data',
+  'semiconductor',
+  'mining',
+  'gold',
+  'silver',
+  'water',
+  'logistics',
+  'media',
+  'retail',
+  'pharma',
+  'robotics',
+  'cloud',
+  'quantum',
+]
 
 function percentile(sorted: number[], p: number) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
@@ -45,7 +97,9 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
       const a = WORDS[i % WORDS.length]
       const b = WORDS[Math.floor(i / WORDS.length) % WORDS.length]
       const letters = (i + 17).toString(36).toUpperCase()
-      rows.push(`X${letters},${a[0].toUpperCase()}${a.slice(1)} ${b[0].toUpperCase()}${b.slice(1)} ${i} Inc.,TEST,${i % 10 === 0 ? 'crypto' : 'equity'},${i + 1}`)
+      rows.push(
+        `X${letters},${a[0].toUpperCase()}${a.slice(1)} ${b[0].toUpperCase()}${b.slice(1)} ${i} Inc.,TEST,${i % 10 === 0 ? 'crypto' : 'equity'},${i + 1}`,
+      )
     }
     const started = performance.now()
     await system.universe.import(rows.join('\n'), 'bench')
@@ -54,8 +108,18 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
     const large = await measure(search, rounds)
     const f = (n: number) => Math.round(n * 100) / 100
     return [
-      { name: 'situation universe search, shipped universe (SQLite): p99', value: f(shipped.p99), unit: 'ms', note: `p50 ${f(shipped.p50)} ms, max ${f(shipped.max)} ms over ${rounds} queries; target p99 < 5 ms` },
-      { name: `situation universe search, ${count.toLocaleString('en')} tickers imported (SQLite): p99`, value: f(large.p99), unit: 'ms', note: `p50 ${f(large.p50)} ms, max ${f(large.max)} ms over ${rounds} queries; the import took ${f(importSeconds)} s; target p99 < 5 ms` },
+      {
+        name: 'situation universe search, shipped universe (SQLite): p99',
+        value: f(shipped.p99),
+        unit: 'ms',
+        note: `p50 ${f(shipped.p50)} ms, max ${f(shipped.max)} ms over ${rounds} queries; target p99 < 5 ms`,
+      },
+      {
+        name: `situation universe search, ${count.toLocaleString('en')} tickers imported (SQLite): p99`,
+        value: f(large.p99),
+        unit: 'ms',
+        note: `p50 ${f(large.p50)} ms, max ${f(large.max)} ms over ${rounds} queries; the import took ${f(importSeconds)} s; target p99 < 5 ms`,
+      },
     ]
   } finally {
     await system.close()
@@ -64,5 +128,6 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
 }
 
 if (import.meta.main) {
-  for (const r of await run()) console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
+  for (const r of await run())
+    console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
 }

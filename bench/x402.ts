@@ -25,9 +25,14 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
   const devnet = await startTestDevnet(compiler)
   const dir = tempDir('automaton-bench-x402-')
   const chainsEnv = chainsOf(devnet)
-  const system = await openSystem(loadConfig({
-    AUTOMATON_DATA_DIR: dir.path, AUTOMATON_CHAINS: chainsEnv, AUTOMATON_X402_RELAYER_KEY: devnet.accounts[0].privateKey,
-  }), { logger: silentLogger })
+  const system = await openSystem(
+    loadConfig({
+      AUTOMATON_DATA_DIR: dir.path,
+      AUTOMATON_CHAINS: chainsEnv,
+      AUTOMATON_X402_RELAYER_KEY: devnet.accounts[0].privateKey,
+    }),
+    { logger: silentLogger },
+  )
   try {
     const recipient = devnet.accounts[3].address
     const payer = x402Payer(devnet, devnet.accounts[2].privateKey, { to: recipient, value: PRICE })
@@ -37,24 +42,54 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
     const token = { address: devnet.token, name: 'USD Coin', version: '2' }
     const signed = await Promise.all(Array.from({ length: 200 }, () => payer.sign()))
     const verifications = Math.max(500, Math.round(3000 * scale))
-    for (let i = 0; i < 100; i++) await chains.verifyAuthorization(devnet.chainId, token, signed[i % 200].authorization, signed[i % 200].signature)
+    for (let i = 0; i < 100; i++)
+      await chains.verifyAuthorization(devnet.chainId, token, signed[i % 200].authorization, signed[i % 200].signature)
     let t0 = performance.now()
     for (let i = 0; i < verifications; i++) {
-      if (!(await chains.verifyAuthorization(devnet.chainId, token, signed[i % 200].authorization, signed[i % 200].signature))) throw new Error('a valid payment did not verify')
+      if (
+        !(await chains.verifyAuthorization(
+          devnet.chainId,
+          token,
+          signed[i % 200].authorization,
+          signed[i % 200].signature,
+        ))
+      )
+        throw new Error('a valid payment did not verify')
     }
     const verifyPerSecond = verifications / ((performance.now() - t0) / 1000)
 
     // Paid calls end to end.
     const org = await system.organizations.create('bench')
-    const key = (await system.apiKeys.issue({ organizationId: org.id, name: 'bench', scope: 'read-write', role: 'owner', serviceAccountId: null, userId: null, createdBy: 'bench', expiresAt: null })).key
+    const key = (
+      await system.apiKeys.issue({
+        organizationId: org.id,
+        name: 'bench',
+        scope: 'read-write',
+        role: 'owner',
+        serviceAccountId: null,
+        userId: null,
+        createdBy: 'bench',
+        expiresAt: null,
+      })
+    ).key
     const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-      system.app.handle(new Request(`http://localhost${path}`, {
-        method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body),
-      }))
-    const created = await (await call('POST', '/v1/workflows', {
-      name: 'paid', x402Config: { chainId: devnet.chainId, price: PRICE, token: devnet.token, recipient, discoverable: true },
-      definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'paid' } } } },
-    })).json() as { data: { id: string } }
+      system.app.handle(
+        new Request(`http://localhost${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }),
+      )
+    const created = (await (
+      await call('POST', '/v1/workflows', {
+        name: 'paid',
+        x402Config: { chainId: devnet.chainId, price: PRICE, token: devnet.token, recipient, discoverable: true },
+        definition: {
+          triggerNodeIds: ['root'],
+          nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'paid' } } },
+        },
+      })
+    ).json()) as { data: { id: string } }
     await call('POST', `/v1/workflows/${created.data.id}/publish`)
     const paidCalls = Math.max(100, Math.round(600 * scale))
     const headers = await Promise.all(Array.from({ length: paidCalls }, async () => payer.v1(await payer.sign())))
@@ -63,21 +98,27 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
     const runIds: string[] = []
     let next = 0
     t0 = performance.now()
-    await Promise.all(Array.from({ length: inFlight }, async () => {
-      while (next < headers.length) {
-        const header = headers[next++]
-        const s = performance.now()
-        const response = await call('POST', `/v1/x402/workflows/${created.data.id}`, {}, { 'x-payment': header })
-        const body = await response.json() as { data: { runIds: string[] } }
-        if (response.status !== 200) throw new Error(`a paid call answered ${response.status}: ${JSON.stringify(body)}`)
-        times.push(performance.now() - s)
-        runIds.push(body.data.runIds[0])
-      }
-    }))
+    await Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        while (next < headers.length) {
+          const header = headers[next++]
+          const s = performance.now()
+          const response = await call('POST', `/v1/x402/workflows/${created.data.id}`, {}, { 'x-payment': header })
+          const body = (await response.json()) as { data: { runIds: string[] } }
+          if (response.status !== 200)
+            throw new Error(`a paid call answered ${response.status}: ${JSON.stringify(body)}`)
+          times.push(performance.now() - s)
+          runIds.push(body.data.runIds[0])
+        }
+      }),
+    )
     const paidSeconds = (performance.now() - t0) / 1000
     // Every run finishes.
     for (;;) {
-      const rows = await system.store.all<{ n: number }>("SELECT COUNT(*) AS n FROM runs WHERE workflow_id = $1 AND status = 'success'", [created.data.id])
+      const rows = await system.store.all<{ n: number }>(
+        "SELECT COUNT(*) AS n FROM runs WHERE workflow_id = $1 AND status = 'success'",
+        [created.data.id],
+      )
       if (Number(rows[0].n) >= paidCalls) break
       await Bun.sleep(20)
     }
@@ -85,9 +126,16 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
     times.sort((a, b) => a - b)
     const f = (n: number) => Math.round(n * 10) / 10
     return [
-      { name: 'x402 verification alone (EIP-712 signature check), one core', value: Math.round(verifyPerSecond), unit: 'checks/s', note: `${verifications} checks; target ≥ 1,000/s` },
       {
-        name: `x402 paid calls end to end on the devnet (verify + settle + run), ${inFlight} in flight`, value: Math.round(paidCalls / paidSeconds), unit: 'calls/s',
+        name: 'x402 verification alone (EIP-712 signature check), one core',
+        value: Math.round(verifyPerSecond),
+        unit: 'checks/s',
+        note: `${verifications} checks; target ≥ 1,000/s`,
+      },
+      {
+        name: `x402 paid calls end to end on the devnet (verify + settle + run), ${inFlight} in flight`,
+        value: Math.round(paidCalls / paidSeconds),
+        unit: 'calls/s',
         note: `${paidCalls} calls; p50 ${f(percentile(times, 50))} ms, p99 ${f(percentile(times, 99))} ms; every run success after ${f(allDone)} s; anvil mines each settlement as it arrives`,
       },
     ]
@@ -101,5 +149,6 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
 
 if (import.meta.main) {
   const at = process.argv.indexOf('--scale')
-  for (const r of await run({ scale: at >= 0 ? Number(process.argv[at + 1]) : 1 })) console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
+  for (const r of await run({ scale: at >= 0 ? Number(process.argv[at + 1]) : 1 }))
+    console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
 }

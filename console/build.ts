@@ -25,7 +25,9 @@ export async function buildConsole(): Promise<{ script: number; style: number; t
   if (!result.success) throw new AggregateError(result.logs, 'the console did not build')
   const script = await result.outputs[0].text()
   writeFileSync(join(out, 'app.js'), script)
-  const style = readFileSync(join(here, 'src', 'style.css'), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\s*\n\s*/g, '\n')
+  const style = readFileSync(join(here, 'src', 'style.css'), 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/\s*\n\s*/g, '\n')
   writeFileSync(join(out, 'app.css'), style)
   const sizes = { script: gzipSync(script).length, style: gzipSync(style).length, total: 0 }
   sizes.total = sizes.script + sizes.style

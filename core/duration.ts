@@ -23,7 +23,10 @@ export function parseDurationMs(text: string): number | null {
 
 /** A comma-separated list of durations, in milliseconds; throws naming the first bad entry. */
 export function parseDurationList(text: string): number[] {
-  const entries = text.split(',').map((s) => s.trim()).filter((s) => s !== '')
+  const entries = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
   return entries.map((entry) => {
     const ms = parseDurationMs(entry)
     if (ms === null) throw new Error(`"${entry}" is not a duration (use e.g. 0, 250ms, 5s, 5m, 2h)`)

@@ -21,19 +21,17 @@ export class AppError extends Error {
   }
 }
 
-export const badRequest = (message: string, details: readonly ErrorDetail[] = []) =>
-  new AppError(400, message, details)
+export const badRequest = (message: string, details: readonly ErrorDetail[] = []) => new AppError(400, message, details)
 export const unauthorized = (message = 'missing or invalid API key') =>
   new AppError(401, message, [], { 'www-authenticate': 'Bearer' })
-export const forbidden = (message: string, details: readonly ErrorDetail[] = []) =>
-  new AppError(403, message, details)
+export const forbidden = (message: string, details: readonly ErrorDetail[] = []) => new AppError(403, message, details)
 export const notFound = (what: string) => new AppError(404, `${what} not found`)
-export const conflict = (message: string, details: readonly ErrorDetail[] = []) =>
-  new AppError(409, message, details)
-export const payloadTooLarge = (limit: number) =>
-  new AppError(413, `request body is larger than ${limit} bytes`)
+export const conflict = (message: string, details: readonly ErrorDetail[] = []) => new AppError(409, message, details)
+export const payloadTooLarge = (limit: number) => new AppError(413, `request body is larger than ${limit} bytes`)
 export const unsupportedMediaType = (expected: string) =>
-  new AppError(415, `this operation takes ${expected} only`, [{ path: '/headers/Content-Type', message: `expected ${expected}` }])
+  new AppError(415, `this operation takes ${expected} only`, [
+    { path: '/headers/Content-Type', message: `expected ${expected}` },
+  ])
 export const tooManyRequests = (message: string, retryAfterSeconds?: number) =>
   new AppError(429, message, [], retryAfterSeconds ? { 'retry-after': String(retryAfterSeconds) } : {})
 export const unavailable = (message: string) => new AppError(503, message)
@@ -56,7 +54,9 @@ export class StoreUnavailableError extends AppError {
  */
 export class StoreFullError extends AppError {
   constructor(override readonly cause: unknown) {
-    super(503, 'the disk is full; nothing can be stored until space is freed; try again shortly', [], { 'retry-after': '5' })
+    super(503, 'the disk is full; nothing can be stored until space is freed; try again shortly', [], {
+      'retry-after': '5',
+    })
   }
 }
 

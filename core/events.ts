@@ -63,7 +63,8 @@ function storedData(e: DomainEvent): string {
 
 function dataOf(row: EventRow): Record<string, unknown> {
   const data = JSON.parse(row.data) as Record<string, unknown>
-  if (row.seq === null || row.run_id === null || data === null || typeof data !== 'object' || 'runId' in data) return data
+  if (row.seq === null || row.run_id === null || data === null || typeof data !== 'object' || 'runId' in data)
+    return data
   return { runId: row.run_id, workflowId: row.workflow_id, ...data }
 }
 
@@ -76,16 +77,19 @@ function dataOf(row: EventRow): Record<string, unknown> {
  */
 export async function recordEvents(tx: SqlExecutor, list: readonly DomainEvent[]): Promise<RecordedEvent[]> {
   if (list.length === 0) return []
-  const ids = await events.insert(tx, list.map((e) => ({
-    organization_id: e.organizationId,
-    workflow_id: e.workflowId,
-    run_id: e.runId,
-    seq: e.seq,
-    type: e.type,
-    node_id: e.nodeId,
-    data: storedData(e),
-    at: e.at,
-  })))
+  const ids = await events.insert(
+    tx,
+    list.map((e) => ({
+      organization_id: e.organizationId,
+      workflow_id: e.workflowId,
+      run_id: e.runId,
+      seq: e.seq,
+      type: e.type,
+      node_id: e.nodeId,
+      data: storedData(e),
+      at: e.at,
+    })),
+  )
   return list.map((e, i) => ({ ...e, id: ids[i] }))
 }
 

@@ -27,7 +27,10 @@ export interface FreshReads<V> {
 
 /** `load` reads a key's value; `previous` is the one kept before, if any (a load may reuse it). */
 export function createFreshReads<V>(deps: {
-  clock: Clock; freshMs: number; load: (key: string, previous: V | undefined) => Promise<V>; keepWarmMs?: number
+  clock: Clock
+  freshMs: number
+  load: (key: string, previous: V | undefined) => Promise<V>
+  keepWarmMs?: number
 }): FreshReads<V> {
   const kept = new BoundedMap<string, { value: V; readAt: number }>(10_000)
   const loading = new Map<string, Promise<V>>()
@@ -42,12 +45,15 @@ export function createFreshReads<V>(deps: {
     let pending = loading.get(key)
     if (!pending) {
       const began = generation
-      const started = deps.load(key, kept.get(key)?.value).then((value) => {
-        if (began === generation) kept.set(key, { value, readAt: deps.clock.now() })
-        return value
-      }).finally(() => {
-        if (loading.get(key) === started) loading.delete(key)
-      })
+      const started = deps
+        .load(key, kept.get(key)?.value)
+        .then((value) => {
+          if (began === generation) kept.set(key, { value, readAt: deps.clock.now() })
+          return value
+        })
+        .finally(() => {
+          if (loading.get(key) === started) loading.delete(key)
+        })
       pending = started
       loading.set(key, started)
     }
@@ -79,7 +85,9 @@ export function createFreshReads<V>(deps: {
       }
       // A read that callers started (or one in flight) may have just refreshed it.
       if (loading.has(key) || ageOf(key) < deps.freshMs / 2) return later()
-      read(key).catch(() => {}).finally(later)
+      read(key)
+        .catch(() => {})
+        .finally(later)
     }
     // Timers that never keep the process alive.
     const later = () => (setTimeout(tick, deps.freshMs / 2) as { unref?: () => void }).unref?.()

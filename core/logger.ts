@@ -29,11 +29,21 @@ function afterTimeout(ms: number, then: () => void) {
   ;(timer as { unref?: () => void }).unref?.()
 }
 
-export function createJsonLogger(level: LogLevel, write: (line: string) => void, options: JsonLoggerOptions = {}): Logger {
+export function createJsonLogger(
+  level: LogLevel,
+  write: (line: string) => void,
+  options: JsonLoggerOptions = {},
+): Logger {
   return jsonLogger(level, write, {}, new Map(), options.after ?? afterTimeout)
 }
 
-function jsonLogger(level: LogLevel, write: (line: string) => void, base: Record<string, unknown>, repeats: Map<string, Repeats>, after: NonNullable<JsonLoggerOptions['after']>): Logger {
+function jsonLogger(
+  level: LogLevel,
+  write: (line: string) => void,
+  base: Record<string, unknown>,
+  repeats: Map<string, Repeats>,
+  after: NonNullable<JsonLoggerOptions['after']>,
+): Logger {
   const min = LEVELS[level]
   const line = (lvl: LogLevel, msg: string, fields: Record<string, unknown>) =>
     write(`${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields })}\n`)
@@ -43,7 +53,10 @@ function jsonLogger(level: LogLevel, write: (line: string) => void, base: Record
     after(REPEAT_WINDOW_MS, () => {
       const seen = repeats.get(key)!
       if (seen.count === 0) return void repeats.delete(key)
-      line(lvl, `${msg} (${seen.count} more ${seen.count === 1 ? 'time' : 'times'} in the last second)`, { ...seen.last, repeated: seen.count })
+      line(lvl, `${msg} (${seen.count} more ${seen.count === 1 ? 'time' : 'times'} in the last second)`, {
+        ...seen.last,
+        repeated: seen.count,
+      })
       seen.count = 0
       countFor(lvl, msg, key)
     })

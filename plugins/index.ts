@@ -26,7 +26,25 @@ import spendapp from './spendapp/index.ts'
 import webshop from './webshop/index.ts'
 
 export const BUILT_IN_PLUGINS: readonly PluginDefinition[] = [
-  corePlugin, agents, onchain, markets, email,
-  chatapp, messenger, mailapp, predictmarket, eventmarket, webshop, spendapp,
-  payprovider, paygateway, paylink, crosschain, social, microblog, perpdex, marketdata, eventsource,
+  corePlugin,
+  agents,
+  onchain,
+  markets,
+  email,
+  chatapp,
+  messenger,
+  mailapp,
+  predictmarket,
+  eventmarket,
+  webshop,
+  spendapp,
+  payprovider,
+  paygateway,
+  paylink,
+  crosschain,
+  social,
+  microblog,
+  perpdex,
+  marketdata,
+  eventsource,
 ]

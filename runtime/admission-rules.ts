@@ -22,11 +22,13 @@ export function createTriggerTimes(store: Store) {
     timer = null
     const entries = [...pending]
     pending.clear()
-    await store.write(async (tx) => {
-      for (const [id, at] of entries) {
-        await workflows.noteTriggered(tx, id, at)
-      }
-    }).catch(() => {})
+    await store
+      .write(async (tx) => {
+        for (const [id, at] of entries) {
+          await workflows.noteTriggered(tx, id, at)
+        }
+      })
+      .catch(() => {})
   }
   return {
     note(workflowId: string, at: number) {
@@ -46,7 +48,11 @@ export function mergedVariableDefs(content: WorkflowContent): VariableDef[] {
   return [...byName.values()]
 }
 
-export async function initialVars(tx: SqlExecutor, workflowId: string, defs: readonly VariableDef[]): Promise<Record<string, unknown>> {
+export async function initialVars(
+  tx: SqlExecutor,
+  workflowId: string,
+  defs: readonly VariableDef[],
+): Promise<Record<string, unknown>> {
   const vars: Record<string, unknown> = {}
   for (const v of defs) vars[v.name] = v.default ?? defaultFor(v.type)
   if (defs.some((v) => v.lifetime === 'persist')) {
@@ -76,7 +82,11 @@ function defaultFor(type: VariableDef['type']): unknown {
 /** The trigger node a run starts from: one whose type matches the event, else the first. */
 export function pickTrigger(definition: Definition, eventType: string): string {
   const ids = triggerIdsOf(definition)
-  return ids.find((id) => definition.nodes[id]?.type === eventType) ?? ids.find((id) => definition.nodes[id]?.type === 'manual') ?? ids[0]
+  return (
+    ids.find((id) => definition.nodes[id]?.type === eventType) ??
+    ids.find((id) => definition.nodes[id]?.type === 'manual') ??
+    ids[0]
+  )
 }
 
 const TYPE_CHECKS: Record<string, (v: unknown) => boolean> = {
@@ -96,19 +106,29 @@ export function checkInput(definition: Definition, body: unknown) {
   for (const field of schema) {
     const value = payload[field.key]
     if (value === undefined || value === null) {
-      if (field.required) problems.push({ path: `/payload/${field.key}`, message: 'is required by the workflow\'s inputSchema' })
+      if (field.required)
+        problems.push({ path: `/payload/${field.key}`, message: "is required by the workflow's inputSchema" })
     } else if (!TYPE_CHECKS[field.type]?.(value)) {
       problems.push({ path: `/payload/${field.key}`, message: `must be of type ${field.type}` })
     }
   }
-  if (problems.length) throw badRequest('the payload does not match the workflow\'s inputSchema', problems)
+  if (problems.length) throw badRequest("the payload does not match the workflow's inputSchema", problems)
 }
 
-export async function checkPublicLimits(tx: SqlExecutor, workflowId: string, content: WorkflowContent, caller: string, now: number) {
+export async function checkPublicLimits(
+  tx: SqlExecutor,
+  workflowId: string,
+  content: WorkflowContent,
+  caller: string,
+  now: number,
+) {
   const day = new Date(now).toISOString().slice(0, 10)
   const usage = await publicRunUsage.get(tx, workflowId, caller, day)
   if (usage && content.publicRunCooldownSeconds > 0 && now - usage.last_at < content.publicRunCooldownSeconds * 1000) {
-    throw tooManyRequests('this workflow was run from your address moments ago; wait for its cooldown', Math.ceil((usage.last_at + content.publicRunCooldownSeconds * 1000 - now) / 1000))
+    throw tooManyRequests(
+      'this workflow was run from your address moments ago; wait for its cooldown',
+      Math.ceil((usage.last_at + content.publicRunCooldownSeconds * 1000 - now) / 1000),
+    )
   }
   if (usage && content.publicRunDailyLimit !== null && usage.count >= content.publicRunDailyLimit) {
     throw tooManyRequests('the daily limit of public runs from your address is reached', 3600)

@@ -69,18 +69,29 @@ export function createBacklog(deps: { source: BacklogSource; limits: BacklogLimi
     check(organizationId) {
       const total = source.total()
       if (total >= limits.max) {
-        throw tooManyRequests('the service is at its backlog of runs not started yet; retry later', retryAfter(total - limits.max))
+        throw tooManyRequests(
+          'the service is at its backlog of runs not started yet; retry later',
+          retryAfter(total - limits.max),
+        )
       }
       const own = source.of(organizationId)
       if (own >= perOrganizationMax) {
-        throw tooManyRequests('this organization is at its share of the backlog of runs not started yet; retry later', retryAfter(own - perOrganizationMax))
+        throw tooManyRequests(
+          'this organization is at its share of the backlog of runs not started yet; retry later',
+          retryAfter(own - perOrganizationMax),
+        )
       }
     },
     admitted(organizationId) {
       source.admitted(organizationId)
     },
     report() {
-      return { total: source.total(), max: limits.max, perOrganizationMax, drainPerSecond: Math.round(drainPerSecond() * 10) / 10 }
+      return {
+        total: source.total(),
+        max: limits.max,
+        perOrganizationMax,
+        drainPerSecond: Math.round(drainPerSecond() * 10) / 10,
+      }
     },
     stop() {
       source.stop()
@@ -89,7 +100,9 @@ export function createBacklog(deps: { source: BacklogSource; limits: BacklogLimi
 }
 
 /** The count of a process that executes the runs it admits: its executor's queue, exactly. */
-export function executorBacklogSource(backlog: () => { total: number; of(organizationId: string): number; started: number }): BacklogSource {
+export function executorBacklogSource(
+  backlog: () => { total: number; of(organizationId: string): number; started: number },
+): BacklogSource {
   return {
     total: () => backlog().total,
     of: (organizationId) => backlog().of(organizationId),
@@ -145,7 +158,8 @@ export function storeBacklogSource(deps: { store: Store; logger: Logger; pollMs?
   ;(timer as { unref?: () => void }).unref?.()
   return {
     total: () => total + sum(inFlight) + sum(fresh),
-    of: (organizationId) => (byOrg.get(organizationId) ?? 0) + (inFlight.get(organizationId) ?? 0) + (fresh.get(organizationId) ?? 0),
+    of: (organizationId) =>
+      (byOrg.get(organizationId) ?? 0) + (inFlight.get(organizationId) ?? 0) + (fresh.get(organizationId) ?? 0),
     started: () => started,
     admitted(organizationId) {
       fresh.set(organizationId, (fresh.get(organizationId) ?? 0) + 1)

@@ -29,7 +29,12 @@ export const CANCELLED_OWNER = 'cancelled'
 const CANCEL_REASON = 'cancelled through the API'
 
 export function createRunControl(deps: {
-  store: Store; bus: Bus; clock: Clock; ids: Ids; wake(runId: string): void; cancelWaitMs?: number
+  store: Store
+  bus: Bus
+  clock: Clock
+  ids: Ids
+  wake(runId: string): void
+  cancelWaitMs?: number
   /** Records the run.cancelled event of a forced cancel (hooks and streams see it like any other). */
   recorder: EventRecorder
   /** The organization's secret values, masked in resume data before it reaches the run's inbox. */
@@ -44,7 +49,9 @@ export function createRunControl(deps: {
   /** Ends a run as cancelled without its executor, if it has not ended and the cancel is still untaken. */
   async function forceCancel(runId: string, inboxId: string): Promise<void> {
     const end = { status: 'cancelled', at: deps.clock.now(), reason: CANCEL_REASON, owner: CANCELLED_OWNER } as const
-    const recorded = await deps.store.write((tx) => endRun(tx, deps.recorder, runId, end, (tx) => runInbox.has(tx, inboxId)))
+    const recorded = await deps.store.write((tx) =>
+      endRun(tx, deps.recorder, runId, end, (tx) => runInbox.has(tx, inboxId)),
+    )
     publishEvents(deps.bus, recorded)
   }
 
@@ -89,7 +96,9 @@ export function createRunControl(deps: {
       const row = await runs.stateIn(deps.store, organizationId, runId)
       if (!row) throw notFound('run')
       const state = runStateOf(row.snapshot)
-      const waiting = Object.values(state?.nodes ?? {}).find((n) => n.nodeId === nodeId && (n.status === 'waiting' || n.status === 'scheduled'))
+      const waiting = Object.values(state?.nodes ?? {}).find(
+        (n) => n.nodeId === nodeId && (n.status === 'waiting' || n.status === 'scheduled'),
+      )
       if (!waiting) throw conflict(`node "${nodeId}" is not waiting`)
       if (waiting.status === 'scheduled') throw conflict(`node "${nodeId}" is a delay; it resumes by itself`)
       const mask = deps.masks ? await deps.masks.of(organizationId) : (value: unknown) => value

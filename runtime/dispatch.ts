@@ -7,7 +7,13 @@
  */
 import type { Metrics } from '../core/ports/metrics.ts'
 import { noTracing, type Tracing } from '../core/ports/tracing.ts'
-import { type DispatchRequest, type DispatchResult, type Dispatcher, PAYMENT_REQUIRED, type TriggerEvent } from '../core/ports/engine.ts'
+import {
+  type DispatchRequest,
+  type DispatchResult,
+  type Dispatcher,
+  PAYMENT_REQUIRED,
+  type TriggerEvent,
+} from '../core/ports/engine.ts'
 import { type Definition, defaultContent, type VariableDef, type WorkflowContent } from '../core/domain/workflow.ts'
 import { badRequest, conflict, notFound } from '../core/errors.ts'
 import { publishEvents, type RecordedEvent } from '../core/events.ts'
@@ -25,7 +31,14 @@ import type { NumberedEvent } from './engine/journal.ts'
 import type { RunState } from './engine/state.ts'
 import { runStateOf } from './engine/stored-snapshot.ts'
 import type { EventRecorder } from './events.ts'
-import { checkInput, checkPublicLimits, createTriggerTimes, initialVars, mergedVariableDefs, pickTrigger } from './admission-rules.ts'
+import {
+  checkInput,
+  checkPublicLimits,
+  createTriggerTimes,
+  initialVars,
+  mergedVariableDefs,
+  pickTrigger,
+} from './admission-rules.ts'
 import type { Backlog } from './backlog.ts'
 import { workflowPaused } from '../core/domain/run-events.ts'
 import type { TriggeredBy } from '../core/domain/run.ts'
@@ -34,13 +47,25 @@ import { noMask, type SecretMasks } from '../core/security/value-mask.ts'
 
 /** A client-chosen run id that cannot name this run: the same 400 whatever the reason. */
 const unusableRunId = () =>
-  badRequest('request validation failed', [{ path: '/runId', in: 'body', message: 'cannot be used for this run; choose a new random id (run_ and 10 to 40 letters or digits)' }])
+  badRequest('request validation failed', [
+    {
+      path: '/runId',
+      in: 'body',
+      message: 'cannot be used for this run; choose a new random id (run_ and 10 to 40 letters or digits)',
+    },
+  ])
 
 /** Entries a paid workflow charges for: its webhook and its public run. */
 const PAID_ENTRIES: ReadonlySet<TriggeredBy> = new Set<TriggeredBy>(['webhook', 'public'])
 
 /** Admissions the backlog may refuse (429): what callers outside send. Runs started by runs, schedules and retries are the work itself. */
-const BACKPRESSURED: ReadonlySet<TriggeredBy> = new Set<TriggeredBy>(['key', 'user', 'webhook', 'public', 'integration'])
+const BACKPRESSURED: ReadonlySet<TriggeredBy> = new Set<TriggeredBy>([
+  'key',
+  'user',
+  'webhook',
+  'public',
+  'integration',
+])
 
 export interface DispatcherDeps {
   store: Store
@@ -74,7 +99,9 @@ export interface EngineDispatcher extends Dispatcher {
    * commit. A caller can so claim something and admit the run it pays for atomically (a
    * schedule tick): both commit, or neither does.
    */
-  transaction<T>(work: (tx: SqlExecutor, admit: (request: DispatchRequest) => Promise<DispatchResult>) => Promise<T>): Promise<T>
+  transaction<T>(
+    work: (tx: SqlExecutor, admit: (request: DispatchRequest) => Promise<DispatchResult>) => Promise<T>,
+  ): Promise<T>
 }
 
 interface Admitted {
@@ -127,7 +154,12 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
   const lastTriggered = createTriggerTimes(store)
 
   /** Parsed content and definition hash of a version, cached while the version row is unchanged. */
-  async function contentOf(tx: SqlExecutor, workflowId: string, version: number, knownStamp?: number | null): Promise<VersionContent> {
+  async function contentOf(
+    tx: SqlExecutor,
+    workflowId: string,
+    version: number,
+    knownStamp?: number | null,
+  ): Promise<VersionContent> {
     // A simple key lookup, unless the workflow's read brought it (see workflowOf).
     const stamp = knownStamp ?? (await versions.stamp(tx, workflowId, version))
     if (stamp === undefined) throw notFound('workflow version')
@@ -150,7 +182,10 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
   async function pinnedContent(tx: SqlExecutor, hash: string): Promise<VersionContent> {
     const stored = await runs.definition(tx, hash)
     if (!stored) throw notFound('definition of the run')
-    const { definition, variableDefs } = JSON.parse(stored.body) as { definition: Definition; variableDefs?: VariableDef[] }
+    const { definition, variableDefs } = JSON.parse(stored.body) as {
+      definition: Definition
+      variableDefs?: VariableDef[]
+    }
     return { content: defaultContent(definition), variableDefs: variableDefs ?? [], hash, body: stored.body }
   }
 
@@ -161,7 +196,10 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
   }
 
   /** The workflow admitting a run; on Postgres with its live version's stamp, saving contentOf a statement. */
-  async function workflowOf(tx: SqlExecutor, req: DispatchRequest): Promise<{ row: WorkflowRow; liveStamp?: number | null } | undefined> {
+  async function workflowOf(
+    tx: SqlExecutor,
+    req: DispatchRequest,
+  ): Promise<{ row: WorkflowRow; liveStamp?: number | null } | undefined> {
     if (store.dialect !== 'postgres') {
       const row = await workflows.byId(tx, req.organizationId, req.workflowId)
       return row && { row }
@@ -173,10 +211,14 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
   }
 
   async function admit(tx: SqlExecutor, req: DispatchRequest, runId: string, eventId: string): Promise<Admitted> {
-    const skipped = (reason: string, existing?: string): Admitted => ({ result: { action: 'skipped', reason, eventId, runId: existing }, events: [] })
+    const skipped = (reason: string, existing?: string): Admitted => ({
+      result: { action: 'skipped', reason, eventId, runId: existing },
+      events: [],
+    })
     const read = await workflowOf(tx, req)
     let w = read?.row
-    if (req.triggerSecret !== undefined && (!w || w.trigger_secret !== req.triggerSecret || w.archived_at !== null)) throw notFound('webhook')
+    if (req.triggerSecret !== undefined && (!w || w.trigger_secret !== req.triggerSecret || w.archived_at !== null))
+      throw notFound('webhook')
     if (!w) throw notFound('workflow')
     if (w.archived_at !== null) {
       if (!req.automatic) throw conflict('the workflow is archived; unarchive it to run it')
@@ -214,7 +256,8 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
     if (!req.automatic && req.version === 'display') checkInput(content.definition, req.event.body)
     // Run controls read and change the workflow row: lock it (Postgres) and read it again. A
     // workflow without them is not locked, so its runs are admitted concurrently.
-    const controlled = req.automatic && (content.cooldownMs > 0 || w.remain_runs !== null || req.publicCaller !== undefined)
+    const controlled =
+      req.automatic && (content.cooldownMs > 0 || w.remain_runs !== null || req.publicCaller !== undefined)
     // Remembered from automatic admissions only: an API run never locks, whatever the workflow's controls.
     if (controlled) locking.set(w.id, true)
     else if (req.automatic) locking.delete(w.id)
@@ -230,14 +273,19 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
     if (req.automatic && content.cooldownMs > 0) patch.last_triggered_at = now
     else lastTriggered.note(w.id, now)
     if (req.automatic) {
-      if (content.cooldownMs > 0 && w.last_triggered_at !== null && now - w.last_triggered_at < content.cooldownMs) return skipped('cooldown')
+      if (content.cooldownMs > 0 && w.last_triggered_at !== null && now - w.last_triggered_at < content.cooldownMs)
+        return skipped('cooldown')
       if (w.remain_runs !== null) {
         if (w.remain_runs <= 0) return skipped('max_runs_exhausted')
         patch.remain_runs = w.remain_runs - 1
         if (w.remain_runs - 1 === 0) {
           patch.live_status = 'paused'
           patch.paused_reason = 'max_runs_exhausted'
-          events.push(...(await deps.recorder.record(tx, [workflowPaused({ organizationId: w.organization_id, workflowId: w.id }, 'max_runs_exhausted', now)])))
+          events.push(
+            ...(await deps.recorder.record(tx, [
+              workflowPaused({ organizationId: w.organization_id, workflowId: w.id }, 'max_runs_exhausted', now),
+            ])),
+          )
         }
       }
     }
@@ -249,12 +297,33 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
     const vars = await initialVars(tx, w.id, variableDefs)
     const triggerType = content.definition.nodes[triggerNodeId]?.type ?? req.event.type
     const started = await startRun(tx, {
-      runId, eventId, workflow: w, version, triggerType, triggerNodeId, triggeredBy: req.triggeredBy, automatic: req.automatic,
-      idempotencyKey: req.idempotencyKey ?? null, retryOf: req.seed?.fromRunId ?? null, definitionHash: hash, definition: content.definition,
-      variableDefs, event: req.event, props: { ...plainProps(w), ...req.propValues }, vars, seed: req.seed?.nodes as RunState['seed'] | undefined, now,
+      runId,
+      eventId,
+      workflow: w,
+      version,
+      triggerType,
+      triggerNodeId,
+      triggeredBy: req.triggeredBy,
+      automatic: req.automatic,
+      idempotencyKey: req.idempotencyKey ?? null,
+      retryOf: req.seed?.fromRunId ?? null,
+      definitionHash: hash,
+      definition: content.definition,
+      variableDefs,
+      event: req.event,
+      props: { ...plainProps(w), ...req.propValues },
+      vars,
+      seed: req.seed?.nodes as RunState['seed'] | undefined,
+      now,
     })
     events.push(...started.events)
-    return { result: { action: 'triggered', runId, eventId }, events, fresh: started.fresh, finished: started.finished, started: { triggerType, triggeredBy: req.triggeredBy } }
+    return {
+      result: { action: 'triggered', runId, eventId },
+      events,
+      fresh: started.fresh,
+      finished: started.finished,
+      started: { triggerType, triggeredBy: req.triggeredBy },
+    }
   }
 
   /**
@@ -262,49 +331,120 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
    * event (sequence 1), and the fresh run handed to the executor after the commit (or, when it
    * ended at once, its whole journal).
    */
-  async function startRun(tx: SqlExecutor, r: {
-    runId: string; eventId: string; workflow: WorkflowRow; version: number; triggerType: string; triggerNodeId: string; triggeredBy: TriggeredBy
-    automatic: boolean; idempotencyKey: string | null; retryOf: string | null; definitionHash: string; definition: Definition; variableDefs: VariableDef[]
-    event: TriggerEvent; props: Record<string, unknown>; vars: Record<string, unknown>; seed: RunState['seed'] | undefined; now: number
-  }): Promise<{ events: RecordedEvent[]; fresh: FreshRun; finished: FinishedRun | null }> {
+  async function startRun(
+    tx: SqlExecutor,
+    r: {
+      runId: string
+      eventId: string
+      workflow: WorkflowRow
+      version: number
+      triggerType: string
+      triggerNodeId: string
+      triggeredBy: TriggeredBy
+      automatic: boolean
+      idempotencyKey: string | null
+      retryOf: string | null
+      definitionHash: string
+      definition: Definition
+      variableDefs: VariableDef[]
+      event: TriggerEvent
+      props: Record<string, unknown>
+      vars: Record<string, unknown>
+      seed: RunState['seed'] | undefined
+      now: number
+    },
+  ): Promise<{ events: RecordedEvent[]; fresh: FreshRun; finished: FinishedRun | null }> {
     const w = r.workflow
     const live = r.version === w.live_version
     const trace = (deps.tracing ?? noTracing).runContext(r.event.headers?.traceparent)
     const row: NewRun = {
-      id: r.runId, organizationId: w.organization_id, workflowId: w.id, workflowVersion: r.version, triggerType: r.triggerType, triggerNodeId: r.triggerNodeId,
-      triggeredBy: r.triggeredBy, automatic: r.automatic, live, eventId: r.eventId, idempotencyKey: r.idempotencyKey, retryOf: r.retryOf,
-      definitionHash: r.definitionHash, triggerEvent: JSON.stringify(r.event), propValues: JSON.stringify(r.props), vars: JSON.stringify(r.vars),
-      seed: r.seed ? JSON.stringify(r.seed) : null, startedAt: r.now, owner: deps.owner,
-      traceparent: trace.traceparent, traceCaller: trace.parent,
+      id: r.runId,
+      organizationId: w.organization_id,
+      workflowId: w.id,
+      workflowVersion: r.version,
+      triggerType: r.triggerType,
+      triggerNodeId: r.triggerNodeId,
+      triggeredBy: r.triggeredBy,
+      automatic: r.automatic,
+      live,
+      eventId: r.eventId,
+      idempotencyKey: r.idempotencyKey,
+      retryOf: r.retryOf,
+      definitionHash: r.definitionHash,
+      triggerEvent: JSON.stringify(r.event),
+      propValues: JSON.stringify(r.props),
+      vars: JSON.stringify(r.vars),
+      seed: r.seed ? JSON.stringify(r.seed) : null,
+      startedAt: r.now,
+      owner: deps.owner,
+      traceparent: trace.traceparent,
+      traceCaller: trace.parent,
     }
     const first: NumberedEvent = {
-      type: 'run.started', nodeId: null, seq: 1, at: r.now,
+      type: 'run.started',
+      nodeId: null,
+      seq: 1,
+      at: r.now,
       data: {
-        runId: r.runId, workflowId: w.id, workflowVersion: r.version, triggerType: r.triggerType, triggerNodeId: r.triggerNodeId,
-        triggeredBy: r.triggeredBy, eventId: r.eventId, retryOf: r.retryOf,
+        runId: r.runId,
+        workflowId: w.id,
+        workflowVersion: r.version,
+        triggerType: r.triggerType,
+        triggerNodeId: r.triggerNodeId,
+        triggeredBy: r.triggeredBy,
+        eventId: r.eventId,
+        retryOf: r.retryOf,
       },
     }
     const fresh: FreshRun = {
       meta: {
-        runId: r.runId, organizationId: w.organization_id, workflowId: w.id, workflowVersion: r.version, automatic: r.automatic, live,
-        definitionHash: r.definitionHash, variableDefs: r.variableDefs, lastSeq: 1, startedAt: r.now,
-        traceparent: trace.traceparent, traceCaller: trace.parent,
+        runId: r.runId,
+        organizationId: w.organization_id,
+        workflowId: w.id,
+        workflowVersion: r.version,
+        automatic: r.automatic,
+        live,
+        definitionHash: r.definitionHash,
+        variableDefs: r.variableDefs,
+        lastSeq: 1,
+        startedAt: r.now,
+        traceparent: trace.traceparent,
+        traceCaller: trace.parent,
       },
       input: {
-        runId: r.runId, workflowId: w.id, organizationId: w.organization_id, workflowVersion: r.version, triggerNodeId: r.triggerNodeId,
-        trigger: r.event, vars: r.vars, props: r.props, seed: r.seed,
+        runId: r.runId,
+        workflowId: w.id,
+        organizationId: w.organization_id,
+        workflowVersion: r.version,
+        triggerNodeId: r.triggerNodeId,
+        trigger: r.event,
+        vars: r.vars,
+        props: r.props,
+        seed: r.seed,
       },
       definition: r.definition,
     }
     // A run of pure nodes ends here: its row is stored in its final state, its journal with its first event.
     const finished = deps.finishAtAdmission
-      ? await deps.finishAtAdmission(tx, fresh, first, { insert: (state) => runs.insert(tx, { ...row, state }), consecutiveFailures: w.consecutive_failures })
+      ? await deps.finishAtAdmission(tx, fresh, first, {
+          insert: (state) => runs.insert(tx, { ...row, state }),
+          consecutiveFailures: w.consecutive_failures,
+        })
       : null
     if (finished) return { events: finished.recorded, fresh, finished }
     await runs.insert(tx, row)
-    const events = await deps.recorder.record(tx, [{
-      organizationId: w.organization_id, workflowId: w.id, runId: r.runId, seq: first.seq, nodeId: first.nodeId, type: first.type, data: first.data, at: first.at,
-    }])
+    const events = await deps.recorder.record(tx, [
+      {
+        organizationId: w.organization_id,
+        workflowId: w.id,
+        runId: r.runId,
+        seq: first.seq,
+        nodeId: first.nodeId,
+        type: first.type,
+        data: first.data,
+        at: first.at,
+      },
+    ])
     return { events, fresh, finished: null }
   }
 
@@ -331,7 +471,11 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
   /** After the commit: announce the events and hand the run to whoever executes it. */
   function afterCommit(admitted: Admitted) {
     publishEvents(deps.bus, admitted.events)
-    if (admitted.started) deps.metrics?.runsStarted.inc({ trigger_type: admitted.started.triggerType, triggered_by: admitted.started.triggeredBy })
+    if (admitted.started)
+      deps.metrics?.runsStarted.inc({
+        trigger_type: admitted.started.triggerType,
+        triggered_by: admitted.started.triggeredBy,
+      })
     if (admitted.fresh) {
       knownDefinitions.add(admitted.fresh.meta.definitionHash)
       launch(admitted.fresh, admitted.finished)
@@ -367,10 +511,15 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
       // An admission like any other (masking, the workflow's state, the metrics), of the version
       // and definition the run executed; the backlog does not refuse it (BACKPRESSURED).
       const result = await dispatch({
-        organizationId, workflowId: original.workflow_id, automatic: false, triggeredBy: 'retry',
+        organizationId,
+        workflowId: original.workflow_id,
+        automatic: false,
+        triggeredBy: 'retry',
         version: { number: original.workflow_version, definitionHash: original.definition_hash },
-        event: JSON.parse(original.trigger_event) as TriggerEvent, triggerNodeId: original.trigger_node_id,
-        propValues: parseJson(original.prop_values, {}), seed: { fromRunId: runId, nodes: reusableNodes(original) },
+        event: JSON.parse(original.trigger_event) as TriggerEvent,
+        triggerNodeId: original.trigger_node_id,
+        propValues: parseJson(original.prop_values, {}),
+        seed: { fromRunId: runId, nodes: reusableNodes(original) },
       })
       if (result.action !== 'triggered') throw conflict(`the run cannot be retried (${result.reason})`)
       return { runId: result.runId }

@@ -17,7 +17,13 @@ import type { Store } from '../core/ports/store.ts'
 import type { WorkConsumer, WorkQueue } from '../core/ports/work-queue.ts'
 import type { Registry } from '../core/plugin/registry.ts'
 import { runs } from '../core/store/runs.ts'
-import { type Backlog, type BacklogLimits, createBacklog, executorBacklogSource, storeBacklogSource } from './backlog.ts'
+import {
+  type Backlog,
+  type BacklogLimits,
+  createBacklog,
+  executorBacklogSource,
+  storeBacklogSource,
+} from './backlog.ts'
 import { createCapabilities } from './capabilities.ts'
 import { createRunControl } from './control.ts'
 import { createDefinitionChecker } from './definition/check.ts'
@@ -107,14 +113,25 @@ export function createEngine(deps: EngineDeps) {
   // worker processes share theirs through the store.
   const backlog: Backlog | null = deps.backlog
     ? createBacklog({
-      limits: deps.backlog, clock: deps.clock,
-      source: deps.role === 'embedded' ? executorBacklogSource(() => executor.backlog()) : storeBacklogSource({ store: deps.store, logger: deps.logger }),
-    })
+        limits: deps.backlog,
+        clock: deps.clock,
+        source:
+          deps.role === 'embedded'
+            ? executorBacklogSource(() => executor.backlog())
+            : storeBacklogSource({ store: deps.store, logger: deps.logger }),
+      })
     : null
   // Runs admitted here start in the executor built below (handOff runs only after a commit).
   const dispatcher: EngineDispatcher = createDispatcher({
     backlog: backlog ?? undefined,
-    store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, recorder, masks: deps.masks, metrics: deps.metrics, tracing: deps.tracing,
+    store: deps.store,
+    bus: deps.bus,
+    clock: deps.clock,
+    ids: deps.ids,
+    recorder,
+    masks: deps.masks,
+    metrics: deps.metrics,
+    tracing: deps.tracing,
     owner: executes ? deps.workerId : null,
     handOff: executes ? (fresh) => executor.enqueueFresh(fresh) : (fresh) => void notify(fresh.meta.runId),
     // Every process that admits runs pure runs to their end at admission, an API process too: such
@@ -135,17 +152,44 @@ export function createEngine(deps: EngineDeps) {
     agentApi: deps.agentApi,
     cards: deps.cards,
   })
-  const runner = createNodeRunner({ registry: deps.registry, clock: deps.clock, capabilities, logger: deps.logger, masks: deps.masks, secretProps: deps.secretProps })
+  const runner = createNodeRunner({
+    registry: deps.registry,
+    clock: deps.clock,
+    capabilities,
+    logger: deps.logger,
+    masks: deps.masks,
+    secretProps: deps.secretProps,
+  })
   const workerTimeoutMs = deps.workerTimeoutMs ?? 15_000
   const staleness = createStaleness({ clock: deps.clock, timeoutMs: workerTimeoutMs })
   const executor = createExecutor({
-    store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, logger: deps.logger, recorder,
-    consecutiveFailuresPause: deps.consecutiveFailuresPause, registry: deps.registry, runner, plans,
-    concurrency: deps.concurrency, lagTargetMs: deps.role === 'embedded' ? deps.lagTargetMs : 0, workerId: deps.workerId, workerTimeoutMs, metrics: deps.metrics, tracing: deps.tracing,
+    store: deps.store,
+    bus: deps.bus,
+    clock: deps.clock,
+    ids: deps.ids,
+    logger: deps.logger,
+    recorder,
+    consecutiveFailuresPause: deps.consecutiveFailuresPause,
+    registry: deps.registry,
+    runner,
+    plans,
+    concurrency: deps.concurrency,
+    lagTargetMs: deps.role === 'embedded' ? deps.lagTargetMs : 0,
+    workerId: deps.workerId,
+    workerTimeoutMs,
+    metrics: deps.metrics,
+    tracing: deps.tracing,
     staleBefore: () => staleness.staleBefore(),
   })
   const notify = (runId: string) =>
-    deps.workQueue.notify(runId).catch((error) => deps.logger.warn('could not notify the work queue; the sweep will find the run', { runId, error: String(error) }))
+    deps.workQueue
+      .notify(runId)
+      .catch((error) =>
+        deps.logger.warn('could not notify the work queue; the sweep will find the run', {
+          runId,
+          error: String(error),
+        }),
+      )
 
   /** Tells whoever executes a run that it has inbox events (a resume, a timer, a cancel). */
   const wake = (runId: string) => {
@@ -169,14 +213,37 @@ export function createEngine(deps: EngineDeps) {
       }
       if (woken > 0) deps.logger.info('taking runs whose work notifications were lost', { count: woken })
     } catch (error) {
-      deps.logger.warn('could not look for runs whose work notifications were lost; the sweep will find them', { error: String(error) })
+      deps.logger.warn('could not look for runs whose work notifications were lost; the sweep will find them', {
+        error: String(error),
+      })
     }
   }
 
-  const control = createRunControl({ store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, wake, recorder, masks: deps.masks })
-  const timers = createDurableTimers({ store: deps.store, bus: deps.bus, clock: deps.clock, ids: deps.ids, logger: deps.logger, wake, pollMs: deps.timerPollMs })
+  const control = createRunControl({
+    store: deps.store,
+    bus: deps.bus,
+    clock: deps.clock,
+    ids: deps.ids,
+    wake,
+    recorder,
+    masks: deps.masks,
+  })
+  const timers = createDurableTimers({
+    store: deps.store,
+    bus: deps.bus,
+    clock: deps.clock,
+    ids: deps.ids,
+    logger: deps.logger,
+    wake,
+    pollMs: deps.timerPollMs,
+  })
   const presence = createWorkerPresence({
-    store: deps.store, clock: deps.clock, logger: deps.logger, workerId: deps.workerId, role: deps.role, host: deps.host,
+    store: deps.store,
+    clock: deps.clock,
+    logger: deps.logger,
+    workerId: deps.workerId,
+    role: deps.role,
+    host: deps.host,
     heartbeatMs: deps.heartbeatMs ?? 3000,
     // One embedded process owns a SQLite file; on Postgres several may share the database.
     exclusive: deps.role === 'embedded' && deps.store.dialect === 'sqlite',
@@ -186,18 +253,39 @@ export function createEngine(deps: EngineDeps) {
   let consumer: WorkConsumer | null = null
   let wakes: { unsubscribe(): void } | null = null
   let losses: { unsubscribe(): void } | null = null
-  const reconciler = createReconciler({ registry: deps.registry, clock: deps.clock, ids: deps.ids, logger: deps.logger, dialect: deps.store.dialect })
+  const reconciler = createReconciler({
+    registry: deps.registry,
+    clock: deps.clock,
+    ids: deps.ids,
+    logger: deps.logger,
+    dialect: deps.store.dialect,
+  })
   const triggerIndex = createTriggerIndex({ dialect: deps.store.dialect, logger: deps.logger })
   // Schedule rows and the live trigger index change in the same transaction as the workflow event that changes them.
   recorder.listen((tx, events) => reconciler.onEvents(tx, events))
   recorder.listen((tx, events) => triggerIndex.onEvents(tx, events))
   const router = createEventRouter({
     backlog: backlog ?? undefined,
-    store: deps.store, registry: deps.registry, dispatcher, clock: deps.clock, ids: deps.ids, logger: deps.logger, wake, masks: deps.masks, recorder, bus: deps.bus,
+    store: deps.store,
+    registry: deps.registry,
+    dispatcher,
+    clock: deps.clock,
+    ids: deps.ids,
+    logger: deps.logger,
+    wake,
+    masks: deps.masks,
+    recorder,
+    bus: deps.bus,
   })
   const schedules = createScheduleTicker({
-    store: deps.store, bus: deps.bus, clock: deps.clock, logger: deps.logger, dispatcher, reconciler,
-    graceMs: deps.scheduleGraceMs, pollMs: deps.schedulePollMs,
+    store: deps.store,
+    bus: deps.bus,
+    clock: deps.clock,
+    logger: deps.logger,
+    dispatcher,
+    reconciler,
+    graceMs: deps.scheduleGraceMs,
+    pollMs: deps.schedulePollMs,
   })
 
   return {

@@ -12,7 +12,11 @@ import { runStateOf } from './engine/stored-snapshot.ts'
 
 const record = (n: NodeInstance): NodeRecord => {
   const out: NodeRecord = {
-    type: n.type, status: n.status, attempts: n.attempts, startedAt: iso(n.startedAt), finishedAt: iso(n.finishedAt),
+    type: n.type,
+    status: n.status,
+    attempts: n.attempts,
+    startedAt: iso(n.startedAt),
+    finishedAt: iso(n.finishedAt),
     error: n.error ?? null,
   }
   if (n.input !== undefined) out.input = n.input
@@ -24,13 +28,32 @@ const record = (n: NodeInstance): NodeRecord => {
 function summarize(type: string, iterations: NodeInstance[]): NodeRecord {
   const statuses = new Set(iterations.map((i) => i.status))
   const some = (s: NodeStatus) => statuses.has(s)
-  const status: NodeStatus = some('running') ? 'running' : some('waiting') ? 'waiting' : some('scheduled') ? 'scheduled'
-    : some('failure') ? (some('success') || some('partial') ? 'partial' : 'failure') : some('partial') ? 'partial'
-    : some('cancelled') ? 'cancelled' : some('success') ? 'success' : 'skipped'
+  const status: NodeStatus = some('running')
+    ? 'running'
+    : some('waiting')
+      ? 'waiting'
+      : some('scheduled')
+        ? 'scheduled'
+        : some('failure')
+          ? some('success') || some('partial')
+            ? 'partial'
+            : 'failure'
+          : some('partial')
+            ? 'partial'
+            : some('cancelled')
+              ? 'cancelled'
+              : some('success')
+                ? 'success'
+                : 'skipped'
   const last = iterations[iterations.length - 1]
   return {
-    type, status, attempts: iterations.reduce((n, i) => n + i.attempts, 0), result: last.result, error: last.error ?? null,
-    startedAt: iso(iterations[0].startedAt), finishedAt: iso(last.finishedAt),
+    type,
+    status,
+    attempts: iterations.reduce((n, i) => n + i.attempts, 0),
+    result: last.result,
+    error: last.error ?? null,
+    startedAt: iso(iterations[0].startedAt),
+    finishedAt: iso(last.finishedAt),
     iterations: iterations.map((i) => ({ ...record(i), index: i.scope?.map((s) => s.index) ?? [] })),
   }
 }
@@ -51,7 +74,13 @@ export const runProjection: RunProjection = {
     for (const [id, node] of Object.entries(definition.nodes ?? {})) {
       if (nodes[id]) continue
       const unfiredTrigger = triggers.has(id) && state !== undefined
-      nodes[id] = { type: node.type, status: unfiredTrigger ? 'skipped' : 'pending', attempts: 0, startedAt: null, finishedAt: null }
+      nodes[id] = {
+        type: node.type,
+        status: unfiredTrigger ? 'skipped' : 'pending',
+        attempts: 0,
+        startedAt: null,
+        finishedAt: null,
+      }
     }
     return { nodes, vars: state ? { ...state.vars } : null }
   },

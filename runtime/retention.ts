@@ -78,9 +78,13 @@ export function createPruner(deps: PrunerDeps) {
       const keepMs = shortestRetention(orgRetention.get(w.organization_id), own)
       // Only a workflow that shortens its organization's retention needs a pass of its own.
       if (!own || keepMs !== own || keepMs < MIN_RETENTION_MS) continue
-      result.runs += await drain(() => retention.dueInWorkflow(deps.store, w.organization_id, w.id, now - keepMs, batchSize))
+      result.runs += await drain(() =>
+        retention.dueInWorkflow(deps.store, w.organization_id, w.id, now - keepMs, batchSize),
+      )
     }
-    await deps.store.write((tx) => retention.deletePublicUsageBefore(tx, new Date(now - 86_400_000).toISOString().slice(0, 10)))
+    await deps.store.write((tx) =>
+      retention.deletePublicUsageBefore(tx, new Date(now - 86_400_000).toISOString().slice(0, 10)),
+    )
     // Sign-in sessions that ended a day ago or more can never be used again.
     await deps.store.write((tx) => sessions.prune(tx, now - 86_400_000))
     // A day after their last failure, every failure of an account or address has left its window.

@@ -81,7 +81,13 @@ export function createStreamHub(deps: { store: Store; bus: Bus; logger: Logger; 
     }
   }
   const runStreams = createRunStreams({ store: deps.store, logger: deps.logger, listening, idle })
-  const feeds = createOrganizationFeeds({ store: deps.store, logger: deps.logger, gapWaitMs: deps.gapWaitMs, listening, idle })
+  const feeds = createOrganizationFeeds({
+    store: deps.store,
+    logger: deps.logger,
+    gapWaitMs: deps.gapWaitMs,
+    listening,
+    idle,
+  })
   return {
     subscribeRun: runStreams.subscribe,
     latestEventId: feeds.latestEventId,
@@ -158,7 +164,15 @@ function createRunStreams(deps: HalfDeps) {
     async subscribe(organizationId: string, runId: string, afterSeq: number, sink: StreamSink) {
       const owner = await runRows.ownerOf(deps.store, runId)
       if (owner && owner.organization_id !== organizationId) return null
-      const sub: RunSubscriber = { organizationId, runId, lastSeq: afterSeq, sink, filling: false, refill: false, closed: false }
+      const sub: RunSubscriber = {
+        organizationId,
+        runId,
+        lastSeq: afterSeq,
+        sink,
+        filling: false,
+        refill: false,
+        closed: false,
+      }
       if (!runs.has(runId)) runs.set(runId, new Set())
       runs.get(runId)!.add(sub)
       deps.listening()
@@ -253,7 +267,8 @@ function createOrganizationFeeds(deps: HalfDeps & { gapWaitMs?: number }) {
   // --- organization streams -----------------------------------------------------------------
 
   const matches = (sub: OrgSubscriber, e: RecordedEvent) =>
-    (!sub.filter.workflowId || e.workflowId === sub.filter.workflowId) && (!sub.filter.types || sub.filter.types(e.type))
+    (!sub.filter.workflowId || e.workflowId === sub.filter.workflowId) &&
+    (!sub.filter.types || sub.filter.types(e.type))
 
   function deliverOrg(sub: OrgSubscriber, e: RecordedEvent) {
     if (e.id <= sub.lastId) return
@@ -303,7 +318,10 @@ function createOrganizationFeeds(deps: HalfDeps & { gapWaitMs?: number }) {
           [...orgs.values()].map((feed) =>
             feed.cursor < until
               ? readFeed(feed, until).catch((error) =>
-                  deps.logger.warn('could not read an organization stream from the store', { organizationId: feed.organizationId, error: String(error) }),
+                  deps.logger.warn('could not read an organization stream from the store', {
+                    organizationId: feed.organizationId,
+                    error: String(error),
+                  }),
                 )
               : undefined,
           ),

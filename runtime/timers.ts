@@ -53,7 +53,12 @@ export function createDurableTimers(deps: DurableTimersDeps): DurableTimers {
   async function fire(row: TimerRow): Promise<boolean> {
     return deps.store.write(async (tx) => {
       if ((await runTimers.claim(tx, row.id)) === 0) return false
-      await runInbox.add(tx, { id: deps.ids.next('evt'), runId: row.run_id, event: JSON.stringify({ type: 'TIMER', key: row.node_key, kind: row.kind }), at: deps.clock.now() })
+      await runInbox.add(tx, {
+        id: deps.ids.next('evt'),
+        runId: row.run_id,
+        event: JSON.stringify({ type: 'TIMER', key: row.node_key, kind: row.kind }),
+        at: deps.clock.now(),
+      })
       return true
     })
   }
@@ -84,13 +89,15 @@ export function createDurableTimers(deps: DurableTimersDeps): DurableTimers {
     return running
   }
 
-
   return {
     start() {
       subscription = deps.bus.subscribe<RecordedEvent>('evt.>', (m) => {
         if (m.data.type !== 'node.waiting') return
         const wait = m.data.data.wait as { until?: number; timeoutMs?: number; startedAt: number } | undefined
-        const at = Math.min(wait?.until ?? Number.POSITIVE_INFINITY, wait?.timeoutMs !== undefined ? wait.startedAt + wait.timeoutMs : Number.POSITIVE_INFINITY)
+        const at = Math.min(
+          wait?.until ?? Number.POSITIVE_INFINITY,
+          wait?.timeoutMs !== undefined ? wait.startedAt + wait.timeoutMs : Number.POSITIVE_INFINITY,
+        )
         loop.dueAt(at)
       })
       loop.start()

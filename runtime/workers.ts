@@ -80,10 +80,12 @@ export function createWorkerPresence(deps: {
     if (beating) return
     beating = (async () => {
       try {
-        await deps.store.write((tx) => workers.beat(tx, deps.workerId, deps.clock.now())).catch((error) => {
-          deps.staleness?.beat(false)
-          throw error
-        })
+        await deps.store
+          .write((tx) => workers.beat(tx, deps.workerId, deps.clock.now()))
+          .catch((error) => {
+            deps.staleness?.beat(false)
+            throw error
+          })
         deps.staleness?.beat(true)
         await deps.onBeat?.()
       } catch (error) {

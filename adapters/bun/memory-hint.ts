@@ -12,13 +12,23 @@ import { CONFIG_ENTRIES } from '../../core/config.ts'
 
 export function withMemoryHint(args: readonly string[], env: NodeJS.ProcessEnv): void {
   const isBun = typeof (globalThis as { Bun?: unknown }).Bun !== 'undefined'
-  const execve = (process as { execve?: (file: string, args: string[], env: Record<string, string | undefined>) => never }).execve
-  if (!isBun || typeof execve !== 'function' || (args[0] !== 'serve' && args[0] !== 'worker') || env.BUN_JSC_forceRAMSize !== undefined) return
+  const execve = (
+    process as { execve?: (file: string, args: string[], env: Record<string, string | undefined>) => never }
+  ).execve
+  if (
+    !isBun ||
+    typeof execve !== 'function' ||
+    (args[0] !== 'serve' && args[0] !== 'worker') ||
+    env.BUN_JSC_forceRAMSize !== undefined
+  )
+    return
   const mb = Number(env.AUTOMATON_GC_MEMORY_MB?.trim() || CONFIG_ENTRIES.find((e) => e.key === 'gcMemoryMb')!.default)
   // 0 leaves the engine alone; a malformed value is refused by the configuration, with its reason.
   if (!Number.isInteger(mb) || mb <= 0) return
   // A compiled binary's argv[1] is its bundled entry, not a file to run.
   const compiled = /^(\/\$bunfs\/|[A-Z]:[\\/]~BUN[\\/])/.test(process.argv[1] ?? '')
-  const argv = compiled ? [process.execPath, ...process.argv.slice(2)] : [process.execPath, ...process.execArgv, ...process.argv.slice(1)]
+  const argv = compiled
+    ? [process.execPath, ...process.argv.slice(2)]
+    : [process.execPath, ...process.execArgv, ...process.argv.slice(1)]
   execve(process.execPath, argv, { ...env, BUN_JSC_forceRAMSize: String(mb * 2 ** 20) })
 }

@@ -2,7 +2,11 @@
 import type { PasswordHasher } from '../../core/ports/passwords.ts'
 
 export function bunPasswordHasher(options: { memoryCost?: number; timeCost?: number } = {}): PasswordHasher {
-  const algorithm = { algorithm: 'argon2id' as const, memoryCost: options.memoryCost ?? 65536, timeCost: options.timeCost ?? 2 }
+  const algorithm = {
+    algorithm: 'argon2id' as const,
+    memoryCost: options.memoryCost ?? 65536,
+    timeCost: options.timeCost ?? 2,
+  }
   return {
     hash: (password) => Bun.password.hash(password, algorithm),
     async verify(password, hash) {

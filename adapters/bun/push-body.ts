@@ -22,7 +22,10 @@ export const bunPushBody: PushBodyFactory = (start, cancelled) => {
       const settle = (result: unknown, size: number) => {
         if (result instanceof Promise) {
           waiting += size
-          result.then(() => (waiting = 0), () => {})
+          result.then(
+            () => (waiting = 0),
+            () => {},
+          )
         }
       }
       const body: PushBody = {

@@ -61,7 +61,10 @@ export type Command = (args: CommandArgs) => Promise<number>
 
 /** Runs `fn` on a system opened for one command (no engine; warnings and errors logged), then closes it. */
 export async function withSystem<T>(host: CliHost, config: Config, fn: (system: CliSystem) => Promise<T>): Promise<T> {
-  const system = await host.openSystem(config, { logger: createJsonLogger('warn', (line) => process.stderr.write(line)), engine: false })
+  const system = await host.openSystem(config, {
+    logger: createJsonLogger('warn', (line) => process.stderr.write(line)),
+    engine: false,
+  })
   try {
     return await fn(system)
   } finally {

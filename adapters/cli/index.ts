@@ -35,12 +35,26 @@ export type { CliHost, CliSystem } from './host.ts'
 export { parseArgs } from './args.ts'
 
 const COMMANDS: ReadonlyMap<string, Command> = new Map([
-  ['serve', serve], ['worker', worker], ['migrate', migrate], ['healthcheck', healthcheck], ['orgs', orgs], ['keys', keys],
-  ['credits', credits], ['devnet', devnet], ['users', users], ['backup', backup], ['universe', universe], ['master-key', masterKey],
+  ['serve', serve],
+  ['worker', worker],
+  ['migrate', migrate],
+  ['healthcheck', healthcheck],
+  ['orgs', orgs],
+  ['keys', keys],
+  ['credits', credits],
+  ['devnet', devnet],
+  ['users', users],
+  ['backup', backup],
+  ['universe', universe],
+  ['master-key', masterKey],
 ])
 
 /** Runs one command line: its exit code, or a thrown error for `failureOf`. */
-export async function runCli(argv: readonly string[], env: Record<string, string | undefined>, host: CliHost): Promise<number> {
+export async function runCli(
+  argv: readonly string[],
+  env: Record<string, string | undefined>,
+  host: CliHost,
+): Promise<number> {
   const { positional, flags } = parseArgs(argv)
   const [command = 'serve', sub, ...rest] = positional
   if (flags.help || command === 'help') {
@@ -75,8 +89,18 @@ export function runAndExit(argv: readonly string[], env: Record<string, string |
  */
 export function failureOf(error: unknown, version: string): { code: number; message: string } {
   if (error instanceof UsageError) return { code: 2, message: `automaton: ${error.message}\n\n${usage(version)}\n` }
-  const known = error instanceof ConfigError || error instanceof MasterKeyError || error instanceof BootstrapKeyError || isAppError(error)
-    || error instanceof BackupError || error instanceof PassphraseError
-    || error instanceof PluginLoadError || error instanceof PluginError || error instanceof UniverseFileError
-  return { code: 1, message: `automaton: ${known ? (error as Error).message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n` }
+  const known =
+    error instanceof ConfigError ||
+    error instanceof MasterKeyError ||
+    error instanceof BootstrapKeyError ||
+    isAppError(error) ||
+    error instanceof BackupError ||
+    error instanceof PassphraseError ||
+    error instanceof PluginLoadError ||
+    error instanceof PluginError ||
+    error instanceof UniverseFileError
+  return {
+    code: 1,
+    message: `automaton: ${known ? (error as Error).message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  }
 }

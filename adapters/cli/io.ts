@@ -24,7 +24,8 @@ export async function readSecretLine(file: string | undefined, prompt: string): 
 /** The passphrase: the first line of --passphrase-file, or of standard input. */
 export async function readPassphrase(flags: Readonly<Record<string, string>>): Promise<string> {
   const passphrase = await readSecretLine(flags['passphrase-file'], 'passphrase')
-  if (passphrase.length < 8) throw new UsageError('the passphrase must be at least 8 characters (from --passphrase-file or standard input)')
+  if (passphrase.length < 8)
+    throw new UsageError('the passphrase must be at least 8 characters (from --passphrase-file or standard input)')
   return passphrase
 }
 

@@ -7,10 +7,16 @@ import type { PasswordHasher } from '../../core/ports/passwords.ts'
 
 export function wasmPasswordHasher(options: { memoryCost?: number; timeCost?: number } = {}): PasswordHasher {
   return {
-    hash: (password) => argon2id({
-      password, salt: crypto.getRandomValues(new Uint8Array(16)), parallelism: 1,
-      iterations: options.timeCost ?? 2, memorySize: options.memoryCost ?? 65536, hashLength: 32, outputType: 'encoded',
-    }),
+    hash: (password) =>
+      argon2id({
+        password,
+        salt: crypto.getRandomValues(new Uint8Array(16)),
+        parallelism: 1,
+        iterations: options.timeCost ?? 2,
+        memorySize: options.memoryCost ?? 65536,
+        hashLength: 32,
+        outputType: 'encoded',
+      }),
     async verify(password, hash) {
       if (!hash.startsWith('$argon2id$')) return false
       try {

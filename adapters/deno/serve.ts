@@ -14,17 +14,32 @@ interface DenoServer {
 
 declare const Deno: {
   serve(
-    options: { port: number; hostname: string; onListen?: (addr: { port: number }) => void; cert?: string; key?: string; reusePort?: boolean },
+    options: {
+      port: number
+      hostname: string
+      onListen?: (addr: { port: number }) => void
+      cert?: string
+      key?: string
+      reusePort?: boolean
+    },
     handler: (request: Request, info: { remoteAddr: { hostname: string } }) => Response | Promise<Response>,
   ): DenoServer
 }
 
 export function serveWithDeno(fetch: FetchHandler, options: Pick<ServeOptions, 'port' | 'host' | 'tls'>): HttpServer {
   const listen = (port: number, tls: TlsPem | undefined) =>
-    Deno.serve({ port, hostname: options.host, onListen: () => {}, ...(tls ? { cert: tls.cert, key: tls.key, reusePort: true } : {}) }, (request, info) => {
-      setClientAddress(request, info.remoteAddr.hostname)
-      return fetch(request)
-    })
+    Deno.serve(
+      {
+        port,
+        hostname: options.host,
+        onListen: () => {},
+        ...(tls ? { cert: tls.cert, key: tls.key, reusePort: true } : {}),
+      },
+      (request, info) => {
+        setClientAddress(request, info.remoteAddr.hostname)
+        return fetch(request)
+      },
+    )
   let server = listen(options.port, options.tls)
   const port = server.addr.port
   const draining = new Set<Promise<void>>()
@@ -32,7 +47,10 @@ export function serveWithDeno(fetch: FetchHandler, options: Pick<ServeOptions, '
     port,
     secure: options.tls !== undefined,
     async reloadTls(tls) {
-      if (!options.tls) throw new Error('this server answers plain HTTP; set AUTOMATON_TLS_CERT_FILE and AUTOMATON_TLS_KEY_FILE and restart')
+      if (!options.tls)
+        throw new Error(
+          'this server answers plain HTTP; set AUTOMATON_TLS_CERT_FILE and AUTOMATON_TLS_KEY_FILE and restart',
+        )
       const next = listen(port, tls)
       const previous = server
       server = next

@@ -1,12 +1,32 @@
 /** The chain port over viem: one public client per configured chain, wallet clients per call. */
-import { type Abi, createPublicClient, createWalletClient, defineChain, encodeDeployData, encodeFunctionData, erc20Abi, type Hex, http, isAddress, keccak256, parseAbi, parseAbiItem, parseSignature, verifyTypedData } from 'viem'
+import {
+  type Abi,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  encodeDeployData,
+  encodeFunctionData,
+  erc20Abi,
+  type Hex,
+  http,
+  isAddress,
+  keccak256,
+  parseAbi,
+  parseAbiItem,
+  parseSignature,
+  verifyTypedData,
+} from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { type ChainConfig, type Chains, ContractArgumentsError } from '../../core/ports/chain.ts'
 
 const TRANSFER_WITH_AUTHORIZATION = {
   TransferWithAuthorization: [
-    { name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' },
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
   ],
 } as const
 
@@ -22,8 +42,18 @@ const RECENT_BLOCKS = 5_000n
 export function createViemChains(configs: readonly ChainConfig[]): Chains {
   const byId = new Map(configs.map((c) => [c.chainId, c]))
   const chainOf = (c: ChainConfig) =>
-    defineChain({ id: c.chainId, name: c.name, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [c.rpcUrl] } } })
-  const publics = new Map(configs.map((c) => [c.chainId, createPublicClient({ chain: chainOf(c), transport: http(c.rpcUrl), pollingInterval: 500 })]))
+    defineChain({
+      id: c.chainId,
+      name: c.name,
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [c.rpcUrl] } },
+    })
+  const publics = new Map(
+    configs.map((c) => [
+      c.chainId,
+      createPublicClient({ chain: chainOf(c), transport: http(c.rpcUrl), pollingInterval: 500 }),
+    ]),
+  )
   // One relayer's transactions are signed and broadcast one at a time, so each takes the next nonce.
   const relayerTurns = new Map<string, Promise<unknown>>()
   const relayerNonces = new Map<string, number>()
@@ -47,29 +77,55 @@ export function createViemChains(configs: readonly ChainConfig[]): Chains {
     newPrivateKey: () => generatePrivateKey(),
     nativeBalance: (chainId, owner) => publicOf(chainId).getBalance({ address: address(owner) }),
     tokenBalance: (chainId, token, owner) =>
-      publicOf(chainId).readContract({ address: address(token), abi: erc20Abi, functionName: 'balanceOf', args: [address(owner)] }),
+      publicOf(chainId).readContract({
+        address: address(token),
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [address(owner)],
+      }),
     async deployContract(chainId, privateKey, contract) {
       const c = config(chainId)
       const account = privateKeyToAccount(privateKey as Hex)
       const wallet = createWalletClient({ account, chain: chainOf(c), transport: http(c.rpcUrl) })
       try {
-        encodeDeployData({ abi: contract.abi as Abi, bytecode: contract.bytecode as Hex, args: (contract.args ?? []) as never })
+        encodeDeployData({
+          abi: contract.abi as Abi,
+          bytecode: contract.bytecode as Hex,
+          args: (contract.args ?? []) as never,
+        })
       } catch (error) {
         throw new ContractArgumentsError((error as Error).message.split('\n')[0])
       }
-      const hash = await wallet.deployContract({ abi: contract.abi as Abi, bytecode: contract.bytecode as Hex, args: (contract.args ?? []) as never })
+      const hash = await wallet.deployContract({
+        abi: contract.abi as Abi,
+        bytecode: contract.bytecode as Hex,
+        args: (contract.args ?? []) as never,
+      })
       const receipt = await publicOf(chainId).waitForTransactionReceipt({ hash })
-      if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`the deployment failed on chain ${chainId} (transaction ${hash})`)
+      if (receipt.status !== 'success' || !receipt.contractAddress)
+        throw new Error(`the deployment failed on chain ${chainId} (transaction ${hash})`)
       return { address: receipt.contractAddress, transactionHash: hash }
     },
     async transfer(chainId, privateKey, t) {
       const c = config(chainId)
-      const wallet = createWalletClient({ account: privateKeyToAccount(privateKey as Hex), chain: chainOf(c), transport: http(c.rpcUrl) })
-      const hash = t.token === 'native'
-        ? await wallet.sendTransaction({ to: address(t.to), value: t.amount, chain: chainOf(c) })
-        : await wallet.writeContract({ address: address(t.token), abi: erc20Abi, functionName: 'transfer', args: [address(t.to), t.amount], chain: chainOf(c) })
+      const wallet = createWalletClient({
+        account: privateKeyToAccount(privateKey as Hex),
+        chain: chainOf(c),
+        transport: http(c.rpcUrl),
+      })
+      const hash =
+        t.token === 'native'
+          ? await wallet.sendTransaction({ to: address(t.to), value: t.amount, chain: chainOf(c) })
+          : await wallet.writeContract({
+              address: address(t.token),
+              abi: erc20Abi,
+              functionName: 'transfer',
+              args: [address(t.to), t.amount],
+              chain: chainOf(c),
+            })
       const receipt = await publicOf(chainId).waitForTransactionReceipt({ hash })
-      if (receipt.status !== 'success') throw new Error(`the transfer reverted on chain ${chainId} (transaction ${hash})`)
+      if (receipt.status !== 'success')
+        throw new Error(`the transfer reverted on chain ${chainId} (transaction ${hash})`)
       return hash
     },
     async code(chainId, at) {
@@ -82,7 +138,14 @@ export function createViemChains(configs: readonly ChainConfig[]): Chains {
           domain: { name: token.name, version: token.version, chainId, verifyingContract: address(token.address) },
           types: TRANSFER_WITH_AUTHORIZATION,
           primaryType: 'TransferWithAuthorization',
-          message: { from: address(a.from), to: address(a.to), value: BigInt(a.value), validAfter: BigInt(a.validAfter), validBefore: BigInt(a.validBefore), nonce: a.nonce as Hex },
+          message: {
+            from: address(a.from),
+            to: address(a.to),
+            value: BigInt(a.value),
+            validAfter: BigInt(a.validAfter),
+            validBefore: BigInt(a.validBefore),
+            nonce: a.nonce as Hex,
+          },
           signature: signature as Hex,
         })
       } catch {
@@ -94,7 +157,14 @@ export function createViemChains(configs: readonly ChainConfig[]): Chains {
         domain: { name: token.name, version: token.version, chainId, verifyingContract: address(token.address) },
         types: TRANSFER_WITH_AUTHORIZATION,
         primaryType: 'TransferWithAuthorization',
-        message: { from: address(a.from), to: address(a.to), value: BigInt(a.value), validAfter: BigInt(a.validAfter), validBefore: BigInt(a.validBefore), nonce: a.nonce as Hex },
+        message: {
+          from: address(a.from),
+          to: address(a.to),
+          value: BigInt(a.value),
+          validAfter: BigInt(a.validAfter),
+          validBefore: BigInt(a.validBefore),
+          nonce: a.nonce as Hex,
+        },
       })
     },
     async submitAuthorization(chainId, relayerKey, token, a, signature, beforeBroadcast) {
@@ -103,17 +173,37 @@ export function createViemChains(configs: readonly ChainConfig[]): Chains {
       const wallet = createWalletClient({ account, chain: chainOf(c), transport: http(c.rpcUrl) })
       const { r, s, v, yParity } = parseSignature(signature as Hex)
       const data = encodeFunctionData({
-        abi: EIP3009_ABI, functionName: 'transferWithAuthorization',
-        args: [address(a.from), address(a.to), BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce as Hex, Number(v ?? BigInt(27 + (yParity ?? 0))), r, s],
+        abi: EIP3009_ABI,
+        functionName: 'transferWithAuthorization',
+        args: [
+          address(a.from),
+          address(a.to),
+          BigInt(a.value),
+          BigInt(a.validAfter),
+          BigInt(a.validBefore),
+          a.nonce as Hex,
+          Number(v ?? BigInt(27 + (yParity ?? 0))),
+          r,
+          s,
+        ],
       })
       // Gas and fees are estimated in parallel; only taking a nonce, signing and broadcasting take turns.
-      const prepared = await wallet.prepareTransactionRequest({ account, to: address(token), data, chain: chainOf(c), parameters: ['fees', 'gas', 'type', 'chainId'] })
+      const prepared = await wallet.prepareTransactionRequest({
+        account,
+        to: address(token),
+        data,
+        chain: chainOf(c),
+        parameters: ['fees', 'gas', 'type', 'chainId'],
+      })
       const key = `${chainId}:${account.address}`
       const turn = async () => {
         for (let attempt = 1; ; attempt++) {
           let nonce = relayerNonces.get(key)
-          if (nonce === undefined) nonce = await publicOf(chainId).getTransactionCount({ address: account.address, blockTag: 'pending' })
-          const raw = await account.signTransaction({ ...prepared, nonce } as Parameters<typeof account.signTransaction>[0])
+          if (nonce === undefined)
+            nonce = await publicOf(chainId).getTransactionCount({ address: account.address, blockTag: 'pending' })
+          const raw = await account.signTransaction({ ...prepared, nonce } as Parameters<
+            typeof account.signTransaction
+          >[0])
           const hash = keccak256(raw)
           try {
             await beforeBroadcast(hash, raw)
@@ -122,7 +212,13 @@ export function createViemChains(configs: readonly ChainConfig[]): Chains {
             // What the node counts is the truth again after a failure; another process using the
             // same relayer took this nonce: sign again with the next (the hash stored is replaced).
             relayerNonces.delete(key)
-            if (attempt < 3 && /nonce too low|nonce has already been used|replacement transaction underpriced/i.test((error as Error).message)) continue
+            if (
+              attempt < 3 &&
+              /nonce too low|nonce has already been used|replacement transaction underpriced/i.test(
+                (error as Error).message,
+              )
+            )
+              continue
             throw error
           }
           relayerNonces.set(key, nonce + 1)
@@ -148,25 +244,39 @@ export function createViemChains(configs: readonly ChainConfig[]): Chains {
     async transactionOutcome(chainId, hash, timeoutMs) {
       const client = publicOf(chainId)
       try {
-        const receipt = timeoutMs > 0
-          ? await client.waitForTransactionReceipt({ hash: hash as Hex, timeout: timeoutMs })
-          : await client.getTransactionReceipt({ hash: hash as Hex })
+        const receipt =
+          timeoutMs > 0
+            ? await client.waitForTransactionReceipt({ hash: hash as Hex, timeout: timeoutMs })
+            : await client.getTransactionReceipt({ hash: hash as Hex })
         return receipt.status === 'success' ? 'success' : 'reverted'
       } catch (error) {
         const name = (error as Error).name
-        if (name === 'WaitForTransactionReceiptTimeoutError' || name === 'TransactionReceiptNotFoundError' || name === 'TransactionNotFoundError') return 'pending'
+        if (
+          name === 'WaitForTransactionReceiptTimeoutError' ||
+          name === 'TransactionReceiptNotFoundError' ||
+          name === 'TransactionNotFoundError'
+        )
+          return 'pending'
         throw error
       }
     },
     async authorizationUse(chainId, token, authorizer, nonce) {
       const client = publicOf(chainId)
-      const used = await client.readContract({ address: address(token), abi: EIP3009_ABI, functionName: 'authorizationState', args: [address(authorizer), nonce as Hex] })
+      const used = await client.readContract({
+        address: address(token),
+        abi: EIP3009_ABI,
+        functionName: 'authorizationState',
+        args: [address(authorizer), nonce as Hex],
+      })
       if (!used) return null
       try {
         const latest = await client.getBlockNumber()
         const logs = await client.getLogs({
-          address: address(token), event: AUTHORIZATION_USED, args: { authorizer: address(authorizer), nonce: nonce as Hex },
-          fromBlock: latest > RECENT_BLOCKS ? latest - RECENT_BLOCKS : 0n, toBlock: latest,
+          address: address(token),
+          event: AUTHORIZATION_USED,
+          args: { authorizer: address(authorizer), nonce: nonce as Hex },
+          fromBlock: latest > RECENT_BLOCKS ? latest - RECENT_BLOCKS : 0n,
+          toBlock: latest,
         })
         return { transaction: logs[0]?.transactionHash ?? null }
       } catch {

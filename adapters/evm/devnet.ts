@@ -41,7 +41,11 @@ async function waitForRpc(url: string, child: ChildProcess, timeoutMs: number) {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`anvil exited with ${child.exitCode}`)
     try {
-      const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) })
+      const r = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      })
       if (r.ok) return
     } catch {}
     if (Date.now() > deadline) throw new Error(`anvil did not answer on ${url} within ${timeoutMs} ms`)
@@ -49,23 +53,39 @@ async function waitForRpc(url: string, child: ChildProcess, timeoutMs: number) {
   }
 }
 
-export async function startDevnet(options: { compiler: SolidityCompiler; port?: number; host?: string; chainId?: number; fund?: bigint }): Promise<Devnet> {
+export async function startDevnet(options: {
+  compiler: SolidityCompiler
+  port?: number
+  host?: string
+  chainId?: number
+  fund?: bigint
+}): Promise<Devnet> {
   const host = options.host ?? '127.0.0.1'
   const port = options.port ?? 8545
   const chainId = options.chainId ?? 31337
-  const child = spawn(anvilBinary(), ['--host', host, '--port', String(port), '--chain-id', String(chainId), '--silent'], { stdio: 'ignore' })
+  const child = spawn(
+    anvilBinary(),
+    ['--host', host, '--port', String(port), '--chain-id', String(chainId), '--silent'],
+    { stdio: 'ignore' },
+  )
   const rpcUrl = `http://${host}:${port}`
-  const stop = () => new Promise<void>((resolve) => {
-    if (child.exitCode !== null) return resolve()
-    child.once('exit', () => resolve())
-    child.kill('SIGTERM')
-  })
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve()
+      child.once('exit', () => resolve())
+      child.kill('SIGTERM')
+    })
   try {
     await waitForRpc(rpcUrl, child, 20_000)
     const compiled = await options.compiler.compile(TEST_USDC_SOURCE, 'TestUsdc.sol')
     const token = compiled.contracts.find((c) => c.name === 'TestUsdc')
     if (!token) throw new Error(`the test token did not compile: ${compiled.errors.join('\n')}`)
-    const chain = defineChain({ id: chainId, name: 'devnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } })
+    const chain = defineChain({
+      id: chainId,
+      name: 'devnet',
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [rpcUrl] } },
+    })
     const publicClient = createPublicClient({ chain, transport: http(rpcUrl) })
     const deployer = createWalletClient({ account: privateKeyToAccount(ANVIL_KEYS[0]), chain, transport: http(rpcUrl) })
     const hash = await deployer.deployContract({ abi: token.abi as never, bytecode: token.bytecode as Hex })
@@ -74,7 +94,12 @@ export async function startDevnet(options: { compiler: SolidityCompiler; port?: 
     const fund = options.fund ?? 1_000_000_000n // 1,000 USDC (6 decimals)
     const accounts = ANVIL_KEYS.map((privateKey) => ({ address: privateKeyToAccount(privateKey).address, privateKey }))
     for (const a of accounts) {
-      const minted = await deployer.writeContract({ address, abi: parseAbi(['function mint(address to, uint256 value)']), functionName: 'mint', args: [a.address as Hex, fund] })
+      const minted = await deployer.writeContract({
+        address,
+        abi: parseAbi(['function mint(address to, uint256 value)']),
+        functionName: 'mint',
+        args: [a.address as Hex, fund],
+      })
       await publicClient.waitForTransactionReceipt({ hash: minted })
     }
     return { rpcUrl, chainId, network: 'anvil', token: address, accounts, stop }

@@ -29,11 +29,23 @@ export function evmPaymentScheme(chains: Chains): PaymentScheme {
     async pay(chainId, privateKey, from, offer, nonce, nowMs) {
       const now = Math.floor(nowMs / 1000)
       const authorization = {
-        from, to: offer.payTo, value: offer.amount, validAfter: String(now - 60), validBefore: String(now + Math.max(60, offer.maxTimeoutSeconds)), nonce: hex(nonce),
+        from,
+        to: offer.payTo,
+        value: offer.amount,
+        validAfter: String(now - 60),
+        validBefore: String(now + Math.max(60, offer.maxTimeoutSeconds)),
+        nonce: hex(nonce),
       }
-      const signature = await chains.signAuthorization(chainId, privateKey, {
-        address: offer.asset, name: offer.extra.name ?? SIGNING_DOMAIN.name, version: offer.extra.version ?? SIGNING_DOMAIN.version,
-      }, authorization)
+      const signature = await chains.signAuthorization(
+        chainId,
+        privateKey,
+        {
+          address: offer.asset,
+          name: offer.extra.name ?? SIGNING_DOMAIN.name,
+          version: offer.extra.version ?? SIGNING_DOMAIN.version,
+        },
+        authorization,
+      )
       return { signature, authorization }
     },
 
@@ -41,12 +53,22 @@ export function evmPaymentScheme(chains: Chains): PaymentScheme {
       if (p.scheme !== 'exact') return 'invalid_scheme'
       if (p.network !== r.network && p.network !== r.caip2) return 'invalid_network'
       const a = p.payload.authorization
-      if (!/^0x[0-9a-fA-F]{64}$/.test(a.nonce) || ![a.value, a.validAfter, a.validBefore].every((n) => /^\d{1,78}$/.test(n))) return 'invalid_payload'
-      const ok = await chains.verifyAuthorization(chainId, { address: r.asset, ...SIGNING_DOMAIN }, a, p.payload.signature)
+      if (
+        !/^0x[0-9a-fA-F]{64}$/.test(a.nonce) ||
+        ![a.value, a.validAfter, a.validBefore].every((n) => /^\d{1,78}$/.test(n))
+      )
+        return 'invalid_payload'
+      const ok = await chains.verifyAuthorization(
+        chainId,
+        { address: r.asset, ...SIGNING_DOMAIN },
+        a,
+        p.payload.signature,
+      )
       if (!ok) return 'invalid_exact_evm_payload_signature'
       if (a.to.toLowerCase() !== r.payTo.toLowerCase()) return 'invalid_exact_evm_payload_recipient_mismatch'
       const now = Math.floor(nowMs / 1000)
-      if (BigInt(a.validBefore) < BigInt(now + VALID_BEFORE_MARGIN_S)) return 'invalid_exact_evm_payload_authorization_valid_before'
+      if (BigInt(a.validBefore) < BigInt(now + VALID_BEFORE_MARGIN_S))
+        return 'invalid_exact_evm_payload_authorization_valid_before'
       if (BigInt(a.validAfter) > BigInt(now)) return 'invalid_exact_evm_payload_authorization_valid_after'
       if (BigInt(a.value) !== BigInt(r.amount)) return 'invalid_exact_evm_payload_authorization_value'
       return null

@@ -43,8 +43,12 @@ export function readBackupHeader(path: string): { header: BackupHeader; bodyOffs
     readSync(fd, buffer, 0, buffer.length, 0)
     const first = buffer.indexOf(10)
     const second = first < 0 ? -1 : buffer.indexOf(10, first + 1)
-    if (first < 0 || second < 0 || buffer.subarray(0, first).toString('utf8') !== BACKUP_MAGIC) throw new Error('not an Automaton backup file')
-    return { header: JSON.parse(buffer.subarray(first + 1, second).toString('utf8')) as BackupHeader, bodyOffset: second + 1 }
+    if (first < 0 || second < 0 || buffer.subarray(0, first).toString('utf8') !== BACKUP_MAGIC)
+      throw new Error('not an Automaton backup file')
+    return {
+      header: JSON.parse(buffer.subarray(first + 1, second).toString('utf8')) as BackupHeader,
+      bodyOffset: second + 1,
+    }
   } finally {
     closeSync(fd)
   }
@@ -59,6 +63,11 @@ export async function extractDatabase(path: string, bodyOffset: number, target: 
       done(null, chunk)
     },
   })
-  await pipeline(createReadStream(path, { start: bodyOffset }), createGunzip(), tap, createWriteStream(target, { flags: 'wx', mode: 0o600 }))
+  await pipeline(
+    createReadStream(path, { start: bodyOffset }),
+    createGunzip(),
+    tap,
+    createWriteStream(target, { flags: 'wx', mode: 0o600 }),
+  )
   return hash.digest('hex')
 }

@@ -26,8 +26,14 @@ export interface CreateBackupOptions {
   now: Date
 }
 
-export async function createBackup(file: string, options: CreateBackupOptions): Promise<{ file: string; bytes: number; databaseBytes: number }> {
-  if (!existsSync(options.database)) throw new BackupError(`no database at ${options.database}: set AUTOMATON_DATA_DIR to the data dir of the installation`)
+export async function createBackup(
+  file: string,
+  options: CreateBackupOptions,
+): Promise<{ file: string; bytes: number; databaseBytes: number }> {
+  if (!existsSync(options.database))
+    throw new BackupError(
+      `no database at ${options.database}: set AUTOMATON_DATA_DIR to the data dir of the installation`,
+    )
   const work = join(tmpdir(), `automaton-backup-${crypto.randomUUID()}`)
   mkdirSync(work, { recursive: true, mode: 0o700 })
   try {
@@ -35,7 +41,9 @@ export async function createBackup(file: string, options: CreateBackupOptions): 
     const { sealingKeyId } = options.snapshot(options.database, copy)
     const sha256 = await sha256OfFile(copy)
     // The key that seals the snapshot's secrets first: a restore makes it the data dir's key.
-    const keys = [...options.keys].sort((a, b) => Number(b.id === sealingKeyId) - Number(a.id === sealingKeyId)).map((k) => k.key)
+    const keys = [...options.keys]
+      .sort((a, b) => Number(b.id === sealingKeyId) - Number(a.id === sealingKeyId))
+      .map((k) => k.key)
     const header: BackupHeader = {
       createdAt: options.now.toISOString(),
       version: options.version,
@@ -51,9 +59,14 @@ export async function createBackup(file: string, options: CreateBackupOptions): 
 }
 
 /** Restores into `dataDir`, which must be missing or empty; nothing is left behind when it fails. */
-export async function restoreBackup(file: string, dataDir: string, passphrase: string): Promise<{ dataDir: string; createdAt: string; databaseBytes: number }> {
+export async function restoreBackup(
+  file: string,
+  dataDir: string,
+  passphrase: string,
+): Promise<{ dataDir: string; createdAt: string; databaseBytes: number }> {
   if (!existsSync(file)) throw new BackupError(`no backup file at ${file}`)
-  if (existsSync(dataDir) && readdirSync(dataDir).length > 0) throw new BackupError(`${dataDir} is not empty: restore into a new or empty directory`)
+  if (existsSync(dataDir) && readdirSync(dataDir).length > 0)
+    throw new BackupError(`${dataDir} is not empty: restore into a new or empty directory`)
   let parsed: ReturnType<typeof readBackupHeader>
   try {
     parsed = readBackupHeader(file)
@@ -61,12 +74,15 @@ export async function restoreBackup(file: string, dataDir: string, passphrase: s
     throw new BackupError(`${file}: ${(error as Error).message}`)
   }
   const { header, bodyOffset } = parsed
-  const { keys } = JSON.parse(await openWithPassphrase(header.masterKeys, passphrase, header.database.sha256)) as { keys: string[] }
+  const { keys } = JSON.parse(await openWithPassphrase(header.masterKeys, passphrase, header.database.sha256)) as {
+    keys: string[]
+  }
   const created = !existsSync(dataDir)
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   try {
     const sha256 = await extractDatabase(file, bodyOffset, join(dataDir, 'automaton.db'))
-    if (sha256 !== header.database.sha256) throw new BackupError('the database in the backup does not match its checksum: the file is damaged')
+    if (sha256 !== header.database.sha256)
+      throw new BackupError('the database in the backup does not match its checksum: the file is damaged')
     writeMasterKey(dataDir, keys[0], keys.slice(1))
   } catch (error) {
     for (const name of readdirSync(dataDir)) rmSync(join(dataDir, name), { force: true })

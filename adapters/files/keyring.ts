@@ -8,22 +8,36 @@ import type { Config } from '../../core/config.ts'
 import type { Clock } from '../../core/ports/clock.ts'
 import type { Logger } from '../../core/ports/logger.ts'
 import type { Store } from '../../core/ports/store.ts'
-import { createSecretBox, decodeMasterKey, generateMasterKey, type Keyring, MasterKeyError, masterKeyId } from '../../core/security/secret-box.ts'
+import {
+  createSecretBox,
+  decodeMasterKey,
+  generateMasterKey,
+  type Keyring,
+  MasterKeyError,
+  masterKeyId,
+} from '../../core/security/secret-box.ts'
 import { installationSettings, SEALING_KEY } from '../../core/store/installation-settings.ts'
 import { loadOrCreateMasterKey, readMasterKeys } from './master-key.ts'
 
 /** The master keys this process holds, first the one it was given, and where they come from. */
 function masterKeysOf(config: Config, logger: Logger): { keys: Uint8Array[]; fromDataDir: boolean } {
   if (config.masterKey) {
-    const previous = config.masterKeyPrevious ? [decodeMasterKey(config.masterKeyPrevious, 'AUTOMATON_MASTER_KEY_PREVIOUS')] : []
+    const previous = config.masterKeyPrevious
+      ? [decodeMasterKey(config.masterKeyPrevious, 'AUTOMATON_MASTER_KEY_PREVIOUS')]
+      : []
     return { keys: [decodeMasterKey(config.masterKey), ...previous], fromDataDir: false }
   }
   const { created } = loadOrCreateMasterKey(config.dataDir, generateMasterKey)
   if (created) logger.info('generated a master key', { file: join(config.dataDir, 'master.key') })
   if (config.databaseUrl) {
-    logger.warn('AUTOMATON_MASTER_KEY is not set: using the data dir key; every process of this deployment must use the same key')
+    logger.warn(
+      'AUTOMATON_MASTER_KEY is not set: using the data dir key; every process of this deployment must use the same key',
+    )
   }
-  return { keys: readMasterKeys(config.dataDir).map((k) => decodeMasterKey(k, 'the data dir\'s master key')), fromDataDir: true }
+  return {
+    keys: readMasterKeys(config.dataDir).map((k) => decodeMasterKey(k, "the data dir's master key")),
+    fromDataDir: true,
+  }
 }
 
 /**
@@ -36,7 +50,9 @@ export async function openKeyring(config: Config, logger: Logger, store: Store, 
   const box = await createSecretBox(keys[0], {
     others: keys.slice(1),
     sealingKeyId: () => installationSettings.get(store, SEALING_KEY),
-    reload: fromDataDir ? () => readMasterKeys(config.dataDir).map((k) => decodeMasterKey(k, 'the data dir\'s master key')) : undefined,
+    reload: fromDataDir
+      ? () => readMasterKeys(config.dataDir).map((k) => decodeMasterKey(k, "the data dir's master key"))
+      : undefined,
   })
   // While a rotation is being prepared (AUTOMATON_MASTER_KEY_PREVIOUS), the previous key goes on sealing.
   const initial = !fromDataDir && keys.length > 1 ? await masterKeyId(keys[1]) : box.keyId
@@ -44,8 +60,8 @@ export async function openKeyring(config: Config, logger: Logger, store: Store, 
   const sealing = (await installationSettings.get(store, SEALING_KEY))!
   if (!(await box.has(sealing))) {
     throw new MasterKeyError(
-      `this installation seals its secrets with master key ${sealing}, which this process was not given (it holds ${box.keyIds().join(', ')}): `
-        + 'set AUTOMATON_MASTER_KEY to that key, or during a rotation AUTOMATON_MASTER_KEY=<new> and AUTOMATON_MASTER_KEY_PREVIOUS=<old>',
+      `this installation seals its secrets with master key ${sealing}, which this process was not given (it holds ${box.keyIds().join(', ')}): ` +
+        'set AUTOMATON_MASTER_KEY to that key, or during a rotation AUTOMATON_MASTER_KEY=<new> and AUTOMATON_MASTER_KEY_PREVIOUS=<old>',
     )
   }
   return box

@@ -15,7 +15,8 @@ export function loadOrCreateMasterKey(dataDir: string, generate: () => string): 
     return { key, created: true }
   } catch (error) {
     // Another process of this data dir wrote it first: use theirs.
-    if ((error as { code?: string }).code === 'EEXIST') return { key: readFileSync(file, 'utf8').trim(), created: false }
+    if ((error as { code?: string }).code === 'EEXIST')
+      return { key: readFileSync(file, 'utf8').trim(), created: false }
     throw error
   }
 }

@@ -17,7 +17,8 @@ const SKIPPED = /(^[._])|(\.(test|spec)\.[cm]?[jt]s$)|(\.d\.ts$)/
 /** The files that would be loaded from a directory, absolute, in load order. */
 export function pluginFiles(dir: string): string[] {
   const root = resolve(dir)
-  if (!existsSync(root) || !statSync(root).isDirectory()) throw new PluginLoadError(dir, 'AUTOMATON_PLUGINS_DIR is not a directory')
+  if (!existsSync(root) || !statSync(root).isDirectory())
+    throw new PluginLoadError(dir, 'AUTOMATON_PLUGINS_DIR is not a directory')
   const files: string[] = []
   for (const name of readdirSync(root).sort()) {
     if (SKIPPED.test(name)) continue

@@ -55,7 +55,12 @@ export function createGuardedHttpClient(options: GuardedHttpClientOptions = {}):
 
   function refused(error: unknown): never {
     if (error instanceof TargetRefusedError) {
-      logger.warn('outbound target refused', { reason: error.reason, address: error.address, range: error.range, message: error.message })
+      logger.warn('outbound target refused', {
+        reason: error.reason,
+        address: error.address,
+        range: error.range,
+        message: error.message,
+      })
     }
     throw error
   }
@@ -84,16 +89,27 @@ export function createGuardedHttpClient(options: GuardedHttpClientOptions = {}):
     let handed: string[] = []
     let refusal: TargetRefusedError | undefined
     const lookup: LookupFunction = (_hostname, lookupOptions, callback) => {
-      addressesOf(target).then((all) => {
-        const family = lookupOptions.family === 4 || lookupOptions.family === 6 ? lookupOptions.family : 0
-        handed = family === 0 ? all : all.filter((address) => familyOf(address) === family)
-        if (handed.length === 0) return callback(Object.assign(new Error(`${target.host} has no IPv${family} address`), { code: 'ENOTFOUND' }), '')
-        if (lookupOptions.all) callback(null, handed.map((address) => ({ address, family: familyOf(address) })))
-        else callback(null, handed[0], familyOf(handed[0]))
-      }, (error: Error) => {
-        if (error instanceof TargetRefusedError) refusal = error
-        callback(error, '')
-      })
+      addressesOf(target).then(
+        (all) => {
+          const family = lookupOptions.family === 4 || lookupOptions.family === 6 ? lookupOptions.family : 0
+          handed = family === 0 ? all : all.filter((address) => familyOf(address) === family)
+          if (handed.length === 0)
+            return callback(
+              Object.assign(new Error(`${target.host} has no IPv${family} address`), { code: 'ENOTFOUND' }),
+              '',
+            )
+          if (lookupOptions.all)
+            callback(
+              null,
+              handed.map((address) => ({ address, family: familyOf(address) })),
+            )
+          else callback(null, handed[0], familyOf(handed[0]))
+        },
+        (error: Error) => {
+          if (error instanceof TargetRefusedError) refusal = error
+          callback(error, '')
+        },
+      )
     }
     return { lookup, refusal: () => refusal, handedOne: () => (handed.length === 1 ? handed[0] : null) }
   }
@@ -127,7 +143,12 @@ export function createGuardedHttpClient(options: GuardedHttpClientOptions = {}):
     }
   }
 
-  return Object.freeze({ checkTarget: async (url: string) => { await check(url) }, send })
+  return Object.freeze({
+    checkTarget: async (url: string) => {
+      await check(url)
+    },
+    send,
+  })
 }
 
 function createAgents() {

@@ -51,9 +51,14 @@ export function exchange(options: ExchangeOptions): Promise<OutboundResponse> {
     }
     const onAbort = () => finish(() => reject(signal.reason))
     const onResponse = (response: http.IncomingMessage) => {
-      const remoteAddress = response.socket?.remoteAddress ?? request?.socket?.remoteAddress ?? options.fallbackAddress()
+      const remoteAddress =
+        response.socket?.remoteAddress ?? request?.socket?.remoteAddress ?? options.fallbackAddress()
       readResponse(response, options.maxResponseBytes, () => settled, {
-        done: (read) => finish(() => resolve({ ...read, durationMs: Math.round(performance.now() - started), remoteAddress }), !read.truncated),
+        done: (read) =>
+          finish(
+            () => resolve({ ...read, durationMs: Math.round(performance.now() - started), remoteAddress }),
+            !read.truncated,
+          ),
         fail: (error) => finish(() => reject(error)),
       })
     }
@@ -69,19 +74,26 @@ export function exchange(options: ExchangeOptions): Promise<OutboundResponse> {
   })
 }
 
-function open(options: ExchangeOptions, payload: Uint8Array | undefined, onResponse: (response: http.IncomingMessage) => void) {
+function open(
+  options: ExchangeOptions,
+  payload: Uint8Array | undefined,
+  onResponse: (response: http.IncomingMessage) => void,
+) {
   const { url } = options
-  return (url.protocol === 'https:' ? https : http).request({
-    protocol: url.protocol,
-    hostname: options.host,
-    port: url.port === '' ? undefined : Number(url.port),
-    path: `${url.pathname}${url.search}`,
-    method: options.method.toUpperCase(),
-    headers: requestHeaders(url, options.headers, payload),
-    agent: options.agent ?? false,
-    lookup: options.lookup,
-    servername: options.servername,
-  }, onResponse)
+  return (url.protocol === 'https:' ? https : http).request(
+    {
+      protocol: url.protocol,
+      hostname: options.host,
+      port: url.port === '' ? undefined : Number(url.port),
+      path: `${url.pathname}${url.search}`,
+      method: options.method.toUpperCase(),
+      headers: requestHeaders(url, options.headers, payload),
+      agent: options.agent ?? false,
+      lookup: options.lookup,
+      servername: options.servername,
+    },
+    onResponse,
+  )
 }
 
 type ReadResponse = Pick<OutboundResponse, 'status' | 'headers' | 'body' | 'truncated'>
@@ -94,12 +106,13 @@ function readResponse(
   to: { done(read: ReadResponse): void; fail(error: Error): void },
 ): void {
   const body = createBodyBuffer(limit)
-  const done = (truncated: boolean) => to.done({
-    status: response.statusCode ?? 0,
-    headers: flattenHeaders(response.headers),
-    body: body.text(),
-    truncated,
-  })
+  const done = (truncated: boolean) =>
+    to.done({
+      status: response.statusCode ?? 0,
+      headers: flattenHeaders(response.headers),
+      body: body.text(),
+      truncated,
+    })
   response.on('data', (chunk: Uint8Array) => {
     if (!settled() && !body.add(chunk)) done(true)
   })
@@ -122,14 +135,21 @@ function createBodyBuffer(limit: number) {
     text(): string {
       const all = new Uint8Array(size)
       let at = 0
-      for (const chunk of chunks) { all.set(chunk, at); at += chunk.length }
+      for (const chunk of chunks) {
+        all.set(chunk, at)
+        at += chunk.length
+      }
       return new TextDecoder().decode(all)
     },
   }
 }
 
 /** The caller's headers, except the ones that frame the message or name the host: those are ours. */
-function requestHeaders(url: URL, given: Readonly<Record<string, string>> = {}, payload?: Uint8Array): Record<string, string> {
+function requestHeaders(
+  url: URL,
+  given: Readonly<Record<string, string>> = {},
+  payload?: Uint8Array,
+): Record<string, string> {
   const headers: Record<string, string> = {}
   for (const [name, value] of Object.entries(given)) {
     if (!OWN_HEADERS.has(name.toLowerCase())) headers[name] = value

@@ -7,7 +7,14 @@
  */
 import { ConfigError } from '../../core/config.ts'
 import { TargetRefusedError } from '../../core/ports/http-client.ts'
-import { type Cidr, classifyAddress, inCidr, isForbiddenHostname, parseCidr, parseIp } from '../../core/security/ip-ranges.ts'
+import {
+  type Cidr,
+  classifyAddress,
+  inCidr,
+  isForbiddenHostname,
+  parseCidr,
+  parseIp,
+} from '../../core/security/ip-ranges.ts'
 
 export interface Target {
   readonly url: URL
@@ -35,7 +42,11 @@ export function createTargetPolicy(allow: readonly string[]): TargetPolicy {
       const forbidden = classifyAddress(address)
       if (forbidden && !cidrs.some((block) => inCidr(address, block))) {
         const via = target.literal ? '' : ` (${target.host} resolves to it)`
-        throw new TargetRefusedError('forbidden-address', `${address} is a ${forbidden.range} address${via}; an operator may allow it with AUTOMATON_ALLOW_PRIVATE_TARGETS`, { address, range: forbidden.range })
+        throw new TargetRefusedError(
+          'forbidden-address',
+          `${address} is a ${forbidden.range} address${via}; an operator may allow it with AUTOMATON_ALLOW_PRIVATE_TARGETS`,
+          { address, range: forbidden.range },
+        )
       }
     }
   }
@@ -47,7 +58,10 @@ export function createTargetPolicy(allow: readonly string[]): TargetPolicy {
     const target: Target = { url, host, literal, allowedByName: names.has(withoutFinalDot(host)) }
     if (literal) checkAddresses(target, [host])
     else if (!target.allowedByName && isForbiddenHostname(host)) {
-      throw new TargetRefusedError('forbidden-hostname', `${host} names a private or internal host; an operator may allow it with AUTOMATON_ALLOW_PRIVATE_TARGETS`)
+      throw new TargetRefusedError(
+        'forbidden-hostname',
+        `${host} names a private or internal host; an operator may allow it with AUTOMATON_ALLOW_PRIVATE_TARGETS`,
+      )
     }
     return target
   }
@@ -66,7 +80,10 @@ function parseHttpUrl(text: string): URL {
     throw new TargetRefusedError('scheme', `only http and https targets are allowed, not ${url.protocol}`)
   }
   if (url.username !== '' || url.password !== '') {
-    throw new TargetRefusedError('credentials', 'credentials in the URL are not allowed; send an authorization header instead')
+    throw new TargetRefusedError(
+      'credentials',
+      'credentials in the URL are not allowed; send an authorization header instead',
+    )
   }
   return url
 }

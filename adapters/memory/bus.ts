@@ -36,7 +36,12 @@ export function memoryBus(logger?: Logger): Bus {
       for (const entry of wildcard) if (entry.matches(subject)) deliver(entry, message)
     },
     subscribe(pattern, handler) {
-      const entry: Entry = { pattern, exact: !/(^|\.)[*>](\.|$)/.test(pattern), matches: subjectMatcher(pattern), handler: handler as Entry['handler'] }
+      const entry: Entry = {
+        pattern,
+        exact: !/(^|\.)[*>](\.|$)/.test(pattern),
+        matches: subjectMatcher(pattern),
+        handler: handler as Entry['handler'],
+      }
       if (entry.exact) {
         let set = exact.get(pattern)
         if (!set) exact.set(pattern, (set = new Set()))

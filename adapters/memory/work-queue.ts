@@ -19,20 +19,22 @@ export function memoryWorkQueue(): WorkQueue {
     while (c === consumer && c.inFlight < c.concurrency && pending.length > 0) {
       const runId = pending.shift()!
       c.inFlight++
-      c.take(runId).then(
-        () => {},
-        () => {
-          const retry = setTimeout(() => {
-            if (closed) return
-            pending.push(runId)
-            pump()
-          }, RETRY_MS)
-          ;(retry as { unref?: () => void }).unref?.()
-        },
-      ).finally(() => {
-        c.inFlight--
-        pump()
-      })
+      c.take(runId)
+        .then(
+          () => {},
+          () => {
+            const retry = setTimeout(() => {
+              if (closed) return
+              pending.push(runId)
+              pump()
+            }, RETRY_MS)
+            ;(retry as { unref?: () => void }).unref?.()
+          },
+        )
+        .finally(() => {
+          c.inFlight--
+          pump()
+        })
     }
   }
 

@@ -36,12 +36,21 @@ export function natsBus(nc: NatsConnection, logger?: Logger): Bus {
   function flush() {
     const items = queued
     queued = []
-    for (let i = 0; i < items.length;) {
+    for (let i = 0; i < items.length; ) {
       const { subject } = items[i]
       let bytes = items[i].json.length
       let j = i + 1
-      while (j < items.length && items[j].subject === subject && bytes + items[j].json.length < MAX_BATCH_BYTES) bytes += items[j++].json.length
-      send(subject, j - i === 1 ? items[i].json : `{"${BATCH}":[${items.slice(i, j).map((item) => item.json).join(',')}]}`)
+      while (j < items.length && items[j].subject === subject && bytes + items[j].json.length < MAX_BATCH_BYTES)
+        bytes += items[j++].json.length
+      send(
+        subject,
+        j - i === 1
+          ? items[i].json
+          : `{"${BATCH}":[${items
+              .slice(i, j)
+              .map((item) => item.json)
+              .join(',')}]}`,
+      )
       i = j
     }
   }
@@ -71,7 +80,10 @@ export function natsBus(nc: NatsConnection, logger?: Logger): Bus {
             } catch {
               return
             }
-            const batch = data !== null && typeof data === 'object' && BATCH in data ? (data as Record<string, unknown>)[BATCH] : undefined
+            const batch =
+              data !== null && typeof data === 'object' && BATCH in data
+                ? (data as Record<string, unknown>)[BATCH]
+                : undefined
             for (const one of Array.isArray(batch) ? batch : [data]) {
               for (const h of handlers) {
                 try {

@@ -15,7 +15,8 @@ export async function connectNats(url: string, name: string, logger?: Logger): P
   })
   ;(async () => {
     for await (const status of nc.status()) {
-      if (status.type === 'disconnect' || status.type === 'reconnect') logger?.warn(`nats ${status.type}`, { server: String((status as { server?: unknown }).server ?? '') })
+      if (status.type === 'disconnect' || status.type === 'reconnect')
+        logger?.warn(`nats ${status.type}`, { server: String((status as { server?: unknown }).server ?? '') })
     }
   })().catch(() => {})
   return nc

@@ -26,7 +26,11 @@ export interface WorkConsumerDeps {
   stream: string
 }
 
-export function consumeWork(deps: WorkConsumerDeps, take: (runId: string) => Promise<void>, concurrency: number): WorkConsumer {
+export function consumeWork(
+  deps: WorkConsumerDeps,
+  take: (runId: string) => Promise<void>,
+  concurrency: number,
+): WorkConsumer {
   let stopped = false
   let current: { stop(): void } | null = null
   // Across restarts of the consumer: a take still going counts against `concurrency`.
@@ -35,7 +39,11 @@ export function consumeWork(deps: WorkConsumerDeps, take: (runId: string) => Pro
   /** Pulls from the consumer until its messages end; why they ended, unless stopped. */
   async function pull(onMessage: () => void): Promise<string | null> {
     const consumer = await deps.js.consumers.get(deps.stream, CONSUMER)
-    const messages = await consumer.consume({ max_messages: Math.max(1, concurrency), expires: PULL_EXPIRES_MS, abort_on_missing_resource: true })
+    const messages = await consumer.consume({
+      max_messages: Math.max(1, concurrency),
+      expires: PULL_EXPIRES_MS,
+      abort_on_missing_resource: true,
+    })
     current = messages
     if (stopped) messages.stop()
     // The client's own recovery re-pulls from the same messages, and was seen to stall: lost
@@ -52,10 +60,13 @@ export function consumeWork(deps: WorkConsumerDeps, take: (runId: string) => Pro
       if (stopped) break
       onMessage()
       const runId = msg.string()
-      const job = take(runId).then(() => msg.ack(), (error) => {
-        deps.logger.warn('could not take a run; it will be redelivered', { runId, error: String(error) })
-        msg.nak(1000)
-      })
+      const job = take(runId).then(
+        () => msg.ack(),
+        (error) => {
+          deps.logger.warn('could not take a run; it will be redelivered', { runId, error: String(error) })
+          msg.nak(1000)
+        },
+      )
       inFlight.add(job)
       job.finally(() => inFlight.delete(job))
       if (inFlight.size >= concurrency) await Promise.race(inFlight)
@@ -64,7 +75,7 @@ export function consumeWork(deps: WorkConsumerDeps, take: (runId: string) => Pro
   }
 
   const running = (async () => {
-    for (let attempt = 0; !stopped;) {
+    for (let attempt = 0; !stopped; ) {
       try {
         if (attempt > 0) await deps.work.repair()
         const ended = await pull(() => (attempt = 0))

@@ -46,11 +46,16 @@ export function createWorkNotifier(deps: WorkNotifierDeps): WorkNotifier {
   let repairNeeded = false
   const connection = watchConnection(deps.nc)
 
-  const publish = (runId: string) => deps.js.publish(`${deps.subject}.${runId}`, runId, { msgID: `${runId}:${Date.now()}:${++seq}` })
+  const publish = (runId: string) =>
+    deps.js.publish(`${deps.subject}.${runId}`, runId, { msgID: `${runId}:${Date.now()}:${++seq}` })
 
   function failed(error: unknown) {
     if (isMissing(error)) repairNeeded = true
-    logger.warn('could not publish work notifications; they are kept and sent again', { stream, kept: kept.size, error: String(error) })
+    logger.warn('could not publish work notifications; they are kept and sent again', {
+      stream,
+      kept: kept.size,
+      error: String(error),
+    })
   }
 
   function keep(runId: string) {
@@ -58,7 +63,10 @@ export function createWorkNotifier(deps: WorkNotifierDeps): WorkNotifier {
     kept.set(runId, ++keptAt)
     if (kept.size > deps.maxKept) {
       kept.delete(kept.keys().next().value!)
-      logger.warn('too many work notifications kept; the oldest is left to the workers\' sweep', { stream, kept: kept.size })
+      logger.warn("too many work notifications kept; the oldest is left to the workers' sweep", {
+        stream,
+        kept: kept.size,
+      })
     }
     startResending()
   }
@@ -98,7 +106,7 @@ export function createWorkNotifier(deps: WorkNotifierDeps): WorkNotifier {
 
   /** Publishes the kept notifications, oldest first: one at a time while the stream refuses, then in batches. */
   async function resend() {
-    for (let attempt = 0; kept.size > 0 && !closed;) {
+    for (let attempt = 0; kept.size > 0 && !closed; ) {
       if (!connection.up) {
         await connection.pause(BACKOFF_MS.length)
         continue
@@ -120,7 +128,11 @@ export function createWorkNotifier(deps: WorkNotifierDeps): WorkNotifier {
   return {
     async notify(runId) {
       if (closed || deps.nc.isClosed()) throw new Error('the work queue is closed')
-      if (!connection.up) logger.warn('NATS is away: work notifications are kept and sent once it is back', { stream, kept: kept.size + 1 })
+      if (!connection.up)
+        logger.warn('NATS is away: work notifications are kept and sent once it is back', {
+          stream,
+          kept: kept.size + 1,
+        })
       // Behind the ones already waiting: the stream is not taking notifications now.
       if (kept.size > 0 || !connection.up) return keep(runId)
       try {
@@ -154,14 +166,15 @@ function watchConnection(nc: NatsConnection) {
     get up() {
       return up
     },
-    pause: (attempt: number) => new Promise<void>((resolve) => {
-      const timer = setTimeout(() => nudge?.(), pauseOf(attempt))
-      nudge = () => {
-        clearTimeout(timer)
-        nudge = null
-        resolve()
-      }
-    }),
+    pause: (attempt: number) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(() => nudge?.(), pauseOf(attempt))
+        nudge = () => {
+          clearTimeout(timer)
+          nudge = null
+          resolve()
+        }
+      }),
   }
 }
 

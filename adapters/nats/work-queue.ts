@@ -30,7 +30,11 @@ export interface NatsWorkQueueOptions {
   readonly maxKept?: number
 }
 
-export async function natsWorkQueue(nc: NatsConnection, logger: Logger = silentLogger, options: NatsWorkQueueOptions = {}): Promise<WorkQueue> {
+export async function natsWorkQueue(
+  nc: NatsConnection,
+  logger: Logger = silentLogger,
+  options: NatsWorkQueueOptions = {},
+): Promise<WorkQueue> {
   const stream = options.stream ?? STREAM
   const subject = stream === STREAM ? SUBJECT : `${stream.toLowerCase()}.work`
   const lossListeners = new Set<() => void>()
@@ -41,7 +45,11 @@ export async function natsWorkQueue(nc: NatsConnection, logger: Logger = silentL
     subject,
     onLoss(how) {
       if (how === 'made') logger.info('made the work stream', { stream })
-      else logger.warn('the work stream was made again: notifications it held are lost; the runs they named are looked for in the store', { stream })
+      else
+        logger.warn(
+          'the work stream was made again: notifications it held are lost; the runs they named are looked for in the store',
+          { stream },
+        )
       if (lossListeners.size === 0) lossUnheard = true
       for (const listener of lossListeners) listener()
     },
@@ -65,7 +73,11 @@ export async function natsWorkQueue(nc: NatsConnection, logger: Logger = silentL
     },
     async close() {
       const unsent = notifier.close()
-      if (unsent > 0) logger.warn('work notifications were not published; the workers\' sweep finds their runs', { stream, count: unsent })
+      if (unsent > 0)
+        logger.warn("work notifications were not published; the workers' sweep finds their runs", {
+          stream,
+          count: unsent,
+        })
     },
   }
 }

@@ -7,7 +7,16 @@
  * (`made`), or the stream it finds is not the one it knew (`replaced`: a stream made again holds
  * none of what the old one held).
  */
-import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, type JetStreamManager, RetentionPolicy, StorageType, type StreamInfo } from '@nats-io/jetstream'
+import {
+  AckPolicy,
+  DeliverPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type JetStreamManager,
+  RetentionPolicy,
+  StorageType,
+  type StreamInfo,
+} from '@nats-io/jetstream'
 
 export const CONSUMER = 'workers'
 /** How long a missing stream is left missing before it is made again (see makeStreamAgain). */
@@ -20,7 +29,10 @@ export interface WorkStream {
   repair(): Promise<void>
 }
 
-export function createWorkStream(jsm: JetStreamManager, options: { stream: string; subject: string; onLoss(how: 'made' | 'replaced'): void }): WorkStream {
+export function createWorkStream(
+  jsm: JetStreamManager,
+  options: { stream: string; subject: string; onLoss(how: 'made' | 'replaced'): void },
+): WorkStream {
   const { stream } = options
   const streamConfig = {
     name: stream,
@@ -30,8 +42,12 @@ export function createWorkStream(jsm: JetStreamManager, options: { stream: strin
     duplicate_window: 2_000_000_000,
   }
   const consumerConfig = {
-    durable_name: CONSUMER, ack_policy: AckPolicy.Explicit, ack_wait: 30_000_000_000, max_deliver: -1,
-    deliver_policy: DeliverPolicy.All, max_ack_pending: 10_000,
+    durable_name: CONSUMER,
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: 30_000_000_000,
+    max_deliver: -1,
+    deliver_policy: DeliverPolicy.All,
+    max_ack_pending: 10_000,
   }
   /** When the stream this process knows was made (a stream made again has another time). */
   let created: string | undefined
@@ -103,8 +119,15 @@ export function createWorkStream(jsm: JetStreamManager, options: { stream: strin
  */
 export function isMissing(error: unknown): boolean {
   if (error instanceof JetStreamApiError) {
-    return error.code === JetStreamApiCodes.StreamNotFound || error.code === JetStreamApiCodes.ConsumerNotFound || error.code === JetStreamApiCodes.JetStreamNotEnabledForAccount
+    return (
+      error.code === JetStreamApiCodes.StreamNotFound ||
+      error.code === JetStreamApiCodes.ConsumerNotFound ||
+      error.code === JetStreamApiCodes.JetStreamNotEnabledForAccount
+    )
   }
   const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown }
-  return name === 'JetStreamNotEnabled' || /stream not found|consumer not found|consumer deleted|no responders/i.test(String(message ?? ''))
+  return (
+    name === 'JetStreamNotEnabled' ||
+    /stream not found|consumer not found|consumer deleted|no responders/i.test(String(message ?? ''))
+  )
 }

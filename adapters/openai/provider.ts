@@ -5,9 +5,20 @@
  * usage is taken from the usage-only chunk a server sends when asked (`include_usage`).
  */
 import OpenAI from 'openai'
-import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions'
+import type {
+  ChatCompletionChunk,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions'
 import {
-  AiProviderError, estimateTokens, type AiMessage, type AiProvider, type AiStreamEvent, type AiToolCall, type AiTurnRequest, type AiUsage,
+  AiProviderError,
+  estimateTokens,
+  type AiMessage,
+  type AiProvider,
+  type AiStreamEvent,
+  type AiToolCall,
+  type AiTurnRequest,
+  type AiUsage,
 } from '../../core/ports/ai.ts'
 
 export interface OpenAiCompatibleOptions {
@@ -34,21 +45,28 @@ export function createOpenAiCompatibleProvider(options: OpenAiCompatibleOptions)
   }
 }
 
-async function* streamTurn(client: OpenAI, defaultModel: string, request: AiTurnRequest): AsyncGenerator<AiStreamEvent> {
+async function* streamTurn(
+  client: OpenAI,
+  defaultModel: string,
+  request: AiTurnRequest,
+): AsyncGenerator<AiStreamEvent> {
   let outputStarted = false
   let text = ''
   let finishReason: string | null = null
   let usage: AiUsage | null = null
   const fragments = new Map<number, { id: string; name: string; arguments: string }>()
   try {
-    const stream = await client.chat.completions.create({
-      model: request.model ?? defaultModel,
-      messages: request.messages.map(toWire),
-      ...(request.tools?.length ? { tools: request.tools.map(toWireTool) } : {}),
-      ...(request.maxTokens ? { max_tokens: request.maxTokens } : {}),
-      stream: true,
-      stream_options: { include_usage: true },
-    }, { signal: request.signal })
+    const stream = await client.chat.completions.create(
+      {
+        model: request.model ?? defaultModel,
+        messages: request.messages.map(toWire),
+        ...(request.tools?.length ? { tools: request.tools.map(toWireTool) } : {}),
+        ...(request.maxTokens ? { max_tokens: request.maxTokens } : {}),
+        stream: true,
+        stream_options: { include_usage: true },
+      },
+      { signal: request.signal },
+    )
     for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
       if (chunk.usage) usage = readUsage(chunk.usage)
       // Some servers send `choices: null` on the usage-only chunk.
@@ -85,20 +103,34 @@ async function* streamTurn(client: OpenAI, defaultModel: string, request: AiTurn
 
 function toWire(message: AiMessage): ChatCompletionMessageParam {
   switch (message.role) {
-    case 'system': return { role: 'system', content: message.content }
-    case 'user': return { role: 'user', content: message.content }
-    case 'tool': return { role: 'tool', content: message.content, tool_call_id: message.toolCallId ?? '' }
-    case 'assistant': return {
-      role: 'assistant',
-      content: message.content,
-      ...(message.toolCalls?.length
-        ? { tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })) }
-        : {}),
-    }
+    case 'system':
+      return { role: 'system', content: message.content }
+    case 'user':
+      return { role: 'user', content: message.content }
+    case 'tool':
+      return { role: 'tool', content: message.content, tool_call_id: message.toolCallId ?? '' }
+    case 'assistant':
+      return {
+        role: 'assistant',
+        content: message.content,
+        ...(message.toolCalls?.length
+          ? {
+              tool_calls: message.toolCalls.map((call) => ({
+                id: call.id,
+                type: 'function' as const,
+                function: { name: call.name, arguments: call.arguments },
+              })),
+            }
+          : {}),
+      }
   }
 }
 
-function toWireTool(tool: { name: string; description: string; parameters: Record<string, unknown> }): ChatCompletionTool {
+function toWireTool(tool: {
+  name: string
+  description: string
+  parameters: Record<string, unknown>
+}): ChatCompletionTool {
   return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }
 }
 
@@ -118,15 +150,31 @@ function toProviderError(error: unknown, outputStarted: boolean): AiProviderErro
   if (error instanceof AiProviderError) return error
   if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
     if (error.status === 429) {
-      return new AiProviderError('rate_limited', 'The model provider is rate limiting; try again later.', outputStarted, retryAfterMs(error.headers))
+      return new AiProviderError(
+        'rate_limited',
+        'The model provider is rate limiting; try again later.',
+        outputStarted,
+        retryAfterMs(error.headers),
+      )
     }
-    if (error.status >= 500) return new AiProviderError('unavailable', `The model provider answered ${error.status}.`, outputStarted)
-    return new AiProviderError('bad_response', `The model provider refused the request (${error.status}): ${error.message}`, outputStarted)
+    if (error.status >= 500)
+      return new AiProviderError('unavailable', `The model provider answered ${error.status}.`, outputStarted)
+    return new AiProviderError(
+      'bad_response',
+      `The model provider refused the request (${error.status}): ${error.message}`,
+      outputStarted,
+    )
   }
-  if (error instanceof OpenAI.APIUserAbortError) return new AiProviderError('interrupted', 'The turn was cancelled.', outputStarted)
-  if (error instanceof OpenAI.APIConnectionError) return new AiProviderError('unavailable', 'The model provider cannot be reached.', outputStarted)
+  if (error instanceof OpenAI.APIUserAbortError)
+    return new AiProviderError('interrupted', 'The turn was cancelled.', outputStarted)
+  if (error instanceof OpenAI.APIConnectionError)
+    return new AiProviderError('unavailable', 'The model provider cannot be reached.', outputStarted)
   const message = error instanceof Error ? error.message : String(error)
-  return new AiProviderError(outputStarted ? 'interrupted' : 'bad_response', `The model stream broke off: ${message}`, outputStarted)
+  return new AiProviderError(
+    outputStarted ? 'interrupted' : 'bad_response',
+    `The model stream broke off: ${message}`,
+    outputStarted,
+  )
 }
 
 function retryAfterMs(headers: unknown): number | null {

@@ -3,7 +3,15 @@
  * (with the run's stored span context as their parent or own id) and exported in batches by
  * OTLP/HTTP, or to any exporter given (tests capture spans in memory).
  */
-import { type Attributes, type HrTime, type Link, type SpanContext, SpanKind, SpanStatusCode, TraceFlags } from '@opentelemetry/api'
+import {
+  type Attributes,
+  type HrTime,
+  type Link,
+  type SpanContext,
+  SpanKind,
+  SpanStatusCode,
+  TraceFlags,
+} from '@opentelemetry/api'
 import { millisToHrTime } from '@opentelemetry/core'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { resourceFromAttributes } from '@opentelemetry/resources'
@@ -14,7 +22,9 @@ const SCOPE = { name: 'automaton', version: '1' }
 
 function contextOf(traceparent: string | null): SpanContext | undefined {
   const parsed = parseTraceparent(traceparent)
-  return parsed ? { traceId: parsed.traceId, spanId: parsed.spanId, traceFlags: TraceFlags.SAMPLED, isRemote: true } : undefined
+  return parsed
+    ? { traceId: parsed.traceId, spanId: parsed.spanId, traceFlags: TraceFlags.SAMPLED, isRemote: true }
+    : undefined
 }
 
 function spanId(): string {
@@ -27,13 +37,37 @@ function duration(start: number, end: number): HrTime {
   return millisToHrTime(Math.max(0, end - start))
 }
 
-export function createOtelTracing(options: { endpoint?: string; exporter?: SpanExporter; serviceName: string; serviceVersion: string; role: string }): Tracing {
-  const exporter = options.exporter ?? new OTLPTraceExporter({ url: `${options.endpoint!.replace(/\/+$/, '')}/v1/traces` })
-  const processor = new BatchSpanProcessor({ exporter, scheduledDelayMillis: 1000, maxQueueSize: 20_000, maxExportBatchSize: 512 })
-  const resource = resourceFromAttributes({ 'service.name': options.serviceName, 'service.version': options.serviceVersion, 'automaton.role': options.role })
+export function createOtelTracing(options: {
+  endpoint?: string
+  exporter?: SpanExporter
+  serviceName: string
+  serviceVersion: string
+  role: string
+}): Tracing {
+  const exporter =
+    options.exporter ?? new OTLPTraceExporter({ url: `${options.endpoint!.replace(/\/+$/, '')}/v1/traces` })
+  const processor = new BatchSpanProcessor({
+    exporter,
+    scheduledDelayMillis: 1000,
+    maxQueueSize: 20_000,
+    maxExportBatchSize: 512,
+  })
+  const resource = resourceFromAttributes({
+    'service.name': options.serviceName,
+    'service.version': options.serviceVersion,
+    'automaton.role': options.role,
+  })
 
   function emit(span: {
-    name: string; context: SpanContext; parent?: SpanContext; start: number; end: number; attributes: Attributes; error?: string; links?: Link[]; kind?: SpanKind
+    name: string
+    context: SpanContext
+    parent?: SpanContext
+    start: number
+    end: number
+    attributes: Attributes
+    error?: string
+    links?: Link[]
+    kind?: SpanKind
   }) {
     const readable: ReadableSpan = {
       name: span.name,
@@ -57,7 +91,11 @@ export function createOtelTracing(options: { endpoint?: string; exporter?: SpanE
     processor.onEnd(readable)
   }
 
-  const runAttributes = (run: RunTraceInfo): Attributes => ({ 'automaton.run.id': run.runId, 'automaton.workflow.id': run.workflowId, 'automaton.organization.id': run.organizationId })
+  const runAttributes = (run: RunTraceInfo): Attributes => ({
+    'automaton.run.id': run.runId,
+    'automaton.workflow.id': run.workflowId,
+    'automaton.organization.id': run.organizationId,
+  })
 
   return {
     runContext: newRunContext,
@@ -65,25 +103,47 @@ export function createOtelTracing(options: { endpoint?: string; exporter?: SpanE
       const parent = contextOf(run.traceparent)
       if (!parent) return
       emit({
-        name: `node ${node.type}`, context: { traceId: parent.traceId, spanId: spanId(), traceFlags: TraceFlags.SAMPLED }, parent,
-        start: startedAt, end: endedAt, error: outcome === 'failed' ? (error ?? 'failed') : undefined,
-        attributes: { ...runAttributes(run), 'automaton.node.id': node.nodeId, 'automaton.node.type': node.type, 'automaton.node.key': node.key, 'automaton.node.attempt': node.attempt, 'automaton.node.outcome': outcome },
+        name: `node ${node.type}`,
+        context: { traceId: parent.traceId, spanId: spanId(), traceFlags: TraceFlags.SAMPLED },
+        parent,
+        start: startedAt,
+        end: endedAt,
+        error: outcome === 'failed' ? (error ?? 'failed') : undefined,
+        attributes: {
+          ...runAttributes(run),
+          'automaton.node.id': node.nodeId,
+          'automaton.node.type': node.type,
+          'automaton.node.key': node.key,
+          'automaton.node.attempt': node.attempt,
+          'automaton.node.outcome': outcome,
+        },
       })
     },
     run(run, startedAt, endedAt, status) {
       const own = contextOf(run.traceparent)
       if (!own) return
       emit({
-        name: 'run', context: { ...own, isRemote: false }, parent: contextOf(run.parent), start: startedAt, end: endedAt, kind: SpanKind.SERVER,
-        error: status === 'failure' ? 'the run failed' : undefined, attributes: { ...runAttributes(run), 'automaton.run.status': status },
+        name: 'run',
+        context: { ...own, isRemote: false },
+        parent: contextOf(run.parent),
+        start: startedAt,
+        end: endedAt,
+        kind: SpanKind.SERVER,
+        error: status === 'failure' ? 'the run failed' : undefined,
+        attributes: { ...runAttributes(run), 'automaton.run.status': status },
       })
     },
     resumed(run, at, nodeKey) {
       const own = contextOf(run.traceparent)
       if (!own) return
       emit({
-        name: 'run resumed', context: { traceId: own.traceId, spanId: spanId(), traceFlags: TraceFlags.SAMPLED }, parent: own, start: at, end: at,
-        links: [{ context: own }], attributes: { ...runAttributes(run), ...(nodeKey ? { 'automaton.node.key': nodeKey } : {}) },
+        name: 'run resumed',
+        context: { traceId: own.traceId, spanId: spanId(), traceFlags: TraceFlags.SAMPLED },
+        parent: own,
+        start: at,
+        end: at,
+        links: [{ context: own }],
+        attributes: { ...runAttributes(run), ...(nodeKey ? { 'automaton.node.key': nodeKey } : {}) },
       })
     },
     flush: () => processor.forceFlush(),

@@ -77,11 +77,15 @@ export function createAvailability(options: AvailabilityOptions): Availability {
   }
 
   /** The probe reached the database: it answered, or refused with an answer of its own (full, say). */
-  const reached = () => options.probe().then(() => true, (error) => {
-    if (options.classify(error) === null) return true
-    cause = error
-    return false
-  })
+  const reached = () =>
+    options.probe().then(
+      () => true,
+      (error) => {
+        if (options.classify(error) === null) return true
+        cause = error
+        return false
+      },
+    )
 
   function planProbe() {
     if (closed) return
@@ -114,7 +118,9 @@ export function createAvailability(options: AvailabilityOptions): Availability {
           entry.started = true
           return true
         }
-        query(started).then(resolve, reject).finally(() => waiting.delete(entry))
+        query(started)
+          .then(resolve, reject)
+          .finally(() => waiting.delete(entry))
       })
     },
     observe(error) {
@@ -124,7 +130,9 @@ export function createAvailability(options: AvailabilityOptions): Availability {
       if (kind !== 'lost' || checking) return
       // A lost connection: a terminated backend, or the database going away? One probe tells.
       checking = true
-      reached().then((ok) => ok || goDown(cause)).finally(() => (checking = false))
+      reached()
+        .then((ok) => ok || goDown(cause))
+        .finally(() => (checking = false))
     },
     reconnectDelaySeconds: () => (downSince === null ? 0 : backoffMs() / 1000),
     close() {

@@ -65,24 +65,39 @@ export function postgresStore(options: PostgresStoreOptions): Store {
    * as its longest job has statements. The other jobs follow one at a time.
    */
   async function inOneTransaction(jobs: readonly Job<SqlExecutor>[]): Promise<unknown[]> {
-    return (await availability.admit((started) => sql.begin(async (tx) => {
-      // Refused while it waited for a connection (its jobs were told 503): it writes nothing.
-      if (!started()) throw new StoreUnavailableError(null)
-      const out: unknown[] = new Array(jobs.length)
-      const shared = executor(tx as unknown as postgres.Sql, availability, { concurrent: true })
-      // Each work starts on a promise, so one that throws at once is settled like the others.
-      const together = await Promise.allSettled(jobs.map((job, i) => job.concurrent
-        ? Promise.resolve().then(() => job.work(shared)).then((value) => { out[i] = value }, (error) => {
-          if (error instanceof SerialRequired) job.concurrent = false
-          throw error
-        })
-        : undefined))
-      const failed = together.find((r) => r.status === 'rejected')
-      if (failed) throw (failed as PromiseRejectedResult).reason
-      const alone = executor(tx as unknown as postgres.Sql, availability)
-      for (let i = 0; i < jobs.length; i++) if (!jobs[i].concurrent) out[i] = await jobs[i].work(alone)
-      return out
-    })).catch(fail)) as unknown[]
+    return (await availability
+      .admit((started) =>
+        sql.begin(async (tx) => {
+          // Refused while it waited for a connection (its jobs were told 503): it writes nothing.
+          if (!started()) throw new StoreUnavailableError(null)
+          const out: unknown[] = new Array(jobs.length)
+          const shared = executor(tx as unknown as postgres.Sql, availability, { concurrent: true })
+          // Each work starts on a promise, so one that throws at once is settled like the others.
+          const together = await Promise.allSettled(
+            jobs.map((job, i) =>
+              job.concurrent
+                ? Promise.resolve()
+                    .then(() => job.work(shared))
+                    .then(
+                      (value) => {
+                        out[i] = value
+                      },
+                      (error) => {
+                        if (error instanceof SerialRequired) job.concurrent = false
+                        throw error
+                      },
+                    )
+                : undefined,
+            ),
+          )
+          const failed = together.find((r) => r.status === 'rejected')
+          if (failed) throw (failed as PromiseRejectedResult).reason
+          const alone = executor(tx as unknown as postgres.Sql, availability)
+          for (let i = 0; i < jobs.length; i++) if (!jobs[i].concurrent) out[i] = await jobs[i].work(alone)
+          return out
+        }),
+      )
+      .catch(fail)) as unknown[]
   }
 
   async function runBatch(jobs: Job<SqlExecutor>[]): Promise<void> {
@@ -142,7 +157,11 @@ export function postgresStore(options: PostgresStoreOptions): Store {
  * Statements on the pool (`admitted`: refused at once while the database is known down) or on a
  * transaction's connection, whose failures tell the availability what happened.
  */
-function executor(sql: postgres.Sql, availability?: Availability, how: { concurrent?: boolean; admitted?: boolean } = {}): SqlExecutor {
+function executor(
+  sql: postgres.Sql,
+  availability?: Availability,
+  how: { concurrent?: boolean; admitted?: boolean } = {},
+): SqlExecutor {
   const concurrent = how.concurrent === true
   const send = (text: string, params?: readonly SqlValue[]) =>
     sql.unsafe(text, (params ? bindable(params) : []) as postgres.ParameterOrJSON<never>[], { prepare: true })
@@ -167,14 +186,22 @@ async function applyMigrations(sql: postgres.Sql, migrations: readonly Migration
   return (await sql.begin(async (tx) => {
     const exec = executor(tx as unknown as postgres.Sql)
     await exec.run(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`)
-    await exec.run('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)')
-    const done = new Set((await exec.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version))
+    await exec.run(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
+    )
+    const done = new Set(
+      (await exec.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version),
+    )
     let applied = 0
     for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
       if (done.has(m.version)) continue
       const statements = Array.isArray(m.up) ? m.up : (m.up as { postgres: readonly string[] }).postgres
       for (const statement of statements) await tx.unsafe(statement)
-      await exec.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, Date.now()])
+      await exec.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+        m.version,
+        m.name,
+        Date.now(),
+      ])
       applied++
     }
     return applied
@@ -195,7 +222,19 @@ export function isConnectionFailure(error: unknown): boolean {
  * Failures of a new connection: refused, unresolvable, timed out, or the server saying it takes
  * none now (starting up, shutting down). Other connection failures are lost connections.
  */
-const CANNOT_CONNECT = new Set(['ECONNREFUSED', 'CONNECT_TIMEOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ETIMEDOUT', '57P03', '08001', '08004'])
+const CANNOT_CONNECT = new Set([
+  'ECONNREFUSED',
+  'CONNECT_TIMEOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ETIMEDOUT',
+  '57P03',
+  '08001',
+  '08004',
+])
 function classifyFailure(error: unknown): 'connect' | 'lost' | null {
   if (!isConnectionFailure(error)) return null
   return CANNOT_CONNECT.has((error as { code: string }).code) ? 'connect' : 'lost'
@@ -207,7 +246,15 @@ function classifyFailure(error: unknown): 'connect' | 'lost' | null {
  * is given up, and its connection with it: the next probe connects anew.
  */
 function createProbe(url: string, connection: Record<string, string>) {
-  const open = () => postgres(url, { max: 1, onnotice: () => {}, idle_timeout: 1, connect_timeout: CONNECT_TIMEOUT_S, backoff: () => 0, connection })
+  const open = () =>
+    postgres(url, {
+      max: 1,
+      onnotice: () => {},
+      idle_timeout: 1,
+      connect_timeout: CONNECT_TIMEOUT_S,
+      backoff: () => 0,
+      connection,
+    })
   let sql = open()
   return {
     run(): Promise<unknown> {
@@ -215,11 +262,14 @@ function createProbe(url: string, connection: Record<string, string>) {
       return Promise.race([
         sql.unsafe('SELECT 1').then((rows) => rows),
         new Promise((_, reject) => {
-          timer = setTimeout(() => {
-            void sql.end({ timeout: 0 }).catch(() => {})
-            sql = open()
-            reject(Object.assign(new Error('the database did not answer the probe'), { code: 'CONNECT_TIMEOUT' }))
-          }, (CONNECT_TIMEOUT_S + 1) * 1000)
+          timer = setTimeout(
+            () => {
+              void sql.end({ timeout: 0 }).catch(() => {})
+              sql = open()
+              reject(Object.assign(new Error('the database did not answer the probe'), { code: 'CONNECT_TIMEOUT' }))
+            },
+            (CONNECT_TIMEOUT_S + 1) * 1000,
+          )
         }),
       ]).finally(() => clearTimeout(timer))
     },

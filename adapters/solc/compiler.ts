@@ -7,14 +7,23 @@ export function createSolcCompiler(options: { timeoutMs?: number } = {}): Solidi
   let ready: Promise<void> | null = null
   let version = 'solc (not loaded yet)'
   let next = 0
-  const waiting = new Map<number, { resolve: (r: CompileResult) => void; reject: (e: Error) => void; timer: ReturnType<typeof setTimeout> }>()
+  const waiting = new Map<
+    number,
+    { resolve: (r: CompileResult) => void; reject: (e: Error) => void; timer: ReturnType<typeof setTimeout> }
+  >()
 
   function start(): Promise<void> {
     if (ready) return ready
     ready = new Promise((resolve, reject) => {
       worker = new Worker(new URL('./solc-worker.ts', import.meta.url).href, { type: 'module' })
       worker.onmessage = (event: MessageEvent) => {
-        const data = event.data as { ready?: boolean; version?: string; id?: number; result?: CompileResult; error?: string }
+        const data = event.data as {
+          ready?: boolean
+          version?: string
+          id?: number
+          result?: CompileResult
+          error?: string
+        }
         if (data.ready) {
           version = data.version ?? version
           resolve()

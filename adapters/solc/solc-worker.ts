@@ -4,7 +4,11 @@
  */
 import solc from 'solc'
 
-interface Job { id: number; source: string; fileName: string }
+interface Job {
+  id: number
+  source: string
+  fileName: string
+}
 
 self.onmessage = (event: MessageEvent<Job>) => {
   const { id, source, fileName } = event.data
@@ -12,7 +16,10 @@ self.onmessage = (event: MessageEvent<Job>) => {
     const input = {
       language: 'Solidity',
       sources: { [fileName]: { content: source } },
-      settings: { optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
+      settings: {
+        optimizer: { enabled: true, runs: 200 },
+        outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+      },
     }
     const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
       errors?: Array<{ severity: string; formattedMessage: string }>
@@ -20,7 +27,14 @@ self.onmessage = (event: MessageEvent<Job>) => {
     }
     const errors = (output.errors ?? []).filter((e) => e.severity === 'error').map((e) => e.formattedMessage.trim())
     const warnings = (output.errors ?? []).filter((e) => e.severity !== 'error').map((e) => e.formattedMessage.trim())
-    const contracts = errors.length > 0 ? [] : Object.entries(output.contracts?.[fileName] ?? {}).map(([name, c]) => ({ name, abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` }))
+    const contracts =
+      errors.length > 0
+        ? []
+        : Object.entries(output.contracts?.[fileName] ?? {}).map(([name, c]) => ({
+            name,
+            abi: c.abi,
+            bytecode: `0x${c.evm.bytecode.object}`,
+          }))
     postMessage({ id, result: { contracts, errors, warnings } })
   } catch (error) {
     postMessage({ id, error: error instanceof Error ? error.message : String(error) })

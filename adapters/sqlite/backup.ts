@@ -16,7 +16,9 @@ export function snapshotSqlite(source: string, target: string): { sealingKeyId: 
   }
   const copy = new Database(target, { readonly: true })
   try {
-    const row = copy.query('SELECT value FROM installation_settings WHERE name = ?').get(SEALING_KEY) as { value: string } | null
+    const row = copy.query('SELECT value FROM installation_settings WHERE name = ?').get(SEALING_KEY) as {
+      value: string
+    } | null
     return { sealingKeyId: row?.value ?? null }
   } catch {
     return { sealingKeyId: null }

@@ -8,7 +8,12 @@
  */
 import { Database } from 'bun:sqlite'
 
-export interface CheckpointStart { type: 'start'; path: string; synchronous: 'FULL' | 'NORMAL'; intervalMs: number }
+export interface CheckpointStart {
+  type: 'start'
+  path: string
+  synchronous: 'FULL' | 'NORMAL'
+  intervalMs: number
+}
 export type CheckpointRequest = CheckpointStart | { type: 'committed' } | { type: 'stop' }
 export type CheckpointReply =
   | { type: 'ready' }
@@ -62,7 +67,11 @@ function checkpoint() {
 /** SQLITE_FULL, and SQLITE_IOERR with its extended codes (a write or a flush that failed). */
 function cannotWrite(error: unknown): boolean {
   const code = String((error as { code?: unknown } | null)?.code ?? '')
-  return code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR') || /database or disk is full|disk I\/O error/i.test(String(error))
+  return (
+    code === 'SQLITE_FULL' ||
+    code.startsWith('SQLITE_IOERR') ||
+    /database or disk is full|disk I\/O error/i.test(String(error))
+  )
 }
 
 scope.addEventListener('message', ({ data }) => {

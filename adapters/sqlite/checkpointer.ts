@@ -31,18 +31,25 @@ export interface Checkpointer {
   stop(): Promise<void>
 }
 
-export function startCheckpointer(options: { path: string; synchronous: 'FULL' | 'NORMAL'; intervalMs?: number; logger?: Logger }): Checkpointer {
+export function startCheckpointer(options: {
+  path: string
+  synchronous: 'FULL' | 'NORMAL'
+  intervalMs?: number
+  logger?: Logger
+}): Checkpointer {
   let worker: Worker | undefined
   let active = false
   let notified = false
   let stalled = false
   let rounds = 0
   const warn = (message: string, fields: Record<string, unknown>) =>
-    options.logger ? options.logger.warn(message, fields) : console.warn(`automaton: ${message} (${Object.values(fields).join('; ')})`)
+    options.logger
+      ? options.logger.warn(message, fields)
+      : console.warn(`automaton: ${message} (${Object.values(fields).join('; ')})`)
   const send = (message: CheckpointRequest) => worker?.postMessage(message)
   const fallBack = (reason: string) => {
     if (!worker) return
-    warn('the store\'s checkpoint thread stopped; commits checkpoint the log themselves', { error: reason })
+    warn("the store's checkpoint thread stopped; commits checkpoint the log themselves", { error: reason })
     active = false
     worker.terminate()
     worker = undefined
@@ -59,11 +66,14 @@ export function startCheckpointer(options: { path: string; synchronous: 'FULL' |
       else if (data.type === 'checkpointed') {
         rounds++
         notified = false
-        if (stalled) options.logger?.info('the store\'s checkpoint thread writes again', { path: options.path })
+        if (stalled) options.logger?.info("the store's checkpoint thread writes again", { path: options.path })
         stalled = false
       } else if (data.type === 'stalled') {
         stalled = true
-        warn('the store\'s checkpoint thread cannot write; it tries again every second', { path: options.path, error: data.error })
+        warn("the store's checkpoint thread cannot write; it tries again every second", {
+          path: options.path,
+          error: data.error,
+        })
       } else fallBack(data.error)
     })
     worker.addEventListener('error', (event) => fallBack((event as ErrorEvent).message ?? 'error'))

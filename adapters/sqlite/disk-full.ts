@@ -11,7 +11,11 @@ import { type Logger, silentLogger } from '../../core/ports/logger.ts'
 
 export function isDiskFull(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown }
-  return code === 'SQLITE_FULL' || code === 'ENOSPC' || (typeof message === 'string' && message.includes('database or disk is full'))
+  return (
+    code === 'SQLITE_FULL' ||
+    code === 'ENOSPC' ||
+    (typeof message === 'string' && message.includes('database or disk is full'))
+  )
 }
 
 /** The error a caller of the store sees: StoreFullError for a full disk, anything else as it is. */

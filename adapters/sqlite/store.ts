@@ -47,16 +47,21 @@ export interface SqliteStoreOptions {
 }
 
 export function sqliteStore(options: SqliteStoreOptions): Store {
-  const logSync: LogSync | undefined = options.backgroundSync && options.synchronous !== 'normal'
-    ? createLogSync(options.logFlusher ?? walFlusher(options.path))
-    : undefined
+  const logSync: LogSync | undefined =
+    options.backgroundSync && options.synchronous !== 'normal'
+      ? createLogSync(options.logFlusher ?? walFlusher(options.path))
+      : undefined
   // The writer's commits leave the flush to logSync; the checkpoints it makes still flush.
   const writer = open(logSync ? { ...options, synchronous: 'normal' } : options, false)
   const reader = open(options, true)
   const writeExec = executor(writer, asDiskFull)
   const readExec = executor(reader)
   const checkpointer: Checkpointer | undefined = options.backgroundCheckpoint
-    ? startCheckpointer({ path: options.path, synchronous: options.synchronous === 'normal' ? 'NORMAL' : 'FULL', logger: options.logger })
+    ? startCheckpointer({
+        path: options.path,
+        synchronous: options.synchronous === 'normal' ? 'NORMAL' : 'FULL',
+        logger: options.logger,
+      })
     : undefined
   const diskFull = createDiskFullReport(options.path, options.logger)
 
@@ -91,14 +96,20 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
         // A full disk refuses every write alike: running them again one by one would only fail each.
         if (diskFull.refused(error, jobs.length) || jobs.length === 1) return jobs.forEach((job) => job.reject(error))
         for (const job of jobs) {
-          await inOneTransaction([job]).then(([value]) => durable(() => job.resolve(value), job.reject), (failure) => {
-            diskFull.refused(failure, 1)
-            job.reject(failure)
-          })
+          await inOneTransaction([job]).then(
+            ([value]) => durable(() => job.resolve(value), job.reject),
+            (failure) => {
+              diskFull.refused(failure, 1)
+              job.reject(failure)
+            },
+          )
         }
         return
       }
-      durable(() => jobs.forEach((job, i) => job.resolve(values[i])), (error) => jobs.forEach((job) => job.reject(error)))
+      durable(
+        () => jobs.forEach((job, i) => job.resolve(values[i])),
+        (error) => jobs.forEach((job) => job.reject(error)),
+      )
     },
   })
 
@@ -222,14 +233,22 @@ function executor(db: Database, failure: (error: unknown) => unknown = (error) =
 }
 
 async function applyMigrations(tx: SqlExecutor, migrations: readonly Migration[]): Promise<number> {
-  await tx.run('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)')
-  const done = new Set((await tx.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version))
+  await tx.run(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
+  )
+  const done = new Set(
+    (await tx.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version),
+  )
   let applied = 0
   for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
     if (done.has(m.version)) continue
     const statements = Array.isArray(m.up) ? m.up : (m.up as { sqlite: readonly string[] }).sqlite
     for (const statement of statements) await tx.run(statement)
-    await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, Date.now()])
+    await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+      m.version,
+      m.name,
+      Date.now(),
+    ])
     applied++
   }
   return applied

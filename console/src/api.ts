@@ -5,7 +5,12 @@
 import { signal } from '@preact/signals'
 
 export interface Session {
-  user: { id: string; email: string; name: string; memberships: Array<{ organizationId: string; organizationName: string; role: string }> }
+  user: {
+    id: string
+    email: string
+    name: string
+    memberships: Array<{ organizationId: string; organizationName: string; role: string }>
+  }
   csrfToken: string
 }
 
@@ -13,7 +18,11 @@ export const session = signal<Session | null | undefined>(undefined)
 export const organization = signal<string | null>(localStorage.getItem('automaton.org'))
 
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string, readonly details: Array<{ path?: string; message: string }> = []) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly details: Array<{ path?: string; message: string }> = [],
+  ) {
     super(message)
   }
 }
@@ -42,7 +51,11 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
   }
   if (!response.ok) {
     if (response.status === 401 && !path.startsWith('/v1/auth/')) session.value = null
-    throw new ApiError(response.status, parsed?.message ?? `${response.status} ${response.statusText}`, parsed?.details ?? [])
+    throw new ApiError(
+      response.status,
+      parsed?.message ?? `${response.status} ${response.statusText}`,
+      parsed?.details ?? [],
+    )
   }
   return (parsed && typeof parsed === 'object' && 'data' in parsed ? parsed.data : parsed) as T
 }
@@ -54,7 +67,8 @@ export async function loadSession(): Promise<void> {
   try {
     const s = await api<Session>('GET', '/v1/auth/session')
     const orgs = s.user.memberships
-    if (!organization.value || !orgs.some((m) => m.organizationId === organization.value)) chooseOrganization(orgs[0]?.organizationId ?? null)
+    if (!organization.value || !orgs.some((m) => m.organizationId === organization.value))
+      chooseOrganization(orgs[0]?.organizationId ?? null)
     session.value = s
     void loadPermissions()
   } catch {
@@ -83,7 +97,11 @@ export function chooseOrganization(id: string | null): void {
  * last event id. When the server ends the stream (a run's ends after its last event), `onEnd`
  * says whether to open it again (a proxy may have cut it short). Answers a function that stops.
  */
-export function follow(path: string, onEvent: (type: string, data: any) => void, onEnd: () => boolean | Promise<boolean> = () => true): () => void {
+export function follow(
+  path: string,
+  onEvent: (type: string, data: any) => void,
+  onEnd: () => boolean | Promise<boolean> = () => true,
+): () => void {
   const controller = new AbortController()
   let lastId: string | null = null
   let stopped = false
@@ -91,10 +109,15 @@ export function follow(path: string, onEvent: (type: string, data: any) => void,
     let wait = 1000
     while (!stopped) {
       try {
-        const response = await fetch(path, { headers: headers('GET', lastId ? { 'last-event-id': lastId } : {}), signal: controller.signal, credentials: 'same-origin' })
+        const response = await fetch(path, {
+          headers: headers('GET', lastId ? { 'last-event-id': lastId } : {}),
+          signal: controller.signal,
+          credentials: 'same-origin',
+        })
         if (response.status === 401) session.value = null
         // A refusal (not signed in, no permission, no such run) does not change by asking again.
-        if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) return
+        if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429)
+          return
         if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}`)
         wait = 1000
         await readEvents(response.body, onEvent, (id) => (lastId = id))
@@ -114,7 +137,11 @@ export function follow(path: string, onEvent: (type: string, data: any) => void,
 }
 
 /** Reads a server-sent event stream to its end, calling `onEvent` with each event's parsed data. */
-async function readEvents(body: ReadableStream<any>, onEvent: (type: string, data: any) => void, onId: (id: string) => void = () => {}): Promise<void> {
+async function readEvents(
+  body: ReadableStream<any>,
+  onEvent: (type: string, data: any) => void,
+  onId: (id: string) => void = () => {},
+): Promise<void> {
   const reader = body.pipeThrough(new TextDecoderStream()).getReader()
   let buffer = ''
   for (;;) {
@@ -143,7 +170,13 @@ async function readEvents(body: ReadableStream<any>, onEvent: (type: string, dat
 }
 
 /** Sends a request whose answer is a stream of events (a chat turn); an error answer throws as `api` does. */
-export async function stream(method: string, path: string, body: unknown, signal: AbortSignal, onEvent: (type: string, data: any) => void): Promise<void> {
+export async function stream(
+  method: string,
+  path: string,
+  body: unknown,
+  signal: AbortSignal,
+  onEvent: (type: string, data: any) => void,
+): Promise<void> {
   const response = await fetch(path, {
     method,
     signal,
@@ -153,7 +186,11 @@ export async function stream(method: string, path: string, body: unknown, signal
   })
   if (!response.ok || !response.body) {
     const parsed = await response.json().catch(() => null)
-    throw new ApiError(response.status, parsed?.message ?? `${response.status} ${response.statusText}`, parsed?.details ?? [])
+    throw new ApiError(
+      response.status,
+      parsed?.message ?? `${response.status} ${response.statusText}`,
+      parsed?.details ?? [],
+    )
   }
   await readEvents(response.body, onEvent)
 }

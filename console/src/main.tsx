@@ -19,7 +19,9 @@ import { Agents, Moderation, Settings, X402 } from './pages/more.tsx'
 function safeNext(next: string | null): string {
   if (!next) return '/workflows'
   const url = new URL(next, window.location.origin)
-  return url.origin === window.location.origin && !url.pathname.startsWith('/v1/') ? url.pathname + url.search : '/workflows'
+  return url.origin === window.location.origin && !url.pathname.startsWith('/v1/')
+    ? url.pathname + url.search
+    : '/workflows'
 }
 
 /**
@@ -38,7 +40,8 @@ function SignIn() {
   const submit = async (event: Event) => {
     event.preventDefault()
     await run(async () => {
-      if (newPerson) await api('POST', '/v1/auth/accept-invitation', { token: invitation, name: name || undefined, password })
+      if (newPerson)
+        await api('POST', '/v1/auth/accept-invitation', { token: invitation, name: name || undefined, password })
       else {
         if (!signedIn) {
           await api('POST', '/v1/auth/login', { email, password })
@@ -57,20 +60,64 @@ function SignIn() {
   return (
     <form class="card signin" onSubmit={submit}>
       <h1>Automaton</h1>
-      {invitation && signedIn
-        ? <p class="hint">You were invited. Join as {signedIn.user.email}, or <button type="button" class="link" onClick={signOut}>sign out</button> to join as someone else.</p>
-        : null}
-      {newPerson
-        ? <><p class="hint">You were invited. Choose your name and password, or <button type="button" class="link" onClick={() => setHasAccount(true)}>sign in</button> if you already have an account.</p>
-          <label>Name <input name="name" autocomplete="name" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} /></label></>
-        : null}
-      {invitation && hasAccount && !signedIn ? <p class="hint">Sign in as the invited person; the invitation is accepted then.</p> : null}
-      {!newPerson && !signedIn
-        ? <label>Email <input name="email" type="email" autocomplete="username" required value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} /></label>
-        : null}
-      {!signedIn
-        ? <label>Password <input name="password" type="password" autocomplete={newPerson ? 'new-password' : 'current-password'} required value={password} onInput={(e) => setPassword((e.target as HTMLInputElement).value)} /></label>
-        : null}
+      {invitation && signedIn ? (
+        <p class="hint">
+          You were invited. Join as {signedIn.user.email}, or{' '}
+          <button type="button" class="link" onClick={signOut}>
+            sign out
+          </button>{' '}
+          to join as someone else.
+        </p>
+      ) : null}
+      {newPerson ? (
+        <>
+          <p class="hint">
+            You were invited. Choose your name and password, or{' '}
+            <button type="button" class="link" onClick={() => setHasAccount(true)}>
+              sign in
+            </button>{' '}
+            if you already have an account.
+          </p>
+          <label>
+            Name{' '}
+            <input
+              name="name"
+              autocomplete="name"
+              value={name}
+              onInput={(e) => setName((e.target as HTMLInputElement).value)}
+            />
+          </label>
+        </>
+      ) : null}
+      {invitation && hasAccount && !signedIn ? (
+        <p class="hint">Sign in as the invited person; the invitation is accepted then.</p>
+      ) : null}
+      {!newPerson && !signedIn ? (
+        <label>
+          Email{' '}
+          <input
+            name="email"
+            type="email"
+            autocomplete="username"
+            required
+            value={email}
+            onInput={(e) => setEmail((e.target as HTMLInputElement).value)}
+          />
+        </label>
+      ) : null}
+      {!signedIn ? (
+        <label>
+          Password{' '}
+          <input
+            name="password"
+            type="password"
+            autocomplete={newPerson ? 'new-password' : 'current-password'}
+            required
+            value={password}
+            onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
+          />
+        </label>
+      ) : null}
       <ErrorBox error={error} />
       <button type="submit">{invitation ? 'Join' : 'Sign in'}</button>
     </form>
@@ -82,7 +129,8 @@ function Shell() {
   const path = location.value.path
   if (s === undefined) return <p class="loading">Loading…</p>
   if (s === null) {
-    if (path !== '/signin') queueMicrotask(() => navigate(`/signin?next=${encodeURIComponent(path + window.location.search)}`, true))
+    if (path !== '/signin')
+      queueMicrotask(() => navigate(`/signin?next=${encodeURIComponent(path + window.location.search)}`, true))
     return <SignIn />
   }
   // An invitation link opened while signed in: join as this account.
@@ -113,26 +161,67 @@ function Shell() {
   return (
     <>
       <nav class="top">
-        <a class="brand" href="/workflows">Automaton</a>
-        <a href="/workflows" class={section === 'workflows' ? 'on' : ''}>Workflows</a>
-        <a href="/runs" class={section === 'runs' ? 'on' : ''}>Runs</a>
-        <a href="/templates" class={section === 'templates' ? 'on' : ''}>Templates</a>
-        <a href="/hooks" class={section === 'hooks' ? 'on' : ''}>Hooks</a>
-        <a href="/events" class={section === 'events' ? 'on' : ''}>Events</a>
-        <a href="/connectors" class={section === 'connectors' ? 'on' : ''}>Connectors</a>
-        <a href="/people" class={section === 'people' ? 'on' : ''}>People</a>
-        <a href="/keys" class={section === 'keys' ? 'on' : ''}>API keys</a>
-        <a href="/agents" class={section === 'agents' ? 'on' : ''}>Agents</a>
-        <a href="/x402" class={section === 'x402' ? 'on' : ''}>x402</a>
-        {moderator.value ? <a href="/moderation" class={section === 'moderation' ? 'on' : ''}>Moderation</a> : null}
+        <a class="brand" href="/workflows">
+          Automaton
+        </a>
+        <a href="/workflows" class={section === 'workflows' ? 'on' : ''}>
+          Workflows
+        </a>
+        <a href="/runs" class={section === 'runs' ? 'on' : ''}>
+          Runs
+        </a>
+        <a href="/templates" class={section === 'templates' ? 'on' : ''}>
+          Templates
+        </a>
+        <a href="/hooks" class={section === 'hooks' ? 'on' : ''}>
+          Hooks
+        </a>
+        <a href="/events" class={section === 'events' ? 'on' : ''}>
+          Events
+        </a>
+        <a href="/connectors" class={section === 'connectors' ? 'on' : ''}>
+          Connectors
+        </a>
+        <a href="/people" class={section === 'people' ? 'on' : ''}>
+          People
+        </a>
+        <a href="/keys" class={section === 'keys' ? 'on' : ''}>
+          API keys
+        </a>
+        <a href="/agents" class={section === 'agents' ? 'on' : ''}>
+          Agents
+        </a>
+        <a href="/x402" class={section === 'x402' ? 'on' : ''}>
+          x402
+        </a>
+        {moderator.value ? (
+          <a href="/moderation" class={section === 'moderation' ? 'on' : ''}>
+            Moderation
+          </a>
+        ) : null}
         <span class="grow" />
         {s.user.memberships.length > 1 ? (
-          <select aria-label="organization" value={organization.value ?? ''} onChange={(e) => { chooseOrganization((e.target as HTMLSelectElement).value); navigate('/workflows') }}>
-            {s.user.memberships.map((m) => <option value={m.organizationId}>{m.organizationName}</option>)}
+          <select
+            aria-label="organization"
+            value={organization.value ?? ''}
+            onChange={(e) => {
+              chooseOrganization((e.target as HTMLSelectElement).value)
+              navigate('/workflows')
+            }}
+          >
+            {s.user.memberships.map((m) => (
+              <option value={m.organizationId}>{m.organizationName}</option>
+            ))}
           </select>
-        ) : <span class="org">{s.user.memberships[0]?.organizationName}</span>}
-        <a class="user" href="/settings">{s.user.email}</a>
-        <button class="link" onClick={signOut}>Sign out</button>
+        ) : (
+          <span class="org">{s.user.memberships[0]?.organizationName}</span>
+        )}
+        <a class="user" href="/settings">
+          {s.user.email}
+        </a>
+        <button class="link" onClick={signOut}>
+          Sign out
+        </button>
       </nav>
       <main key={`${organization.value}`}>{page}</main>
     </>

@@ -32,19 +32,40 @@ export interface TemplateProp {
   }
 }
 
-interface Wallet { id: string; name: string; address: string; isDefault: boolean }
-interface Connector { id: string; name: string; type: string }
+interface Wallet {
+  id: string
+  name: string
+  address: string
+  isDefault: boolean
+}
+interface Connector {
+  id: string
+  name: string
+  type: string
+}
 
 /** What the pickers offer: the organization's wallets and connectors (empty when the caller may not read them). */
 function usePickerData(props: TemplateProp[]) {
   const [data, setData] = useState<{ wallets: Wallet[]; connectors: Connector[] }>({ wallets: [], connectors: [] })
   useEffect(() => {
     const types = new Set(props.map((p) => p.properties?.inputType))
-    const wantWallets = [...types].some((t) => t === 'walletConnector' || ADDRESS_TYPES.has(t ?? '')) || props.some((p) => p.properties?.autoFillFromWallet)
+    const wantWallets =
+      [...types].some((t) => t === 'walletConnector' || ADDRESS_TYPES.has(t ?? '')) ||
+      props.some((p) => p.properties?.autoFillFromWallet)
     const wantConnectors = types.has('notification-channel')
     void Promise.all([
-      wantWallets ? api<{ items: Wallet[] }>('GET', '/v1/wallets?limit=100').then((d) => d.items, () => []) : [],
-      wantConnectors ? api<{ items: Connector[] }>('GET', '/v1/connectors?limit=100').then((d) => d.items, () => []) : [],
+      wantWallets
+        ? api<{ items: Wallet[] }>('GET', '/v1/wallets?limit=100').then(
+            (d) => d.items,
+            () => [],
+          )
+        : [],
+      wantConnectors
+        ? api<{ items: Connector[] }>('GET', '/v1/connectors?limit=100').then(
+            (d) => d.items,
+            () => [],
+          )
+        : [],
     ]).then(([wallets, connectors]) => setData({ wallets, connectors }))
   }, [props])
   return data
@@ -61,10 +82,13 @@ export function visible(prop: TemplateProp, values: Record<string, unknown>): bo
   const when = prop.properties?.visibleWhen
   if (!when || typeof when !== 'object') return true
   const w = when as Record<string, unknown>
-  const conditions: Array<[string, unknown]> = typeof w.key === 'string' || typeof w.prop === 'string'
-    ? [[(w.key ?? w.prop) as string, w.value ?? w.equals]]
-    : Object.entries(w)
-  return conditions.every(([key, expected]) => Array.isArray(expected) ? expected.some((e) => e === values[key]) : expected === values[key])
+  const conditions: Array<[string, unknown]> =
+    typeof w.key === 'string' || typeof w.prop === 'string'
+      ? [[(w.key ?? w.prop) as string, w.value ?? w.equals]]
+      : Object.entries(w)
+  return conditions.every(([key, expected]) =>
+    Array.isArray(expected) ? expected.some((e) => e === values[key]) : expected === values[key],
+  )
 }
 
 function initial(props: TemplateProp[]): Record<string, unknown> {
@@ -72,8 +96,11 @@ function initial(props: TemplateProp[]): Record<string, unknown> {
   for (const p of props) {
     if (isTable(p)) {
       const rows = Math.max(1, p.properties?.minRows || 1)
-      values[p.key] = Array.from({ length: rows }, () => Object.fromEntries((p.properties?.columns ?? []).map((c) => [c.key, ''])))
-    } else if (p.default !== undefined) values[p.key] = p.type === 'object' ? JSON.stringify(p.default, null, 2) : p.default
+      values[p.key] = Array.from({ length: rows }, () =>
+        Object.fromEntries((p.properties?.columns ?? []).map((c) => [c.key, ''])),
+      )
+    } else if (p.default !== undefined)
+      values[p.key] = p.type === 'object' ? JSON.stringify(p.default, null, 2) : p.default
     else if (p.type === 'boolean') values[p.key] = false
   }
   return values
@@ -88,8 +115,11 @@ function outgoing(props: TemplateProp[], values: Record<string, unknown>): Recor
     if (v === undefined || v === '') continue
     if (isTable(p)) {
       const columns = p.properties?.columns ?? []
-      out[p.key] = (v as Array<Record<string, string>>).map((row) => Object.fromEntries(columns.map((c) => [c.key, cell(c.type, row[c.key])])))
-    } else if (p.type === 'number' || p.type === 'integer') out[p.key] = typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : v
+      out[p.key] = (v as Array<Record<string, string>>).map((row) =>
+        Object.fromEntries(columns.map((c) => [c.key, cell(c.type, row[c.key])])),
+      )
+    } else if (p.type === 'number' || p.type === 'integer')
+      out[p.key] = typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : v
     else if (p.type === 'object' && typeof v === 'string') {
       try {
         out[p.key] = JSON.parse(v)
@@ -108,8 +138,16 @@ function cell(type: string | undefined, value: string | undefined): unknown {
   return value
 }
 
-export function PropsForm({ props, errors, onSubmit, submitLabel }: {
-  props: TemplateProp[]; errors: Record<string, string>; onSubmit: (values: Record<string, unknown>) => Promise<void> | void; submitLabel: string
+export function PropsForm({
+  props,
+  errors,
+  onSubmit,
+  submitLabel,
+}: {
+  props: TemplateProp[]
+  errors: Record<string, string>
+  onSubmit: (values: Record<string, unknown>) => Promise<void> | void
+  submitLabel: string
 }) {
   const [values, setValues] = useState(() => initial(props))
   const set = (key: string, value: unknown) => setValues((v) => ({ ...v, [key]: value }))
@@ -130,20 +168,39 @@ export function PropsForm({ props, errors, onSubmit, submitLabel }: {
   }
   return (
     <form class="card props" onSubmit={submit} noValidate>
-      {props.filter((p) => visible(p, values) && !p.properties?.autoFillFromWallet).map((p) => (
-        <div class={`prop${errors[p.key] ? ' invalid' : ''}`} data-prop={p.key}>
-          <label for={`prop-${p.key}`}>{p.name || p.key}{p.required ? ' *' : ''}</label>
-          {p.description ? <p class="hint">{p.description}</p> : null}
-          <Field prop={p} value={values[p.key]} set={(v) => set(p.key, v)} pickers={pickers} />
-          {errors[p.key] ? <p class="field-error" role="alert">{errors[p.key]}</p> : null}
-        </div>
-      ))}
+      {props
+        .filter((p) => visible(p, values) && !p.properties?.autoFillFromWallet)
+        .map((p) => (
+          <div class={`prop${errors[p.key] ? ' invalid' : ''}`} data-prop={p.key}>
+            <label for={`prop-${p.key}`}>
+              {p.name || p.key}
+              {p.required ? ' *' : ''}
+            </label>
+            {p.description ? <p class="hint">{p.description}</p> : null}
+            <Field prop={p} value={values[p.key]} set={(v) => set(p.key, v)} pickers={pickers} />
+            {errors[p.key] ? (
+              <p class="field-error" role="alert">
+                {errors[p.key]}
+              </p>
+            ) : null}
+          </div>
+        ))}
       <button type="submit">{submitLabel}</button>
     </form>
   )
 }
 
-function Field({ prop, value, set, pickers }: { prop: TemplateProp; value: unknown; set: (v: unknown) => void; pickers: { wallets: Wallet[]; connectors: Connector[] } }) {
+function Field({
+  prop,
+  value,
+  set,
+  pickers,
+}: {
+  prop: TemplateProp
+  value: unknown
+  set: (v: unknown) => void
+  pickers: { wallets: Wallet[]; connectors: Connector[] }
+}) {
   const p = prop.properties ?? {}
   const id = `prop-${prop.key}`
   const onText = (e: Event) => set((e.target as HTMLInputElement).value)
@@ -153,7 +210,11 @@ function Field({ prop, value, set, pickers }: { prop: TemplateProp; value: unkno
     return (
       <select id={id} name={prop.key} value={(value as string) ?? ''} onChange={onPick}>
         <option value="">—</option>
-        {pickers.wallets.map((w) => <option value={w.id}>{w.name} ({w.address.slice(0, 8)}…)</option>)}
+        {pickers.wallets.map((w) => (
+          <option value={w.id}>
+            {w.name} ({w.address.slice(0, 8)}…)
+          </option>
+        ))}
       </select>
     )
   }
@@ -163,7 +224,11 @@ function Field({ prop, value, set, pickers }: { prop: TemplateProp; value: unkno
     return (
       <select id={id} name={prop.key} value={(value as string) ?? ''} onChange={onPick}>
         <option value="">—</option>
-        {channels.map((c) => <option value={c.id}>{c.name} ({c.type})</option>)}
+        {channels.map((c) => (
+          <option value={c.id}>
+            {c.name} ({c.type})
+          </option>
+        ))}
       </select>
     )
   }
@@ -174,64 +239,192 @@ function Field({ prop, value, set, pickers }: { prop: TemplateProp; value: unkno
       <span class="picker">
         <select aria-label={`${prop.key} wallet`} value={own ? (value as string) : ''} onChange={onPick}>
           <option value="">another address…</option>
-          {pickers.wallets.map((w) => <option value={w.address}>{w.name}</option>)}
+          {pickers.wallets.map((w) => (
+            <option value={w.address}>{w.name}</option>
+          ))}
         </select>
-        <input id={id} name={prop.key} placeholder="0x…" pattern={p.pattern ?? '^0x[0-9a-fA-F]{40}$'} value={(value as string) ?? ''} onInput={onText} />
+        <input
+          id={id}
+          name={prop.key}
+          placeholder="0x…"
+          pattern={p.pattern ?? '^0x[0-9a-fA-F]{40}$'}
+          value={(value as string) ?? ''}
+          onInput={onText}
+        />
       </span>
     )
   }
   if (p.inputType === 'tokenAmount') {
-    return <input id={id} name={prop.key} inputMode="numeric" placeholder={p.placeholder ?? "in the token's smallest unit"} pattern="^[0-9]+$" value={(value as string) ?? ''} onInput={onText} />
+    return (
+      <input
+        id={id}
+        name={prop.key}
+        inputMode="numeric"
+        placeholder={p.placeholder ?? "in the token's smallest unit"}
+        pattern="^[0-9]+$"
+        value={(value as string) ?? ''}
+        onInput={onText}
+      />
+    )
   }
   if (p.enum?.length) {
     return (
-      <select id={id} name={prop.key} value={value === undefined ? '' : String(value)} onChange={(e) => {
-        const i = (e.target as HTMLSelectElement).selectedIndex - 1
-        set(i >= 0 ? p.enum![i] : undefined)
-      }}>
+      <select
+        id={id}
+        name={prop.key}
+        value={value === undefined ? '' : String(value)}
+        onChange={(e) => {
+          const i = (e.target as HTMLSelectElement).selectedIndex - 1
+          set(i >= 0 ? p.enum![i] : undefined)
+        }}
+      >
         <option value="">—</option>
-        {p.enum.map((option, i) => <option value={String(option)}>{p.enumLabels?.[i] ?? String(option)}</option>)}
+        {p.enum.map((option, i) => (
+          <option value={String(option)}>{p.enumLabels?.[i] ?? String(option)}</option>
+        ))}
       </select>
     )
   }
-  if (prop.type === 'boolean') return <input id={id} name={prop.key} type="checkbox" checked={value === true} onChange={(e) => set((e.target as HTMLInputElement).checked)} />
+  if (prop.type === 'boolean')
+    return (
+      <input
+        id={id}
+        name={prop.key}
+        type="checkbox"
+        checked={value === true}
+        onChange={(e) => set((e.target as HTMLInputElement).checked)}
+      />
+    )
   if (prop.type === 'object' || p.inputType === 'textarea') {
-    return <textarea id={id} name={prop.key} rows={prop.type === 'object' ? 6 : 4} placeholder={p.placeholder} value={(value as string) ?? ''} onInput={onText} />
+    return (
+      <textarea
+        id={id}
+        name={prop.key}
+        rows={prop.type === 'object' ? 6 : 4}
+        placeholder={p.placeholder}
+        value={(value as string) ?? ''}
+        onInput={onText}
+      />
+    )
   }
   if (prop.type === 'number' || prop.type === 'integer') {
-    return <input id={id} name={prop.key} type="number" step={prop.type === 'integer' ? 1 : 'any'} min={p.minimum} max={p.maximum} placeholder={p.placeholder} value={(value as string) ?? ''} onInput={onText} />
+    return (
+      <input
+        id={id}
+        name={prop.key}
+        type="number"
+        step={prop.type === 'integer' ? 1 : 'any'}
+        min={p.minimum}
+        max={p.maximum}
+        placeholder={p.placeholder}
+        value={(value as string) ?? ''}
+        onInput={onText}
+      />
+    )
   }
   const type = prop.sensitive || p.inputType === 'password' ? 'password' : p.inputType === 'email' ? 'email' : 'text'
-  const placeholder = p.placeholder ?? (ADDRESS_TYPES.has(p.inputType ?? '') ? '0x…' : p.inputType === 'rrule' ? 'FREQ=DAILY;BYHOUR=9' : undefined)
-  return <input id={id} name={prop.key} type={type} autocomplete={type === 'password' ? 'new-password' : 'off'} pattern={p.pattern} placeholder={placeholder} value={(value as string) ?? ''} onInput={onText} />
+  const placeholder =
+    p.placeholder ??
+    (ADDRESS_TYPES.has(p.inputType ?? '') ? '0x…' : p.inputType === 'rrule' ? 'FREQ=DAILY;BYHOUR=9' : undefined)
+  return (
+    <input
+      id={id}
+      name={prop.key}
+      type={type}
+      autocomplete={type === 'password' ? 'new-password' : 'off'}
+      pattern={p.pattern}
+      placeholder={placeholder}
+      value={(value as string) ?? ''}
+      onInput={onText}
+    />
+  )
 }
 
-function TableField({ prop, rows, set }: { prop: TemplateProp; rows: Array<Record<string, string>>; set: (v: unknown) => void }) {
+function TableField({
+  prop,
+  rows,
+  set,
+}: {
+  prop: TemplateProp
+  rows: Array<Record<string, string>>
+  set: (v: unknown) => void
+}) {
   const columns = prop.properties?.columns ?? []
   const min = Math.max(1, prop.properties?.minRows || 1)
   const max = prop.properties?.maxRows || Number.POSITIVE_INFINITY
-  const change = (r: number, key: string, v: string) => set(rows.map((row, i) => (i === r ? { ...row, [key]: v } : row)))
+  const change = (r: number, key: string, v: string) =>
+    set(rows.map((row, i) => (i === r ? { ...row, [key]: v } : row)))
   return (
     <table class="csv" data-rows={rows.length}>
-      <thead><tr>{columns.map((c) => <th>{c.name ?? c.key}{c.required ? ' *' : ''}</th>)}<th /></tr></thead>
+      <thead>
+        <tr>
+          {columns.map((c) => (
+            <th>
+              {c.name ?? c.key}
+              {c.required ? ' *' : ''}
+            </th>
+          ))}
+          <th />
+        </tr>
+      </thead>
       <tbody>
         {rows.map((row, r) => (
           <tr>
             {columns.map((c) => (
               <td>
-                {c.enum?.length
-                  ? <select aria-label={`${prop.key} ${c.key} ${r + 1}`} value={row[c.key] ?? ''} onChange={(e) => change(r, c.key, (e.target as HTMLSelectElement).value)}><option value="" />{c.enum.map((o) => <option>{String(o)}</option>)}</select>
-                  : <input aria-label={`${prop.key} ${c.key} ${r + 1}`} value={row[c.key] ?? ''} onInput={(e) => change(r, c.key, (e.target as HTMLInputElement).value)} />}
+                {c.enum?.length ? (
+                  <select
+                    aria-label={`${prop.key} ${c.key} ${r + 1}`}
+                    value={row[c.key] ?? ''}
+                    onChange={(e) => change(r, c.key, (e.target as HTMLSelectElement).value)}
+                  >
+                    <option value="" />
+                    {c.enum.map((o) => (
+                      <option>{String(o)}</option>
+                    ))}
+                  </select>
+                ) : (
+                  <input
+                    aria-label={`${prop.key} ${c.key} ${r + 1}`}
+                    value={row[c.key] ?? ''}
+                    onInput={(e) => change(r, c.key, (e.target as HTMLInputElement).value)}
+                  />
+                )}
               </td>
             ))}
-            <td><button type="button" class="link" disabled={rows.length <= min} onClick={() => set(rows.filter((_, i) => i !== r))} aria-label="remove row">✕</button></td>
+            <td>
+              <button
+                type="button"
+                class="link"
+                disabled={rows.length <= min}
+                onClick={() => set(rows.filter((_, i) => i !== r))}
+                aria-label="remove row"
+              >
+                ✕
+              </button>
+            </td>
           </tr>
         ))}
       </tbody>
-      <tfoot><tr><td colSpan={columns.length + 1}>
-        <button type="button" disabled={rows.length >= max} onClick={() => set([...rows, Object.fromEntries(columns.map((c) => [c.key, '']))])}>Add row</button>
-        <span class="hint"> {rows.length} row{rows.length === 1 ? '' : 's'}{Number.isFinite(max) ? ` of at most ${max}` : ''}{min > 1 ? `, at least ${min}` : ''}</span>
-      </td></tr></tfoot>
+      <tfoot>
+        <tr>
+          <td colSpan={columns.length + 1}>
+            <button
+              type="button"
+              disabled={rows.length >= max}
+              onClick={() => set([...rows, Object.fromEntries(columns.map((c) => [c.key, '']))])}
+            >
+              Add row
+            </button>
+            <span class="hint">
+              {' '}
+              {rows.length} row{rows.length === 1 ? '' : 's'}
+              {Number.isFinite(max) ? ` of at most ${max}` : ''}
+              {min > 1 ? `, at least ${min}` : ''}
+            </span>
+          </td>
+        </tr>
+      </tfoot>
     </table>
   )
 }

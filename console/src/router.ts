@@ -28,7 +28,16 @@ export function setFilter(key: string, value: string, replace = false): void {
 /** Follows same-origin links without reloading the page. */
 document.addEventListener('click', (event) => {
   const a = (event.target as Element | null)?.closest?.('a')
-  if (!a || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || a.target) return
+  if (
+    !a ||
+    event.defaultPrevented ||
+    event.button !== 0 ||
+    event.metaKey ||
+    event.ctrlKey ||
+    event.shiftKey ||
+    a.target
+  )
+    return
   const url = new URL(a.href, window.location.href)
   if (url.origin !== window.location.origin || url.pathname.startsWith('/v1/')) return
   event.preventDefault()

@@ -4,7 +4,11 @@ import type { ComponentChildren } from 'preact'
 import type { ApiError } from './api.ts'
 
 export function StatusBadge({ status }: { status: string }) {
-  return <span class={`badge status-${status}`} data-status={status}>{status}</span>
+  return (
+    <span class={`badge status-${status}`} data-status={status}>
+      {status}
+    </span>
+  )
 }
 
 export function ErrorBox({ error }: { error: unknown }) {
@@ -13,19 +17,37 @@ export function ErrorBox({ error }: { error: unknown }) {
   return (
     <div class="error" role="alert">
       <strong>{e.message ?? String(error)}</strong>
-      {e.details?.length ? <ul>{e.details.map((d) => <li>{d.path ? <code>{d.path}</code> : null} {d.message}</li>)}</ul> : null}
+      {e.details?.length ? (
+        <ul>
+          {e.details.map((d) => (
+            <li>
+              {d.path ? <code>{d.path}</code> : null} {d.message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
     </div>
   )
 }
 
 /** Loads with `load` whenever `deps` change; `reload` loads again. */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: unknown; loading: boolean; reload: () => void } {
-  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: null, loading: true })
+export function useLoad<T>(
+  load: () => Promise<T>,
+  deps: unknown[],
+): { data: T | undefined; error: unknown; loading: boolean; reload: () => void } {
+  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({
+    data: undefined,
+    error: null,
+    loading: true,
+  })
   const [tick, setTick] = useState(0)
   useEffect(() => {
     let live = true
     setState((s) => ({ ...s, loading: true }))
-    load().then((data) => live && setState({ data, error: null, loading: false }), (error) => live && setState({ data: undefined, error, loading: false }))
+    load().then(
+      (data) => live && setState({ data, error: null, loading: false }),
+      (error) => live && setState({ data: undefined, error, loading: false }),
+    )
     return () => {
       live = false
     }
@@ -38,7 +60,11 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T |
  * it threw, so the page shows why the action failed. It answers what the work answered, or
  * nothing when it threw.
  */
-export function useAction(): { error: unknown; setError: (e: unknown) => void; run: <T>(work: () => Promise<T>) => Promise<T | undefined> } {
+export function useAction(): {
+  error: unknown
+  setError: (e: unknown) => void
+  run: <T>(work: () => Promise<T>) => Promise<T | undefined>
+} {
   const [error, setError] = useState<unknown>(null)
   const run = async <T,>(work: () => Promise<T>): Promise<T | undefined> => {
     setError(null)
@@ -52,10 +78,21 @@ export function useAction(): { error: unknown; setError: (e: unknown) => void; r
   return { error, setError, run }
 }
 
-export function Page({ title, actions, children }: { title: ComponentChildren; actions?: ComponentChildren; children: ComponentChildren }) {
+export function Page({
+  title,
+  actions,
+  children,
+}: {
+  title: ComponentChildren
+  actions?: ComponentChildren
+  children: ComponentChildren
+}) {
   return (
     <section class="page">
-      <header class="page-head"><h1>{title}</h1><div class="actions">{actions}</div></header>
+      <header class="page-head">
+        <h1>{title}</h1>
+        <div class="actions">{actions}</div>
+      </header>
       {children}
     </section>
   )

@@ -4,34 +4,45 @@ import { PERMISSIONS, SCOPES } from './permissions.ts'
 
 export const RAW_KEY_PREFIX = 'svcsk_'
 
-export const ApiKey = t.Object({
-  id: t.String(),
-  name: t.String(),
-  description: t.String(),
-  keyPrefix: t.String({ description: 'leading part of the raw key, to recognise it' }),
-  scope: t.Union(SCOPES.map((s) => t.Literal(s))),
-  organizationId: t.String(),
-  userId: t.Union([t.String(), t.Null()]),
-  serviceAccountId: t.Union([t.String(), t.Null()]),
-  role: t.Union([t.String(), t.Null()], { description: 'role of a key not bound to a service account' }),
-  createdAt: Timestamp,
-  createdBy: t.String(),
-  expiresAt: MaybeTimestamp,
-  lastUsedAt: MaybeTimestamp,
-  lastUsedIp: t.Union([t.String(), t.Null()]),
-  lastUsedUserAgent: t.Union([t.String(), t.Null()]),
-  revokedAt: MaybeTimestamp,
-}, { $id: 'ApiKey' })
+export const ApiKey = t.Object(
+  {
+    id: t.String(),
+    name: t.String(),
+    description: t.String(),
+    keyPrefix: t.String({ description: 'leading part of the raw key, to recognise it' }),
+    scope: t.Union(SCOPES.map((s) => t.Literal(s))),
+    organizationId: t.String(),
+    userId: t.Union([t.String(), t.Null()]),
+    serviceAccountId: t.Union([t.String(), t.Null()]),
+    role: t.Union([t.String(), t.Null()], { description: 'role of a key not bound to a service account' }),
+    createdAt: Timestamp,
+    createdBy: t.String(),
+    expiresAt: MaybeTimestamp,
+    lastUsedAt: MaybeTimestamp,
+    lastUsedIp: t.Union([t.String(), t.Null()]),
+    lastUsedUserAgent: t.Union([t.String(), t.Null()]),
+    revokedAt: MaybeTimestamp,
+  },
+  { $id: 'ApiKey' },
+)
 export type ApiKey = Static<typeof ApiKey>
 
-export const CreatedApiKey = t.Composite([ApiKey, t.Object({
-  key: t.String({ description: 'the raw key; shown once, never again' }),
-})])
+export const CreatedApiKey = t.Composite([
+  ApiKey,
+  t.Object({
+    key: t.String({ description: 'the raw key; shown once, never again' }),
+  }),
+])
 
 export const CreateApiKeyBody = t.Object({
   name: t.String({ minLength: 1, maxLength: 100 }),
   description: t.Optional(t.String({ maxLength: 500 })),
-  scope: t.Optional(t.Union(SCOPES.map((s) => t.Literal(s)), { default: 'read-write' })),
+  scope: t.Optional(
+    t.Union(
+      SCOPES.map((s) => t.Literal(s)),
+      { default: 'read-write' },
+    ),
+  ),
   expiresAt: t.Optional(t.String({ format: 'date-time', description: 'RFC 3339; must be in the future' })),
   serviceAccountId: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
 })

@@ -1,12 +1,15 @@
 /** Shapes shared by every resource: the envelope, the error body, pagination. */
 import { type Static, type TSchema, Type as t } from '@sinclair/typebox'
 
-export const ErrorBody = t.Object({
-  code: t.Integer({ description: 'the HTTP status' }),
-  message: t.String(),
-  details: t.Array(t.Any(), { description: 'one item per problem, usually `{ path, message }`' }),
-  requestId: t.String(),
-}, { $id: 'ErrorBody' })
+export const ErrorBody = t.Object(
+  {
+    code: t.Integer({ description: 'the HTTP status' }),
+    message: t.String(),
+    details: t.Array(t.Any(), { description: 'one item per problem, usually `{ path, message }`' }),
+    requestId: t.String(),
+  },
+  { $id: 'ErrorBody' },
+)
 export type ErrorBody = Static<typeof ErrorBody>
 
 export const Envelope = <T extends TSchema>(data: T) =>

@@ -6,21 +6,28 @@
 import { type Static, Type as t } from '@sinclair/typebox'
 import { Timestamp } from './common.ts'
 
-const DataObject = t.Record(t.String(), t.Any(), { description: 'fields of the connector type\'s data schema (GET /v1/connector-types)' })
+const DataObject = t.Record(t.String(), t.Any(), {
+  description: "fields of the connector type's data schema (GET /v1/connector-types)",
+})
 
-export const Connector = t.Object({
-  id: t.String(),
-  name: t.String(),
-  description: t.String(),
-  type: t.String({ description: 'the connector type' }),
-  provider: t.String(),
-  organizationId: t.String(),
-  maskedData: t.Record(t.String(), t.Any(), { description: 'the data with secret fields masked (`••••` and the last 4 characters of long secrets)' }),
-  createdAt: Timestamp,
-  createdBy: t.String(),
-  updatedAt: Timestamp,
-  updatedBy: t.String(),
-}, { $id: 'Connector' })
+export const Connector = t.Object(
+  {
+    id: t.String(),
+    name: t.String(),
+    description: t.String(),
+    type: t.String({ description: 'the connector type' }),
+    provider: t.String(),
+    organizationId: t.String(),
+    maskedData: t.Record(t.String(), t.Any(), {
+      description: 'the data with secret fields masked (`••••` and the last 4 characters of long secrets)',
+    }),
+    createdAt: Timestamp,
+    createdBy: t.String(),
+    updatedAt: Timestamp,
+    updatedBy: t.String(),
+  },
+  { $id: 'Connector' },
+)
 export type Connector = Static<typeof Connector>
 
 export const CreateConnectorBody = t.Object({
@@ -32,9 +39,12 @@ export const CreateConnectorBody = t.Object({
 export type CreateConnectorBody = Static<typeof CreateConnectorBody>
 
 export const UpdateConnectorBody = t.Object({
-  data: t.Optional(t.Record(t.String(), t.Any(), {
-    description: 'replaces the data; a secret field left out, or sent back as its mask, keeps its stored value; null removes an optional field',
-  })),
+  data: t.Optional(
+    t.Record(t.String(), t.Any(), {
+      description:
+        'replaces the data; a secret field left out, or sent back as its mask, keeps its stored value; null removes an optional field',
+    }),
+  ),
   name: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
   description: t.Optional(t.String({ maxLength: 500 })),
   type: t.Optional(t.String({ minLength: 1, maxLength: 100, description: 'cannot change; accepted when equal' })),

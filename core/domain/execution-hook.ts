@@ -24,41 +24,58 @@ export const MAX_RETRIES_LIMIT = 20
 
 const literals = <T extends readonly string[]>(values: T) => t.Union(values.map((v) => t.Literal(v)))
 
-export const HookEndpoint = t.Object({
-  id: t.String(),
-  organizationId: t.String(),
-  name: t.String(),
-  description: t.String(),
-  url: t.String(),
-  status: literals(ENDPOINT_STATUSES),
-  subscribedEventTypes: t.Array(t.String(), { description: 'the event types sent to this endpoint; empty means all' }),
-  maxRetries: t.Integer({ description: 'retries after a failed first attempt' }),
-  disabledReason: t.Union([t.String(), t.Null()], { description: 'why the endpoint was disabled: by a caller, or after a 410 Gone answer' }),
-  disabledAt: MaybeTimestamp,
-  previousSecretExpiresAt: t.Union([Timestamp, t.Null()], { description: 'until then deliveries carry a second signature made with the previous secret' }),
-  createdAt: Timestamp,
-  createdBy: t.String(),
-  updatedAt: Timestamp,
-}, { $id: 'HookEndpoint' })
+export const HookEndpoint = t.Object(
+  {
+    id: t.String(),
+    organizationId: t.String(),
+    name: t.String(),
+    description: t.String(),
+    url: t.String(),
+    status: literals(ENDPOINT_STATUSES),
+    subscribedEventTypes: t.Array(t.String(), {
+      description: 'the event types sent to this endpoint; empty means all',
+    }),
+    maxRetries: t.Integer({ description: 'retries after a failed first attempt' }),
+    disabledReason: t.Union([t.String(), t.Null()], {
+      description: 'why the endpoint was disabled: by a caller, or after a 410 Gone answer',
+    }),
+    disabledAt: MaybeTimestamp,
+    previousSecretExpiresAt: t.Union([Timestamp, t.Null()], {
+      description: 'until then deliveries carry a second signature made with the previous secret',
+    }),
+    createdAt: Timestamp,
+    createdBy: t.String(),
+    updatedAt: Timestamp,
+  },
+  { $id: 'HookEndpoint' },
+)
 export type HookEndpoint = Static<typeof HookEndpoint>
 
 export const CreateHookEndpointBody = t.Object({
   name: t.String({ minLength: 1, maxLength: 100 }),
   url: t.String({ minLength: 1, maxLength: 2000, description: 'https; http only for hosts the operator allows' }),
   description: t.Optional(t.String({ maxLength: 500 })),
-  subscribedEventTypes: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 64 }), { maxItems: HOOK_EVENT_TYPES.length, description: 'empty or absent: every event type' })),
+  subscribedEventTypes: t.Optional(
+    t.Array(t.String({ minLength: 1, maxLength: 64 }), {
+      maxItems: HOOK_EVENT_TYPES.length,
+      description: 'empty or absent: every event type',
+    }),
+  ),
   maxRetries: t.Optional(t.Integer({ minimum: 0, maximum: MAX_RETRIES_LIMIT, default: 8 })),
 })
 export type CreateHookEndpointBody = Static<typeof CreateHookEndpointBody>
 
 /** Any of the fields of creation; at least one. Queued deliveries go to the new URL on their next attempt. */
-export const UpdateHookEndpointBody = t.Object({
-  name: t.Optional(CreateHookEndpointBody.properties.name),
-  url: t.Optional(CreateHookEndpointBody.properties.url),
-  description: t.Optional(t.String({ maxLength: 500 })),
-  subscribedEventTypes: t.Optional(CreateHookEndpointBody.properties.subscribedEventTypes),
-  maxRetries: t.Optional(t.Integer({ minimum: 0, maximum: MAX_RETRIES_LIMIT })),
-}, { minProperties: 1 })
+export const UpdateHookEndpointBody = t.Object(
+  {
+    name: t.Optional(CreateHookEndpointBody.properties.name),
+    url: t.Optional(CreateHookEndpointBody.properties.url),
+    description: t.Optional(t.String({ maxLength: 500 })),
+    subscribedEventTypes: t.Optional(CreateHookEndpointBody.properties.subscribedEventTypes),
+    maxRetries: t.Optional(t.Integer({ minimum: 0, maximum: MAX_RETRIES_LIMIT })),
+  },
+  { minProperties: 1 },
+)
 export type UpdateHookEndpointBody = Static<typeof UpdateHookEndpointBody>
 
 export const CreatedHookEndpoint = t.Object({
@@ -67,10 +84,15 @@ export const CreatedHookEndpoint = t.Object({
 })
 
 export const RegenerateSecretBody = t.Object({
-  previousSecretTtlSeconds: t.Optional(t.Integer({
-    minimum: 0, maximum: 7 * 86_400, default: 86_400,
-    description: 'how long deliveries are also signed with the old secret, so receivers can switch without dropping any; 0 stops the old secret at once',
-  })),
+  previousSecretTtlSeconds: t.Optional(
+    t.Integer({
+      minimum: 0,
+      maximum: 7 * 86_400,
+      default: 86_400,
+      description:
+        'how long deliveries are also signed with the old secret, so receivers can switch without dropping any; 0 stops the old secret at once',
+    }),
+  ),
 })
 export type RegenerateSecretBody = Static<typeof RegenerateSecretBody>
 
@@ -82,29 +104,32 @@ export const DeliveryAttempt = t.Object({
 })
 export type DeliveryAttempt = Static<typeof DeliveryAttempt>
 
-export const HookDelivery = t.Object({
-  id: t.String(),
-  endpointId: t.String(),
-  eventId: t.String({ description: 'the webhook-id header: the same for every retry and replay of this event' }),
-  eventType: t.String(),
-  workflowId: t.Union([t.String(), t.Null()]),
-  runId: t.Union([t.String(), t.Null()]),
-  nodeId: t.Union([t.String(), t.Null()]),
-  status: literals(DELIVERY_STATUSES),
-  retryCount: t.Integer({ description: 'attempts made after the first' }),
-  maxRetries: t.Integer(),
-  nextRetryAt: MaybeTimestamp,
-  responseStatus: t.Union([t.Integer(), t.Null()]),
-  responseBody: t.Union([t.String(), t.Null()], { description: 'the first 4 KiB of the last answer' }),
-  durationMs: t.Union([t.Integer(), t.Null()]),
-  errorMessage: t.Union([t.String(), t.Null()]),
-  attempts: t.Array(DeliveryAttempt, { description: 'the last attempts, oldest first' }),
-  replayOf: t.Union([t.String(), t.Null()], { description: 'the delivery this one replays' }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  deliveredAt: MaybeTimestamp,
-  payload: t.Optional(t.Any({ description: 'the body sent; on GET …/deliveries/{id} only' })),
-}, { $id: 'HookDelivery' })
+export const HookDelivery = t.Object(
+  {
+    id: t.String(),
+    endpointId: t.String(),
+    eventId: t.String({ description: 'the webhook-id header: the same for every retry and replay of this event' }),
+    eventType: t.String(),
+    workflowId: t.Union([t.String(), t.Null()]),
+    runId: t.Union([t.String(), t.Null()]),
+    nodeId: t.Union([t.String(), t.Null()]),
+    status: literals(DELIVERY_STATUSES),
+    retryCount: t.Integer({ description: 'attempts made after the first' }),
+    maxRetries: t.Integer(),
+    nextRetryAt: MaybeTimestamp,
+    responseStatus: t.Union([t.Integer(), t.Null()]),
+    responseBody: t.Union([t.String(), t.Null()], { description: 'the first 4 KiB of the last answer' }),
+    durationMs: t.Union([t.Integer(), t.Null()]),
+    errorMessage: t.Union([t.String(), t.Null()]),
+    attempts: t.Array(DeliveryAttempt, { description: 'the last attempts, oldest first' }),
+    replayOf: t.Union([t.String(), t.Null()], { description: 'the delivery this one replays' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    deliveredAt: MaybeTimestamp,
+    payload: t.Optional(t.Any({ description: 'the body sent; on GET …/deliveries/{id} only' })),
+  },
+  { $id: 'HookDelivery' },
+)
 export type HookDelivery = Static<typeof HookDelivery>
 
 export interface DeliveryFilter {

@@ -4,14 +4,17 @@ import { ROLES } from './permissions.ts'
 
 const Role = t.Union(ROLES.map((r) => t.Literal(r)))
 
-export const Member = t.Object({
-  userId: t.String(),
-  organizationId: t.String(),
-  email: t.String(),
-  name: t.String(),
-  role: Role,
-  createdAt: Timestamp,
-}, { $id: 'Member' })
+export const Member = t.Object(
+  {
+    userId: t.String(),
+    organizationId: t.String(),
+    email: t.String(),
+    name: t.String(),
+    role: Role,
+    createdAt: Timestamp,
+  },
+  { $id: 'Member' },
+)
 export type Member = Static<typeof Member>
 
 export const InviteMemberBody = t.Object({

@@ -4,19 +4,47 @@
  * narrowed by its scope: `read` keeps only the `…:read` and `…:stream` permissions.
  */
 export const PERMISSIONS = [
-  'org:read', 'org:update',
-  'member:invite', 'member:remove', 'member:update_role',
-  'workflow:create', 'workflow:read', 'workflow:update', 'workflow:delete', 'workflow:execute', 'workflow:publish',
-  'connector:create', 'connector:read', 'connector:update', 'connector:delete',
+  'org:read',
+  'org:update',
+  'member:invite',
+  'member:remove',
+  'member:update_role',
+  'workflow:create',
+  'workflow:read',
+  'workflow:update',
+  'workflow:delete',
+  'workflow:execute',
+  'workflow:publish',
+  'connector:create',
+  'connector:read',
+  'connector:update',
+  'connector:delete',
   'action:read',
-  'run:read', 'run:stream', 'run:cancel',
-  'execution:read', 'execution:stream', 'execution:webhook',
-  'ai:chat', 'agent:run', 'wallet:read', 'wallet:write', 'wallet:withdraw',
-  'apikey:create', 'apikey:read', 'apikey:revoke',
-  'service_account:read', 'service_account:write',
-  'stats:read', 'template:write', 'template:moderate',
-  'card:read', 'card:write', 'card:disclose',
-  'x402:read', 'x402:write', 'universe:read',
+  'run:read',
+  'run:stream',
+  'run:cancel',
+  'execution:read',
+  'execution:stream',
+  'execution:webhook',
+  'ai:chat',
+  'agent:run',
+  'wallet:read',
+  'wallet:write',
+  'wallet:withdraw',
+  'apikey:create',
+  'apikey:read',
+  'apikey:revoke',
+  'service_account:read',
+  'service_account:write',
+  'stats:read',
+  'template:write',
+  'template:moderate',
+  'card:read',
+  'card:write',
+  'card:disclose',
+  'x402:read',
+  'x402:write',
+  'universe:read',
 ] as const
 
 export type Permission = (typeof PERMISSIONS)[number]
@@ -39,7 +67,10 @@ export const GRANTED_APART: readonly Permission[] = ['template:moderate', 'card:
 const OWNER: readonly Permission[] = PERMISSIONS.filter((p) => !GRANTED_APART.includes(p))
 const VIEWER: readonly Permission[] = PERMISSIONS.filter(isReadOnly)
 const DEVELOPER: readonly Permission[] = OWNER.filter(
-  (p) => !['org:update', 'member:invite', 'member:remove', 'member:update_role', 'wallet:withdraw', 'card:write'].includes(p),
+  (p) =>
+    !['org:update', 'member:invite', 'member:remove', 'member:update_role', 'wallet:withdraw', 'card:write'].includes(
+      p,
+    ),
 )
 
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = Object.freeze({

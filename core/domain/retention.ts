@@ -14,7 +14,8 @@ export const RETENTION_PATTERN = '^(0|[1-9][0-9]*(m|h|d|w))$'
 
 export const RunRetention = t.String({
   pattern: RETENTION_PATTERN,
-  description: 'How long finished runs are kept: whole minutes, hours, days or weeks (`90m`, `12h`, `30d`, `2w`); `0` keeps them for ever',
+  description:
+    'How long finished runs are kept: whole minutes, hours, days or weeks (`90m`, `12h`, `30d`, `2w`); `0` keeps them for ever',
   examples: ['30d'],
 })
 
@@ -37,17 +38,30 @@ export function shortestRetention(...values: ReadonlyArray<number | null | undef
 /** Writes milliseconds the way an operator would (`30d`, `36h`, `90m`, `45s`; `0` for ever). */
 export function formatRetention(ms: number): string {
   if (ms === 0) return '0'
-  for (const [unit, size] of [['w', 604_800_000], ['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
+  for (const [unit, size] of [
+    ['w', 604_800_000],
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const) {
     if (ms % size === 0) return `${ms / size}${unit}`
   }
   return `${ms}ms`
 }
 
-export const OrganizationSettings = t.Object({
-  organizationId: t.String(),
-  runRetention: t.Union([RunRetention, t.Null()], { description: 'The organization\'s own retention; null follows the installation\'s default' }),
-  effectiveRunRetention: t.String({ description: 'What applies to the organization\'s runs (a workflow may shorten it)' }),
-}, { $id: 'OrganizationSettings' })
+export const OrganizationSettings = t.Object(
+  {
+    organizationId: t.String(),
+    runRetention: t.Union([RunRetention, t.Null()], {
+      description: "The organization's own retention; null follows the installation's default",
+    }),
+    effectiveRunRetention: t.String({
+      description: "What applies to the organization's runs (a workflow may shorten it)",
+    }),
+  },
+  { $id: 'OrganizationSettings' },
+)
 export type OrganizationSettings = Static<typeof OrganizationSettings>
 
 export const OrganizationSettingsBody = t.Object({

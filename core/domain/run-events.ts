@@ -7,9 +7,25 @@
  */
 import type { DomainEvent, RecordedEvent } from '../events.ts'
 
-export const RUN_EVENT_TYPES = ['run.started', 'run.waiting', 'run.resumed', 'run.succeeded', 'run.partial', 'run.failed', 'run.cancelled'] as const
+export const RUN_EVENT_TYPES = [
+  'run.started',
+  'run.waiting',
+  'run.resumed',
+  'run.succeeded',
+  'run.partial',
+  'run.failed',
+  'run.cancelled',
+] as const
 export const NODE_EVENT_TYPES = [
-  'node.started', 'node.succeeded', 'node.partial', 'node.failed', 'node.skipped', 'node.waiting', 'node.retrying', 'node.looping', 'node.cancelled',
+  'node.started',
+  'node.succeeded',
+  'node.partial',
+  'node.failed',
+  'node.skipped',
+  'node.waiting',
+  'node.retrying',
+  'node.looping',
+  'node.cancelled',
 ] as const
 export type RunEventType = (typeof RUN_EVENT_TYPES)[number]
 export type NodeEventType = (typeof NODE_EVENT_TYPES)[number]
@@ -25,8 +41,14 @@ export function workflowPaused(
   cause: { runId?: string; userId?: string; connectorId?: string | null } = {},
 ): DomainEvent {
   return {
-    organizationId: where.organizationId, workflowId: where.workflowId, runId: null, seq: null, nodeId: null,
-    type: 'workflow.paused', data: { workflowId: where.workflowId, reason, ...cause }, at,
+    organizationId: where.organizationId,
+    workflowId: where.workflowId,
+    runId: null,
+    seq: null,
+    nodeId: null,
+    type: 'workflow.paused',
+    data: { workflowId: where.workflowId, reason, ...cause },
+    at,
   }
 }
 
@@ -45,7 +67,12 @@ export function eventForApi(e: RecordedEvent, detail: boolean) {
     if (e.data.wait) data.waitKind = (e.data.wait as { kind?: string }).kind ?? null
   }
   return {
-    type: e.type, runId: e.runId, workflowId: e.workflowId, nodeId: e.nodeId, seq: e.seq,
-    at: new Date(e.at).toISOString(), data,
+    type: e.type,
+    runId: e.runId,
+    workflowId: e.workflowId,
+    nodeId: e.nodeId,
+    seq: e.seq,
+    at: new Date(e.at).toISOString(),
+    data,
   }
 }

@@ -14,7 +14,8 @@ export const ACTIVE_STATUSES = ['running', 'waiting'] as const satisfies readonl
 export const TERMINAL_STATUSES = ['success', 'partial', 'failure', 'cancelled'] as const satisfies readonly RunStatus[]
 export type TerminalStatus = (typeof TERMINAL_STATUSES)[number]
 
-export const isTerminal = (status: string): status is TerminalStatus => (TERMINAL_STATUSES as readonly string[]).includes(status)
+export const isTerminal = (status: string): status is TerminalStatus =>
+  (TERMINAL_STATUSES as readonly string[]).includes(status)
 
 /** The status each run event leaves its run in. */
 const STATUS_OF_EVENT: Readonly<Record<RunEventType, RunStatus>> = {

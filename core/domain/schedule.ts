@@ -6,7 +6,7 @@ export const SCHEDULE_INACTIVE_REASONS = ['not_published', 'paused', 'archived',
 
 export const ScheduledTrigger = t.Object({
   triggerNodeId: t.String(),
-  type: t.String({ description: 'cronjob, schedule, or a plugin\'s time-based trigger' }),
+  type: t.String({ description: "cronjob, schedule, or a plugin's time-based trigger" }),
   expression: t.String({ description: 'the cron expression or the rrule text, as written' }),
   timezone: t.String(),
   catchUp: t.Union([t.Literal('skip'), t.Literal('last'), t.Literal('all')]),
@@ -16,7 +16,9 @@ export const ScheduledTrigger = t.Object({
   upcoming: t.Array(t.String(), { description: 'the next ticks (up to 5), from nextFireAt on; empty while inactive' }),
   lastFiredAt: MaybeTimestamp,
   lastRunId: t.Union([t.String(), t.Null()]),
-  lastOutcome: t.Union([t.String(), t.Null()], { description: 'triggered, or why the last tick started no run (cooldown, max_runs_exhausted, …)' }),
+  lastOutcome: t.Union([t.String(), t.Null()], {
+    description: 'triggered, or why the last tick started no run (cooldown, max_runs_exhausted, …)',
+  }),
   skippedTicks: t.Integer({ description: 'ticks missed while the service was down that started no run' }),
   lastSkippedAt: MaybeTimestamp,
 })
@@ -26,7 +28,9 @@ export const WorkflowSchedule = t.Object({
   workflowId: t.String(),
   liveVersion: t.Union([t.Integer(), t.Null()]),
   active: t.Boolean({ description: 'true when at least one trigger ticks' }),
-  reason: t.Union([...SCHEDULE_INACTIVE_REASONS.map((r) => t.Literal(r)), t.Null()], { description: 'why nothing ticks, when active is false' }),
+  reason: t.Union([...SCHEDULE_INACTIVE_REASONS.map((r) => t.Literal(r)), t.Null()], {
+    description: 'why nothing ticks, when active is false',
+  }),
   triggers: t.Array(ScheduledTrigger),
 })
 export type WorkflowSchedule = Static<typeof WorkflowSchedule>

@@ -1,18 +1,21 @@
 import { type Static, Type as t } from '@sinclair/typebox'
 import { MaybeTimestamp, Timestamp } from './common.ts'
 
-export const ServiceAccount = t.Object({
-  id: t.String(),
-  name: t.String(),
-  description: t.String(),
-  organizationId: t.String(),
-  permissions: t.Array(t.String(), { description: 'explicit permission names, e.g. org:read' }),
-  status: t.Union([t.Literal('active'), t.Literal('disabled')]),
-  disabledAt: MaybeTimestamp,
-  createdAt: Timestamp,
-  createdBy: t.String(),
-  updatedAt: Timestamp,
-}, { $id: 'ServiceAccount' })
+export const ServiceAccount = t.Object(
+  {
+    id: t.String(),
+    name: t.String(),
+    description: t.String(),
+    organizationId: t.String(),
+    permissions: t.Array(t.String(), { description: 'explicit permission names, e.g. org:read' }),
+    status: t.Union([t.Literal('active'), t.Literal('disabled')]),
+    disabledAt: MaybeTimestamp,
+    createdAt: Timestamp,
+    createdBy: t.String(),
+    updatedAt: Timestamp,
+  },
+  { $id: 'ServiceAccount' },
+)
 export type ServiceAccount = Static<typeof ServiceAccount>
 
 const PermissionList = t.Array(t.String({ minLength: 1, maxLength: 64 }), { maxItems: 64 })

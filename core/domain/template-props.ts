@@ -15,7 +15,11 @@ type Kind = 'string' | 'number' | 'integer' | 'boolean' | 'object'
 function typeProblem(kind: Kind, value: unknown): string | null {
   switch (kind) {
     case 'string':
-      return typeof value === 'string' ? (value.length > MAX_TEXT ? `must be at most ${MAX_TEXT} characters` : null) : 'must be a string'
+      return typeof value === 'string'
+        ? value.length > MAX_TEXT
+          ? `must be at most ${MAX_TEXT} characters`
+          : null
+        : 'must be a string'
     case 'number':
       return typeof value === 'number' && Number.isFinite(value) ? null : 'must be a number'
     case 'integer':
@@ -44,7 +48,8 @@ interface Rules {
 }
 
 function ruleProblem(rules: Rules, value: unknown): string | null {
-  if (rules.enum && !rules.enum.some((e) => e === value)) return `must be one of ${rules.enum.map((e) => JSON.stringify(e)).join(', ')}`
+  if (rules.enum && !rules.enum.some((e) => e === value))
+    return `must be one of ${rules.enum.map((e) => JSON.stringify(e)).join(', ')}`
   if (typeof value === 'number') {
     if (rules.minimum !== undefined && value < rules.minimum) return `must be at least ${rules.minimum}`
     if (rules.maximum !== undefined && value > rules.maximum) return `must be at most ${rules.maximum}`
@@ -56,7 +61,8 @@ function ruleProblem(rules: Rules, value: unknown): string | null {
   return null
 }
 
-const isCsvTable = (prop: TemplateProp) => prop.properties?.inputType === 'csvTable' || (prop.properties?.columns?.length ?? 0) > 0
+const isCsvTable = (prop: TemplateProp) =>
+  prop.properties?.inputType === 'csvTable' || (prop.properties?.columns?.length ?? 0) > 0
 
 /** The problems of a template's props themselves (a pattern that is no regular expression, a duplicate key). */
 export function checkTemplateProps(props: readonly TemplateProp[]): ErrorDetail[] {
@@ -70,7 +76,10 @@ export function checkTemplateProps(props: readonly TemplateProp[]): ErrorDetail[
     }
     for (const [j, column] of (prop.properties?.columns ?? []).entries()) {
       if (column.pattern !== undefined && !compile(column.pattern)) {
-        errors.push({ path: `/templateProps/${i}/properties/columns/${j}/pattern`, message: 'not a valid regular expression' })
+        errors.push({
+          path: `/templateProps/${i}/properties/columns/${j}/pattern`,
+          message: 'not a valid regular expression',
+        })
       }
     }
   })
@@ -78,12 +87,16 @@ export function checkTemplateProps(props: readonly TemplateProp[]): ErrorDetail[
 }
 
 /** Rows of a csvTable value as column arrays, or a problem. */
-function columnsOf(value: unknown, columns: readonly CsvColumn[]): { table: Record<string, unknown[]>; rows: number } | string {
+function columnsOf(
+  value: unknown,
+  columns: readonly CsvColumn[],
+): { table: Record<string, unknown[]>; rows: number } | string {
   const table: Record<string, unknown[]> = Object.create(null)
   if (Array.isArray(value)) {
     for (const c of columns) table[c.key] = []
     for (const row of value) {
-      if (row === null || typeof row !== 'object' || Array.isArray(row)) return 'each row must be an object of column values'
+      if (row === null || typeof row !== 'object' || Array.isArray(row))
+        return 'each row must be an object of column values'
       for (const c of columns) table[c.key].push((row as Record<string, unknown>)[c.key] ?? null)
     }
     return { table, rows: value.length }
@@ -100,11 +113,17 @@ function columnsOf(value: unknown, columns: readonly CsvColumn[]): { table: Reco
     rows = column.length
   }
   rows = Math.max(rows, 0)
-  for (const c of columns) table[c.key] = ((value as Record<string, unknown[]>)[c.key] ?? Array.from({ length: rows }, () => null)).slice()
+  for (const c of columns)
+    table[c.key] = ((value as Record<string, unknown[]>)[c.key] ?? Array.from({ length: rows }, () => null)).slice()
   return { table, rows }
 }
 
-function checkTable(prop: TemplateProp, value: unknown, path: string, errors: ErrorDetail[]): Record<string, unknown[]> | null {
+function checkTable(
+  prop: TemplateProp,
+  value: unknown,
+  path: string,
+  errors: ErrorDetail[],
+): Record<string, unknown[]> | null {
   const columns = prop.properties?.columns ?? []
   const read = columnsOf(value, columns)
   if (typeof read === 'string') {
@@ -113,7 +132,8 @@ function checkTable(prop: TemplateProp, value: unknown, path: string, errors: Er
   }
   const minRows = prop.properties?.minRows || 1
   const maxRows = prop.properties?.maxRows ?? 0
-  if (read.rows < minRows) errors.push({ path, message: `must have at least ${minRows} row${minRows === 1 ? '' : 's'}` })
+  if (read.rows < minRows)
+    errors.push({ path, message: `must have at least ${minRows} row${minRows === 1 ? '' : 's'}` })
   if (maxRows > 0 && read.rows > maxRows) errors.push({ path, message: `must have at most ${maxRows} rows` })
   for (const column of columns) {
     read.table[column.key].forEach((cell, row) => {
@@ -130,11 +150,15 @@ function checkTable(prop: TemplateProp, value: unknown, path: string, errors: Er
 }
 
 /** Checks and completes prop values; `errors` is empty when they may be stored. */
-export function checkPropValues(props: readonly TemplateProp[], given: Record<string, unknown>): { values: Record<string, unknown>; errors: ErrorDetail[] } {
+export function checkPropValues(
+  props: readonly TemplateProp[],
+  given: Record<string, unknown>,
+): { values: Record<string, unknown>; errors: ErrorDetail[] } {
   const errors: ErrorDetail[] = []
   const values: Record<string, unknown> = Object.create(null)
   for (const key of Object.keys(given)) {
-    if (!isSafeKey(key) || !props.some((p) => p.key === key)) errors.push({ path: `/propValues/${key}`, message: 'not a prop of this template' })
+    if (!isSafeKey(key) || !props.some((p) => p.key === key))
+      errors.push({ path: `/propValues/${key}`, message: 'not a prop of this template' })
   }
   for (const prop of props) {
     const path = `/propValues/${prop.key}`

@@ -14,7 +14,12 @@ export interface RankedTicker extends Ticker {
   rank: number
 }
 
-export const UniversePage = t.Object({ hasMore: t.Boolean(), items: t.Array(Ticker), limit: t.Integer(), offset: t.Integer() })
+export const UniversePage = t.Object({
+  hasMore: t.Boolean(),
+  items: t.Array(Ticker),
+  limit: t.Integer(),
+  offset: t.Integer(),
+})
 export type UniversePage = Static<typeof UniversePage>
 
 export const UNIVERSE_DEFAULT_LIMIT = 20
@@ -25,10 +30,21 @@ export const UNIVERSE_MAX_LIMIT = 100
  * (so `$aapl` is `AAPL` and `brk.b` is `BRK-B`).
  */
 export function normalizeSymbol(raw: string): string {
-  return raw.trim().replace(/^\$+/, '').toUpperCase().replace(/[./\s]+/g, '-')
+  return raw
+    .trim()
+    .replace(/^\$+/, '')
+    .toUpperCase()
+    .replace(/[./\s]+/g, '-')
 }
 
 /** The lower-case words of a name, for name-word prefix search. */
 export function wordsOf(name: string): string[] {
-  return [...new Set(name.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0))]
+  return [
+    ...new Set(
+      name
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter((w) => w.length > 0),
+    ),
+  ]
 }

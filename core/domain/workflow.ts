@@ -12,7 +12,14 @@ export const WORKFLOW_STATUSES = ['draft', 'active', 'paused', 'archived'] as co
 export type WorkflowStatus = (typeof WORKFLOW_STATUSES)[number]
 export const VISIBILITIES = ['private', 'org', 'public_view', 'public_execute'] as const
 export type Visibility = (typeof VISIBILITIES)[number]
-export const PAUSED_REASONS = ['cu_exhausted', 'disabled_action', 'consecutive_failures', 'max_runs_exhausted', 'invalid_chat', 'member_removed'] as const
+export const PAUSED_REASONS = [
+  'cu_exhausted',
+  'disabled_action',
+  'consecutive_failures',
+  'max_runs_exhausted',
+  'invalid_chat',
+  'member_removed',
+] as const
 export type PausedReason = (typeof PAUSED_REASONS)[number]
 
 const literals = <T extends readonly string[]>(values: T) => t.Union(values.map((v) => t.Literal(v)))
@@ -57,7 +64,11 @@ export const isNodeId = (id: string) => NODE_ID_PATTERN.test(id) && !PROTOTYPE_K
 export const isSafeKey = (key: string) => !PROTOTYPE_KEYS.has(key)
 
 export const VariableDef = t.Object({
-  name: t.String({ minLength: 1, maxLength: 100, pattern: '^(?!(__proto__|constructor|prototype)$)[A-Za-z_][A-Za-z0-9_]*$' }),
+  name: t.String({
+    minLength: 1,
+    maxLength: 100,
+    pattern: '^(?!(__proto__|constructor|prototype)$)[A-Za-z_][A-Za-z0-9_]*$',
+  }),
   type: literals(['number', 'text', 'boolean', 'list', 'object'] as const),
   default: t.Optional(t.Any()),
   description: t.Optional(t.String()),
@@ -65,14 +76,17 @@ export const VariableDef = t.Object({
 })
 export type VariableDef = Static<typeof VariableDef>
 
-export const Definition = t.Object({
-  nodes: t.Record(t.String({ minLength: 1, maxLength: 100 }), NodeDefinition),
-  triggerNodeIds: t.Optional(t.Array(t.String({ minLength: 1 }), { minItems: 1, maxItems: 50 })),
-  inputSchema: t.Optional(t.Array(InputField)),
-  variableDefs: t.Optional(t.Array(VariableDef)),
-  sensitivePropKeys: t.Optional(t.Array(t.String())),
-  blockExpansions: t.Optional(t.Record(t.String(), t.Any())),
-}, { additionalProperties: true })
+export const Definition = t.Object(
+  {
+    nodes: t.Record(t.String({ minLength: 1, maxLength: 100 }), NodeDefinition),
+    triggerNodeIds: t.Optional(t.Array(t.String({ minLength: 1 }), { minItems: 1, maxItems: 50 })),
+    inputSchema: t.Optional(t.Array(InputField)),
+    variableDefs: t.Optional(t.Array(VariableDef)),
+    sensitivePropKeys: t.Optional(t.Array(t.String())),
+    blockExpansions: t.Optional(t.Record(t.String(), t.Any())),
+  },
+  { additionalProperties: true },
+)
 export type Definition = Static<typeof Definition>
 
 // --- settings objects -------------------------------------------------------------------------
@@ -114,15 +128,17 @@ export const X402Config = t.Object({
   discoverable: t.Optional(t.Boolean()),
   discoveryInput: t.Optional(Discovery),
   discoveryOutput: t.Optional(Discovery),
-  discoveryMetadata: t.Optional(t.Object({
-    name: t.Optional(t.String()),
-    description: t.Optional(t.String()),
-    category: t.Optional(t.String()),
-    provider: t.Optional(t.String()),
-    documentation: t.Optional(t.String()),
-    logo: t.Optional(t.String()),
-    tags: t.Optional(t.Array(t.String())),
-  })),
+  discoveryMetadata: t.Optional(
+    t.Object({
+      name: t.Optional(t.String()),
+      description: t.Optional(t.String()),
+      category: t.Optional(t.String()),
+      provider: t.Optional(t.String()),
+      documentation: t.Optional(t.String()),
+      logo: t.Optional(t.String()),
+      tags: t.Optional(t.Array(t.String())),
+    }),
+  ),
 })
 
 const Author = t.Object({ clientId: t.Optional(t.String()), name: t.Optional(t.String()) })
@@ -137,13 +153,17 @@ export const Comment = t.Object({
   createdBy: t.Optional(Author),
   createdAt: t.Optional(t.String()),
   updatedAt: t.Optional(t.String()),
-  replies: t.Optional(t.Array(t.Object({
-    id: t.String(),
-    text: t.String(),
-    createdAt: t.Optional(t.String()),
-    updatedAt: t.Optional(t.String()),
-    createdBy: t.Optional(Author),
-  }))),
+  replies: t.Optional(
+    t.Array(
+      t.Object({
+        id: t.String(),
+        text: t.String(),
+        createdAt: t.Optional(t.String()),
+        updatedAt: t.Optional(t.String()),
+        createdBy: t.Optional(Author),
+      }),
+    ),
+  ),
 })
 
 export const StickyNote = t.Object({
@@ -206,27 +226,30 @@ export type CreateWorkflowBody = Static<typeof CreateWorkflowBody>
 export const UpdateWorkflowBody = t.Object(optionalAll(contentFields))
 export type UpdateWorkflowBody = Static<typeof UpdateWorkflowBody>
 
-export const Workflow = t.Object({
-  id: t.String(),
-  ...contentFields,
-  organizationId: t.String(),
-  ownerUserId: nullable(t.String()),
-  createdAt: Timestamp,
-  createdBy: t.String(),
-  updatedAt: Timestamp,
-  updatedBy: t.String(),
-  versionCreatedBy: t.String({ description: 'author of this version row; set once' }),
-  version: t.Integer(),
-  status: literals(WORKFLOW_STATUSES),
-  type: t.String({ description: 'trigger type of the (first) trigger node' }),
-  remainRuns: nullable(t.Integer()),
-  lastTriggeredAt: MaybeTimestamp,
-  pausedReason: nullable(literals(PAUSED_REASONS)),
-  hasDraft: t.Boolean(),
-  hasLiveVersion: t.Boolean(),
-  liveVersionPaused: t.Boolean(),
-  triggerSecret: t.String(),
-}, { $id: 'Workflow' })
+export const Workflow = t.Object(
+  {
+    id: t.String(),
+    ...contentFields,
+    organizationId: t.String(),
+    ownerUserId: nullable(t.String()),
+    createdAt: Timestamp,
+    createdBy: t.String(),
+    updatedAt: Timestamp,
+    updatedBy: t.String(),
+    versionCreatedBy: t.String({ description: 'author of this version row; set once' }),
+    version: t.Integer(),
+    status: literals(WORKFLOW_STATUSES),
+    type: t.String({ description: 'trigger type of the (first) trigger node' }),
+    remainRuns: nullable(t.Integer()),
+    lastTriggeredAt: MaybeTimestamp,
+    pausedReason: nullable(literals(PAUSED_REASONS)),
+    hasDraft: t.Boolean(),
+    hasLiveVersion: t.Boolean(),
+    liveVersionPaused: t.Boolean(),
+    triggerSecret: t.String(),
+  },
+  { $id: 'Workflow' },
+)
 export type Workflow = Static<typeof Workflow>
 
 export const WorkflowListQuery = {

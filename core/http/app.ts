@@ -117,7 +117,10 @@ export interface AppDeps {
 }
 
 /** An app's files may total 2 MiB; as JSON text (escapes included) its body may be larger. */
-const APP_BODY_ROUTES = new Map([['POST /v1/apps', MAX_APP_BYTES * 2], ['PUT /v1/apps/:id', MAX_APP_BYTES * 2]])
+const APP_BODY_ROUTES = new Map([
+  ['POST /v1/apps', MAX_APP_BYTES * 2],
+  ['PUT /v1/apps/:id', MAX_APP_BYTES * 2],
+])
 
 export function createApp(deps: AppDeps) {
   // Once every module is loaded: the framework's own string formats give way to ours (formats.ts).
@@ -133,7 +136,13 @@ export function createApp(deps: AppDeps) {
     .use(clientPlugin(deps.trustedProxies ?? []))
     .use(errorsPlugin(deps.logger))
     .use(envelopePlugin())
-    .use(bodyPlugin(deps.maxBodyBytes, { keyed: () => keyed, authenticate: (request) => gate.principalOf(request) }, APP_BODY_ROUTES))
+    .use(
+      bodyPlugin(
+        deps.maxBodyBytes,
+        { keyed: () => keyed, authenticate: (request) => gate.principalOf(request) },
+        APP_BODY_ROUTES,
+      ),
+    )
     .use(healthRoutes(deps))
     .use(deps.metrics ? metricsRoutes(deps.metrics, deps.metricsToken ?? null) : new Elysia({ name: 'routes.metrics' }))
     .use(openApiRoutes(() => routes(), deps.version))
@@ -157,7 +166,9 @@ export function createApp(deps: AppDeps) {
     .use(universeRoutes(auth, deps.universe))
     .use(templateRoutes(auth, deps.templates, deps.apps))
     .use(walletRoutes(auth, deps.wallets))
-    .use(deps.x402Endpoints ? x402EndpointRoutes(auth, deps.x402Endpoints) : new Elysia({ name: 'routes.x402-endpoints' }))
+    .use(
+      deps.x402Endpoints ? x402EndpointRoutes(auth, deps.x402Endpoints) : new Elysia({ name: 'routes.x402-endpoints' }),
+    )
     .use(deps.agents ? agentRoutes(auth, deps.agents) : new Elysia({ name: 'routes.agents' }))
     .use(deps.cards ? cardRoutes(auth, deps.cards) : new Elysia({ name: 'routes.cards' }))
     .use(widgetRoutes(deps.apps))

@@ -9,9 +9,15 @@ export interface RouteLike {
 }
 
 const STATUS_TEXT: Record<number, string> = {
-  400: 'Invalid request', 401: 'Missing, unknown, revoked or expired API key', 403: 'Missing permission',
-  404: 'Not found', 409: 'Conflict with the current state', 413: 'Body too large', 429: 'Too many requests',
-  500: 'Internal error', 503: 'Unavailable',
+  400: 'Invalid request',
+  401: 'Missing, unknown, revoked or expired API key',
+  403: 'Missing permission',
+  404: 'Not found',
+  409: 'Conflict with the current state',
+  413: 'Body too large',
+  429: 'Too many requests',
+  500: 'Internal error',
+  503: 'Unavailable',
 }
 
 export function buildOpenApi(routes: readonly RouteLike[], info: { title: string; version: string }) {
@@ -54,7 +60,14 @@ export function buildOpenApi(routes: readonly RouteLike[], info: { title: string
     info: { ...info, description: 'Automaton: self-hosted workflow automation. Every path starts with /v1.' },
     paths,
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key, `svcsk_…`, or a sign-in session, `sess_…` (also taken from the `automaton_session` cookie, with `X-CSRF-Token` on requests that change something)' } },
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'An API key, `svcsk_…`, or a sign-in session, `sess_…` (also taken from the `automaton_session` cookie, with `X-CSRF-Token` on requests that change something)',
+        },
+      },
       schemas: { ErrorBody: clean(ErrorBody) },
     },
   }
@@ -73,7 +86,9 @@ function responsesOf(detail: RouteDoc) {
                   type: 'object',
                   required: ['code', 'data', 'message', 'requestId'],
                   properties: {
-                    code: { const: 200 }, message: { const: 'success' }, requestId: { type: 'string' },
+                    code: { const: 200 },
+                    message: { const: 'success' },
+                    requestId: { type: 'string' },
                     data: clean(detail.response ?? {}),
                   },
                 },
@@ -109,7 +124,9 @@ export function clean(schema: unknown): unknown {
   const s = schema as Record<string, unknown>
   if (Array.isArray(s.anyOf)) {
     const variants = s.anyOf as Array<Record<string, unknown>>
-    const typed = variants.filter((v) => !(v.type === 'string' && ['integer', 'numeric', 'boolean'].includes(String(v.format))))
+    const typed = variants.filter(
+      (v) => !(v.type === 'string' && ['integer', 'numeric', 'boolean'].includes(String(v.format))),
+    )
     if (typed.length === 1 && variants.length === 2) return clean({ ...typed[0], ...without(s, 'anyOf') })
   }
   const out: Record<string, unknown> = {}

@@ -42,7 +42,10 @@ export function peerAddressOf(request: Request): string | null {
 }
 
 /** The app's client plugin records what it believes about the client (see client-address.ts). */
-export function setClientView(request: Request, view: { address: string | null; scheme: 'http' | 'https' | null }): void {
+export function setClientView(
+  request: Request,
+  view: { address: string | null; scheme: 'http' | 'https' | null },
+): void {
   forwarded.set(request, view)
 }
 

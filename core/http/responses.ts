@@ -6,7 +6,10 @@ import type { ErrorDetail } from '../errors.ts'
 
 /** A handler returns `raw(body)` for endpoints whose body is not wrapped in the envelope. */
 export class Raw {
-  constructor(readonly body: unknown, readonly status = 200) {}
+  constructor(
+    readonly body: unknown,
+    readonly status = 200,
+  ) {}
 }
 export const raw = (body: unknown, status = 200) => new Raw(body, status)
 

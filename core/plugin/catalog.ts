@@ -5,7 +5,11 @@
  * registry; filtering by tags is a lookup, not a rebuild.
  */
 import type { Static, TSchema } from '@sinclair/typebox'
-import type { ActionEntry as ActionEntrySchema, ConnectorTypeEntry as ConnectorTypeEntrySchema, TriggerEntry as TriggerEntrySchema } from '../domain/catalog.ts'
+import type {
+  ActionEntry as ActionEntrySchema,
+  ConnectorTypeEntry as ConnectorTypeEntrySchema,
+  TriggerEntry as TriggerEntrySchema,
+} from '../domain/catalog.ts'
 import type { ConnectorRequirement, PluginDefinition } from './definitions.ts'
 import type { Registry } from './registry.ts'
 import { secretFieldsOf } from './schemas.ts'
@@ -41,36 +45,60 @@ function connectorOf(requirement: ConnectorRequirement | null | undefined): Cata
 const byType = <T extends { type: string }>(a: T, b: T) => a.type.localeCompare(b.type)
 
 export function buildCatalog(registry: Registry): Catalog {
-  const owner = (kind: 'action' | 'trigger' | 'connector', type: string) => registry.pluginOf(kind, type) as PluginDefinition
+  const owner = (kind: 'action' | 'trigger' | 'connector', type: string) =>
+    registry.pluginOf(kind, type) as PluginDefinition
   const triggers = registry.triggers().map((t): TriggerEntry => {
     const plugin = owner('trigger', t.type)
     return {
-      type: t.type, name: t.name, description: t.description,
-      documentationUrl: t.documentationUrl ?? '', logoUrl: t.logoUrl ?? '',
-      platform: t.platform ?? plugin.id, createdBy: plugin.author ?? plugin.id, plugin: plugin.id,
-      tags: [...(t.tags ?? [])], connector: connectorOf(t.connector),
-      payloadSchema: jsonSchemaOf(t.payload), resultSchema: jsonSchemaOf(t.result),
+      type: t.type,
+      name: t.name,
+      description: t.description,
+      documentationUrl: t.documentationUrl ?? '',
+      logoUrl: t.logoUrl ?? '',
+      platform: t.platform ?? plugin.id,
+      createdBy: plugin.author ?? plugin.id,
+      plugin: plugin.id,
+      tags: [...(t.tags ?? [])],
+      connector: connectorOf(t.connector),
+      payloadSchema: jsonSchemaOf(t.payload),
+      resultSchema: jsonSchemaOf(t.result),
       waitPayloadSchema: t.waitPayload ? jsonSchemaOf(t.waitPayload) : null,
     }
   })
   const actions = registry.actions().map((a): ActionEntry => {
     const plugin = owner('action', a.type)
     return {
-      type: a.type, name: a.name, description: a.description,
-      documentationUrl: a.documentationUrl ?? '', logoUrl: a.logoUrl ?? '',
-      createdBy: plugin.author ?? plugin.id, plugin: plugin.id, tags: [...(a.tags ?? [])],
-      connector: connectorOf(a.connector), payloadSchema: jsonSchemaOf(a.payload), resultSchema: jsonSchemaOf(a.result),
-      branches: [...(a.branches ?? [])], loop: a.loop === true,
+      type: a.type,
+      name: a.name,
+      description: a.description,
+      documentationUrl: a.documentationUrl ?? '',
+      logoUrl: a.logoUrl ?? '',
+      createdBy: plugin.author ?? plugin.id,
+      plugin: plugin.id,
+      tags: [...(a.tags ?? [])],
+      connector: connectorOf(a.connector),
+      payloadSchema: jsonSchemaOf(a.payload),
+      resultSchema: jsonSchemaOf(a.result),
+      branches: [...(a.branches ?? [])],
+      loop: a.loop === true,
     }
   })
   const connectorTypes = registry.connectors().map((c): ConnectorTypeEntry => {
     const plugin = owner('connector', c.type)
     return {
-      type: c.type, name: c.name, description: c.description, provider: c.provider,
-      documentationUrl: c.documentationUrl ?? '', logoUrl: c.logoUrl ?? '',
-      createdBy: plugin.author ?? plugin.id, plugin: plugin.id, tags: [...(c.tags ?? [])],
-      accountType: c.accountType ?? null, walletSupport: c.walletSupport ? [...c.walletSupport] : null,
-      dataSchema: jsonSchemaOf(c.data), secretFields: secretFieldsOf(c.data),
+      type: c.type,
+      name: c.name,
+      description: c.description,
+      provider: c.provider,
+      documentationUrl: c.documentationUrl ?? '',
+      logoUrl: c.logoUrl ?? '',
+      createdBy: plugin.author ?? plugin.id,
+      plugin: plugin.id,
+      tags: [...(c.tags ?? [])],
+      accountType: c.accountType ?? null,
+      walletSupport: c.walletSupport ? [...c.walletSupport] : null,
+      dataSchema: jsonSchemaOf(c.data),
+      secretFields: secretFieldsOf(c.data),
     }
   })
   return { triggers: triggers.sort(byType), actions: actions.sort(byType), connectorTypes: connectorTypes.sort(byType) }
@@ -84,6 +112,7 @@ export function withTags<T extends { tags: string[] }>(entries: readonly T[], ta
 /** Every tag slug a catalog entry carries: the tags a person may choose as interests until templates bring their own. */
 export function catalogTags(catalog: Catalog): Set<string> {
   const tags = new Set<string>()
-  for (const e of [...catalog.triggers, ...catalog.actions, ...catalog.connectorTypes]) for (const tag of e.tags) tags.add(tag)
+  for (const e of [...catalog.triggers, ...catalog.actions, ...catalog.connectorTypes])
+    for (const tag of e.tags) tags.add(tag)
   return tags
 }

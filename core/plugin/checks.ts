@@ -11,7 +11,10 @@ import { MARKER } from './schemas.ts'
 
 export class PluginError extends Error {
   override name = 'PluginError'
-  constructor(readonly pluginId: string, readonly problem: string) {
+  constructor(
+    readonly pluginId: string,
+    readonly problem: string,
+  ) {
     super(`plugin "${pluginId}": ${problem}`)
   }
 }
@@ -30,20 +33,26 @@ type Def = Record<string, unknown>
 
 function common(pluginId: string, kind: string, def: Def, key = 'type') {
   const fail = (problem: string) => new PluginError(pluginId, problem)
-  if (!def || typeof def !== 'object') throw fail(`${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} must be an object made with define${kind[0].toUpperCase()}${kind.slice(1)}()`)
+  if (!def || typeof def !== 'object')
+    throw fail(
+      `${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} must be an object made with define${kind[0].toUpperCase()}${kind.slice(1)}()`,
+    )
   const id = def[key]
-  if (typeof id !== 'string' || !TYPE_NAME.test(id)) throw fail(`${kind} ${key} ${JSON.stringify(id)} must be lower-case words joined by dashes`)
+  if (typeof id !== 'string' || !TYPE_NAME.test(id))
+    throw fail(`${kind} ${key} ${JSON.stringify(id)} must be lower-case words joined by dashes`)
   if (typeof def.name !== 'string' || !def.name) throw fail(`${kind} "${id}" needs a name`)
   if (typeof def.description !== 'string') throw fail(`${kind} "${id}" needs a description`)
   if (def.tags !== undefined && !isStringList(def.tags)) throw fail(`${kind} "${id}": tags must be a list of strings`)
   for (const field of ['documentationUrl', 'logoUrl']) {
-    if (def[field] !== undefined && typeof def[field] !== 'string') throw fail(`${kind} "${id}": ${field} must be a string`)
+    if (def[field] !== undefined && typeof def[field] !== 'string')
+      throw fail(`${kind} "${id}": ${field} must be a string`)
   }
   return id
 }
 
 function payloadOf(pluginId: string, kind: string, id: string, def: Def) {
-  if (!isObjectSchema(def.payload)) throw new PluginError(pluginId, `${kind} "${id}" needs a TypeBox object schema as payload`)
+  if (!isObjectSchema(def.payload))
+    throw new PluginError(pluginId, `${kind} "${id}" needs a TypeBox object schema as payload`)
   if (!isSchema(def.result)) throw new PluginError(pluginId, `${kind} "${id}" needs a TypeBox result schema`)
 }
 
@@ -52,10 +61,15 @@ function requirement(pluginId: string, where: string, value: unknown): string | 
   if (value === undefined || value === null) return null
   const r = value as Def
   if (typeof r !== 'object' || typeof r.type !== 'string' || !TYPE_NAME.test(r.type)) {
-    throw new PluginError(pluginId, `${where}: connector must be null or { type, accountType?, walletSupport? } (or a connector definition)`)
+    throw new PluginError(
+      pluginId,
+      `${where}: connector must be null or { type, accountType?, walletSupport? } (or a connector definition)`,
+    )
   }
-  if (r.accountType !== undefined && typeof r.accountType !== 'string') throw new PluginError(pluginId, `${where}: connector accountType must be a string`)
-  if (r.walletSupport !== undefined && !isStringList(r.walletSupport)) throw new PluginError(pluginId, `${where}: connector walletSupport must be a list of strings`)
+  if (r.accountType !== undefined && typeof r.accountType !== 'string')
+    throw new PluginError(pluginId, `${where}: connector accountType must be a string`)
+  if (r.walletSupport !== undefined && !isStringList(r.walletSupport))
+    throw new PluginError(pluginId, `${where}: connector walletSupport must be a list of strings`)
   return r.type
 }
 
@@ -65,7 +79,8 @@ export function checkAction(pluginId: string, action: AnyAction): string | null 
   payloadOf(pluginId, 'action', id, def)
   if (typeof def.run !== 'function') throw new PluginError(pluginId, `action "${id}" needs a run(ctx) function`)
   for (const fn of ['resume', 'timeout']) {
-    if (def[fn] !== undefined && typeof def[fn] !== 'function') throw new PluginError(pluginId, `action "${id}": ${fn} must be a function`)
+    if (def[fn] !== undefined && typeof def[fn] !== 'function')
+      throw new PluginError(pluginId, `action "${id}": ${fn} must be a function`)
   }
   if (def.branches !== undefined && (!isStringList(def.branches) || (def.branches as string[]).length === 0)) {
     throw new PluginError(pluginId, `action "${id}": branches must be a non-empty list of names`)
@@ -79,30 +94,46 @@ export function checkAction(pluginId: string, action: AnyAction): string | null 
 
 export function checkAgent(pluginId: string, agent: AnyAgent): void {
   const def = agent as unknown as Def
-  if (!def || typeof def !== 'object') throw new PluginError(pluginId, 'an agent must be an object made with defineAgent()')
+  if (!def || typeof def !== 'object')
+    throw new PluginError(pluginId, 'an agent must be an object made with defineAgent()')
   const id = typeof def.type === 'string' ? def.type : '(no type)'
-  if (!/^[a-z][a-z0-9-]{0,62}$/.test(id)) throw new PluginError(pluginId, `agent "${id}": type must be lower-case letters, digits and dashes, starting with a letter`)
+  if (!/^[a-z][a-z0-9-]{0,62}$/.test(id))
+    throw new PluginError(
+      pluginId,
+      `agent "${id}": type must be lower-case letters, digits and dashes, starting with a letter`,
+    )
   for (const field of ['name', 'description', 'system']) {
-    if (typeof def[field] !== 'string' || !(def[field] as string).trim()) throw new PluginError(pluginId, `agent "${id}": ${field} must be a non-empty string`)
+    if (typeof def[field] !== 'string' || !(def[field] as string).trim())
+      throw new PluginError(pluginId, `agent "${id}": ${field} must be a non-empty string`)
   }
   if (!isStringList(def.tools)) throw new PluginError(pluginId, `agent "${id}": tools must be a list of action types`)
   if (!isStringList(def.permissions) || (def.permissions as string[]).some((p) => !isPermission(p))) {
-    throw new PluginError(pluginId, `agent "${id}": permissions must be a list of permissions (${(def.permissions as unknown[] | undefined)?.filter((p) => typeof p !== 'string' || !isPermission(p)).join(', ') ?? 'not a list'})`)
+    throw new PluginError(
+      pluginId,
+      `agent "${id}": permissions must be a list of permissions (${(def.permissions as unknown[] | undefined)?.filter((p) => typeof p !== 'string' || !isPermission(p)).join(', ') ?? 'not a list'})`,
+    )
   }
-  if (def.maxSteps !== undefined && (!Number.isInteger(def.maxSteps) || (def.maxSteps as number) < 1 || (def.maxSteps as number) > 20)) {
+  if (
+    def.maxSteps !== undefined &&
+    (!Number.isInteger(def.maxSteps) || (def.maxSteps as number) < 1 || (def.maxSteps as number) > 20)
+  ) {
     throw new PluginError(pluginId, `agent "${id}": maxSteps must be an integer from 1 to 20`)
   }
-  if (def.input !== undefined && !isObjectSchema(def.input)) throw new PluginError(pluginId, `agent "${id}": input must be a TypeBox object schema`)
+  if (def.input !== undefined && !isObjectSchema(def.input))
+    throw new PluginError(pluginId, `agent "${id}": input must be a TypeBox object schema`)
 }
 
 export function checkTrigger(pluginId: string, trigger: AnyTrigger): string | null {
   const def = trigger as unknown as Def
   const id = common(pluginId, 'trigger', def)
   payloadOf(pluginId, 'trigger', id, def)
-  if (def.waitPayload !== undefined && !isObjectSchema(def.waitPayload)) throw new PluginError(pluginId, `trigger "${id}": waitPayload must be a TypeBox object schema`)
-  if (def.platform !== undefined && typeof def.platform !== 'string') throw new PluginError(pluginId, `trigger "${id}": platform must be a string`)
+  if (def.waitPayload !== undefined && !isObjectSchema(def.waitPayload))
+    throw new PluginError(pluginId, `trigger "${id}": waitPayload must be a TypeBox object schema`)
+  if (def.platform !== undefined && typeof def.platform !== 'string')
+    throw new PluginError(pluginId, `trigger "${id}": platform must be a string`)
   for (const fn of ['matches', 'matchesWait']) {
-    if (def[fn] !== undefined && typeof def[fn] !== 'function') throw new PluginError(pluginId, `trigger "${id}": ${fn} must be a function`)
+    if (def[fn] !== undefined && typeof def[fn] !== 'function')
+      throw new PluginError(pluginId, `trigger "${id}": ${fn} must be a function`)
   }
   return requirement(pluginId, `trigger "${id}"`, def.connector)
 }
@@ -110,13 +141,23 @@ export function checkTrigger(pluginId: string, trigger: AnyTrigger): string | nu
 export function checkConnector(pluginId: string, connector: AnyConnector): void {
   const def = connector as unknown as Def
   const id = common(pluginId, 'connector', def)
-  if (typeof def.provider !== 'string' || !def.provider) throw new PluginError(pluginId, `connector "${id}" needs a provider`)
-  if (!isObjectSchema(def.data)) throw new PluginError(pluginId, `connector "${id}" needs a TypeBox object schema as data`)
-  requirement(pluginId, `connector "${id}"`, { type: id, accountType: def.accountType, walletSupport: def.walletSupport })
+  if (typeof def.provider !== 'string' || !def.provider)
+    throw new PluginError(pluginId, `connector "${id}" needs a provider`)
+  if (!isObjectSchema(def.data))
+    throw new PluginError(pluginId, `connector "${id}" needs a TypeBox object schema as data`)
+  requirement(pluginId, `connector "${id}"`, {
+    type: id,
+    accountType: def.accountType,
+    walletSupport: def.walletSupport,
+  })
   for (const [field, schema] of Object.entries(((def.data as TSchema).properties ?? {}) as Record<string, TSchema>)) {
-    if (schema[MARKER] === 'secret' && schema.type !== 'string') throw new PluginError(pluginId, `connector "${id}": secret field "${field}" must be a string`)
+    if (schema[MARKER] === 'secret' && schema.type !== 'string')
+      throw new PluginError(pluginId, `connector "${id}": secret field "${field}" must be a string`)
     if (schema[MARKER] !== 'secret' && JSON.stringify(schema).includes(`"${MARKER}":"secret"`)) {
-      throw new PluginError(pluginId, `connector "${id}": only top-level fields of data may be Secret() ("${field}" holds one)`)
+      throw new PluginError(
+        pluginId,
+        `connector "${id}": only top-level fields of data may be Secret() ("${field}" holds one)`,
+      )
     }
   }
 }
@@ -124,24 +165,39 @@ export function checkConnector(pluginId: string, connector: AnyConnector): void 
 /** Checks a webhook; returns the connector type it authenticates with (or null). */
 export function checkWebhook(pluginId: string, webhook: AnyWebhook): string | null {
   const def = webhook as unknown as Def
-  if (!def || typeof def !== 'object') throw new PluginError(pluginId, 'a webhook must be an object made with defineWebhook()')
+  if (!def || typeof def !== 'object')
+    throw new PluginError(pluginId, 'a webhook must be an object made with defineWebhook()')
   const id = common(pluginId, 'webhook', def, 'name')
   if (typeof def.path !== 'string' || !WEBHOOK_PATH.test(def.path)) {
-    throw new PluginError(pluginId, `webhook "${id}": path must start with /v1/ and hold path segments or :params (${JSON.stringify(def.path)})`)
+    throw new PluginError(
+      pluginId,
+      `webhook "${id}": path must start with /v1/ and hold path segments or :params (${JSON.stringify(def.path)})`,
+    )
   }
   const auth = def.auth as Def | undefined
   if (!auth || typeof auth !== 'object' || !AUTH_KINDS.includes(auth.kind as string)) {
-    throw new PluginError(pluginId, `webhook "${id}": auth must be { kind: ${AUTH_KINDS.map((k) => `'${k}'`).join(' | ')} }`)
+    throw new PluginError(
+      pluginId,
+      `webhook "${id}": auth must be { kind: ${AUTH_KINDS.map((k) => `'${k}'`).join(' | ')} }`,
+    )
   }
   if (auth.kind === 'setting' && (typeof auth.setting !== 'string' || !SETTING.test(auth.setting))) {
     throw new PluginError(pluginId, `webhook "${id}": auth.setting must name an environment variable (UPPER_CASE)`)
   }
   for (const fn of ['verify', 'receive']) {
-    if (typeof def[fn] !== 'function') throw new PluginError(pluginId, `webhook "${id}" needs a ${fn}(request, ctx) function`)
+    if (typeof def[fn] !== 'function')
+      throw new PluginError(pluginId, `webhook "${id}" needs a ${fn}(request, ctx) function`)
   }
-  if (def.answer !== undefined && typeof def.answer !== 'function') throw new PluginError(pluginId, `webhook "${id}": answer must be a function`)
-  if ((auth.kind === 'connector' || auth.kind === 'organization') && !(def.path as string).split('/').includes(':orgId')) {
-    throw new PluginError(pluginId, `webhook "${id}": auth kind '${auth.kind}' needs :orgId in the path (the organization whose secret verifies it)`)
+  if (def.answer !== undefined && typeof def.answer !== 'function')
+    throw new PluginError(pluginId, `webhook "${id}": answer must be a function`)
+  if (
+    (auth.kind === 'connector' || auth.kind === 'organization') &&
+    !(def.path as string).split('/').includes(':orgId')
+  ) {
+    throw new PluginError(
+      pluginId,
+      `webhook "${id}": auth kind '${auth.kind}' needs :orgId in the path (the organization whose secret verifies it)`,
+    )
   }
   if (auth.kind !== 'connector') return null
   const type = requirement(pluginId, `webhook "${id}"`, auth.connector)

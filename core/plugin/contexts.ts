@@ -107,7 +107,12 @@ export interface ActionContext<P, K = ConnectorData> {
      * Fails when no provider is configured; when the credits run out the node fails with code
      * `cu_exhausted` and the workflow's live version pauses.
      */
-    prompt(request: { prompt: string; system?: string; schema?: Record<string, unknown>; maxTokens?: number }): Promise<{ text: string; json?: unknown; tokensUsed: number }>
+    prompt(request: {
+      prompt: string
+      system?: string
+      schema?: Record<string, unknown>
+      maxTokens?: number
+    }): Promise<{ text: string; json?: unknown; tokensUsed: number }>
     /**
      * Calls one of the organization's imported x402 endpoints, paying from its default wallet up
      * to the endpoint's maxAllowedPrice (more fails and pays nothing).
@@ -116,7 +121,11 @@ export interface ActionContext<P, K = ConnectorData> {
      * For agents: one model turn with tools, paid from the organization's credits. Messages and
      * tool calls in the OpenAI-compatible shape.
      */
-    modelTurn(request: { messages: AgentMessage[]; tools: AgentTool[]; maxTokens?: number }): Promise<{ text: string; toolCalls: { id: string; name: string; arguments: string }[]; credits: number }>
+    modelTurn(request: {
+      messages: AgentMessage[]
+      tools: AgentTool[]
+      maxTokens?: number
+    }): Promise<{ text: string; toolCalls: { id: string; name: string; arguments: string }[]; credits: number }>
     /**
      * For agents: runs a catalog action (one without a connector) as a tool, with `args` as its
      * payload, through its own handler and the host's guards. Waiting and branching actions cannot be tools.
@@ -124,7 +133,16 @@ export interface ActionContext<P, K = ConnectorData> {
     runTool(type: string, args: Record<string, unknown>): Promise<unknown>
     /** For agents: calls this installation's `/v1` API with the run's worker session (only its agent type's permissions). */
     api(request: { method: string; path: string; body?: unknown }): Promise<{ status: number; body: unknown }>
-    x402Request(request: { endpointId: string; queryParams?: Record<string, string>; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: unknown; payment: { transaction: string | null; amount: string; asset: string } | null }>
+    x402Request(request: {
+      endpointId: string
+      queryParams?: Record<string, string>
+      body?: unknown
+      headers?: Record<string, string>
+    }): Promise<{
+      status: number
+      body: unknown
+      payment: { transaction: string | null; amount: string; asset: string } | null
+    }>
   }
   branch(branch: string, result: unknown): Directive
   wait(request: WaitRequest): Directive

@@ -91,7 +91,11 @@ export interface TriggerSchedule {
   readonly catchUpLimit?: number
 }
 
-export interface TriggerDefinition<C extends TObject = TObject, E extends TSchema = TSchema, W extends TObject = TObject> {
+export interface TriggerDefinition<
+  C extends TObject = TObject,
+  E extends TSchema = TSchema,
+  W extends TObject = TObject,
+> {
   /** Catalog type: `<platform>-<event>` (`chatapp-mentions`), or a generic name (`evm-log`). */
   readonly type: string
   readonly name: string

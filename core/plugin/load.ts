@@ -12,7 +12,10 @@ import { errorMessage } from '../errors.ts'
 /** A plugin that failed to load, with the file it came from. */
 export class PluginLoadError extends Error {
   override name = 'PluginLoadError'
-  constructor(readonly source: string, readonly problem: string) {
+  constructor(
+    readonly source: string,
+    readonly problem: string,
+  ) {
     super(`plugin file ${source}: ${problem}`)
   }
 }
@@ -23,11 +26,11 @@ export interface LoadedPlugin {
   readonly source?: string
 }
 
-
 /** Interprets an imported module namespace as a plugin. */
 export async function pluginFromModule(module: unknown, source: string): Promise<PluginDefinition> {
   const exported = (module as { default?: unknown } | null)?.default
-  if (exported === undefined) throw new PluginLoadError(source, 'has no default export; export default (sdk) => sdk.definePlugin({ … })')
+  if (exported === undefined)
+    throw new PluginLoadError(source, 'has no default export; export default (sdk) => sdk.definePlugin({ … })')
   let value: unknown = exported
   if (typeof exported === 'function') {
     try {
@@ -37,7 +40,10 @@ export async function pluginFromModule(module: unknown, source: string): Promise
     }
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
-    throw new PluginLoadError(source, 'the default export must be a plugin object, or a function of the SDK that returns one')
+    throw new PluginLoadError(
+      source,
+      'the default export must be a plugin object, or a function of the SDK that returns one',
+    )
   }
   const plugin = value as PluginDefinition
   if (typeof plugin.id !== 'string') throw new PluginLoadError(source, 'the plugin has no id')
@@ -53,7 +59,8 @@ export function createRegistryOf(plugins: readonly LoadedPlugin[]): Registry {
   try {
     return createRegistry(plugins.map((p) => p.plugin))
   } catch (error) {
-    const source = error instanceof PluginError ? plugins.findLast((p) => p.plugin?.id === error.pluginId)?.source : undefined
+    const source =
+      error instanceof PluginError ? plugins.findLast((p) => p.plugin?.id === error.pluginId)?.source : undefined
     if (source && error instanceof PluginError) throw new PluginLoadError(source, error.message)
     throw error
   }

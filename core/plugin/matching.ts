@@ -30,14 +30,19 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) !== Array.isArray(b)) return false
   const ka = Object.keys(a)
   const kb = Object.keys(b)
-  return ka.length === kb.length && ka.every((k) => jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+  return (
+    ka.length === kb.length &&
+    ka.every((k) => jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+  )
 }
 
 /** The default wait match: every `match` entry equals the value at that dot path of the event body. */
-export function fieldsMatch(match: Readonly<Record<string, unknown>> | null | undefined, event: { body?: unknown }): boolean {
+export function fieldsMatch(
+  match: Readonly<Record<string, unknown>> | null | undefined,
+  event: { body?: unknown },
+): boolean {
   return Object.entries(match ?? {}).every(([path, expected]) => jsonEqual(valueAtPath(event.body, path), expected))
 }
-
 
 /** Whether `event` starts a workflow whose trigger node of this type has `config`. */
 export function matchTrigger(trigger: AnyTrigger, config: Record<string, unknown>, event: unknown): MatchOutcome {
@@ -50,7 +55,11 @@ export function matchTrigger(trigger: AnyTrigger, config: Record<string, unknown
 }
 
 /** Whether `event` resumes a node waiting on this trigger type with `match`. */
-export function matchWait(trigger: AnyTrigger | undefined, match: Record<string, unknown> | null | undefined, event: unknown): MatchOutcome {
+export function matchWait(
+  trigger: AnyTrigger | undefined,
+  match: Record<string, unknown> | null | undefined,
+  event: unknown,
+): MatchOutcome {
   try {
     if (trigger?.matchesWait) return { matched: trigger.matchesWait(match ?? {}, event) === true }
     return { matched: fieldsMatch(match, event as { body?: unknown }) }

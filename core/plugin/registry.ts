@@ -6,7 +6,15 @@
  * the problem. Actions, triggers and connectors are separate namespaces: `approval` is both a
  * trigger type and an action.
  */
-import { checkAction, checkAgent, checkConnector, checkTrigger, checkWebhook, PLUGIN_ID, PluginError } from './checks.ts'
+import {
+  checkAction,
+  checkAgent,
+  checkConnector,
+  checkTrigger,
+  checkWebhook,
+  PLUGIN_ID,
+  PluginError,
+} from './checks.ts'
 import type { AnyAction, AnyAgent, AnyConnector, AnyTrigger, AnyWebhook, PluginDefinition } from './definitions.ts'
 
 export type { AnyAction, AnyAgent, AnyConnector, AnyTrigger, AnyWebhook }
@@ -37,7 +45,10 @@ export interface Registry {
 
 export function createRegistry(plugins: readonly PluginDefinition[]): Registry {
   const index: Record<RegistryKind, Map<string, { def: unknown; plugin: PluginDefinition }>> = {
-    action: new Map(), trigger: new Map(), connector: new Map(), agent: new Map(),
+    action: new Map(),
+    trigger: new Map(),
+    connector: new Map(),
+    agent: new Map(),
   }
   const webhooks: RegisteredWebhook[] = []
   const paths = new Map<string, string>()
@@ -46,7 +57,8 @@ export function createRegistry(plugins: readonly PluginDefinition[]): Registry {
 
   const claim = (kind: RegistryKind, plugin: PluginDefinition, type: string, def: unknown) => {
     const owner = index[kind].get(type)
-    if (owner) throw new PluginError(plugin.id, `${kind} type "${type}" is already provided by plugin "${owner.plugin.id}"`)
+    if (owner)
+      throw new PluginError(plugin.id, `${kind} type "${type}" is already provided by plugin "${owner.plugin.id}"`)
     index[kind].set(type, { def, plugin })
   }
   const need = (pluginId: string, where: string, type: string | null) => {
@@ -54,13 +66,15 @@ export function createRegistry(plugins: readonly PluginDefinition[]): Registry {
   }
 
   for (const plugin of plugins) {
-    if (!plugin || typeof plugin !== 'object') throw new PluginError('(unnamed)', 'a plugin must be an object made with definePlugin()')
+    if (!plugin || typeof plugin !== 'object')
+      throw new PluginError('(unnamed)', 'a plugin must be an object made with definePlugin()')
     const id = typeof plugin.id === 'string' ? plugin.id : '(unnamed)'
     if (!PLUGIN_ID.test(id)) throw new PluginError(id, 'id must be lower-case letters, digits and dashes, at most 63')
     if (ids.has(id)) throw new PluginError(id, 'another plugin has the same id')
     ids.add(id)
     for (const field of ['triggers', 'actions', 'connectors', 'webhooks', 'agents'] as const) {
-      if (plugin[field] !== undefined && !Array.isArray(plugin[field])) throw new PluginError(id, `${field} must be a list`)
+      if (plugin[field] !== undefined && !Array.isArray(plugin[field]))
+        throw new PluginError(id, `${field} must be a list`)
     }
     const connectors = [...(plugin.connector ? [plugin.connector] : []), ...(plugin.connectors ?? [])]
     for (const connector of new Set(connectors)) {
@@ -82,13 +96,18 @@ export function createRegistry(plugins: readonly PluginDefinition[]): Registry {
       names.add(webhook.name)
       const route = webhook.path.replace(/:[A-Za-z0-9]+/g, ':')
       const taken = paths.get(route)
-      if (taken) throw new PluginError(id, `webhook "${webhook.name}": path ${webhook.path} is already used by plugin "${taken}"`)
+      if (taken)
+        throw new PluginError(
+          id,
+          `webhook "${webhook.name}": path ${webhook.path} is already used by plugin "${taken}"`,
+        )
       paths.set(route, id)
       webhooks.push(Object.freeze({ pluginId: id, webhook }))
     }
   }
   for (const n of needed) {
-    if (!index.connector.has(n.type)) throw new PluginError(n.pluginId, `${n.where} needs connector type "${n.type}", which no loaded plugin defines`)
+    if (!index.connector.has(n.type))
+      throw new PluginError(n.pluginId, `${n.where} needs connector type "${n.type}", which no loaded plugin defines`)
   }
   // Agents last: their tools may come from any plugin.
   for (const plugin of plugins) {
@@ -96,15 +115,29 @@ export function createRegistry(plugins: readonly PluginDefinition[]): Registry {
       checkAgent(plugin.id, agent)
       for (const tool of agent.tools) {
         const action = index.action.get(tool)?.def as AnyAction | undefined
-        if (!action) throw new PluginError(plugin.id, `agent "${agent.type}" names tool "${tool}", which no loaded plugin provides as an action`)
-        if (action.connector) throw new PluginError(plugin.id, `agent "${agent.type}": tool "${tool}" needs a connector, which agents cannot open`)
+        if (!action)
+          throw new PluginError(
+            plugin.id,
+            `agent "${agent.type}" names tool "${tool}", which no loaded plugin provides as an action`,
+          )
+        if (action.connector)
+          throw new PluginError(
+            plugin.id,
+            `agent "${agent.type}": tool "${tool}" needs a connector, which agents cannot open`,
+          )
       }
       claim('agent', plugin, agent.type, agent)
     }
   }
 
-  const lookup = <T>(kind: RegistryKind) => (type: string) => index[kind].get(type)?.def as T | undefined
-  const all = <T>(kind: RegistryKind) => () => [...index[kind].values()].map((e) => e.def as T)
+  const lookup =
+    <T>(kind: RegistryKind) =>
+    (type: string) =>
+      index[kind].get(type)?.def as T | undefined
+  const all =
+    <T>(kind: RegistryKind) =>
+    () =>
+      [...index[kind].values()].map((e) => e.def as T)
   return Object.freeze({
     plugins,
     action: lookup<AnyAction>('action'),

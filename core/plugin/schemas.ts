@@ -3,7 +3,15 @@
  * and the trigger event envelope. Each returns a plain TypeBox schema with an `x-automaton`
  * marker the host reads; nothing here runs at run time.
  */
-import { type SchemaOptions, type StringOptions, type TAny, type TObject, type TSchema, type TString, Type } from '@sinclair/typebox'
+import {
+  type SchemaOptions,
+  type StringOptions,
+  type TAny,
+  type TObject,
+  type TSchema,
+  type TString,
+  Type,
+} from '@sinclair/typebox'
 
 export const MARKER = 'x-automaton'
 
@@ -11,7 +19,9 @@ export const MARKER = 'x-automaton'
  * The schema of a condition field (`if`, `filter`): `{ "$and" | "$or": [ … ] }`. Declare the
  * field in `raw` and evaluate it with `ctx.evaluateCondition`; definitions are checked for it.
  */
-export function Condition(description = 'a condition: { "$and" | "$or": [ { "<value or {{expression}}>": { "$op": operand } } ] }'): TAny {
+export function Condition(
+  description = 'a condition: { "$and" | "$or": [ { "<value or {{expression}}>": { "$op": operand } } ] }',
+): TAny {
   return Type.Any({ description, [MARKER]: 'condition' })
 }
 
@@ -35,7 +45,9 @@ export function isSecret(schema: TSchema | undefined): boolean {
 
 /** The top-level fields of a connector data schema that are secret. */
 export function secretFieldsOf(data: TObject): string[] {
-  return Object.entries(data.properties ?? {}).filter(([, s]) => isSecret(s)).map(([k]) => k)
+  return Object.entries(data.properties ?? {})
+    .filter(([, s]) => isSecret(s))
+    .map(([k]) => k)
 }
 
 /**
@@ -48,10 +60,13 @@ export function secretFieldsOf(data: TObject): string[] {
  * ```
  */
 export function TriggerEvent<B extends TSchema>(body: B, options: SchemaOptions = {}) {
-  return Type.Object({
-    type: Type.String({ description: 'the trigger type' }),
-    body,
-    headers: Type.Record(Type.String(), Type.String()),
-    receivedAt: Type.String({ format: 'date-time' }),
-  }, options)
+  return Type.Object(
+    {
+      type: Type.String({ description: 'the trigger type' }),
+      body,
+      headers: Type.Record(Type.String(), Type.String()),
+      receivedAt: Type.String({ format: 'date-time' }),
+    },
+    options,
+  )
 }

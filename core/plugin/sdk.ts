@@ -24,7 +24,14 @@ import { type Static, type TObject, type TSchema, Type } from '@sinclair/typebox
 // Schemas written with the SDK check string formats (date-time, email, uri …) the same everywhere.
 import './formats.ts'
 import type { ConnectorData } from './contexts.ts'
-import type { ActionDefinition, AgentDefinition, ConnectorDefinition, ConnectorRequirement, PluginDefinition, TriggerDefinition } from './definitions.ts'
+import type {
+  ActionDefinition,
+  AgentDefinition,
+  ConnectorDefinition,
+  ConnectorRequirement,
+  PluginDefinition,
+  TriggerDefinition,
+} from './definitions.ts'
 import type { ActionContext, Awaitable, Directive } from './contexts.ts'
 import { Condition, Secret, TriggerEvent } from './schemas.ts'
 import type { WebhookDefinition } from './webhook.ts'
@@ -61,9 +68,15 @@ function freeze<T extends object>(value: T): Readonly<T> {
  * })
  * ```
  */
-export function defineAction<P extends TObject, R extends TSchema, K = ConnectorData>(action: ConnectedAction<P, R, K>): ActionDefinition<P, R, K>
-export function defineAction<P extends TObject, R extends TSchema, K = ConnectorData>(action: ActionDefinition<P, R, K>): ActionDefinition<P, R, K>
-export function defineAction<P extends TObject, R extends TSchema, K = ConnectorData>(action: ActionDefinition<P, R, K> | ConnectedAction<P, R, K>): ActionDefinition<P, R, K> {
+export function defineAction<P extends TObject, R extends TSchema, K = ConnectorData>(
+  action: ConnectedAction<P, R, K>,
+): ActionDefinition<P, R, K>
+export function defineAction<P extends TObject, R extends TSchema, K = ConnectorData>(
+  action: ActionDefinition<P, R, K>,
+): ActionDefinition<P, R, K>
+export function defineAction<P extends TObject, R extends TSchema, K = ConnectorData>(
+  action: ActionDefinition<P, R, K> | ConnectedAction<P, R, K>,
+): ActionDefinition<P, R, K> {
   return freeze(action) as ActionDefinition<P, R, K>
 }
 
@@ -71,7 +84,10 @@ export function defineAction<P extends TObject, R extends TSchema, K = Connector
  * An action that declares its connector: the host never runs it without one (the node fails
  * first), so its handler's `ctx.connector` is the connector's data, never null.
  */
-export type ConnectedAction<P extends TObject, R extends TSchema, K> = Omit<ActionDefinition<P, R, K>, 'connector' | 'run'> & {
+export type ConnectedAction<P extends TObject, R extends TSchema, K> = Omit<
+  ActionDefinition<P, R, K>,
+  'connector' | 'run'
+> & {
   readonly connector: ConnectorRequirement<K>
   run(ctx: Omit<ActionContext<Static<P>, K>, 'connector'> & { readonly connector: K }): Awaitable<Static<R> | Directive>
 }

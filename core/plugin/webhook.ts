@@ -97,9 +97,7 @@ export interface WebhookEvent {
 }
 
 /** What `receive` returns: events to route, or an answer to give as is (a URL-verification challenge). */
-export type WebhookReply =
-  | { readonly events: readonly WebhookEvent[] }
-  | { readonly respond: WebhookResponse }
+export type WebhookReply = { readonly events: readonly WebhookEvent[] } | { readonly respond: WebhookResponse }
 
 export interface WebhookResponse {
   readonly status?: number

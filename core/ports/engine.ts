@@ -77,7 +77,11 @@ export interface RunControl {
 /** Reads the engine's persisted run state as the run record's `nodes` and `vars`. */
 export interface RunProjection {
   /** `triggerEvent`: the run row's, which the stored snapshot leaves out. */
-  project(snapshot: string | null, definition: Definition, triggerEvent?: string | null): { nodes: Record<string, NodeRecord>; vars: Record<string, unknown> | null }
+  project(
+    snapshot: string | null,
+    definition: Definition,
+    triggerEvent?: string | null,
+  ): { nodes: Record<string, NodeRecord>; vars: Record<string, unknown> | null }
 }
 
 export interface DefinitionCheck {

@@ -19,5 +19,7 @@ export interface Facilitator {
    * `POST /settle`: the transaction, or the reason it failed. A timeout or an unreachable
    * facilitator throws: the outcome is then unknown, and the chain tells it later.
    */
-  settle(request: FacilitatorRequest): Promise<{ success: true; transaction: string } | { success: false; errorReason: string }>
+  settle(
+    request: FacilitatorRequest,
+  ): Promise<{ success: true; transaction: string } | { success: false; errorReason: string }>
 }

@@ -42,7 +42,11 @@ export class TargetRefusedError extends Error {
   /** The forbidden range the address falls in (`loopback`, `cloud-metadata` …). */
   readonly range?: string
 
-  constructor(readonly reason: TargetRefusal, message: string, where: { address?: string; range?: string } = {}) {
+  constructor(
+    readonly reason: TargetRefusal,
+    message: string,
+    where: { address?: string; range?: string } = {},
+  ) {
     super(message)
     if (where.address !== undefined) this.address = where.address
     if (where.range !== undefined) this.range = where.range

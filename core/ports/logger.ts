@@ -8,6 +8,11 @@ export interface Logger {
 }
 
 export const silentLogger: Logger = Object.freeze({
-  debug() {}, info() {}, warn() {}, error() {},
-  child() { return silentLogger },
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  child() {
+    return silentLogger
+  },
 })

@@ -50,7 +50,14 @@ export interface PaymentScheme {
    * offer's timeout (at least a minute), with the given 32-byte nonce (the same nonce again is
    * the same payment, which the network accepts once).
    */
-  pay(chainId: number, privateKey: string, from: string, offer: PaymentOffer, nonce: Uint8Array, nowMs: number): Promise<PaymentPayload['payload']>
+  pay(
+    chainId: number,
+    privateKey: string,
+    from: string,
+    offer: PaymentOffer,
+    nonce: Uint8Array,
+    nowMs: number,
+  ): Promise<PaymentPayload['payload']>
   /** Checks a payment against a requirement in the reference facilitator's order: the first problem's code, or null. */
   verify(chainId: number, requirement: Requirement, payment: PaymentPayload, nowMs: number): Promise<X402Error | null>
   /**
@@ -59,7 +66,11 @@ export interface PaymentScheme {
    * still knows what it sent. Answers the transaction's hash once broadcast (not confirmed).
    */
   settle(
-    chainId: number, relayerKey: string, asset: string, authorization: ExactAuthorization, signature: string,
+    chainId: number,
+    relayerKey: string,
+    asset: string,
+    authorization: ExactAuthorization,
+    signature: string,
     beforeBroadcast: (hash: string, raw: string) => Promise<void>,
   ): Promise<string>
   /**

@@ -18,7 +18,14 @@ export interface Tracing {
   /** A span context for a new run: in the caller's trace when `incoming` is a valid traceparent, else a new trace. */
   runContext(incoming: string | null | undefined): { traceparent: string; parent: string | null }
   /** A node execution ended (`outcome`: succeeded, failed, partial). */
-  node(run: RunTraceInfo, node: { nodeId: string; type: string; key: string; attempt: number }, startedAt: number, endedAt: number, outcome: string, error?: string): void
+  node(
+    run: RunTraceInfo,
+    node: { nodeId: string; type: string; key: string; attempt: number },
+    startedAt: number,
+    endedAt: number,
+    outcome: string,
+    error?: string,
+  ): void
   /** The run ended: one span from admission to the end. */
   run(run: RunTraceInfo, startedAt: number, endedAt: number, status: string): void
   /** A waiting run resumed: a span linked to the run's. */
@@ -29,13 +36,16 @@ export interface Tracing {
 
 const HEX = /^[0-9a-f]+$/
 /** The trace and span ids of a valid W3C traceparent, or null. */
-export function parseTraceparent(value: string | null | undefined): { traceId: string; spanId: string; sampled: boolean } | null {
+export function parseTraceparent(
+  value: string | null | undefined,
+): { traceId: string; spanId: string; sampled: boolean } | null {
   if (!value) return null
   const parts = value.trim().toLowerCase().split('-')
   if (parts.length < 4 || parts[0] === 'ff' || parts[0].length !== 2) return null
   const [, traceId, spanId, flags] = parts
   if (traceId.length !== 32 || spanId.length !== 16 || flags.length !== 2) return null
-  if (!HEX.test(traceId) || !HEX.test(spanId) || !HEX.test(flags) || /^0+$/.test(traceId) || /^0+$/.test(spanId)) return null
+  if (!HEX.test(traceId) || !HEX.test(spanId) || !HEX.test(flags) || /^0+$/.test(traceId) || /^0+$/.test(spanId))
+    return null
   return { traceId, spanId, sampled: (parseInt(flags, 16) & 1) === 1 }
 }
 
@@ -57,7 +67,10 @@ function randomHex(bytes: number): string {
 export function newRunContext(incoming: string | null | undefined): { traceparent: string; parent: string | null } {
   const parsed = parseTraceparent(incoming)
   const traceId = parsed?.traceId ?? randomHex(16)
-  return { traceparent: `00-${traceId}-${randomHex(8)}-01`, parent: parsed ? `00-${parsed.traceId}-${parsed.spanId}-01` : null }
+  return {
+    traceparent: `00-${traceId}-${randomHex(8)}-01`,
+    parent: parsed ? `00-${parsed.traceId}-${parsed.spanId}-01` : null,
+  }
 }
 
 /** Trace contexts without export: runs still carry a traceparent for logs and later export. */

@@ -35,13 +35,20 @@ const IS_CVC_NAME = new RegExp(CVC_NAME, 'i')
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 export function createCardMasking(cards: readonly StoredCard[]): CardMasking | undefined {
-  const numbers = [...new Set(cards.map((c) => c.number.replace(/\D/g, '')).filter((n) => n.length >= 12))].sort((a, b) => b.length - a.length)
+  const numbers = [...new Set(cards.map((c) => c.number.replace(/\D/g, '')).filter((n) => n.length >= 12))].sort(
+    (a, b) => b.length - a.length,
+  )
   const cvcs = [...new Set(cards.map((c) => c.cvc ?? '').filter((c) => /^\d{3,4}$/.test(c)))]
   if (numbers.length === 0 && cvcs.length === 0) return undefined
   const number = numbers.length > 0 ? new RegExp(numbers.map((n) => n.split('').join(SEPARATOR)).join('|'), 'g') : null
   const anyCvc = cvcs.length > 0 ? cvcs.join('|') : null
   const named = anyCvc ? new RegExp(String.raw`(${CVC_NAME})([^A-Za-z0-9]{1,8})(?:${anyCvc})(?!\d)`, 'gi') : null
-  const afterCard = anyCvc ? new RegExp(String.raw`(${escaped(CARD_MASK)}(?:[^A-Za-z0-9]{1,6}\d{1,4}){0,2}[^A-Za-z0-9]{1,6})(?:${anyCvc})(?!\d)`, 'g') : null
+  const afterCard = anyCvc
+    ? new RegExp(
+        String.raw`(${escaped(CARD_MASK)}(?:[^A-Za-z0-9]{1,6}\d{1,4}){0,2}[^A-Za-z0-9]{1,6})(?:${anyCvc})(?!\d)`,
+        'g',
+      )
+    : null
   const anyNumber = number ? new RegExp(number.source) : null
   const standalone = anyCvc ? new RegExp(String.raw`(?<!\d)(?:${anyCvc})(?!\d)`) : null
 
@@ -52,7 +59,8 @@ export function createCardMasking(cards: readonly StoredCard[]): CardMasking | u
     return out
   }
   return {
-    mayHold: (serialized) => (anyNumber !== null && anyNumber.test(serialized)) || (standalone !== null && standalone.test(serialized)),
+    mayHold: (serialized) =>
+      (anyNumber !== null && anyNumber.test(serialized)) || (standalone !== null && standalone.test(serialized)),
     text,
     field(name, value) {
       if (cvcs.length > 0 && IS_CVC_NAME.test(name) && cvcs.includes(String(value).trim())) return CVC_MASK

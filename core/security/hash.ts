@@ -8,7 +8,13 @@ export async function sha256Hex(text: string): Promise<string> {
 
 export async function hmacSha256(key: string | Uint8Array, message: string): Promise<Uint8Array> {
   const raw = typeof key === 'string' ? encoder.encode(key) : key
-  const cryptoKey = await crypto.subtle.importKey('raw', raw as BufferSource, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
+  const cryptoKey = await crypto.subtle.importKey(
+    'raw',
+    raw as BufferSource,
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  )
   return new Uint8Array(await crypto.subtle.sign('HMAC', cryptoKey, encoder.encode(message)))
 }
 

@@ -26,7 +26,10 @@ export function hookUrlProblem(text: string, policy: HookUrlPolicy): string | nu
 }
 
 function allowListed(hostname: string, allowList: readonly string[]): boolean {
-  const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase().replace(/\.$/, '')
+  const host = hostname
+    .replace(/^\[(.*)\]$/, '$1')
+    .toLowerCase()
+    .replace(/\.$/, '')
   const literal = parseIp(host) !== null
   return allowList.some((raw) => {
     const entry = raw.trim().toLowerCase().replace(/\.$/, '')

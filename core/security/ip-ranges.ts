@@ -191,7 +191,10 @@ function parseIpv6(text: string): Uint8Array | null {
   if (halves.length === 2 ? explicit > 7 : explicit !== 8) return null
   const words = [...head, ...new Array<number>(8 - explicit).fill(0), ...tail]
   const bytes = new Uint8Array(16)
-  words.forEach((word, i) => { bytes[2 * i] = word >> 8; bytes[2 * i + 1] = word & 0xff })
+  words.forEach((word, i) => {
+    bytes[2 * i] = word >> 8
+    bytes[2 * i + 1] = word & 0xff
+  })
   return bytes
 }
 

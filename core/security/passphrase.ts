@@ -22,27 +22,53 @@ export class PassphraseError extends Error {
 }
 
 async function derive(passphrase: string, salt: Uint8Array, iterations: number): Promise<CryptoKey> {
-  const material = await crypto.subtle.importKey('raw', new TextEncoder().encode(passphrase), 'PBKDF2', false, ['deriveKey'])
+  const material = await crypto.subtle.importKey('raw', new TextEncoder().encode(passphrase), 'PBKDF2', false, [
+    'deriveKey',
+  ])
   return crypto.subtle.deriveKey(
     { name: 'PBKDF2', hash: 'SHA-256', salt: salt as BufferSource, iterations },
-    material, { name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt'],
+    material,
+    { name: 'AES-GCM', length: 256 },
+    false,
+    ['encrypt', 'decrypt'],
   )
 }
 
-export async function sealWithPassphrase(plaintext: string, passphrase: string, context: string): Promise<PassphraseSealed> {
+export async function sealWithPassphrase(
+  plaintext: string,
+  passphrase: string,
+  context: string,
+): Promise<PassphraseSealed> {
   const salt = crypto.getRandomValues(new Uint8Array(16))
   const iv = crypto.getRandomValues(new Uint8Array(12))
   const key = await derive(passphrase, salt, PBKDF2_ITERATIONS)
-  const data = await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: new TextEncoder().encode(context) }, key, new TextEncoder().encode(plaintext))
-  return { kdf: 'PBKDF2-SHA256', iterations: PBKDF2_ITERATIONS, salt: base64url(salt), iv: base64url(iv), data: base64url(new Uint8Array(data)) }
+  const data = await crypto.subtle.encrypt(
+    { name: 'AES-GCM', iv, additionalData: new TextEncoder().encode(context) },
+    key,
+    new TextEncoder().encode(plaintext),
+  )
+  return {
+    kdf: 'PBKDF2-SHA256',
+    iterations: PBKDF2_ITERATIONS,
+    salt: base64url(salt),
+    iv: base64url(iv),
+    data: base64url(new Uint8Array(data)),
+  }
 }
 
-export async function openWithPassphrase(sealed: PassphraseSealed, passphrase: string, context: string): Promise<string> {
-  if (sealed.kdf !== 'PBKDF2-SHA256' || !(sealed.iterations >= 100_000)) throw new PassphraseError('unknown key derivation in the sealed text')
+export async function openWithPassphrase(
+  sealed: PassphraseSealed,
+  passphrase: string,
+  context: string,
+): Promise<string> {
+  if (sealed.kdf !== 'PBKDF2-SHA256' || !(sealed.iterations >= 100_000))
+    throw new PassphraseError('unknown key derivation in the sealed text')
   const key = await derive(passphrase, fromBase64(sealed.salt), sealed.iterations)
   try {
     const plain = await crypto.subtle.decrypt(
-      { name: 'AES-GCM', iv: fromBase64(sealed.iv) as BufferSource, additionalData: new TextEncoder().encode(context) }, key, fromBase64(sealed.data) as BufferSource,
+      { name: 'AES-GCM', iv: fromBase64(sealed.iv) as BufferSource, additionalData: new TextEncoder().encode(context) },
+      key,
+      fromBase64(sealed.data) as BufferSource,
     )
     return new TextDecoder().decode(plain)
   } catch {

@@ -8,7 +8,10 @@ export const CREDENTIAL_HEADER = /token|key|secret|signature|auth|cookie|session
 export const REDACTED = '[redacted]'
 
 /** Headers with the values of credential-like names replaced (`extra` names too, exact, lower case). */
-export function redactHeaders(headers: Record<string, string>, extra: ReadonlySet<string> = new Set()): Record<string, string> {
+export function redactHeaders(
+  headers: Record<string, string>,
+  extra: ReadonlySet<string> = new Set(),
+): Record<string, string> {
   const out: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase()

@@ -65,7 +65,13 @@ interface HeldKey {
 }
 
 async function hold(bytes: Uint8Array): Promise<HeldKey> {
-  return { id: await masterKeyId(bytes), key: await crypto.subtle.importKey('raw', bytes as BufferSource, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']) }
+  return {
+    id: await masterKeyId(bytes),
+    key: await crypto.subtle.importKey('raw', bytes as BufferSource, { name: 'AES-GCM' }, false, [
+      'encrypt',
+      'decrypt',
+    ]),
+  }
 }
 
 export async function createSecretBox(masterKey: Uint8Array, options: KeyringOptions = {}): Promise<Keyring> {
@@ -86,14 +92,19 @@ export async function createSecretBox(masterKey: Uint8Array, options: KeyringOpt
   async function sealingKey(): Promise<HeldKey> {
     const id = (await options.sealingKeyId?.()) ?? first.id
     const key = find(id) ?? ((await reload()) ? find(id) : undefined)
-    if (!key) throw new MasterKeyError(`new secrets are sealed with master key ${id}, which this process does not have; see docs/operations.md (rotating the master key)`)
+    if (!key)
+      throw new MasterKeyError(
+        `new secrets are sealed with master key ${id}, which this process does not have; see docs/operations.md (rotating the master key)`,
+      )
     return key
   }
 
   async function tryOpen(iv: Uint8Array, data: Uint8Array): Promise<string | null> {
     for (const k of keys) {
       try {
-        return decoder.decode(await crypto.subtle.decrypt({ name: 'AES-GCM', iv: iv as BufferSource }, k.key, data as BufferSource))
+        return decoder.decode(
+          await crypto.subtle.decrypt({ name: 'AES-GCM', iv: iv as BufferSource }, k.key, data as BufferSource),
+        )
       } catch {}
     }
     return null

@@ -19,7 +19,8 @@ const SHAPES: ReadonlyArray<[RegExp, string]> = [
   [/^Bearer\s+[A-Za-z0-9._~+/-]{16,}=*$/i, 'a bearer token'],
 ]
 
-const CREDENTIAL_NAME = /(auth|token|secret|passw|api[-_]?key|apikey|signature|cookie|session|private[-_]?key|access[-_]?key)/i
+const CREDENTIAL_NAME =
+  /(auth|token|secret|passw|api[-_]?key|apikey|signature|cookie|session|private[-_]?key|access[-_]?key)/i
 const isExpression = (text: string) => /^\s*\{\{[\s\S]*\}\}\s*$/.test(text)
 
 function urlProblem(text: string): string | null {
@@ -32,7 +33,8 @@ function urlProblem(text: string): string | null {
   }
   if (url.password || (url.username && !url.username.includes('{{'))) return 'credentials in a URL'
   for (const [name, value] of url.searchParams) {
-    if (CREDENTIAL_NAME.test(name) && value.length >= 8 && !value.includes('{{')) return `a credential in the URL parameter ${name}`
+    if (CREDENTIAL_NAME.test(name) && value.length >= 8 && !value.includes('{{'))
+      return `a credential in the URL parameter ${name}`
   }
   return null
 }
@@ -57,7 +59,8 @@ export function secretLiterals(value: unknown, path: string, out: ErrorDetail[] 
   if (Array.isArray(value)) {
     value.forEach((item, i) => secretLiterals(item, `${path}/${i}`, out, name))
   } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) secretLiterals(item, `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, out, key)
+    for (const [key, item] of Object.entries(value))
+      secretLiterals(item, `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, out, key)
   }
   return out
 }

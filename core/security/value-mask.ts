@@ -38,7 +38,9 @@ export interface ValueMaskOptions {
 
 export function createValueMask(secrets: readonly string[], options: ValueMaskOptions = {}): ValueMask {
   const minLength = options.minLength ?? MIN_MASKED_LENGTH
-  const needles = [...new Set(secrets.filter((s) => typeof s === 'string' && s.length >= minLength))].sort((a, b) => b.length - a.length)
+  const needles = [...new Set(secrets.filter((s) => typeof s === 'string' && s.length >= minLength))].sort(
+    (a, b) => b.length - a.length,
+  )
   const cards = createCardMasking(options.cards ?? [])
   if (needles.length === 0 && !cards) return noMask
   // In JSON text a secret appears escaped (quotes, backslashes, control characters).
@@ -51,7 +53,10 @@ export function createValueMask(secrets: readonly string[], options: ValueMaskOp
   const text = cards ? (s: string) => cards.text(plain(s)) : plain
   // A field's value: by its name too when there are cards (a CVC is masked only where named so).
   const leaf: Leaf = cards
-    ? (value, name) => (typeof value === 'string' || typeof value === 'number' ? cards.field(name ?? '', typeof value === 'string' ? plain(value) : value) : value)
+    ? (value, name) =>
+        typeof value === 'string' || typeof value === 'number'
+          ? cards.field(name ?? '', typeof value === 'string' ? plain(value) : value)
+          : value
     : (value) => (typeof value === 'string' ? plain(value) : value)
   const holdsSecret = (value: unknown): boolean => {
     if (typeof value === 'string') return needles.some((n) => value.includes(n)) || (cards?.mayHold(value) ?? false)
@@ -75,7 +80,10 @@ type Leaf = (value: unknown, name: string | undefined) => unknown
 function walk(value: unknown, text: (s: string) => string, leaf: Leaf): unknown {
   if (value === null || typeof value !== 'object') return leaf(value, undefined)
   const copies = new Map<object, unknown>()
-  const copyOf = (source: object): unknown => (Array.isArray(source) ? new Array(source.length) : Object.create(Object.getPrototypeOf(source) === null ? null : Object.prototype))
+  const copyOf = (source: object): unknown =>
+    Array.isArray(source)
+      ? new Array(source.length)
+      : Object.create(Object.getPrototypeOf(source) === null ? null : Object.prototype)
   const root = copyOf(value)
   copies.set(value, root)
   const stack: Array<[object, Record<string, unknown> | unknown[]]> = [[value, root as Record<string, unknown>]]
@@ -93,7 +101,13 @@ function walk(value: unknown, text: (s: string) => string, leaf: Leaf): unknown 
         }
       } else out = leaf(v, typeof key === 'string' ? key : undefined)
       if (Array.isArray(target)) target[key as number] = out
-      else Object.defineProperty(target, typeof key === 'string' ? text(key) : key, { value: out, enumerable: true, writable: true, configurable: true })
+      else
+        Object.defineProperty(target, typeof key === 'string' ? text(key) : key, {
+          value: out,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        })
     }
     if (Array.isArray(source)) source.forEach((v, i) => put(i, v))
     else for (const key of Object.keys(source)) put(key, (source as Record<string, unknown>)[key])

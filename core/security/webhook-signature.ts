@@ -21,7 +21,10 @@ export function importSigningKey(secret: string): Promise<CryptoKey> {
   const encoded = secret.startsWith(SIGNING_SECRET_PREFIX) ? secret.slice(SIGNING_SECRET_PREFIX.length) : secret
   const bytes = fromBase64(encoded)
   if (bytes.length === 0) throw new Error('empty signing secret')
-  return crypto.subtle.importKey('raw', bytes as BufferSource, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])
+  return crypto.subtle.importKey('raw', bytes as BufferSource, { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+    'verify',
+  ])
 }
 
 /** `v1,<base64 signature>` for one key. */
@@ -31,7 +34,12 @@ export async function sign(key: CryptoKey, id: string, timestampSeconds: number,
 }
 
 /** The `webhook-signature` header value: one signature per key, space-separated. */
-export async function signatureHeader(keys: readonly CryptoKey[], id: string, timestampSeconds: number, body: string): Promise<string> {
+export async function signatureHeader(
+  keys: readonly CryptoKey[],
+  id: string,
+  timestampSeconds: number,
+  body: string,
+): Promise<string> {
   return (await Promise.all(keys.map((key) => sign(key, id, timestampSeconds, body)))).join(' ')
 }
 
@@ -52,14 +60,18 @@ export async function verifyWebhook(
   body: string,
   options: VerifyOptions = {},
 ): Promise<string | null> {
-  const header = (name: string) => (typeof headers.get === 'function' ? (headers as { get(n: string): string | null }).get(name) : (headers as Record<string, string | undefined>)[name]) ?? null
+  const header = (name: string) =>
+    (typeof headers.get === 'function'
+      ? (headers as { get(n: string): string | null }).get(name)
+      : (headers as Record<string, string | undefined>)[name]) ?? null
   const id = header('webhook-id')
   const timestamp = header('webhook-timestamp')
   const signatures = header('webhook-signature')
   if (!id || !timestamp || !signatures) return 'missing webhook-id, webhook-timestamp or webhook-signature'
   if (!/^\d+$/.test(timestamp)) return 'webhook-timestamp is not a number of seconds'
   const now = Math.floor((options.now ?? Date.now()) / 1000)
-  if (Math.abs(now - Number(timestamp)) > (options.toleranceSeconds ?? 300)) return 'webhook-timestamp is outside the tolerance'
+  if (Math.abs(now - Number(timestamp)) > (options.toleranceSeconds ?? 300))
+    return 'webhook-timestamp is outside the tolerance'
   const key = await importSigningKey(secret)
   const signed = encoder.encode(`${id}.${timestamp}.${body}`)
   for (const entry of signatures.split(' ')) {

@@ -9,7 +9,14 @@
  */
 import { AppError } from '../errors.ts'
 import type { Metrics } from '../ports/metrics.ts'
-import { AiProviderError, estimateTokens, type AiProvider, type AiToolCall, type AiTurnRequest, type AiUsage } from '../ports/ai.ts'
+import {
+  AiProviderError,
+  estimateTokens,
+  type AiProvider,
+  type AiToolCall,
+  type AiTurnRequest,
+  type AiUsage,
+} from '../ports/ai.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Ids } from '../ports/ids.ts'
 import type { Logger } from '../ports/logger.ts'
@@ -19,7 +26,10 @@ import { aiCredits, creditsForTokens } from '../store/ai-credits.ts'
 /** No provider is configured: 503 naming the settings. */
 export class AiUnavailableError extends AppError {
   constructor() {
-    super(503, 'no AI provider is configured: the operator sets AUTOMATON_AI_BASE_URL and AUTOMATON_AI_MODEL (see docs/ai.md)')
+    super(
+      503,
+      'no AI provider is configured: the operator sets AUTOMATON_AI_BASE_URL and AUTOMATON_AI_MODEL (see docs/ai.md)',
+    )
   }
 }
 
@@ -27,7 +37,10 @@ export class AiUnavailableError extends AppError {
 export class CreditsExhaustedError extends AppError {
   readonly code = 'cu_exhausted'
   constructor() {
-    super(402, 'the organization has no AI credits left for this turn; an operator grants more with `automaton credits grant`')
+    super(
+      402,
+      'the organization has no AI credits left for this turn; an operator grants more with `automaton credits grant`',
+    )
   }
 }
 
@@ -59,7 +72,14 @@ export function jsonAnswer(text: string): unknown {
   return JSON.parse(start > 0 ? body.slice(start) : body)
 }
 
-export function createAiService(deps: { store: Store; clock: Clock; ids: Ids; logger: Logger; provider: AiProvider | null; metrics?: Metrics }) {
+export function createAiService(deps: {
+  store: Store
+  clock: Clock
+  ids: Ids
+  logger: Logger
+  provider: AiProvider | null
+  metrics?: Metrics
+}) {
   const { store, clock, ids } = deps
 
   function provider(): AiProvider {
@@ -68,13 +88,21 @@ export function createAiService(deps: { store: Store; clock: Clock; ids: Ids; lo
   }
 
   /** One streamed turn, paid from `organizationId`'s credits; `onDelta` sees the text as it comes. */
-  async function turn(organizationId: string, request: AiTurnRequest, onDelta?: (text: string) => void): Promise<TurnResult> {
+  async function turn(
+    organizationId: string,
+    request: AiTurnRequest,
+    onDelta?: (text: string) => void,
+  ): Promise<TurnResult> {
     const model = provider()
     const turnId = ids.next('job')
     const maxTokens = request.maxTokens ?? DEFAULT_MAX_TOKENS
-    const promptTokens = estimateTokens(request.messages.map((m) => m.content).join('\n') + JSON.stringify(request.tools ?? []))
+    const promptTokens = estimateTokens(
+      request.messages.map((m) => m.content).join('\n') + JSON.stringify(request.tools ?? []),
+    )
     const reserve = Math.max(1, creditsForTokens(promptTokens + maxTokens))
-    const reserved = await store.write((tx) => aiCredits.reserve(tx, { id: ids.next('job'), organizationId, turnId, amount: reserve, at: clock.now() }))
+    const reserved = await store.write((tx) =>
+      aiCredits.reserve(tx, { id: ids.next('job'), organizationId, turnId, amount: reserve, at: clock.now() }),
+    )
     if (!reserved) {
       deps.metrics?.aiTurns.inc({ outcome: 'no_credits' })
       throw new CreditsExhaustedError()
@@ -88,20 +116,46 @@ export function createAiService(deps: { store: Store; clock: Clock; ids: Ids; lo
           continue
         }
         const tokens = event.usage.totalTokens || promptTokens + estimateTokens(event.text)
-        const credits = await store.write((tx) => aiCredits.settle(tx, { id: ids.next('job'), organizationId, turnId, tokensUsed: tokens, at: clock.now() }))
+        const credits = await store.write((tx) =>
+          aiCredits.settle(tx, { id: ids.next('job'), organizationId, turnId, tokensUsed: tokens, at: clock.now() }),
+        )
         deps.metrics?.aiTurns.inc({ outcome: 'success' })
         deps.metrics?.aiTokens.inc(tokens)
         deps.metrics?.aiCredits.inc(credits)
-        return { turnId, text: event.text, toolCalls: event.toolCalls, usage: { ...event.usage, totalTokens: tokens }, finishReason: event.finishReason, credits }
+        return {
+          turnId,
+          text: event.text,
+          toolCalls: event.toolCalls,
+          usage: { ...event.usage, totalTokens: tokens },
+          finishReason: event.finishReason,
+          credits,
+        }
       }
-      throw new AiProviderError('bad_response', 'the provider ended the stream without finishing the turn', text.length > 0)
+      throw new AiProviderError(
+        'bad_response',
+        'the provider ended the stream without finishing the turn',
+        text.length > 0,
+      )
     } catch (error) {
       const started = error instanceof AiProviderError ? error.outputStarted : text.length > 0
       deps.metrics?.aiTurns.inc({ outcome: started ? 'broken_off' : 'refunded' })
-      await store.write((tx) => started
-        ? aiCredits.settle(tx, { id: ids.next('job'), organizationId, turnId, tokensUsed: promptTokens + estimateTokens(text), at: clock.now() }).then(() => undefined)
-        : aiCredits.refund(tx, { id: ids.next('job'), organizationId, turnId, at: clock.now() }),
-      ).catch((settleError) => deps.logger.error('could not settle a failed AI turn', { turnId, error: String(settleError) }))
+      await store
+        .write((tx) =>
+          started
+            ? aiCredits
+                .settle(tx, {
+                  id: ids.next('job'),
+                  organizationId,
+                  turnId,
+                  tokensUsed: promptTokens + estimateTokens(text),
+                  at: clock.now(),
+                })
+                .then(() => undefined)
+            : aiCredits.refund(tx, { id: ids.next('job'), organizationId, turnId, at: clock.now() }),
+        )
+        .catch((settleError) =>
+          deps.logger.error('could not settle a failed AI turn', { turnId, error: String(settleError) }),
+        )
       throw error
     }
   }
@@ -120,14 +174,26 @@ export function createAiService(deps: { store: Store; clock: Clock; ids: Ids; lo
     turn,
 
     /** The `ai-prompt` node: one prompt, one answer (parsed as JSON when a schema is given). */
-    async prompt(organizationId: string, request: PromptRequest, signal?: AbortSignal): Promise<{ text: string; json?: unknown; tokensUsed: number }> {
+    async prompt(
+      organizationId: string,
+      request: PromptRequest,
+      signal?: AbortSignal,
+    ): Promise<{ text: string; json?: unknown; tokensUsed: number }> {
       const system = [
         request.system ?? 'You are a precise assistant inside an automated workflow. Answer the prompt directly.',
-        request.schema ? `Answer with one JSON value, and nothing else, that follows this JSON Schema:\n${JSON.stringify(request.schema)}` : '',
-      ].filter(Boolean).join('\n\n')
+        request.schema
+          ? `Answer with one JSON value, and nothing else, that follows this JSON Schema:\n${JSON.stringify(request.schema)}`
+          : '',
+      ]
+        .filter(Boolean)
+        .join('\n\n')
       const result = await turn(organizationId, {
-        messages: [{ role: 'system', content: system }, { role: 'user', content: request.prompt }],
-        maxTokens: request.maxTokens ?? 1024, signal,
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: request.prompt },
+        ],
+        maxTokens: request.maxTokens ?? 1024,
+        signal,
       })
       if (!request.schema) return { text: result.text, tokensUsed: result.usage.totalTokens }
       let json: unknown

@@ -4,7 +4,14 @@
  */
 import { type ApiKey, type CreateApiKeyBody, RAW_KEY_PREFIX } from '../domain/api-key.ts'
 import { type Page, type PageRequest, toPage } from '../domain/common.ts'
-import { isPermission, narrowToScope, type Permission, ROLE_PERMISSIONS, type Role, type Scope } from '../domain/permissions.ts'
+import {
+  isPermission,
+  narrowToScope,
+  type Permission,
+  ROLE_PERMISSIONS,
+  type Role,
+  type Scope,
+} from '../domain/permissions.ts'
 import { badRequest, forbidden, notFound } from '../errors.ts'
 import { randomToken } from '../ids.ts'
 import type { Clock } from '../ports/clock.ts'
@@ -62,69 +69,85 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; ids: Ids
     return { ...toApiKey(stored!), key: raw }
   }
 
-  return guarded('apiKeys', {
-    create: ['apikey:create'], list: ['apikey:read'], get: ['apikey:read'], revoke: ['apikey:revoke'],
-    // Keys made by the system itself (bootstrap, the CLI, agents' worker sessions).
-    issue: null,
-  }, {
-    issue,
-
-    /** `POST /v1/api-keys`: a caller can hand out only what it holds. */
-    async create(caller: Principal, body: CreateApiKeyBody) {
-      const scope: Scope = body.scope ?? 'read-write'
-      if (caller.scope === 'read' && scope !== 'read') throw forbidden('a read-scoped key cannot create a read-write key')
-      let expiresAt: number | null = null
-      if (body.expiresAt !== undefined) {
-        expiresAt = parseIso(body.expiresAt)
-        if (Number.isNaN(expiresAt)) throw badRequest('invalid expiresAt', [{ path: '/expiresAt', message: 'must be an RFC 3339 timestamp' }])
-        if (expiresAt <= clock.now()) throw badRequest('invalid expiresAt', [{ path: '/expiresAt', message: 'must be in the future' }])
-      }
-      // A key without a service account inherits its creator's identity.
-      const serviceAccountId = body.serviceAccountId ?? caller.serviceAccountId
-      let granted: Permission[]
-      if (serviceAccountId) {
-        const account = await serviceAccounts.byId(store, caller.organizationId, serviceAccountId)
-        if (!account) throw badRequest('unknown service account', [{ path: '/serviceAccountId', message: 'no such service account in this organization' }])
-        if (account.status !== 'active') throw badRequest('service account is disabled', [{ path: '/serviceAccountId', message: 'service account is disabled' }])
-        granted = (JSON.parse(account.permissions) as string[]).filter(isPermission)
-      } else {
-        granted = [...ROLE_PERMISSIONS[caller.role ?? 'viewer']]
-      }
-      assertDelegable(caller, narrowToScope(granted, scope))
-      return issue({
-        organizationId: caller.organizationId,
-        name: body.name,
-        description: body.description,
-        scope,
-        role: serviceAccountId ? null : caller.role,
-        serviceAccountId: serviceAccountId ?? null,
-        userId: serviceAccountId ? null : caller.userId,
-        createdBy: actorOf(caller),
-        expiresAt,
-      })
+  return guarded(
+    'apiKeys',
+    {
+      create: ['apikey:create'],
+      list: ['apikey:read'],
+      get: ['apikey:read'],
+      revoke: ['apikey:revoke'],
+      // Keys made by the system itself (bootstrap, the CLI, agents' worker sessions).
+      issue: null,
     },
+    {
+      issue,
 
-    async list(caller: Principal, page: PageRequest, serviceAccountId?: string): Promise<Page<ApiKey>> {
-      return toPage((await apiKeys.list(store, caller.organizationId, page, serviceAccountId)).map(toApiKey), page)
-    },
+      /** `POST /v1/api-keys`: a caller can hand out only what it holds. */
+      async create(caller: Principal, body: CreateApiKeyBody) {
+        const scope: Scope = body.scope ?? 'read-write'
+        if (caller.scope === 'read' && scope !== 'read')
+          throw forbidden('a read-scoped key cannot create a read-write key')
+        let expiresAt: number | null = null
+        if (body.expiresAt !== undefined) {
+          expiresAt = parseIso(body.expiresAt)
+          if (Number.isNaN(expiresAt))
+            throw badRequest('invalid expiresAt', [{ path: '/expiresAt', message: 'must be an RFC 3339 timestamp' }])
+          if (expiresAt <= clock.now())
+            throw badRequest('invalid expiresAt', [{ path: '/expiresAt', message: 'must be in the future' }])
+        }
+        // A key without a service account inherits its creator's identity.
+        const serviceAccountId = body.serviceAccountId ?? caller.serviceAccountId
+        let granted: Permission[]
+        if (serviceAccountId) {
+          const account = await serviceAccounts.byId(store, caller.organizationId, serviceAccountId)
+          if (!account)
+            throw badRequest('unknown service account', [
+              { path: '/serviceAccountId', message: 'no such service account in this organization' },
+            ])
+          if (account.status !== 'active')
+            throw badRequest('service account is disabled', [
+              { path: '/serviceAccountId', message: 'service account is disabled' },
+            ])
+          granted = (JSON.parse(account.permissions) as string[]).filter(isPermission)
+        } else {
+          granted = [...ROLE_PERMISSIONS[caller.role ?? 'viewer']]
+        }
+        assertDelegable(caller, narrowToScope(granted, scope))
+        return issue({
+          organizationId: caller.organizationId,
+          name: body.name,
+          description: body.description,
+          scope,
+          role: serviceAccountId ? null : caller.role,
+          serviceAccountId: serviceAccountId ?? null,
+          userId: serviceAccountId ? null : caller.userId,
+          createdBy: actorOf(caller),
+          expiresAt,
+        })
+      },
 
-    async get(caller: Principal, id: string): Promise<ApiKey> {
-      const row = await apiKeys.byId(store, caller.organizationId, id)
-      if (!row) throw notFound('API key')
-      return toApiKey(row)
-    },
+      async list(caller: Principal, page: PageRequest, serviceAccountId?: string): Promise<Page<ApiKey>> {
+        return toPage((await apiKeys.list(store, caller.organizationId, page, serviceAccountId)).map(toApiKey), page)
+      },
 
-    /** Revoking keeps the record with `revokedAt`; revoking twice is harmless. */
-    async revoke(caller: Principal, id: string): Promise<ApiKey> {
-      const row = await apiKeys.byId(store, caller.organizationId, id)
-      if (!row) throw notFound('API key')
-      if (row.revoked_at === null) {
-        await store.write((tx) => apiKeys.revoke(tx, caller.organizationId, id, clock.now()))
-        deps.auth.invalidate({ keyId: id })
-      }
-      return toApiKey((await apiKeys.byId(store, caller.organizationId, id))!)
+      async get(caller: Principal, id: string): Promise<ApiKey> {
+        const row = await apiKeys.byId(store, caller.organizationId, id)
+        if (!row) throw notFound('API key')
+        return toApiKey(row)
+      },
+
+      /** Revoking keeps the record with `revokedAt`; revoking twice is harmless. */
+      async revoke(caller: Principal, id: string): Promise<ApiKey> {
+        const row = await apiKeys.byId(store, caller.organizationId, id)
+        if (!row) throw notFound('API key')
+        if (row.revoked_at === null) {
+          await store.write((tx) => apiKeys.revoke(tx, caller.organizationId, id, clock.now()))
+          deps.auth.invalidate({ keyId: id })
+        }
+        return toApiKey((await apiKeys.byId(store, caller.organizationId, id))!)
+      },
     },
-  })
+  )
 }
 
 export type ApiKeyService = ReturnType<typeof createApiKeyService>

@@ -8,7 +8,14 @@
  * in memory and written in one batch every few seconds rather than once per request.
  */
 import { RAW_KEY_PREFIX } from '../domain/api-key.ts'
-import { isPermission, narrowToScope, type Permission, ROLE_PERMISSIONS, type Role, type Scope } from '../domain/permissions.ts'
+import {
+  isPermission,
+  narrowToScope,
+  type Permission,
+  ROLE_PERMISSIONS,
+  type Role,
+  type Scope,
+} from '../domain/permissions.ts'
 import { type AppError, forbidden, unauthorized } from '../errors.ts'
 import type { Bus } from '../ports/bus.ts'
 import type { Clock } from '../ports/clock.ts'
@@ -79,12 +86,18 @@ export function createAuthService(deps: {
   const forget = (target: { keyId?: string; serviceAccountId?: string; all?: boolean }) => {
     if (target.all) return cache.clear()
     for (const [hash, entry] of cache) {
-      if (entry.key.id === target.keyId || (target.serviceAccountId && entry.key.service_account_id === target.serviceAccountId)) {
+      if (
+        entry.key.id === target.keyId ||
+        (target.serviceAccountId && entry.key.service_account_id === target.serviceAccountId)
+      ) {
         cache.delete(hash)
       }
     }
   }
-  const subscription = deps.bus.subscribe<{ keyId?: string; serviceAccountId?: string; all?: boolean }>(AUTH_INVALIDATE_SUBJECT, (m) => forget(m.data))
+  const subscription = deps.bus.subscribe<{ keyId?: string; serviceAccountId?: string; all?: boolean }>(
+    AUTH_INVALIDATE_SUBJECT,
+    (m) => forget(m.data),
+  )
 
   async function load(hash: string): Promise<CacheEntry | undefined> {
     const now = deps.clock.now()
@@ -95,7 +108,9 @@ export function createAuthService(deps: {
       cache.delete(hash)
       return undefined
     }
-    const account = key.service_account_id ? ((await serviceAccounts.byIdAnyState(deps.store, key.service_account_id)) ?? null) : null
+    const account = key.service_account_id
+      ? ((await serviceAccounts.byIdAnyState(deps.store, key.service_account_id)) ?? null)
+      : null
     const entry = { key, account, loadedAt: now }
     cache.set(hash, entry)
     return entry

@@ -26,7 +26,8 @@ const checkerOf = (schema: TObject) => {
 
 /** The data cleaned of unknown fields, with defaults applied; 400 listing every problem. */
 export function validateData(type: AnyConnector, data: unknown): Data {
-  if (!data || typeof data !== 'object' || Array.isArray(data)) throw badRequest('invalid connector data', [{ path: '/data', message: 'must be an object' }])
+  if (!data || typeof data !== 'object' || Array.isArray(data))
+    throw badRequest('invalid connector data', [{ path: '/data', message: 'must be an object' }])
   const cleaned = Value.Default(type.data, Value.Clean(type.data, Value.Clone(data))) as Data
   const check = checkerOf(type.data)
   if (!check.Check(cleaned)) {
@@ -38,8 +39,14 @@ export function validateData(type: AnyConnector, data: unknown): Data {
 
 /** Refuses a secret sent as a mask (`••••…`): there is no stored value for it to stand for. */
 export function refuseMasks(type: AnyConnector, data: Data): void {
-  const masked = secretFieldsOf(type.data).filter((k) => typeof data[k] === 'string' && (data[k] as string).startsWith(MASK))
-  if (masked.length > 0) throw badRequest('invalid connector data', masked.map((k) => ({ path: `/data/${k}`, message: 'is a mask; send the secret itself' })))
+  const masked = secretFieldsOf(type.data).filter(
+    (k) => typeof data[k] === 'string' && (data[k] as string).startsWith(MASK),
+  )
+  if (masked.length > 0)
+    throw badRequest(
+      'invalid connector data',
+      masked.map((k) => ({ path: `/data/${k}`, message: 'is a mask; send the secret itself' })),
+    )
 }
 
 /** The data in two parts: fields stored plain, and secret fields stored sealed. */
@@ -69,13 +76,20 @@ export function maskedData(plain: Data, secrets: Record<string, string>): Data {
  * The data of an update: `next` replaces the stored data, except that a secret field left out
  * or sent as a mask (`••••…`) keeps its stored value; `null` removes a field.
  */
-export function mergeUpdate(type: AnyConnector, stored: { plain: Data; secrets: Record<string, string> }, next: Data): Data {
+export function mergeUpdate(
+  type: AnyConnector,
+  stored: { plain: Data; secrets: Record<string, string> },
+  next: Data,
+): Data {
   const secretFields = secretFieldsOf(type.data)
   const merged: Data = {}
   for (const [k, v] of Object.entries(next)) {
     if (v === null) continue
     if (secretFields.includes(k) && typeof v === 'string' && v.startsWith(MASK)) {
-      if (stored.secrets[k] === undefined) throw badRequest('invalid connector data', [{ path: `/data/${k}`, message: 'is a mask, but no value is stored; send the secret itself' }])
+      if (stored.secrets[k] === undefined)
+        throw badRequest('invalid connector data', [
+          { path: `/data/${k}`, message: 'is a mask, but no value is stored; send the secret itself' },
+        ])
       merged[k] = stored.secrets[k]
       continue
     }

@@ -35,18 +35,29 @@ interface Change {
 
 const MAX_ATTEMPTS = 5
 
-export async function rotateMasterKey(deps: RotationDeps, target: Uint8Array, options: { oneTransaction: boolean }): Promise<{ keyId: string; resealed: number }> {
+export async function rotateMasterKey(
+  deps: RotationDeps,
+  target: Uint8Array,
+  options: { oneTransaction: boolean },
+): Promise<{ keyId: string; resealed: number }> {
   const columns = deps.columns ?? SEALED_COLUMNS
   const batchSize = deps.batchSize ?? 200
   const targetBox = await createSecretBox(target)
   const keyId = await masterKeyId(target)
-  const switchSealing = (tx: Parameters<Parameters<Store['write']>[0]>[0]) => installationSettings.set(tx, SEALING_KEY, keyId, deps.clock.now())
+  const switchSealing = (tx: Parameters<Parameters<Store['write']>[0]>[0]) =>
+    installationSettings.set(tx, SEALING_KEY, keyId, deps.clock.now())
 
   /** The changes that re-seal `rows` under the target key; values already under it stay. */
   async function changesOf(column: SealedColumn, rows: Array<{ k: string; v: string }>): Promise<Change[]> {
     const out: Change[] = []
     for (const { k, v } of rows) {
-      if (await targetBox.open(v).then(() => true, () => false)) continue
+      if (
+        await targetBox.open(v).then(
+          () => true,
+          () => false,
+        )
+      )
+        continue
       out.push({ column, key: k, from: v, to: await targetBox.seal(await deps.reader.open(v)) })
     }
     return out
@@ -61,20 +72,23 @@ export async function rotateMasterKey(deps: RotationDeps, target: Uint8Array, op
     return applied
   }
 
-  const select = (column: SealedColumn, after: string | null, limit: number | null) => sealedValues.page(deps.store, column, after, limit)
+  const select = (column: SealedColumn, after: string | null, limit: number | null) =>
+    sealedValues.page(deps.store, column, after, limit)
 
   if (options.oneTransaction) {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const changes: Change[] = []
       for (const column of columns) changes.push(...(await changesOf(column, await select(column, null, null))))
-      const done = await deps.store.write(async (tx) => {
-        if ((await apply(tx, changes)) !== changes.length) throw new ChangedMeanwhile()
-        await switchSealing(tx)
-        return true
-      }).catch((error) => {
-        if (error instanceof ChangedMeanwhile) return false
-        throw error
-      })
+      const done = await deps.store
+        .write(async (tx) => {
+          if ((await apply(tx, changes)) !== changes.length) throw new ChangedMeanwhile()
+          await switchSealing(tx)
+          return true
+        })
+        .catch((error) => {
+          if (error instanceof ChangedMeanwhile) return false
+          throw error
+        })
       if (done) return { keyId, resealed: changes.length }
     }
     throw new Error('secrets kept changing while they were re-sealed; run the rotation again')

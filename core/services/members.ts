@@ -22,7 +22,12 @@ import { actorOf, type AuthService, type Principal } from './auth.ts'
 import { guarded } from './operations.ts'
 
 const toMember = (r: MemberRow): Member => ({
-  userId: r.user_id, organizationId: r.organization_id, email: r.email, name: r.name, role: r.role, createdAt: iso(r.created_at),
+  userId: r.user_id,
+  organizationId: r.organization_id,
+  email: r.email,
+  name: r.name,
+  role: r.role,
+  createdAt: iso(r.created_at),
 })
 
 export function createMemberService(deps: {
@@ -37,7 +42,8 @@ export function createMemberService(deps: {
   recorder?: { record(tx: SqlExecutor, events: readonly DomainEvent[]): Promise<RecordedEvent[]> }
 }) {
   const { store, clock } = deps
-  const record = (tx: SqlExecutor, list: readonly DomainEvent[]) => (deps.recorder ? deps.recorder.record(tx, list) : recordEvents(tx, list))
+  const record = (tx: SqlExecutor, list: readonly DomainEvent[]) =>
+    deps.recorder ? deps.recorder.record(tx, list) : recordEvents(tx, list)
 
   async function get(caller: Principal, userId: string): Promise<Member> {
     const row = await members.get(store, caller.organizationId, userId)
@@ -45,42 +51,69 @@ export function createMemberService(deps: {
     return toMember(row)
   }
 
-  return guarded('members', {
-    get: ['org:read'], list: ['org:read'], setRole: ['member:update_role'], remove: ['member:remove'],
-  }, {
-    get,
-    async list(caller: Principal, page: PageRequest) {
-      const rows = await members.list(store, caller.organizationId, page.limit + 1, page.offset)
-      return { hasMore: rows.length > page.limit, items: rows.slice(0, page.limit).map(toMember), limit: page.limit, offset: page.offset }
+  return guarded(
+    'members',
+    {
+      get: ['org:read'],
+      list: ['org:read'],
+      setRole: ['member:update_role'],
+      remove: ['member:remove'],
     },
-    async setRole(caller: Principal, userId: string, role: Role): Promise<Member> {
-      await get(caller, userId)
-      assertDelegable(caller, ROLE_PERMISSIONS[role])
-      await store.write((tx) => members.setRole(tx, caller.organizationId, userId, role))
-      return get(caller, userId)
-    },
-    async remove(caller: Principal, userId: string): Promise<{ userId: string; removed: true; pausedWorkflowIds: string[] }> {
-      await get(caller, userId)
-      const at = clock.now()
-      const { paused, recorded } = await store.write(async (tx) => {
-        await members.remove(tx, caller.organizationId, userId)
-        await apiKeys.revokeForUser(tx, caller.organizationId, userId, at)
-        const owned = await workflows.byOwner(tx, caller.organizationId, userId)
-        const pausedIds: string[] = []
-        for (const w of owned) {
-          if (w.live_version === null || w.archived_at !== null || w.live_status === 'paused') continue
-          await workflows.update(tx, w.id, { live_status: 'paused', paused_reason: 'member_removed', updated_at: at, updated_by: actorOf(caller) })
-          pausedIds.push(w.id)
+    {
+      get,
+      async list(caller: Principal, page: PageRequest) {
+        const rows = await members.list(store, caller.organizationId, page.limit + 1, page.offset)
+        return {
+          hasMore: rows.length > page.limit,
+          items: rows.slice(0, page.limit).map(toMember),
+          limit: page.limit,
+          offset: page.offset,
         }
-        const events = await record(tx, pausedIds.map((id) => workflowPaused({ organizationId: caller.organizationId, workflowId: id }, 'member_removed', at, { userId })))
-        return { paused: pausedIds, recorded: events }
-      })
-      publishEvents(deps.bus, recorded)
-      deps.auth.invalidate({ all: true })
-      await deps.afterRemoval?.(userId)
-      return { userId, removed: true, pausedWorkflowIds: paused }
+      },
+      async setRole(caller: Principal, userId: string, role: Role): Promise<Member> {
+        await get(caller, userId)
+        assertDelegable(caller, ROLE_PERMISSIONS[role])
+        await store.write((tx) => members.setRole(tx, caller.organizationId, userId, role))
+        return get(caller, userId)
+      },
+      async remove(
+        caller: Principal,
+        userId: string,
+      ): Promise<{ userId: string; removed: true; pausedWorkflowIds: string[] }> {
+        await get(caller, userId)
+        const at = clock.now()
+        const { paused, recorded } = await store.write(async (tx) => {
+          await members.remove(tx, caller.organizationId, userId)
+          await apiKeys.revokeForUser(tx, caller.organizationId, userId, at)
+          const owned = await workflows.byOwner(tx, caller.organizationId, userId)
+          const pausedIds: string[] = []
+          for (const w of owned) {
+            if (w.live_version === null || w.archived_at !== null || w.live_status === 'paused') continue
+            await workflows.update(tx, w.id, {
+              live_status: 'paused',
+              paused_reason: 'member_removed',
+              updated_at: at,
+              updated_by: actorOf(caller),
+            })
+            pausedIds.push(w.id)
+          }
+          const events = await record(
+            tx,
+            pausedIds.map((id) =>
+              workflowPaused({ organizationId: caller.organizationId, workflowId: id }, 'member_removed', at, {
+                userId,
+              }),
+            ),
+          )
+          return { paused: pausedIds, recorded: events }
+        })
+        publishEvents(deps.bus, recorded)
+        deps.auth.invalidate({ all: true })
+        await deps.afterRemoval?.(userId)
+        return { userId, removed: true, pausedWorkflowIds: paused }
+      },
     },
-  })
+  )
 }
 
 export type MemberService = ReturnType<typeof createMemberService>

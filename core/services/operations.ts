@@ -18,7 +18,11 @@ type Method = (...args: never[]) => unknown
 
 /** What each operation of a service needs: a list for those given a caller, null for the rest. */
 export type OperationTable<S> = {
-  readonly [K in keyof S]: S[K] extends Method ? (Parameters<S[K]>[0] extends Principal ? readonly Permission[] : null) : null
+  readonly [K in keyof S]: S[K] extends Method
+    ? Parameters<S[K]>[0] extends Principal
+      ? readonly Permission[]
+      : null
+    : null
 }
 
 /** The table a guarded service was made with, for the authorization matrix and the docs. */

@@ -2,7 +2,12 @@
  * An organization's settings: today its run retention, which replaces the installation's
  * (AUTOMATON_RUN_RETENTION) for its runs. Only the caller's own organization is reachable.
  */
-import { formatRetention, type OrganizationSettings, type OrganizationSettingsBody, parseRetention } from '../domain/retention.ts'
+import {
+  formatRetention,
+  type OrganizationSettings,
+  type OrganizationSettingsBody,
+  parseRetention,
+} from '../domain/retention.ts'
 import { badRequest, notFound } from '../errors.ts'
 import type { Store } from '../ports/store.ts'
 import { organizations } from '../store/organizations.ts'
@@ -27,25 +32,37 @@ export function createOrganizationSettingsService(deps: { store: Store; defaultR
     if (organizationId !== caller.organizationId) throw notFound('organization')
   }
 
-  return guarded('organizationSettings', {
-    get: ['org:update'], put: ['org:update'],
-  }, {
-    get(caller: Principal, organizationId: string): Promise<OrganizationSettings> {
-      ownOrganization(caller, organizationId)
-      return read(organizationId)
+  return guarded(
+    'organizationSettings',
+    {
+      get: ['org:update'],
+      put: ['org:update'],
     },
+    {
+      get(caller: Principal, organizationId: string): Promise<OrganizationSettings> {
+        ownOrganization(caller, organizationId)
+        return read(organizationId)
+      },
 
-    async put(caller: Principal, organizationId: string, body: OrganizationSettingsBody): Promise<OrganizationSettings> {
-      ownOrganization(caller, organizationId)
-      let ms: number | null = null
-      if (body.runRetention !== null) {
-        ms = parseRetention(body.runRetention)
-        if (ms === null) throw badRequest('invalid run retention', [{ path: '/runRetention', message: 'use 0 or whole minutes, hours, days or weeks: 90m, 12h, 30d, 2w' }])
-      }
-      await store.write((tx) => organizations.setRunRetention(tx, organizationId, ms))
-      return read(organizationId)
+      async put(
+        caller: Principal,
+        organizationId: string,
+        body: OrganizationSettingsBody,
+      ): Promise<OrganizationSettings> {
+        ownOrganization(caller, organizationId)
+        let ms: number | null = null
+        if (body.runRetention !== null) {
+          ms = parseRetention(body.runRetention)
+          if (ms === null)
+            throw badRequest('invalid run retention', [
+              { path: '/runRetention', message: 'use 0 or whole minutes, hours, days or weeks: 90m, 12h, 30d, 2w' },
+            ])
+        }
+        await store.write((tx) => organizations.setRunRetention(tx, organizationId, ms))
+        return read(organizationId)
+      },
     },
-  })
+  )
 }
 
 export type OrganizationSettingsService = ReturnType<typeof createOrganizationSettingsService>

@@ -32,35 +32,44 @@ export function createOrganizationWebhookSecretService(deps: { store: Store; sec
   async function read(organizationId: string): Promise<WebhookSecret | null> {
     const row = await organizations.webhookSecret(store, organizationId)
     if (!row?.webhook_secret) return null
-    return { organizationId, webhookSecret: await secretBox.open(row.webhook_secret), updatedAt: iso(row.webhook_secret_updated_at ?? 0) }
+    return {
+      organizationId,
+      webhookSecret: await secretBox.open(row.webhook_secret),
+      updatedAt: iso(row.webhook_secret_updated_at ?? 0),
+    }
   }
 
-  return guarded('organizationWebhookSecret', {
-    reveal: ['org:update'], regenerate: ['org:update'],
-    // Intake checks a delivery's signature with it: no caller.
-    secretOf: null,
-  }, {
-    /** The secret, made on first read. */
-    async reveal(caller: Principal, organizationId: string): Promise<WebhookSecret> {
-      ownOrganization(caller, organizationId)
-      const current = await read(organizationId)
-      if (current) return current
-      await set(organizationId, true)
-      return (await read(organizationId))!
+  return guarded(
+    'organizationWebhookSecret',
+    {
+      reveal: ['org:update'],
+      regenerate: ['org:update'],
+      // Intake checks a delivery's signature with it: no caller.
+      secretOf: null,
     },
+    {
+      /** The secret, made on first read. */
+      async reveal(caller: Principal, organizationId: string): Promise<WebhookSecret> {
+        ownOrganization(caller, organizationId)
+        const current = await read(organizationId)
+        if (current) return current
+        await set(organizationId, true)
+        return (await read(organizationId))!
+      },
 
-    /** A new secret; the previous one stops working at once. */
-    async regenerate(caller: Principal, organizationId: string): Promise<WebhookSecret> {
-      ownOrganization(caller, organizationId)
-      await set(organizationId, false)
-      return (await read(organizationId))!
-    },
+      /** A new secret; the previous one stops working at once. */
+      async regenerate(caller: Principal, organizationId: string): Promise<WebhookSecret> {
+        ownOrganization(caller, organizationId)
+        await set(organizationId, false)
+        return (await read(organizationId))!
+      },
 
-    /** For the event-source webhook: the secret in clear, or null while none was made. */
-    async secretOf(organizationId: string): Promise<string | null> {
-      return (await read(organizationId))?.webhookSecret ?? null
+      /** For the event-source webhook: the secret in clear, or null while none was made. */
+      async secretOf(organizationId: string): Promise<string | null> {
+        return (await read(organizationId))?.webhookSecret ?? null
+      },
     },
-  })
+  )
 }
 
 export type OrganizationWebhookSecretService = ReturnType<typeof createOrganizationWebhookSecretService>

@@ -19,7 +19,11 @@ export class BootstrapKeyError extends Error {
 }
 
 export function createOrganizationService(deps: {
-  store: Store; clock: Clock; ids: Ids; logger: Logger; apiKeys: ApiKeyService
+  store: Store
+  clock: Clock
+  ids: Ids
+  logger: Logger
+  apiKeys: ApiKeyService
   /** AI credits a new organization starts with (AUTOMATON_AI_DEFAULT_CREDITS). */
   startingCredits?: number
 }) {
@@ -33,7 +37,13 @@ export function createOrganizationService(deps: {
       await store.write(async (tx) => {
         await organizations.insert(tx, org)
         if (deps.startingCredits) {
-          await aiCredits.grant(tx, { id: ids.next('job'), organizationId: org.id, amount: deps.startingCredits, note: 'AUTOMATON_AI_DEFAULT_CREDITS', at: org.createdAt })
+          await aiCredits.grant(tx, {
+            id: ids.next('job'),
+            organizationId: org.id,
+            amount: deps.startingCredits,
+            note: 'AUTOMATON_AI_DEFAULT_CREDITS',
+            at: org.createdAt,
+          })
         }
       })
     } catch (error) {
@@ -72,19 +82,29 @@ export function createOrganizationService(deps: {
     /** Ensures the organization `default` and an owner key whose raw value is `rawKey`. */
     async bootstrap(rawKey: string): Promise<{ organization: Organization; keyId: string; created: boolean }> {
       if (!rawKey.startsWith(RAW_KEY_PREFIX) || rawKey.length < RAW_KEY_PREFIX.length + 16) {
-        throw new BootstrapKeyError(`AUTOMATON_BOOTSTRAP_KEY must start with "${RAW_KEY_PREFIX}" followed by at least 16 characters`)
+        throw new BootstrapKeyError(
+          `AUTOMATON_BOOTSTRAP_KEY must start with "${RAW_KEY_PREFIX}" followed by at least 16 characters`,
+        )
       }
       const organization = await ensure(DEFAULT_ORGANIZATION)
       const existing = await apiKeys.byHash(store, await sha256Hex(rawKey))
       if (existing) {
-        if (existing.revoked_at !== null) deps.logger.warn('the bootstrap key was revoked and stays revoked', { keyId: existing.id })
+        if (existing.revoked_at !== null)
+          deps.logger.warn('the bootstrap key was revoked and stays revoked', { keyId: existing.id })
         return { organization, keyId: existing.id, created: false }
       }
       try {
         const key = await deps.apiKeys.issue({
-          organizationId: organization.id, name: 'bootstrap', description: 'from AUTOMATON_BOOTSTRAP_KEY',
-          scope: 'read-write', role: 'owner', serviceAccountId: null, userId: null, createdBy: 'bootstrap',
-          expiresAt: null, rawKey,
+          organizationId: organization.id,
+          name: 'bootstrap',
+          description: 'from AUTOMATON_BOOTSTRAP_KEY',
+          scope: 'read-write',
+          role: 'owner',
+          serviceAccountId: null,
+          userId: null,
+          createdBy: 'bootstrap',
+          expiresAt: null,
+          rawKey,
         })
         return { organization, keyId: key.id, created: true }
       } catch (error) {

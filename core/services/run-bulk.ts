@@ -20,30 +20,40 @@ export function bulkOperations(deps: { store: Store; control: RunControl; dispat
   const { store } = deps
 
   async function bulk(caller: Principal, action: 'cancel' | 'retry', filter: BulkFilter, expected: number) {
-    if (filter.workflowId && !(await workflows.byId(store, caller.organizationId, filter.workflowId))) throw notFound('workflow')
+    if (filter.workflowId && !(await workflows.byId(store, caller.organizationId, filter.workflowId)))
+      throw notFound('workflow')
     const allowed: readonly RunStatus[] = action === 'cancel' ? ['running', 'waiting'] : ['failure', 'cancelled']
     if (filter.status && !allowed.includes(filter.status)) {
-      throw badRequest(`only ${allowed.join(' and ')} runs can be ${action === 'cancel' ? 'cancelled' : 'retried'}`, [{ path: '/status', message: `must be one of ${allowed.join(', ')}` }])
+      throw badRequest(`only ${allowed.join(' and ')} runs can be ${action === 'cancel' ? 'cancelled' : 'retried'}`, [
+        { path: '/status', message: `must be one of ${allowed.join(', ')}` },
+      ])
     }
     const statuses = filter.status ? [filter.status] : allowed
-    const ids = await runs.idsMatching(store, caller.organizationId, { ...filter, status: undefined, statuses, notRetried: action === 'retry' }, expected)
+    const ids = await runs.idsMatching(
+      store,
+      caller.organizationId,
+      { ...filter, status: undefined, statuses, notRetried: action === 'retry' },
+      expected,
+    )
     let done = 0
     const started: string[] = []
     let next = 0
     // A few at a time: a cancel waits for its run to stop.
-    await Promise.all(Array.from({ length: Math.min(16, ids.length) }, async () => {
-      while (next < ids.length) {
-        const { id } = ids[next++]
-        try {
-          if (action === 'cancel') await deps.control.cancel(caller.organizationId, id)
-          else started.push((await deps.dispatcher.retry(caller.organizationId, id)).runId)
-          done++
-        } catch (error) {
-          // Finished, or pruned, meanwhile: not this action's to count.
-          if (!(error instanceof AppError) || (error.status !== 409 && error.status !== 404)) throw error
+    await Promise.all(
+      Array.from({ length: Math.min(16, ids.length) }, async () => {
+        while (next < ids.length) {
+          const { id } = ids[next++]
+          try {
+            if (action === 'cancel') await deps.control.cancel(caller.organizationId, id)
+            else started.push((await deps.dispatcher.retry(caller.organizationId, id)).runId)
+            done++
+          } catch (error) {
+            // Finished, or pruned, meanwhile: not this action's to count.
+            if (!(error instanceof AppError) || (error.status !== 409 && error.status !== 404)) throw error
+          }
         }
-      }
-    }))
+      }),
+    )
     return action === 'cancel' ? { cancelled: done } : { retried: done, runIds: started }
   }
 

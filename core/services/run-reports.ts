@@ -18,7 +18,8 @@ export function reportOperations(store: Store) {
     async statusCounts(caller: Principal, filter: { workflowId?: string; since?: number; until?: number }) {
       // Runs still stored, and those pruned by retention (counted by the UTC day they started).
       const [rows, pruned] = await Promise.all([
-        runs.statusCounts(store, caller.organizationId, filter), retention.rolledUpByStatus(store, caller.organizationId, filter),
+        runs.statusCounts(store, caller.organizationId, filter),
+        retention.rolledUpByStatus(store, caller.organizationId, filter),
       ])
       const counts = Object.fromEntries(RUN_STATUSES.map((s) => [s, 0])) as Record<string, number>
       let total = 0
@@ -43,7 +44,12 @@ export function reportOperations(store: Store) {
       const n = (status: string) => rows.filter((r) => r.status === status).reduce((sum, r) => sum + Number(r.n), 0)
       const total = n('success') + n('partial') + n('failure')
       const failed = n('failure')
-      return { total, failed, partial: n('partial'), failureRate: total === 0 ? 0 : Math.round((failed / total) * 10_000) / 100 }
+      return {
+        total,
+        failed,
+        partial: n('partial'),
+        failureRate: total === 0 ? 0 : Math.round((failed / total) * 10_000) / 100,
+      }
     },
   }
 }

@@ -37,7 +37,8 @@ export function createScheduleService(deps: { store: Store; registry: Registry }
     const schedule = scheduleOf(row)
     const active = ticking && row.active === 1 && schedule !== null && row.next_fire_at !== null
     const upcoming: string[] = []
-    for (let at = active ? row.next_fire_at : null; at !== null && upcoming.length < UPCOMING; at = schedule!.next(at)) upcoming.push(iso(at))
+    for (let at = active ? row.next_fire_at : null; at !== null && upcoming.length < UPCOMING; at = schedule!.next(at))
+      upcoming.push(iso(at))
     return {
       triggerNodeId: row.trigger_node_id,
       type: row.trigger_type,
@@ -56,18 +57,28 @@ export function createScheduleService(deps: { store: Store; registry: Registry }
     }
   }
 
-  return guarded('schedules', {
-    get: ['workflow:read'],
-  }, {
-    async get(caller: Principal, workflowId: string): Promise<WorkflowSchedule> {
-      const w = await workflows.byId(deps.store, caller.organizationId, workflowId)
-      if (!w) throw notFound('workflow')
-      const rows = await schedules.byWorkflow(deps.store, w.id)
-      const reason = reasonOf(w, rows)
-      const triggers = rows.map((row) => toTrigger(row, reason === null))
-      return { workflowId: w.id, liveVersion: w.live_version, active: triggers.some((t) => t.active), reason, triggers }
+  return guarded(
+    'schedules',
+    {
+      get: ['workflow:read'],
     },
-  })
+    {
+      async get(caller: Principal, workflowId: string): Promise<WorkflowSchedule> {
+        const w = await workflows.byId(deps.store, caller.organizationId, workflowId)
+        if (!w) throw notFound('workflow')
+        const rows = await schedules.byWorkflow(deps.store, w.id)
+        const reason = reasonOf(w, rows)
+        const triggers = rows.map((row) => toTrigger(row, reason === null))
+        return {
+          workflowId: w.id,
+          liveVersion: w.live_version,
+          active: triggers.some((t) => t.active),
+          reason,
+          triggers,
+        }
+      },
+    },
+  )
 }
 
 export type ScheduleService = ReturnType<typeof createScheduleService>

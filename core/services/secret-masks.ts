@@ -33,46 +33,76 @@ export interface SecretMaskService extends SecretMasks {
   forget(organizationId: string): void
 }
 
-export function createSecretMasks(deps: { store: Store; secretBox: SecretBox; clock: Clock; logger: Logger; freshMs?: number }): SecretMaskService {
+export function createSecretMasks(deps: {
+  store: Store
+  secretBox: SecretBox
+  clock: Clock
+  logger: Logger
+  freshMs?: number
+}): SecretMaskService {
   async function load(organizationId: string, known: Entry | undefined): Promise<Entry> {
     const rows = await connectors.sealedStamps(deps.store, organizationId)
     // The sensitive prop values of forked workflows are masked like connector secrets.
     const props = await workflows.sealedPropsOf(deps.store, organizationId)
     // Cards do not change: one is added or deleted.
     const cards = await agentCards.sealedOf(deps.store, organizationId)
-    const version = [...rows.map((r) => `${r.id}:${r.updated_at}`), ...props.map((r) => `${r.id}:${r.sealed_props.slice(-16)}`), ...cards.map((r) => r.id)].join(',')
+    const version = [
+      ...rows.map((r) => `${r.id}:${r.updated_at}`),
+      ...props.map((r) => `${r.id}:${r.sealed_props.slice(-16)}`),
+      ...cards.map((r) => r.id),
+    ].join(',')
     if (known && known.version === version) return known
     const sealed = await connectors.sealedSecrets(deps.store, organizationId)
     const secrets: string[] = []
     for (const row of sealed) {
       try {
-        secrets.push(...Object.values(JSON.parse(await deps.secretBox.open(row.sealed_secrets)) as Record<string, string>))
+        secrets.push(
+          ...Object.values(JSON.parse(await deps.secretBox.open(row.sealed_secrets)) as Record<string, string>),
+        )
       } catch (error) {
-        deps.logger.error('could not open a connector\'s secrets to mask them', { organizationId, error: String(error) })
+        deps.logger.error("could not open a connector's secrets to mask them", { organizationId, error: String(error) })
       }
     }
     for (const row of props) {
       try {
-        for (const value of Object.values(JSON.parse(await deps.secretBox.open(row.sealed_props)) as Record<string, unknown>)) {
+        for (const value of Object.values(
+          JSON.parse(await deps.secretBox.open(row.sealed_props)) as Record<string, unknown>,
+        )) {
           if (typeof value === 'string') secrets.push(value)
-          else if (value !== null && typeof value === 'object') secrets.push(...Object.values(value).flat().filter((v): v is string => typeof v === 'string'))
+          else if (value !== null && typeof value === 'object')
+            secrets.push(
+              ...Object.values(value)
+                .flat()
+                .filter((v): v is string => typeof v === 'string'),
+            )
           else if (value !== null && value !== undefined) secrets.push(String(value))
         }
       } catch (error) {
-        deps.logger.error('could not open a workflow\'s sensitive props to mask them', { organizationId, workflowId: row.id, error: String(error) })
+        deps.logger.error("could not open a workflow's sensitive props to mask them", {
+          organizationId,
+          workflowId: row.id,
+          error: String(error),
+        })
       }
     }
     return { mask: createValueMask(secrets, { cards: await openCards(organizationId, cards) }), version }
   }
 
-  async function openCards(organizationId: string, sealed: ReadonlyArray<{ id: string; sealed_details: string }>): Promise<StoredCard[]> {
+  async function openCards(
+    organizationId: string,
+    sealed: ReadonlyArray<{ id: string; sealed_details: string }>,
+  ): Promise<StoredCard[]> {
     const cards: StoredCard[] = []
     for (const row of sealed) {
       try {
         const details = JSON.parse(await deps.secretBox.open(row.sealed_details)) as { number: string; cvc: string }
         cards.push({ number: details.number, cvc: details.cvc })
       } catch (error) {
-        deps.logger.error('could not open an agent card to mask it', { organizationId, cardId: row.id, error: String(error) })
+        deps.logger.error('could not open an agent card to mask it', {
+          organizationId,
+          cardId: row.id,
+          error: String(error),
+        })
       }
     }
     return cards

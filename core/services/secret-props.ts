@@ -21,7 +21,13 @@ export interface SecretProps {
   of(workflowId: string): Promise<Props>
 }
 
-export function createSecretProps(deps: { store: Store; secretBox: SecretBox; clock: Clock; logger: Logger; freshMs?: number }): SecretProps {
+export function createSecretProps(deps: {
+  store: Store
+  secretBox: SecretBox
+  clock: Clock
+  logger: Logger
+  freshMs?: number
+}): SecretProps {
   async function load(workflowId: string): Promise<Props> {
     const sealed = await workflows.sealedProps(deps.store, workflowId)
     let props = NONE
@@ -29,7 +35,7 @@ export function createSecretProps(deps: { store: Store; secretBox: SecretBox; cl
       try {
         props = Object.freeze(JSON.parse(await deps.secretBox.open(sealed)) as Record<string, unknown>)
       } catch (error) {
-        deps.logger.error('could not open a workflow\'s sensitive props', { workflowId, error: String(error) })
+        deps.logger.error("could not open a workflow's sensitive props", { workflowId, error: String(error) })
       }
     }
     return props

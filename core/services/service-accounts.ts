@@ -33,62 +33,77 @@ export function createServiceAccountService(deps: { store: Store; clock: Clock; 
   }
   const get = async (caller: Principal, id: string) => toServiceAccount(await load(caller, id))
 
-  return guarded('serviceAccounts', {
-    get: ['service_account:read'], list: ['service_account:read'],
-    create: ['service_account:write'], update: ['service_account:write'], setStatus: ['service_account:write'], remove: ['service_account:write'],
-  }, {
-    get,
-
-    async create(caller: Principal, body: CreateServiceAccountBody): Promise<ServiceAccount> {
-      const permissions = checkPermissions(body.permissions)
-      assertDelegable(caller, permissions)
-      const id = ids.next('sa')
-      await store.write((tx) =>
-        serviceAccounts.insert(tx, {
-          id, organizationId: caller.organizationId, name: body.name, description: body.description ?? '',
-          permissions, createdBy: actorOf(caller), at: clock.now(),
-        }),
-      )
-      return get(caller, id)
+  return guarded(
+    'serviceAccounts',
+    {
+      get: ['service_account:read'],
+      list: ['service_account:read'],
+      create: ['service_account:write'],
+      update: ['service_account:write'],
+      setStatus: ['service_account:write'],
+      remove: ['service_account:write'],
     },
+    {
+      get,
 
-    async list(caller: Principal, page: PageRequest): Promise<Page<ServiceAccount>> {
-      return toPage((await serviceAccounts.list(store, caller.organizationId, page)).map(toServiceAccount), page)
-    },
+      async create(caller: Principal, body: CreateServiceAccountBody): Promise<ServiceAccount> {
+        const permissions = checkPermissions(body.permissions)
+        assertDelegable(caller, permissions)
+        const id = ids.next('sa')
+        await store.write((tx) =>
+          serviceAccounts.insert(tx, {
+            id,
+            organizationId: caller.organizationId,
+            name: body.name,
+            description: body.description ?? '',
+            permissions,
+            createdBy: actorOf(caller),
+            at: clock.now(),
+          }),
+        )
+        return get(caller, id)
+      },
 
-    async update(caller: Principal, id: string, body: UpdateServiceAccountBody): Promise<ServiceAccount> {
-      // A caller acts only on accounts whose permissions it holds itself.
-      assertDelegable(caller, checkPermissions(JSON.parse((await load(caller, id)).permissions)))
-      const permissions = body.permissions ? checkPermissions(body.permissions) : undefined
-      if (permissions) assertDelegable(caller, permissions)
-      await store.write((tx) => serviceAccounts.update(tx, caller.organizationId, id, { ...body, permissions }, clock.now()))
-      deps.auth.invalidate({ serviceAccountId: id })
-      return get(caller, id)
-    },
+      async list(caller: Principal, page: PageRequest): Promise<Page<ServiceAccount>> {
+        return toPage((await serviceAccounts.list(store, caller.organizationId, page)).map(toServiceAccount), page)
+      },
 
-    async setStatus(caller: Principal, id: string, status: 'active' | 'disabled'): Promise<ServiceAccount> {
-      const row = await load(caller, id)
-      // A caller acts only on accounts whose permissions it holds (turning one back on hands them out again).
-      assertDelegable(caller, checkPermissions(JSON.parse(row.permissions)))
-      if (row.status !== status) {
-        await store.write((tx) => serviceAccounts.setStatus(tx, caller.organizationId, id, status, clock.now()))
+      async update(caller: Principal, id: string, body: UpdateServiceAccountBody): Promise<ServiceAccount> {
+        // A caller acts only on accounts whose permissions it holds itself.
+        assertDelegable(caller, checkPermissions(JSON.parse((await load(caller, id)).permissions)))
+        const permissions = body.permissions ? checkPermissions(body.permissions) : undefined
+        if (permissions) assertDelegable(caller, permissions)
+        await store.write((tx) =>
+          serviceAccounts.update(tx, caller.organizationId, id, { ...body, permissions }, clock.now()),
+        )
         deps.auth.invalidate({ serviceAccountId: id })
-      }
-      return get(caller, id)
-    },
+        return get(caller, id)
+      },
 
-    /** Deleting an account revokes its keys; the records stay for audit. */
-    async remove(caller: Principal, id: string): Promise<{ id: string; deleted: true }> {
-      assertDelegable(caller, checkPermissions(JSON.parse((await load(caller, id)).permissions)))
-      const at = clock.now()
-      await store.write(async (tx) => {
-        await serviceAccounts.softDelete(tx, caller.organizationId, id, at)
-        await apiKeys.revokeForServiceAccount(tx, id, at)
-      })
-      deps.auth.invalidate({ serviceAccountId: id })
-      return { id, deleted: true }
+      async setStatus(caller: Principal, id: string, status: 'active' | 'disabled'): Promise<ServiceAccount> {
+        const row = await load(caller, id)
+        // A caller acts only on accounts whose permissions it holds (turning one back on hands them out again).
+        assertDelegable(caller, checkPermissions(JSON.parse(row.permissions)))
+        if (row.status !== status) {
+          await store.write((tx) => serviceAccounts.setStatus(tx, caller.organizationId, id, status, clock.now()))
+          deps.auth.invalidate({ serviceAccountId: id })
+        }
+        return get(caller, id)
+      },
+
+      /** Deleting an account revokes its keys; the records stay for audit. */
+      async remove(caller: Principal, id: string): Promise<{ id: string; deleted: true }> {
+        assertDelegable(caller, checkPermissions(JSON.parse((await load(caller, id)).permissions)))
+        const at = clock.now()
+        await store.write(async (tx) => {
+          await serviceAccounts.softDelete(tx, caller.organizationId, id, at)
+          await apiKeys.revokeForServiceAccount(tx, id, at)
+        })
+        deps.auth.invalidate({ serviceAccountId: id })
+        return { id, deleted: true }
+      },
     },
-  })
+  )
 }
 
 export type ServiceAccountService = ReturnType<typeof createServiceAccountService>

@@ -24,12 +24,20 @@ export interface AppReference {
 const sameReference = (a: AppReference, b: AppReference) => a.appId === b.appId && a.versionId === b.versionId
 
 /** A reference checked to name the organization's app and a version of it; 400 otherwise. */
-export async function checkAppReference(db: SqlExecutor, organizationId: string, ref: { appId?: string | null; versionId?: string | null }): Promise<AppReference> {
+export async function checkAppReference(
+  db: SqlExecutor,
+  organizationId: string,
+  ref: { appId?: string | null; versionId?: string | null },
+): Promise<AppReference> {
   if (!ref.appId) {
-    if (ref.versionId) throw badRequest('generatedAppVersionId needs generatedAppId', [{ path: '/generatedAppVersionId', message: 'needs generatedAppId' }])
+    if (ref.versionId)
+      throw badRequest('generatedAppVersionId needs generatedAppId', [
+        { path: '/generatedAppVersionId', message: 'needs generatedAppId' },
+      ])
     return { appId: null, versionId: null }
   }
-  if (!(await apps.byId(db, organizationId, ref.appId))) throw badRequest('no such app in this organization', [{ path: '/generatedAppId', message: 'unknown app' }])
+  if (!(await apps.byId(db, organizationId, ref.appId)))
+    throw badRequest('no such app in this organization', [{ path: '/generatedAppId', message: 'unknown app' }])
   if (ref.versionId && !(await apps.versionOf(db, organizationId, ref.appId, ref.versionId))) {
     throw badRequest('not a version of that app', [{ path: '/generatedAppVersionId', message: 'unknown app version' }])
   }
@@ -42,13 +50,21 @@ export async function checkAppReference(db: SqlExecutor, organizationId: string,
  * neither keeps the stored reference as it is. `changed` sends a public template back to review.
  */
 export async function updatedAppReference(
-  db: SqlExecutor, row: TemplateRow, body: { generatedAppId?: string | null; generatedAppVersionId?: string | null },
+  db: SqlExecutor,
+  row: TemplateRow,
+  body: { generatedAppId?: string | null; generatedAppVersionId?: string | null },
 ): Promise<AppReference & { changed: boolean }> {
   const stored = { appId: row.generated_app_id, versionId: row.generated_app_version_id }
-  if (body.generatedAppId === undefined && body.generatedAppVersionId === undefined) return { ...stored, changed: false }
+  if (body.generatedAppId === undefined && body.generatedAppVersionId === undefined)
+    return { ...stored, changed: false }
   const ref = await checkAppReference(db, row.organization_id, {
     appId: body.generatedAppId !== undefined ? body.generatedAppId : stored.appId,
-    versionId: body.generatedAppVersionId !== undefined ? body.generatedAppVersionId : body.generatedAppId !== undefined ? null : stored.versionId,
+    versionId:
+      body.generatedAppVersionId !== undefined
+        ? body.generatedAppVersionId
+        : body.generatedAppId !== undefined
+          ? null
+          : stored.versionId,
   })
   return { ...ref, changed: !sameReference(ref, stored) }
 }
@@ -58,11 +74,18 @@ export async function updatedAppReference(
  * new version lands before the decision commits. 409 when the reference names no app version of
  * the template's organization (a reference stored before references were checked).
  */
-export async function approvalPin(tx: SqlExecutor, dialect: Dialect, row: TemplateRow): Promise<{ approved_app_id: string | null; approved_app_version_id: string | null }> {
+export async function approvalPin(
+  tx: SqlExecutor,
+  dialect: Dialect,
+  row: TemplateRow,
+): Promise<{ approved_app_id: string | null; approved_app_version_id: string | null }> {
   if (!row.generated_app_id) return { approved_app_id: null, approved_app_version_id: null }
   const app = await apps.lockById(tx, dialect, row.organization_id, row.generated_app_id)
   const version = app ? await referencedVersion(tx, row.organization_id, app, row.generated_app_version_id) : undefined
-  if (!app || !version) throw conflict('the template\'s generatedAppId or generatedAppVersionId names no app version of its organization; the author must point it at one, or clear it')
+  if (!app || !version)
+    throw conflict(
+      "the template's generatedAppId or generatedAppVersionId names no app version of its organization; the author must point it at one, or clear it",
+    )
   return { approved_app_id: app.id, approved_app_version_id: version.id }
 }
 
@@ -70,7 +93,11 @@ export async function approvalPin(tx: SqlExecutor, dialect: Dialect, row: Templa
  * The app a fork by `forkingOrganizationId` receives: the template's own organization gets what
  * the reference names now, every other organization the version approval pinned.
  */
-export async function appForFork(db: SqlExecutor, row: TemplateRow, forkingOrganizationId: string): Promise<{ app: AppRow; version: AppVersionRow } | undefined> {
+export async function appForFork(
+  db: SqlExecutor,
+  row: TemplateRow,
+  forkingOrganizationId: string,
+): Promise<{ app: AppRow; version: AppVersionRow } | undefined> {
   const own = row.organization_id === forkingOrganizationId
   const appId = own ? row.generated_app_id : row.approved_app_id
   const versionId = own ? row.generated_app_version_id : row.approved_app_version_id
@@ -81,5 +108,7 @@ export async function appForFork(db: SqlExecutor, row: TemplateRow, forkingOrgan
 }
 
 function referencedVersion(db: SqlExecutor, organizationId: string, app: AppRow, versionId: string | null) {
-  return versionId ? apps.versionOf(db, organizationId, app.id, versionId) : apps.version(db, app.id, app.latest_version)
+  return versionId
+    ? apps.versionOf(db, organizationId, app.id, versionId)
+    : apps.version(db, app.id, app.latest_version)
 }

@@ -53,30 +53,61 @@ export function createTemplateContext(deps: TemplateServiceDeps): TemplateContex
   const { store } = deps
   const tagIndex = createTagIndex(deps)
 
-  async function toTemplates(caller: Principal, rows: readonly ShownTemplateRow[], reviewer = false): Promise<Template[]> {
-    const slugsOf = await templates.tagsOf(store, rows.map((r) => ({ id: r.id, version: r.shown_version })))
+  async function toTemplates(
+    caller: Principal,
+    rows: readonly ShownTemplateRow[],
+    reviewer = false,
+  ): Promise<Template[]> {
+    const slugsOf = await templates.tagsOf(
+      store,
+      rows.map((r) => ({ id: r.id, version: r.shown_version })),
+    )
     const used = new Set([...slugsOf.values()].flat())
-    const bySlug = new Map((used.size > 0 ? await tagIndex.records(caller.organizationId, 'all', false, used) : []).map((t) => [t.slug, t]))
+    const bySlug = new Map(
+      (used.size > 0 ? await tagIndex.records(caller.organizationId, 'all', false, used) : []).map((t) => [t.slug, t]),
+    )
     return rows.map((r) => {
       const content = JSON.parse(r.content) as TemplateContent
       const own = r.organization_id === caller.organizationId || reviewer
       return {
-        id: r.id, name: content.name, slug: r.slug, description: content.description, archived: r.archived === 1,
-        category: content.category ?? '', cooldownMs: content.cooldownMs, maxRuns: content.maxRuns,
-        createdAt: iso(r.created_at), createdBy: r.created_by, updatedAt: iso(r.updated_at), updatedBy: r.updated_by,
-        definition: content.definition, forkCount: r.fork_count,
+        id: r.id,
+        name: content.name,
+        slug: r.slug,
+        description: content.description,
+        archived: r.archived === 1,
+        category: content.category ?? '',
+        cooldownMs: content.cooldownMs,
+        maxRuns: content.maxRuns,
+        createdAt: iso(r.created_at),
+        createdBy: r.created_by,
+        updatedAt: iso(r.updated_at),
+        updatedBy: r.updated_by,
+        definition: content.definition,
+        forkCount: r.fork_count,
         // Others are handed the app version approval pinned, and are told which.
         generatedAppId: (own ? r.generated_app_id : r.approved_app_id) ?? '',
         generatedAppVersionId: (own ? r.generated_app_version_id : r.approved_app_version_id) ?? '',
-        isPromoted: r.is_promoted === 1, promotedAt: isoOr(r.promoted_at), promotedBy: r.promoted_by ?? '', promotedOrder: r.promoted_order,
+        isPromoted: r.is_promoted === 1,
+        promotedAt: isoOr(r.promoted_at),
+        promotedBy: r.promoted_by ?? '',
+        promotedOrder: r.promoted_order,
         // Others see the approved version, and nothing of what moderation says about a newer one.
         moderationStatus: own ? r.moderation_status : 'approved',
         rejectionReason: own ? (r.rejection_reason ?? '') : '',
-        reviewedAt: isoOr(r.reviewed_at), reviewedBy: r.reviewed_by ?? '', submittedAt: isoOr(r.submitted_at),
-        organizationId: r.organization_id, organizationName: r.organization_name, organizationDescription: '', organizationPhoto: '',
-        sourceWorkflowId: r.source_workflow_id ?? '', tableSchemas: content.tableSchemas, templateProps: content.templateProps,
+        reviewedAt: isoOr(r.reviewed_at),
+        reviewedBy: r.reviewed_by ?? '',
+        submittedAt: isoOr(r.submitted_at),
+        organizationId: r.organization_id,
+        organizationName: r.organization_name,
+        organizationDescription: '',
+        organizationPhoto: '',
+        sourceWorkflowId: r.source_workflow_id ?? '',
+        tableSchemas: content.tableSchemas,
+        templateProps: content.templateProps,
         tags: (slugsOf.get(`${r.id}@${r.shown_version}`) ?? []).map((slug) => bySlug.get(slug)!).filter(Boolean),
-        uiMetadata: content.uiMetadata, version: r.shown_version, visibility: r.visibility,
+        uiMetadata: content.uiMetadata,
+        version: r.shown_version,
+        visibility: r.visibility,
       }
     })
   }
@@ -88,7 +119,10 @@ export function createTemplateContext(deps: TemplateServiceDeps): TemplateContex
   }
 
   return {
-    deps, tagIndex, toTemplates, shown,
+    deps,
+    tagIndex,
+    toTemplates,
+    shown,
     async ownRow(caller, id, db = store) {
       const row = await templates.byId(db, id)
       if (!row || row.organization_id !== caller.organizationId) throw notFound('template')

@@ -22,7 +22,14 @@ function maskSensitive(values: Record<string, unknown>, sensitive: ReadonlySet<s
 }
 
 /** The template's definition with the caller's connectors in the nodes `connectors` names; problems for the others. */
-async function withConnectors(db: SqlExecutor, caller: Principal, row: ShownTemplateRow, definition: Definition, chosen: Record<string, string>, errors: ErrorDetail[]) {
+async function withConnectors(
+  db: SqlExecutor,
+  caller: Principal,
+  row: ShownTemplateRow,
+  definition: Definition,
+  chosen: Record<string, string>,
+  errors: ErrorDetail[],
+) {
   for (const [nodeId, connectorId] of Object.entries(chosen)) {
     const node = definition.nodes[nodeId]
     if (!node) {
@@ -61,24 +68,54 @@ export function forkingOperations(ctx: TemplateContext) {
       for (const [key, value] of Object.entries(values)) (sensitive.has(key) ? secret : plain)[key] = value
       const sealed = Object.keys(secret).length > 0 ? await deps.secretBox.seal(JSON.stringify(secret)) : null
       const handed = await appForFork(store, row, caller.organizationId)
-      const workflow = await deps.workflows.create(caller, {
-        name: body.name ?? content.name, description: content.description, definition,
-        cooldownMs: content.cooldownMs, maxRuns: content.maxRuns, uiMetadata: content.uiMetadata, sourceTemplateId: id,
-      }, async (tx, workflowId) => {
-        await workflows.setPropValues(tx, workflowId, JSON.stringify(plain), sealed)
-        await templates.countFork(tx, id)
-        if (handed) {
-          const at = clock.now()
-          const by = actorOf(caller)
-          const appId = deps.ids.next('app')
-          await apps.insert(tx, { id: appId, organization_id: caller.organizationId, name: handed.app.name, latest_version: 1, created_at: at, created_by: by, updated_at: at, updated_by: by })
-          await apps.insertVersion(tx, { id: deps.ids.next('app'), appId, version: 1, files: handed.version.files, size: handed.version.size, at, by })
-          await workflows.setApp(tx, workflowId, appId, null)
-        }
-      })
+      const workflow = await deps.workflows.create(
+        caller,
+        {
+          name: body.name ?? content.name,
+          description: content.description,
+          definition,
+          cooldownMs: content.cooldownMs,
+          maxRuns: content.maxRuns,
+          uiMetadata: content.uiMetadata,
+          sourceTemplateId: id,
+        },
+        async (tx, workflowId) => {
+          await workflows.setPropValues(tx, workflowId, JSON.stringify(plain), sealed)
+          await templates.countFork(tx, id)
+          if (handed) {
+            const at = clock.now()
+            const by = actorOf(caller)
+            const appId = deps.ids.next('app')
+            await apps.insert(tx, {
+              id: appId,
+              organization_id: caller.organizationId,
+              name: handed.app.name,
+              latest_version: 1,
+              created_at: at,
+              created_by: by,
+              updated_at: at,
+              updated_by: by,
+            })
+            await apps.insertVersion(tx, {
+              id: deps.ids.next('app'),
+              appId,
+              version: 1,
+              files: handed.version.files,
+              size: handed.version.size,
+              at,
+              by,
+            })
+            await workflows.setApp(tx, workflowId, appId, null)
+          }
+        },
+      )
       ctx.tagIndex.changed()
       if (sealed) deps.onSealed?.(caller.organizationId)
-      return { workflow, appId: await workflows.appOf(store, workflow.id), propValues: maskSensitive(values, sensitive) }
+      return {
+        workflow,
+        appId: await workflows.appOf(store, workflow.id),
+        propValues: maskSensitive(values, sensitive),
+      }
     },
   }
 }

@@ -14,7 +14,9 @@ import type { TemplateContext } from './template-context.ts'
 
 const pendingOnly = (row: TemplateRow, decision: 'approved' | 'rejected') => {
   if (row.visibility === 'public' && row.moderation_status === 'pending') return
-  throw conflict(`only a pending public template can be ${decision}; this one is ${row.visibility === 'public' ? row.moderation_status : 'an org template'}`)
+  throw conflict(
+    `only a pending public template can be ${decision}; this one is ${row.visibility === 'public' ? row.moderation_status : 'an org template'}`,
+  )
 }
 
 /** The moderation operations of the template service. */
@@ -45,8 +47,23 @@ export function moderationOperations(ctx: TemplateContext) {
         const at = clock.now()
         // Forks by other organizations receive exactly the app version approved here.
         const pin = await approvalPin(tx, store.dialect, row)
-        await templates.update(tx, id, { moderation_status: 'approved', public_version: row.current_version, ...pin, reviewed_at: at, reviewed_by: actorOf(caller), rejection_reason: null })
-        await templates.moderate(tx, { id: deps.ids.next('evt'), templateId: id, version: row.current_version, decision: 'approved', reason: null, by: actorOf(caller), at })
+        await templates.update(tx, id, {
+          moderation_status: 'approved',
+          public_version: row.current_version,
+          ...pin,
+          reviewed_at: at,
+          reviewed_by: actorOf(caller),
+          rejection_reason: null,
+        })
+        await templates.moderate(tx, {
+          id: deps.ids.next('evt'),
+          templateId: id,
+          version: row.current_version,
+          decision: 'approved',
+          reason: null,
+          by: actorOf(caller),
+          at,
+        })
       })
       return decided(caller, id)
     },
@@ -56,8 +73,21 @@ export function moderationOperations(ctx: TemplateContext) {
         const row = await moderationTarget(caller, id, tx)
         pendingOnly(row, 'rejected')
         const at = clock.now()
-        await templates.update(tx, id, { moderation_status: 'rejected', rejection_reason: reason, reviewed_at: at, reviewed_by: actorOf(caller) })
-        await templates.moderate(tx, { id: deps.ids.next('evt'), templateId: id, version: row.current_version, decision: 'rejected', reason, by: actorOf(caller), at })
+        await templates.update(tx, id, {
+          moderation_status: 'rejected',
+          rejection_reason: reason,
+          reviewed_at: at,
+          reviewed_by: actorOf(caller),
+        })
+        await templates.moderate(tx, {
+          id: deps.ids.next('evt'),
+          templateId: id,
+          version: row.current_version,
+          decision: 'rejected',
+          reason,
+          by: actorOf(caller),
+          at,
+        })
       })
       return decided(caller, id)
     },
@@ -67,7 +97,12 @@ export function moderationOperations(ctx: TemplateContext) {
       const moderator = caller.permissions.has('template:moderate')
       if (!row || (row.organization_id !== caller.organizationId && !moderator)) throw notFound('template')
       const items = (await templates.moderationLog(store, id)).map((m) => ({
-        id: m.id, version: m.version, decision: m.decision, reason: m.reason ?? '', decidedBy: m.decided_by, decidedAt: iso(m.decided_at),
+        id: m.id,
+        version: m.version,
+        decision: m.decision,
+        reason: m.reason ?? '',
+        decidedBy: m.decided_by,
+        decidedAt: iso(m.decided_at),
       }))
       return { items }
     },
@@ -78,9 +113,13 @@ export function moderationOperations(ctx: TemplateContext) {
         if (order !== null && (row.visibility !== 'public' || row.public_version === null || row.archived === 1)) {
           throw conflict('only an approved public template can be promoted')
         }
-        await templates.update(tx, id, order === null
-          ? { is_promoted: 0, promoted_at: null, promoted_by: null, promoted_order: null }
-          : { is_promoted: 1, promoted_at: clock.now(), promoted_by: actorOf(caller), promoted_order: order })
+        await templates.update(
+          tx,
+          id,
+          order === null
+            ? { is_promoted: 0, promoted_at: null, promoted_by: null, promoted_order: null }
+            : { is_promoted: 1, promoted_at: clock.now(), promoted_by: actorOf(caller), promoted_order: order },
+        )
       })
       return decided(caller, id)
     },

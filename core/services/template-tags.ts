@@ -85,12 +85,20 @@ export function createTagIndex(deps: { store: Store; clock: Clock; catalog: Cata
     let pending = counting.get(key)
     if (!pending) {
       const at = writes
-      pending = tags.counts(store, organizationId).then((rows) => {
-        const counts: TemplateCounts = new Map()
-        for (const r of rows) counts.set(r.slug, { public: Number(r.public_count), promoted: Number(r.promoted_count), org: Number(r.org_count) })
-        countCache.set(organizationId, { at, counts, readAt: clock.now() })
-        return counts
-      }).finally(() => counting.delete(key))
+      pending = tags
+        .counts(store, organizationId)
+        .then((rows) => {
+          const counts: TemplateCounts = new Map()
+          for (const r of rows)
+            counts.set(r.slug, {
+              public: Number(r.public_count),
+              promoted: Number(r.promoted_count),
+              org: Number(r.org_count),
+            })
+          countCache.set(organizationId, { at, counts, readAt: clock.now() })
+          return counts
+        })
+        .finally(() => counting.delete(key))
       counting.set(key, pending)
     }
     return pending
@@ -106,7 +114,12 @@ export function createTagIndex(deps: { store: Store; clock: Clock; catalog: Cata
     return bySlug
   }
 
-  async function records(organizationId: string, scope: TagScope, fresh = true, only?: ReadonlySet<string>): Promise<Tag[]> {
+  async function records(
+    organizationId: string,
+    scope: TagScope,
+    fresh = true,
+    only?: ReadonlySet<string>,
+  ): Promise<Tag[]> {
     const bySlug = await tagsBySlug()
     const counts = await templateCounts(organizationId, fresh)
     const slugs = only ?? new Set<string>([...bySlug.keys(), ...catalogCounts.keys(), ...counts.keys()])
@@ -116,15 +129,27 @@ export function createTagIndex(deps: { store: Store; clock: Clock; catalog: Cata
       const t = counts.get(slug) ?? { public: 0, promoted: 0, org: 0 }
       const c = catalogCounts.get(slug) ?? { actions: 0, triggers: 0, connectors: 0 }
       const byScope: Record<TagScope, number> = {
-        templates_public: t.public, templates_promoted: t.promoted, templates_org: t.org,
-        actions: c.actions, triggers: c.triggers, connectors: c.connectors,
+        templates_public: t.public,
+        templates_promoted: t.promoted,
+        templates_org: t.org,
+        actions: c.actions,
+        triggers: c.triggers,
+        connectors: c.connectors,
         all: t.public + t.org + c.actions + c.triggers + c.connectors,
       }
       out.push({
-        id: r?.id ?? '', slug, name: r?.name ?? slug, description: r?.description ?? '', imageUrl: r?.image_url ?? '',
-        categories: r ? (JSON.parse(r.categories) as string[]) : [], count: byScope[scope], weight: r?.weight ?? 0,
-        promotedTemplateCount: t.promoted, publicTemplateCount: t.public,
-        createdAt: r ? iso(r.created_at) : '', updatedAt: r ? iso(r.updated_at) : '',
+        id: r?.id ?? '',
+        slug,
+        name: r?.name ?? slug,
+        description: r?.description ?? '',
+        imageUrl: r?.image_url ?? '',
+        categories: r ? (JSON.parse(r.categories) as string[]) : [],
+        count: byScope[scope],
+        weight: r?.weight ?? 0,
+        promotedTemplateCount: t.promoted,
+        publicTemplateCount: t.public,
+        createdAt: r ? iso(r.created_at) : '',
+        updatedAt: r ? iso(r.updated_at) : '',
       })
     }
     return out
@@ -154,21 +179,36 @@ function checkBypass(query: TagListQuery, configured: string | null) {
   const valid = (key: string | undefined) => !!key && !!configured && timingSafeEqual(key, configured)
   if (query.limit > 1000) {
     if (!valid(query.paginationBypassKey)) {
-      throw badRequest('limit above 1000 needs a valid pagination_bypass_key', [{ path: '/limit', in: 'query', message: 'must be at most 1000 without pagination_bypass_key' }])
+      throw badRequest('limit above 1000 needs a valid pagination_bypass_key', [
+        { path: '/limit', in: 'query', message: 'must be at most 1000 without pagination_bypass_key' },
+      ])
     }
-    if (query.limit > 10_000) throw badRequest('limit must be at most 10000', [{ path: '/limit', in: 'query', message: 'must be at most 10000' }])
+    if (query.limit > 10_000)
+      throw badRequest('limit must be at most 10000', [
+        { path: '/limit', in: 'query', message: 'must be at most 10000' },
+      ])
   } else if (query.paginationBypassKey !== undefined && !valid(query.paginationBypassKey)) {
-    throw badRequest('wrong pagination_bypass_key', [{ path: '/pagination_bypass_key', in: 'query', message: 'not the configured key' }])
+    throw badRequest('wrong pagination_bypass_key', [
+      { path: '/pagination_bypass_key', in: 'query', message: 'not the configured key' },
+    ])
   }
 }
 
-type TagBody = { slug: string; name: string; description?: string; imageUrl?: string; categories?: string[]; weight?: number }
+type TagBody = {
+  slug: string
+  name: string
+  description?: string
+  imageUrl?: string
+  categories?: string[]
+  weight?: number
+}
 
 /** The tag operations of the template service. */
 export function tagOperations({ deps, tagIndex }: TemplateContext) {
   const { store, clock } = deps
   const requireModerator = (caller: Principal) => requirePermission(caller, 'template:moderate')
-  const recordOf = async (caller: Principal, id: string) => (await tagIndex.records(caller.organizationId, 'all')).find((t) => t.id === id)!
+  const recordOf = async (caller: Principal, id: string) =>
+    (await tagIndex.records(caller.organizationId, 'all')).find((t) => t.id === id)!
 
   return {
     async listTags(caller: Principal, query: TagListQuery) {
@@ -179,9 +219,11 @@ export function tagOperations({ deps, tagIndex }: TemplateContext) {
         const q = query.search.toLowerCase()
         list = list.filter((t) => `${t.name} ${t.description}`.toLowerCase().includes(q))
       }
-      list.sort(query.sortByCount
-        ? (a, b) => b.count - a.count || b.weight - a.weight || a.name.localeCompare(b.name)
-        : (a, b) => b.weight - a.weight || a.name.localeCompare(b.name) || a.slug.localeCompare(b.slug))
+      list.sort(
+        query.sortByCount
+          ? (a, b) => b.count - a.count || b.weight - a.weight || a.name.localeCompare(b.name)
+          : (a, b) => b.weight - a.weight || a.name.localeCompare(b.name) || a.slug.localeCompare(b.slug),
+      )
       const interests = await tagIndex.interestsOf(caller)
       const page = list.slice(query.offset, query.offset + query.limit)
       const items = interests ? page.map((t) => ({ ...t, interested: interests.includes(t.slug) })) : page
@@ -193,10 +235,18 @@ export function tagOperations({ deps, tagIndex }: TemplateContext) {
       const at = clock.now()
       const id = deps.ids.next('tag')
       await store.write(async (tx) => {
-        if (await tags.bySlug(tx, body.slug)) throw conflict(`the tag ${body.slug} exists`, [{ path: '/slug', message: 'taken' }])
+        if (await tags.bySlug(tx, body.slug))
+          throw conflict(`the tag ${body.slug} exists`, [{ path: '/slug', message: 'taken' }])
         await tags.insert(tx, {
-          id, slug: body.slug, name: body.name, description: body.description ?? '', image_url: body.imageUrl ?? '',
-          categories: JSON.stringify(body.categories ?? []), weight: body.weight ?? 0, created_at: at, updated_at: at,
+          id,
+          slug: body.slug,
+          name: body.name,
+          description: body.description ?? '',
+          image_url: body.imageUrl ?? '',
+          categories: JSON.stringify(body.categories ?? []),
+          weight: body.weight ?? 0,
+          created_at: at,
+          updated_at: at,
         })
       })
       tagIndex.changed()
@@ -209,15 +259,21 @@ export function tagOperations({ deps, tagIndex }: TemplateContext) {
         const row = await tags.byId(tx, id)
         if (!row) throw notFound('tag')
         if (body.slug && body.slug !== row.slug) {
-          if (await tags.bySlug(tx, body.slug)) throw conflict(`the tag ${body.slug} exists`, [{ path: '/slug', message: 'taken' }])
+          if (await tags.bySlug(tx, body.slug))
+            throw conflict(`the tag ${body.slug} exists`, [{ path: '/slug', message: 'taken' }])
           if (await templates.tagInUse(tx, row.slug)) {
             throw conflict('templates carry this tag: its slug cannot change', [{ path: '/slug', message: 'in use' }])
           }
         }
         await tags.update(tx, {
-          ...row, slug: body.slug ?? row.slug, name: body.name ?? row.name, description: body.description ?? row.description,
-          image_url: body.imageUrl ?? row.image_url, categories: body.categories ? JSON.stringify(body.categories) : row.categories,
-          weight: body.weight ?? row.weight, updated_at: clock.now(),
+          ...row,
+          slug: body.slug ?? row.slug,
+          name: body.name ?? row.name,
+          description: body.description ?? row.description,
+          image_url: body.imageUrl ?? row.image_url,
+          categories: body.categories ? JSON.stringify(body.categories) : row.categories,
+          weight: body.weight ?? row.weight,
+          updated_at: clock.now(),
         })
       })
       tagIndex.changed()

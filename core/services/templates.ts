@@ -52,7 +52,12 @@ export function createTemplateService(deps: TemplateServiceDeps) {
 
     /** On Postgres, a trigram index for template search (SQLite has its FTS5 table). */
     ensureSearchIndex: (logger: Logger) =>
-      ensureTrigramIndex(store, logger, { name: 'template_versions_search_trgm', table: 'template_versions', column: 'search_text', what: 'templates' }),
+      ensureTrigramIndex(store, logger, {
+        name: 'template_versions_search_trgm',
+        table: 'template_versions',
+        column: 'search_text',
+        what: 'templates',
+      }),
 
     async get(caller: Principal, id: string): Promise<Template> {
       // A reviewer reads what waits for review; everyone else, what they may fork.
@@ -69,14 +74,29 @@ export function createTemplateService(deps: TemplateServiceDeps) {
       const preferTags = query.sort === undefined ? ((await ctx.tagIndex.interestsOf(caller)) ?? undefined) : undefined
       // Asking by moderation status, a reviewer gets the queue: every organization's submissions.
       const reviewer = query.moderationStatus !== undefined && reviews(caller)
-      const rows = await templates.list(store, store.dialect, caller.organizationId, { ...query, preferTags, reviewer }, page.limit + 1, page.offset)
-      return { hasMore: rows.length > page.limit, items: await ctx.toTemplates(caller, rows.slice(0, page.limit), reviewer), limit: page.limit, offset: page.offset }
+      const rows = await templates.list(
+        store,
+        store.dialect,
+        caller.organizationId,
+        { ...query, preferTags, reviewer },
+        page.limit + 1,
+        page.offset,
+      )
+      return {
+        hasMore: rows.length > page.limit,
+        items: await ctx.toTemplates(caller, rows.slice(0, page.limit), reviewer),
+        limit: page.limit,
+        offset: page.offset,
+      }
     },
 
     async versions(caller: Principal, id: string, page: PageRequest) {
       const row = await ctx.shown(caller, id)
       const versions = await templates.versions(store, id, row.shown_version, page.limit + 1, page.offset)
-      const items = await ctx.toTemplates(caller, versions.slice(0, page.limit).map((v) => ({ ...row, shown_version: v.version, content: v.content })))
+      const items = await ctx.toTemplates(
+        caller,
+        versions.slice(0, page.limit).map((v) => ({ ...row, shown_version: v.version, content: v.content })),
+      )
       return { hasMore: versions.length > page.limit, items, limit: page.limit, offset: page.offset }
     },
 
@@ -88,21 +108,36 @@ export function createTemplateService(deps: TemplateServiceDeps) {
     },
   }
 
-  return guarded('templates', {
-    get: ['workflow:read'], list: ['workflow:read'], versions: ['workflow:read'], version: ['workflow:read'],
-    moderationLog: ['workflow:read'], listTags: ['workflow:read'],
-    create: ['template:write'], update: ['template:write'], archive: ['template:write'],
-    approve: ['template:moderate'], reject: ['template:moderate'], promote: ['template:moderate'],
-    createTag: ['template:moderate'], updateTag: ['template:moderate'], deleteTag: ['template:moderate'],
-    fork: ['workflow:create'],
-    knownTagSlugs: null, ensureSearchIndex: null,
-  }, {
-    ...reading,
-    ...authoringOperations(ctx),
-    ...moderationOperations(ctx),
-    ...forkingOperations(ctx),
-    ...tagOperations(ctx),
-  })
+  return guarded(
+    'templates',
+    {
+      get: ['workflow:read'],
+      list: ['workflow:read'],
+      versions: ['workflow:read'],
+      version: ['workflow:read'],
+      moderationLog: ['workflow:read'],
+      listTags: ['workflow:read'],
+      create: ['template:write'],
+      update: ['template:write'],
+      archive: ['template:write'],
+      approve: ['template:moderate'],
+      reject: ['template:moderate'],
+      promote: ['template:moderate'],
+      createTag: ['template:moderate'],
+      updateTag: ['template:moderate'],
+      deleteTag: ['template:moderate'],
+      fork: ['workflow:create'],
+      knownTagSlugs: null,
+      ensureSearchIndex: null,
+    },
+    {
+      ...reading,
+      ...authoringOperations(ctx),
+      ...moderationOperations(ctx),
+      ...forkingOperations(ctx),
+      ...tagOperations(ctx),
+    },
+  )
 }
 
 /** Only owners of the operator organization moderate templates and manage tags. */

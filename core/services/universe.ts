@@ -10,7 +10,16 @@
  * answers.
  */
 import { ensureTrigramIndex } from '../store/trigram.ts'
-import { ASSET_CLASSES, type AssetClass, normalizeSymbol, type RankedTicker, type Ticker, UNIVERSE_DEFAULT_LIMIT, UNIVERSE_MAX_LIMIT, type UniversePage } from '../domain/universe.ts'
+import {
+  ASSET_CLASSES,
+  type AssetClass,
+  normalizeSymbol,
+  type RankedTicker,
+  type Ticker,
+  UNIVERSE_DEFAULT_LIMIT,
+  UNIVERSE_MAX_LIMIT,
+  type UniversePage,
+} from '../domain/universe.ts'
 import { AppError, badRequest, type ErrorDetail } from '../errors.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Logger } from '../ports/logger.ts'
@@ -48,7 +57,8 @@ export function parseUniverseCsv(text: string): RankedTicker[] {
     const [symbol, name, exchange, type, rankText] = cells.map((c) => c.trim())
     if (!symbol || symbol.length > 40) throw new UniverseFileError(`${where}: the symbol must be 1 to 40 characters`)
     if (!name || name.length > 200) throw new UniverseFileError(`${where}: the name must be 1 to 200 characters`)
-    if (!(ASSET_CLASSES as readonly string[]).includes(type)) throw new UniverseFileError(`${where}: the type must be one of ${ASSET_CLASSES.join(', ')}`)
+    if (!(ASSET_CLASSES as readonly string[]).includes(type))
+      throw new UniverseFileError(`${where}: the type must be one of ${ASSET_CLASSES.join(', ')}`)
     const rank = rankText === undefined || rankText === '' ? rows.length + 1 : Number(rankText)
     if (!Number.isInteger(rank) || rank < 0) throw new UniverseFileError(`${where}: the rank must be a whole number`)
     const norm = normalizeSymbol(symbol)
@@ -93,7 +103,8 @@ export function createUniverseService(deps: UniverseServiceDeps) {
       await universe.lock(tx, store.dialect)
       const state = await universe.state(tx)
       // Another process loads it (or did): unless that load died minutes ago, leaving nothing.
-      if (onlyIfNone && state && (state.count > 0 || deps.clock.now() - Number(state.loaded_at) < 5 * 60_000)) return false
+      if (onlyIfNone && state && (state.count > 0 || deps.clock.now() - Number(state.loaded_at) < 5 * 60_000))
+        return false
       await universe.markImporting(tx, source, deps.clock.now())
       return true
     })
@@ -113,7 +124,10 @@ export function createUniverseService(deps: UniverseServiceDeps) {
   }
 
   async function ready(): Promise<void> {
-    if (!deps.enabled) throw unavailable('the situation universe is switched off on this installation (AUTOMATON_SITUATION_UNIVERSE=off)')
+    if (!deps.enabled)
+      throw unavailable(
+        'the situation universe is switched off on this installation (AUTOMATON_SITUATION_UNIVERSE=off)',
+      )
     const state = await universe.state(store)
     if (!state || state.count === 0) throw unavailable('no situation universe is loaded yet')
     if (state.status !== 'ready') throw unavailable('the situation universe is being replaced; ask again in a moment')
@@ -150,7 +164,9 @@ export function createUniverseService(deps: UniverseServiceDeps) {
     const tiers: Array<UniverseTier | null> = [
       norm ? { kind: 'symbol', norm } : null,
       norm ? { kind: 'symbolPrefix', norm } : null,
-      firstWord ? { kind: 'nameWord', word: firstWord, phrase: text.includes(' ') ? text : null, pick: (limit + 1) * 4 } : null,
+      firstWord
+        ? { kind: 'nameWord', word: firstWord, phrase: text.includes(' ') ? text : null, pick: (limit + 1) * 4 }
+        : null,
       text.length >= 3 ? { kind: 'nameContains', text } : null,
     ]
     for (const next of tiers) {
@@ -164,7 +180,12 @@ export function createUniverseService(deps: UniverseServiceDeps) {
     /** Loads the shipped universe when none is loaded, and mends a state left by an import that died. */
     async ensureLoaded(): Promise<void> {
       if (!deps.enabled) return
-      await ensureTrigramIndex(store, deps.logger, { name: 'universe_tickers_search_trgm', table: 'universe_tickers', column: 'search_text', what: 'the situation universe' })
+      await ensureTrigramIndex(store, deps.logger, {
+        name: 'universe_tickers_search_trgm',
+        table: 'universe_tickers',
+        column: 'search_text',
+        what: 'the situation universe',
+      })
       const state = await universe.state(store)
       if (state && state.count > 0) {
         if (state.status !== 'ready') await store.write((tx) => universe.markReady(tx))
@@ -183,12 +204,15 @@ export function createUniverseService(deps: UniverseServiceDeps) {
       const limit = params.limit ?? UNIVERSE_DEFAULT_LIMIT
       const offset = params.offset ?? 0
       const problems = []
-      if (!Number.isInteger(limit) || limit < 1 || limit > UNIVERSE_MAX_LIMIT) problems.push({ path: '/limit', message: `must be a whole number from 1 to ${UNIVERSE_MAX_LIMIT}` })
-      if (!Number.isInteger(offset) || offset < 0) problems.push({ path: '/offset', message: 'must be a whole number, 0 or more' })
+      if (!Number.isInteger(limit) || limit < 1 || limit > UNIVERSE_MAX_LIMIT)
+        problems.push({ path: '/limit', message: `must be a whole number from 1 to ${UNIVERSE_MAX_LIMIT}` })
+      if (!Number.isInteger(offset) || offset < 0)
+        problems.push({ path: '/offset', message: 'must be a whole number, 0 or more' })
       if (params.asset_class !== undefined && !(ASSET_CLASSES as readonly string[]).includes(params.asset_class)) {
         problems.push({ path: '/asset_class', message: `must be one of ${ASSET_CLASSES.join(', ')}` })
       }
-      if (params.q !== undefined && params.q.length > 100) problems.push({ path: '/q', message: 'must be at most 100 characters' })
+      if (params.q !== undefined && params.q.length > 100)
+        problems.push({ path: '/q', message: 'must be at most 100 characters' })
       // SQLite's full-text query ends a string at NUL, and Postgres stores no NUL in text.
       if (params.q?.includes('\u0000')) problems.push({ path: '/q', message: 'must not contain NUL (U+0000)' })
       if (problems.length) throw badRequest('invalid universe query', problems)
@@ -231,7 +255,10 @@ export function situationSymbolsCheck(universe: Pick<UniverseService, 'unknownSy
       const unknown = new Set(await universe.unknownSymbols(named))
       tickers.forEach((symbol, i) => {
         if (typeof symbol === 'string' && unknown.has(symbol)) {
-          problems.push({ path: `/nodes/${id}/payload/tickers/${i}`, message: `"${symbol}" is not a ticker of the situation universe (GET /v1/situation/universe)` })
+          problems.push({
+            path: `/nodes/${id}/payload/tickers/${i}`,
+            message: `"${symbol}" is not a ticker of the situation universe (GET /v1/situation/universe)`,
+          })
         }
       })
     }

@@ -29,15 +29,22 @@ export interface Origin {
 export function createDestinations(deps: DestinationDeps) {
   async function ownerOf(target: NonNullable<WebhookEvent['target']>, organizationId: string | null): Promise<string> {
     const [id, what] = target.runId ? [target.runId, 'run'] : [target.workflowId!, 'workflow']
-    const owner = target.runId ? (await runs.ownerOf(deps.store, target.runId))?.organization_id : await workflows.organizationOf(deps.store, id)
+    const owner = target.runId
+      ? (await runs.ownerOf(deps.store, target.runId))?.organization_id
+      : await workflows.organizationOf(deps.store, id)
     if (!owner || (organizationId && owner !== organizationId)) {
-      throw badRequest(`the event names ${what} ${id}, which does not exist${organizationId ? ' in this organization' : ''}`, [{ path: target.runId ? '/runId' : '/workflowId', message: `no such ${what}` }])
+      throw badRequest(
+        `the event names ${what} ${id}, which does not exist${organizationId ? ' in this organization' : ''}`,
+        [{ path: target.runId ? '/runId' : '/workflowId', message: `no such ${what}` }],
+      )
     }
     return owner
   }
 
   /** Organizations (with the connector that routes there) holding a connector with the route's data. */
-  async function routed(route: NonNullable<WebhookEvent['route']>): Promise<Array<{ organizationId: string; connectorId: string | null }>> {
+  async function routed(
+    route: NonNullable<WebhookEvent['route']>,
+  ): Promise<Array<{ organizationId: string; connectorId: string | null }>> {
     const found = await deps.connectors.findByData(route.connectorType, route.data)
     const byOrg = new Map<string, string | null>()
     // Several such connectors in one organization: the event goes there once, unrestricted.
@@ -49,13 +56,23 @@ export function createDestinations(deps: DestinationDeps) {
     /** The events to route, one per organization it goes to; empty when it goes nowhere. */
     async of(event: WebhookEvent, origin: Origin): Promise<RoutedEvent[]> {
       const base = {
-        source: origin.source, providerEventId: event.eventId, triggerType: event.triggerType, body: event.body,
-        headers: { ...(event.headers ?? {}) }, connectorId: origin.connectorId,
+        source: origin.source,
+        providerEventId: event.eventId,
+        triggerType: event.triggerType,
+        body: event.body,
+        headers: { ...(event.headers ?? {}) },
+        connectorId: origin.connectorId,
         ...(event.connectorRevoked === true ? { connectorRevoked: true } : {}),
       }
-      if (event.target) return [{ ...base, organizationId: await ownerOf(event.target, origin.organizationId), target: { ...event.target } }]
+      if (event.target)
+        return [
+          { ...base, organizationId: await ownerOf(event.target, origin.organizationId), target: { ...event.target } },
+        ]
       if (origin.organizationId) return [{ ...base, organizationId: origin.organizationId }]
-      if (event.organizationId) return (await organizations.byId(deps.store, event.organizationId)) ? [{ ...base, organizationId: event.organizationId }] : []
+      if (event.organizationId)
+        return (await organizations.byId(deps.store, event.organizationId))
+          ? [{ ...base, organizationId: event.organizationId }]
+          : []
       if (event.route) return (await routed(event.route)).map((d) => ({ ...base, ...d }))
       return []
     },

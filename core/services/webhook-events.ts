@@ -17,11 +17,22 @@ import { guarded } from './operations.ts'
 
 export function toWebhookEvent(row: WebhookEventRow): WebhookEventRecord {
   return {
-    id: row.id, organizationId: row.organization_id, source: row.source, providerEventId: row.provider_event_id,
-    triggerType: row.trigger_type, connectorId: row.connector_id, target: parseJson(row.target, null),
-    body: parseJson(row.body, null), headers: parseJson(row.headers, {}), receivedAt: iso(row.received_at),
-    action: row.action as WebhookEventRecord['action'], reason: row.reason, problems: parseJson(row.problems, []),
-    runIds: parseJson(row.run_ids, []), workflowIds: parseJson(row.workflow_ids, []), replayOf: row.replay_of,
+    id: row.id,
+    organizationId: row.organization_id,
+    source: row.source,
+    providerEventId: row.provider_event_id,
+    triggerType: row.trigger_type,
+    connectorId: row.connector_id,
+    target: parseJson(row.target, null),
+    body: parseJson(row.body, null),
+    headers: parseJson(row.headers, {}),
+    receivedAt: iso(row.received_at),
+    action: row.action as WebhookEventRecord['action'],
+    reason: row.reason,
+    problems: parseJson(row.problems, []),
+    runIds: parseJson(row.run_ids, []),
+    workflowIds: parseJson(row.workflow_ids, []),
+    replayOf: row.replay_of,
   }
 }
 
@@ -32,27 +43,39 @@ export function createWebhookEventService(deps: { store: Store; router: EventRou
     return row
   }
 
-  return guarded('webhookEvents', {
-    list: ['run:read'], get: ['run:read'], replay: ['workflow:execute'],
-  }, {
-    async list(caller: Principal, page: PageRequest, filter: WebhookEventFilter): Promise<Page<WebhookEventRecord>> {
-      const result = toPage(await webhookEvents.list(deps.store, caller.organizationId, page, filter), page)
-      return { ...result, items: result.items.map(toWebhookEvent) }
+  return guarded(
+    'webhookEvents',
+    {
+      list: ['run:read'],
+      get: ['run:read'],
+      replay: ['workflow:execute'],
     },
+    {
+      async list(caller: Principal, page: PageRequest, filter: WebhookEventFilter): Promise<Page<WebhookEventRecord>> {
+        const result = toPage(await webhookEvents.list(deps.store, caller.organizationId, page, filter), page)
+        return { ...result, items: result.items.map(toWebhookEvent) }
+      },
 
-    async get(caller: Principal, id: string): Promise<WebhookEventRecord> {
-      return toWebhookEvent(await load(caller, id))
-    },
+      async get(caller: Principal, id: string): Promise<WebhookEventRecord> {
+        return toWebhookEvent(await load(caller, id))
+      },
 
-    async replay(caller: Principal, id: string): Promise<RoutedResult> {
-      const row = await load(caller, id)
-      return deps.router.route({
-        organizationId: row.organization_id, source: row.source, providerEventId: row.provider_event_id, triggerType: row.trigger_type,
-        body: parseJson(row.body, null), headers: parseJson(row.headers, {}), connectorId: row.connector_id,
-        target: parseJson(row.target, null), replayOf: row.id,
-      })
+      async replay(caller: Principal, id: string): Promise<RoutedResult> {
+        const row = await load(caller, id)
+        return deps.router.route({
+          organizationId: row.organization_id,
+          source: row.source,
+          providerEventId: row.provider_event_id,
+          triggerType: row.trigger_type,
+          body: parseJson(row.body, null),
+          headers: parseJson(row.headers, {}),
+          connectorId: row.connector_id,
+          target: parseJson(row.target, null),
+          replayOf: row.id,
+        })
+      },
     },
-  })
+  )
 }
 
 export type WebhookEventService = ReturnType<typeof createWebhookEventService>

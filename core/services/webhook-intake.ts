@@ -45,27 +45,45 @@ const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 const isText = (v: unknown, max = 10_000) => typeof v === 'string' && v.length > 0 && v.length <= max
 const isStringMap = (v: unknown) => isRecord(v) && Object.values(v).every((x) => typeof x === 'string')
 /** A plugin's answer as an HTTP answer; a status outside 200–599 becomes 200. */
-const answerOf = (r: { status?: number; body: unknown; headers?: Readonly<Record<string, string>> }): WebhookAnswer => ({
-  status: Number.isInteger(r.status) && r.status! >= 200 && r.status! <= 599 ? r.status! : 200, body: r.body, headers: { ...(r.headers ?? {}) },
+const answerOf = (r: {
+  status?: number
+  body: unknown
+  headers?: Readonly<Record<string, string>>
+}): WebhookAnswer => ({
+  status: Number.isInteger(r.status) && r.status! >= 200 && r.status! <= 599 ? r.status! : 200,
+  body: r.body,
+  headers: { ...(r.headers ?? {}) },
 })
 
 /** What is wrong with an event a plugin returned, or null. */
 function eventProblem(e: unknown): string | null {
   if (!isRecord(e)) return 'an event must be an object'
   if (!isText(e.triggerType, 100)) return 'an event needs a triggerType'
-  if (!isText(e.eventId, MAX_PROVIDER_EVENT_ID)) return `an event needs an eventId of 1 to ${MAX_PROVIDER_EVENT_ID} characters`
+  if (!isText(e.eventId, MAX_PROVIDER_EVENT_ID))
+    return `an event needs an eventId of 1 to ${MAX_PROVIDER_EVENT_ID} characters`
   if (e.headers !== undefined && !isStringMap(e.headers)) return 'event headers must map names to strings'
   if (e.organizationId !== undefined && !isText(e.organizationId, 64)) return 'organizationId must be an id'
-  if (e.route !== undefined && (!isRecord(e.route) || !isText(e.route.connectorType, 100) || !isStringMap(e.route.data))) return 'route must be { connectorType, data }'
-  if (e.target !== undefined && (!isRecord(e.target) || !(isText(e.target.workflowId, 64) || isText(e.target.runId, 64)))) return 'target must name a workflowId or a runId'
+  if (
+    e.route !== undefined &&
+    (!isRecord(e.route) || !isText(e.route.connectorType, 100) || !isStringMap(e.route.data))
+  )
+    return 'route must be { connectorType, data }'
+  if (
+    e.target !== undefined &&
+    (!isRecord(e.target) || !(isText(e.target.workflowId, 64) || isText(e.target.runId, 64)))
+  )
+    return 'target must name a workflowId or a runId'
   return null
 }
 
 export function summarize(results: readonly RoutedResult[]): RoutedResult {
   if (results.length === 1) return results[0]
-  const lead = results.find((r) => r.action === 'triggered') ?? results.find((r) => r.action === 'resumed') ?? results[0]
+  const lead =
+    results.find((r) => r.action === 'triggered') ?? results.find((r) => r.action === 'resumed') ?? results[0]
   const runIds = [...new Set(results.flatMap((r) => r.runIds))]
-  return lead.action === 'skipped' ? { action: 'skipped', eventId: lead.eventId, reason: lead.reason, runIds } : { action: lead.action, eventId: lead.eventId, runIds }
+  return lead.action === 'skipped'
+    ? { action: 'skipped', eventId: lead.eventId, reason: lead.reason, runIds }
+    : { action: lead.action, eventId: lead.eventId, runIds }
 }
 
 export function createWebhookIntake(deps: WebhookIntakeDeps) {
@@ -83,7 +101,11 @@ export function createWebhookIntake(deps: WebhookIntakeDeps) {
   }
 
   /** `receive`, with its reply checked: a plugin that throws or answers nonsense is logged and the request refused. */
-  async function received(entry: RegisteredWebhook, request: WebhookRequest, ctx: WebhookContext): Promise<WebhookReply> {
+  async function received(
+    entry: RegisteredWebhook,
+    request: WebhookRequest,
+    ctx: WebhookContext,
+  ): Promise<WebhookReply> {
     const fail = (problem: string) => {
       deps.logger.warn('a webhook receive() failed', { plugin: entry.pluginId, webhook: entry.webhook.name, problem })
       return badRequest(`the ${entry.pluginId} webhook could not read this request`)
@@ -108,7 +130,12 @@ export function createWebhookIntake(deps: WebhookIntakeDeps) {
       // Nothing is stored for no organization: the event id answered is the one this log line carries.
       const eventId = deps.ids.next('evt')
       const reason = events.length === 0 ? 'no_events' : 'no_organization'
-      deps.logger.info('integration webhook skipped', { eventId, reason, source: origin.source, providerEventIds: events.map((e) => e.eventId).slice(0, 10) })
+      deps.logger.info('integration webhook skipped', {
+        eventId,
+        reason,
+        source: origin.source,
+        providerEventIds: events.map((e) => e.eventId).slice(0, 10),
+      })
       return { action: 'skipped', eventId, reason, runIds: [] }
     }
     return summarize(await Promise.all(routed.map((e) => deps.router.route(e))))
@@ -117,18 +144,26 @@ export function createWebhookIntake(deps: WebhookIntakeDeps) {
   return {
     async handle(entry: RegisteredWebhook, inbound: InboundRequest): Promise<WebhookAnswer> {
       const organizationId = inbound.params.orgId ?? null
-      if (organizationId !== null && !(await organizations.byId(deps.store, organizationId))) throw notFound('organization')
+      if (organizationId !== null && !(await organizations.byId(deps.store, organizationId)))
+        throw notFound('organization')
       const request = toRequest(inbound)
       const verified = await verifier.verify(entry, request, organizationId)
       const reply = await received(entry, request, verified.ctx)
       if ('respond' in reply) return answerOf(reply.respond)
-      const result = await route(reply.events, { source: entry.pluginId, organizationId, connectorId: verified.connectorId })
+      const result = await route(reply.events, {
+        source: entry.pluginId,
+        organizationId,
+        connectorId: verified.connectorId,
+      })
       deps.metrics?.integrationEvents.inc({ source: entry.pluginId, action: result.action })
       if (!entry.webhook.answer) return { status: 200, body: result, headers: {} }
       try {
         return answerOf(entry.webhook.answer(result, request))
       } catch (error) {
-        deps.logger.warn('a webhook answer() threw; answering the Webhook result', { plugin: entry.pluginId, error: String(error) })
+        deps.logger.warn('a webhook answer() threw; answering the Webhook result', {
+          plugin: entry.pluginId,
+          error: String(error),
+        })
         return { status: 200, body: result, headers: {} }
       }
     },

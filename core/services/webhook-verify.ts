@@ -35,30 +35,52 @@ const STATUSES = new Set([400, 401, 404])
 const refused = (status: number, message: string) => new AppError(STATUSES.has(status) ? status : 401, message)
 
 export function createWebhookVerifier(deps: VerifyDeps) {
-  function context(entry: RegisteredWebhook, organizationId: string | null, connector: Record<string, unknown> | null, secret: string | null): WebhookContext {
+  function context(
+    entry: RegisteredWebhook,
+    organizationId: string | null,
+    connector: Record<string, unknown> | null,
+    secret: string | null,
+  ): WebhookContext {
     const where = `${entry.pluginId}/${entry.webhook.name}`
     return Object.freeze({
-      organizationId, connector, secret, crypto: webhookCrypto,
+      organizationId,
+      connector,
+      secret,
+      crypto: webhookCrypto,
       now: () => deps.clock.now(),
-      log: (message: string, fields?: Record<string, unknown>) => deps.logger.debug(message, { webhook: where, ...fields }),
+      log: (message: string, fields?: Record<string, unknown>) =>
+        deps.logger.debug(message, { webhook: where, ...fields }),
     })
   }
 
   /** Every context the request may be verified with; 401 when there is none. */
-  async function candidates(entry: RegisteredWebhook, organizationId: string | null, query: Readonly<Record<string, string>>): Promise<Verified[]> {
+  async function candidates(
+    entry: RegisteredWebhook,
+    organizationId: string | null,
+    query: Readonly<Record<string, string>>,
+  ): Promise<Verified[]> {
     const auth = entry.webhook.auth
     if (auth.kind === 'connector') {
       if (!organizationId) throw refused(401, 'this webhook needs an organization in its path')
       const all = await deps.connectors.openAll(organizationId, auth.connector.type)
       const chosen = query.secret ? all.filter((c) => c.id === query.secret) : all
       if (chosen.length === 0) {
-        throw refused(401, query.secret ? `the organization has no ${auth.connector.type} connector ${query.secret}` : `the organization has no ${auth.connector.type} connector`)
+        throw refused(
+          401,
+          query.secret
+            ? `the organization has no ${auth.connector.type} connector ${query.secret}`
+            : `the organization has no ${auth.connector.type} connector`,
+        )
       }
       return chosen.map((c) => ({ ctx: context(entry, organizationId, c.data, null), connectorId: c.id }))
     }
     if (auth.kind === 'organization') {
       const secret = organizationId ? await deps.webhookSecrets.secretOf(organizationId) : null
-      if (!secret) throw refused(401, 'the organization has no webhook secret yet: read it with GET /v1/organizations/{orgId}/webhook-secret')
+      if (!secret)
+        throw refused(
+          401,
+          'the organization has no webhook secret yet: read it with GET /v1/organizations/{orgId}/webhook-secret',
+        )
       return [{ ctx: context(entry, organizationId, null, secret), connectorId: null }]
     }
     if (auth.kind === 'setting') {
@@ -78,11 +100,18 @@ export function createWebhookVerifier(deps: VerifyDeps) {
         try {
           verdict = await entry.webhook.verify(request, candidate.ctx)
         } catch (error) {
-          deps.logger.warn('a webhook verify() threw', { plugin: entry.pluginId, webhook: entry.webhook.name, error: errorMessage(error) })
+          deps.logger.warn('a webhook verify() threw', {
+            plugin: entry.pluginId,
+            webhook: entry.webhook.name,
+            error: errorMessage(error),
+          })
           throw refused(400, 'the request could not be verified')
         }
         if (verdict?.ok === true) return candidate
-        const next = refused(verdict?.ok === false ? verdict.status : 401, verdict?.ok === false && verdict.reason ? verdict.reason : 'the request could not be verified')
+        const next = refused(
+          verdict?.ok === false ? verdict.status : 401,
+          verdict?.ok === false && verdict.reason ? verdict.reason : 'the request could not be verified',
+        )
         // A malformed request (400) says more than "this secret did not sign it" (401).
         if (!refusal || refusal.status === 401) refusal = next
       }

@@ -14,14 +14,25 @@ import type { Ids } from '../ports/ids.ts'
 import type { SqlExecutor, Store } from '../ports/store.ts'
 import { members } from '../store/members.ts'
 import { wallets } from '../store/wallets.ts'
-import { displayVersion, toWorkflow, type VersionRow, versions, type WorkflowRow, workflows } from '../store/workflows.ts'
+import {
+  displayVersion,
+  toWorkflow,
+  type VersionRow,
+  versions,
+  type WorkflowRow,
+  workflows,
+} from '../store/workflows.ts'
 import { actorOf, type Principal } from './auth.ts'
 
 /**
  * A check that may refuse a publish (the schedule plugin's minimum interval, for one). It runs
  * inside the publish transaction: it may read through `tx`, and must not do anything else.
  */
-export type PublishGuard = (content: WorkflowContent, organizationId: string, tx: SqlExecutor) => ErrorDetail[] | Promise<ErrorDetail[]>
+export type PublishGuard = (
+  content: WorkflowContent,
+  organizationId: string,
+  tx: SqlExecutor,
+) => ErrorDetail[] | Promise<ErrorDetail[]>
 /** Problems of a definition being saved; paths relative to the definition. */
 export type SaveCheck = (definition: Definition) => Promise<ErrorDetail[]>
 
@@ -66,7 +77,11 @@ export interface WorkflowContext {
   /** 400 naming `path` when the user is not a member of the organization. */
   ensureMember(organizationId: string, userId: string, path: string): Promise<void>
   /** Runs `work` in one transaction on the locked row, records its change, publishes after commit. */
-  mutate(caller: Principal, id: string, work: (tx: SqlExecutor, w: WorkflowRow) => Promise<Change | null>): Promise<Workflow>
+  mutate(
+    caller: Principal,
+    id: string,
+    work: (tx: SqlExecutor, w: WorkflowRow) => Promise<Change | null>,
+  ): Promise<Workflow>
 }
 
 export const requireNotArchived = (w: WorkflowRow) => {
@@ -82,11 +97,13 @@ export function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
 }
 
-const underDefinition = (problems: readonly ErrorDetail[]) => problems.map((e) => ({ ...e, path: `/definition${e.path ?? ''}` }))
+const underDefinition = (problems: readonly ErrorDetail[]) =>
+  problems.map((e) => ({ ...e, path: `/definition${e.path ?? ''}` }))
 
 export function createWorkflowContext(deps: WorkflowServiceDeps): WorkflowContext {
   const { store, clock } = deps
-  const record = (tx: SqlExecutor, list: readonly DomainEvent[]) => (deps.recorder ? deps.recorder.record(tx, list) : recordEvents(tx, list))
+  const record = (tx: SqlExecutor, list: readonly DomainEvent[]) =>
+    deps.recorder ? deps.recorder.record(tx, list) : recordEvents(tx, list)
 
   async function loadRow(db: SqlExecutor, caller: Principal, id: string, lock = false): Promise<WorkflowRow> {
     const row = lock
@@ -110,7 +127,8 @@ export function createWorkflowContext(deps: WorkflowServiceDeps): WorkflowContex
     return type ?? 'manual'
   }
 
-  const saveProblems = async (definition: Definition) => (await Promise.all((deps.saveChecks ?? []).map((c) => c(definition)))).flat()
+  const saveProblems = async (definition: Definition) =>
+    (await Promise.all((deps.saveChecks ?? []).map((c) => c(definition)))).flat()
 
   async function checkAutoSwap(db: SqlExecutor, organizationId: string, content: WorkflowContent) {
     const swap = content.fundAutoSwapConfig
@@ -121,15 +139,27 @@ export function createWorkflowContext(deps: WorkflowServiceDeps): WorkflowContex
     }
     const seen = new Set<string>()
     for (const [i, source] of (swap.sources ?? []).entries()) {
-      if (seen.has(source.id)) problems.push({ path: `/fundAutoSwapConfig/sources/${i}/id`, message: `duplicate source id ${source.id}` })
+      if (seen.has(source.id))
+        problems.push({ path: `/fundAutoSwapConfig/sources/${i}/id`, message: `duplicate source id ${source.id}` })
       seen.add(source.id)
-      if (!(await wallets.byId(db, organizationId, source.walletId))) problems.push({ path: `/fundAutoSwapConfig/sources/${i}/walletId`, message: `no wallet ${source.walletId} in this organization` })
+      if (!(await wallets.byId(db, organizationId, source.walletId)))
+        problems.push({
+          path: `/fundAutoSwapConfig/sources/${i}/walletId`,
+          message: `no wallet ${source.walletId} in this organization`,
+        })
     }
     if (problems.length > 0) throw badRequest('fundAutoSwapConfig is invalid', problems)
   }
 
   return {
-    deps, record, loadRow, loadVersion, display, check, saveProblems, checkAutoSwap,
+    deps,
+    record,
+    loadRow,
+    loadVersion,
+    display,
+    check,
+    saveProblems,
+    checkAutoSwap,
     async checkForSave(definition) {
       const type = check(definition)
       const problems = await saveProblems(definition)
@@ -140,7 +170,9 @@ export function createWorkflowContext(deps: WorkflowServiceDeps): WorkflowContex
       (await Promise.all((deps.publishGuards ?? []).map((g) => g(content, organizationId, tx)))).flat(),
     async ensureMember(organizationId, userId, path) {
       if (!(await members.get(store, organizationId, userId))) {
-        throw badRequest('not a member of this organization', [{ path, message: `user ${userId} is not a member of this organization` }])
+        throw badRequest('not a member of this organization', [
+          { path, message: `user ${userId} is not a member of this organization` },
+        ])
       }
     },
     async mutate(caller, id, work) {
@@ -149,8 +181,14 @@ export function createWorkflowContext(deps: WorkflowServiceDeps): WorkflowContex
         const change = await work(tx, w)
         if (!change) return { events: [] }
         const event: DomainEvent = {
-          organizationId: caller.organizationId, workflowId: id, runId: null, seq: null, nodeId: null,
-          type: change.event, data: { workflowId: id, by: actorOf(caller), ...change.data }, at: clock.now(),
+          organizationId: caller.organizationId,
+          workflowId: id,
+          runId: null,
+          seq: null,
+          nodeId: null,
+          type: change.event,
+          data: { workflowId: id, by: actorOf(caller), ...change.data },
+          at: clock.now(),
         }
         return { events: await record(tx, [event]) }
       })

@@ -4,7 +4,15 @@
  * rolling back to an earlier version, discarding the draft, and the settings edited in place
  * (visibility on every version, the UI metadata on the display version).
  */
-import { type CreateWorkflowBody, defaultContent, normalizeContent, type UpdateWorkflowBody, type Visibility, type Workflow, type WorkflowContent } from '../domain/workflow.ts'
+import {
+  type CreateWorkflowBody,
+  defaultContent,
+  normalizeContent,
+  type UpdateWorkflowBody,
+  type Visibility,
+  type Workflow,
+  type WorkflowContent,
+} from '../domain/workflow.ts'
 import { conflict, notFound } from '../errors.ts'
 import { publishEvents } from '../events.ts'
 import { randomToken } from '../ids.ts'
@@ -15,12 +23,31 @@ import { actorOf, type Principal } from './auth.ts'
 import { requireNotArchived, stripUndefined, type WorkflowContext } from './workflow-context.ts'
 
 /** A new version `version` of `w`, made the draft. */
-async function insertDraft(tx: SqlExecutor, w: WorkflowRow, v: { version: number; content: string; type: string; name: string; at: number; by: string }) {
+async function insertDraft(
+  tx: SqlExecutor,
+  w: WorkflowRow,
+  v: { version: number; content: string; type: string; name: string; at: number; by: string },
+) {
   await versions.insert(tx, {
-    workflow_id: w.id, version: v.version, organization_id: w.organization_id, content: v.content, type: v.type,
-    version_created_by: v.by, created_at: v.at, updated_at: v.at, updated_by: v.by, published_at: null,
+    workflow_id: w.id,
+    version: v.version,
+    organization_id: w.organization_id,
+    content: v.content,
+    type: v.type,
+    version_created_by: v.by,
+    created_at: v.at,
+    updated_at: v.at,
+    updated_by: v.by,
+    published_at: null,
   })
-  await workflows.update(tx, w.id, { name: v.name, type: v.type, latest_version: v.version, draft_version: v.version, updated_at: v.at, updated_by: v.by })
+  await workflows.update(tx, w.id, {
+    name: v.name,
+    type: v.type,
+    latest_version: v.version,
+    draft_version: v.version,
+    updated_at: v.at,
+    updated_by: v.by,
+  })
 }
 
 /** The draft operations of the workflow service. */
@@ -28,10 +55,19 @@ export function draftOperations(ctx: WorkflowContext) {
   const { deps, loadVersion, mutate } = ctx
   const { store, clock } = deps
 
-  function patchInPlace(caller: Principal, id: string, edit: (c: WorkflowContent) => WorkflowContent, event: string, data: Record<string, unknown>, displayOnly = false) {
+  function patchInPlace(
+    caller: Principal,
+    id: string,
+    edit: (c: WorkflowContent) => WorkflowContent,
+    event: string,
+    data: Record<string, unknown>,
+    displayOnly = false,
+  ) {
     return mutate(caller, id, async (tx, w) => {
       requireNotArchived(w)
-      const targets = displayOnly ? [displayVersion(w)] : [...new Set([w.draft_version, w.live_version, displayVersion(w)].filter((v): v is number => v !== null))]
+      const targets = displayOnly
+        ? [displayVersion(w)]
+        : [...new Set([w.draft_version, w.live_version, displayVersion(w)].filter((v): v is number => v !== null))]
       let changed = false
       for (const version of targets) {
         const v = await loadVersion(tx, w, version)
@@ -47,7 +83,11 @@ export function draftOperations(ctx: WorkflowContext) {
 
   return {
     /** `alongside` writes more in the same transaction (a fork's prop values, its app). */
-    async create(caller: Principal, body: CreateWorkflowBody, alongside?: (tx: SqlExecutor, workflowId: string) => Promise<void>): Promise<Workflow> {
+    async create(
+      caller: Principal,
+      body: CreateWorkflowBody,
+      alongside?: (tx: SqlExecutor, workflowId: string) => Promise<void>,
+    ): Promise<Workflow> {
       const type = await ctx.checkForSave(body.definition)
       const { ownerUserId, ...fields } = body
       const content = normalizeContent({ ...defaultContent(body.definition), ...stripUndefined(fields) })
@@ -58,20 +98,51 @@ export function draftOperations(ctx: WorkflowContext) {
       const by = actorOf(caller)
       const recorded = await store.write(async (tx) => {
         await workflows.insert(tx, {
-          id, organization_id: caller.organizationId, owner_user_id: ownerUserId ?? caller.userId, trigger_secret: randomToken(32),
-          name: content.name, type, latest_version: 1, draft_version: 1, live_version: null, live_status: null,
-          paused_reason: null, archived_at: null, remain_runs: null, last_triggered_at: null, consecutive_failures: 0,
-          created_at: at, created_by: by, updated_at: at, updated_by: by,
+          id,
+          organization_id: caller.organizationId,
+          owner_user_id: ownerUserId ?? caller.userId,
+          trigger_secret: randomToken(32),
+          name: content.name,
+          type,
+          latest_version: 1,
+          draft_version: 1,
+          live_version: null,
+          live_status: null,
+          paused_reason: null,
+          archived_at: null,
+          remain_runs: null,
+          last_triggered_at: null,
+          consecutive_failures: 0,
+          created_at: at,
+          created_by: by,
+          updated_at: at,
+          updated_by: by,
         })
         await versions.insert(tx, {
-          workflow_id: id, version: 1, organization_id: caller.organizationId, content: JSON.stringify(content), type,
-          version_created_by: by, created_at: at, updated_at: at, updated_by: by, published_at: null,
+          workflow_id: id,
+          version: 1,
+          organization_id: caller.organizationId,
+          content: JSON.stringify(content),
+          type,
+          version_created_by: by,
+          created_at: at,
+          updated_at: at,
+          updated_by: by,
+          published_at: null,
         })
         await alongside?.(tx, id)
-        return ctx.record(tx, [{
-          organizationId: caller.organizationId, workflowId: id, runId: null, seq: null, nodeId: null,
-          type: 'workflow.created', data: { workflowId: id, by, version: 1 }, at,
-        }])
+        return ctx.record(tx, [
+          {
+            organizationId: caller.organizationId,
+            workflowId: id,
+            runId: null,
+            seq: null,
+            nodeId: null,
+            type: 'workflow.created',
+            data: { workflowId: id, by, version: 1 },
+            at,
+          },
+        ])
       })
       publishEvents(deps.bus, recorded)
       return ctx.display(store, (await workflows.byId(store, caller.organizationId, id))!)
@@ -110,7 +181,14 @@ export function draftOperations(ctx: WorkflowContext) {
         const type = ctx.check(content.definition)
         if (w.draft_version !== null) await versions.remove(tx, w.id, w.draft_version)
         const next = w.latest_version + 1
-        await insertDraft(tx, w, { version: next, content: source.content, type, name: content.name, at: clock.now(), by: actorOf(caller) })
+        await insertDraft(tx, w, {
+          version: next,
+          content: source.content,
+          type,
+          name: content.name,
+          at: clock.now(),
+          by: actorOf(caller),
+        })
         return { event: 'workflow.updated', data: { version: next, rolledBackTo: version } }
       })
     },
@@ -121,7 +199,12 @@ export function draftOperations(ctx: WorkflowContext) {
         if (w.live_version === null) throw conflict('the draft is the only version; archive the workflow instead')
         await versions.remove(tx, w.id, w.draft_version)
         const live = JSON.parse((await loadVersion(tx, w, w.live_version)).content) as WorkflowContent
-        await workflows.update(tx, w.id, { draft_version: null, name: live.name, updated_at: clock.now(), updated_by: actorOf(caller) })
+        await workflows.update(tx, w.id, {
+          draft_version: null,
+          name: live.name,
+          updated_at: clock.now(),
+          updated_by: actorOf(caller),
+        })
         return { event: 'workflow.updated', data: { draftDiscarded: w.draft_version } }
       })
     },
@@ -133,7 +216,14 @@ export function draftOperations(ctx: WorkflowContext) {
 
     /** Comments, node positions and sticky notes: edited on the display row without a new version. */
     patchUiMetadata(caller: Principal, id: string, patch: Partial<WorkflowContent['uiMetadata']>): Promise<Workflow> {
-      return patchInPlace(caller, id, (c) => ({ ...c, uiMetadata: { ...c.uiMetadata, ...stripUndefined(patch) } }), 'workflow.ui_metadata_changed', {}, true)
+      return patchInPlace(
+        caller,
+        id,
+        (c) => ({ ...c, uiMetadata: { ...c.uiMetadata, ...stripUndefined(patch) } }),
+        'workflow.ui_metadata_changed',
+        {},
+        true,
+      )
     },
   }
 }

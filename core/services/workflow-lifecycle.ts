@@ -30,14 +30,24 @@ export function lifecycleOperations(ctx: WorkflowContext) {
         const type = ctx.check(content.definition)
         const guardErrors = await ctx.guardProblems(content, w.organization_id, tx)
         if (guardErrors.length > 0) throw badRequest('the workflow cannot be published', guardErrors)
-        const previous = w.live_version !== null ? (JSON.parse((await loadVersion(tx, w, w.live_version)).content) as WorkflowContent) : null
+        const previous =
+          w.live_version !== null
+            ? (JSON.parse((await loadVersion(tx, w, w.live_version)).content) as WorkflowContent)
+            : null
         const remainRuns = remainingRuns(w, content, previous)
         const at = clock.now()
         await versions.markPublished(tx, w.id, draft.version, at)
         await workflows.update(tx, w.id, {
-          live_version: draft.version, draft_version: null, live_status: remainRuns === 0 ? 'paused' : 'active',
-          paused_reason: remainRuns === 0 ? 'max_runs_exhausted' : null, remain_runs: remainRuns, consecutive_failures: 0,
-          name: content.name, type, updated_at: at, updated_by: actorOf(caller),
+          live_version: draft.version,
+          draft_version: null,
+          live_status: remainRuns === 0 ? 'paused' : 'active',
+          paused_reason: remainRuns === 0 ? 'max_runs_exhausted' : null,
+          remain_runs: remainRuns,
+          consecutive_failures: 0,
+          name: content.name,
+          type,
+          updated_at: at,
+          updated_by: actorOf(caller),
         })
         return { event: 'workflow.published', data: { version: draft.version, previousVersion: w.live_version } }
       })
@@ -47,7 +57,12 @@ export function lifecycleOperations(ctx: WorkflowContext) {
       return mutate(caller, id, async (tx, w) => {
         requireLive(w)
         if (w.live_status === 'paused') return null
-        await workflows.update(tx, w.id, { live_status: 'paused', paused_reason: null, updated_at: clock.now(), updated_by: actorOf(caller) })
+        await workflows.update(tx, w.id, {
+          live_status: 'paused',
+          paused_reason: null,
+          updated_at: clock.now(),
+          updated_by: actorOf(caller),
+        })
         return { event: 'workflow.paused', data: { version: w.live_version, reason: null } }
       })
     },
@@ -61,9 +76,16 @@ export function lifecycleOperations(ctx: WorkflowContext) {
         if (w.paused_reason === 'invalid_chat') {
           const live = JSON.parse((await loadVersion(tx, w, w.live_version!)).content) as WorkflowContent
           const guardErrors = await ctx.guardProblems(live, w.organization_id, tx)
-          if (guardErrors.length > 0) throw badRequest('the workflow cannot resume: its connectors do not check out', guardErrors)
+          if (guardErrors.length > 0)
+            throw badRequest('the workflow cannot resume: its connectors do not check out', guardErrors)
         }
-        await workflows.update(tx, w.id, { live_status: 'active', paused_reason: null, consecutive_failures: 0, updated_at: clock.now(), updated_by: actorOf(caller) })
+        await workflows.update(tx, w.id, {
+          live_status: 'active',
+          paused_reason: null,
+          consecutive_failures: 0,
+          updated_at: clock.now(),
+          updated_by: actorOf(caller),
+        })
         return { event: 'workflow.resumed', data: { version: w.live_version } }
       })
     },
@@ -73,8 +95,10 @@ export function lifecycleOperations(ctx: WorkflowContext) {
         requireNotArchived(w)
         const reactivate = w.live_status === 'paused' && w.paused_reason === 'max_runs_exhausted'
         await workflows.update(tx, w.id, {
-          remain_runs: remainRuns, ...(reactivate ? { live_status: 'active' as const, paused_reason: null } : {}),
-          updated_at: clock.now(), updated_by: actorOf(caller),
+          remain_runs: remainRuns,
+          ...(reactivate ? { live_status: 'active' as const, paused_reason: null } : {}),
+          updated_at: clock.now(),
+          updated_by: actorOf(caller),
         })
         return { event: 'workflow.refilled', data: { remainRuns, resumed: reactivate } }
       })
@@ -83,7 +107,11 @@ export function lifecycleOperations(ctx: WorkflowContext) {
     archive(caller: Principal, id: string): Promise<Workflow> {
       return mutate(caller, id, async (tx, w) => {
         if (w.archived_at !== null) return null
-        await workflows.update(tx, w.id, { archived_at: clock.now(), updated_at: clock.now(), updated_by: actorOf(caller) })
+        await workflows.update(tx, w.id, {
+          archived_at: clock.now(),
+          updated_at: clock.now(),
+          updated_by: actorOf(caller),
+        })
         return { event: 'workflow.archived' }
       })
     },
@@ -101,7 +129,11 @@ export function lifecycleOperations(ctx: WorkflowContext) {
       await ctx.ensureMember(caller.organizationId, ownerUserId, '/ownerUserId')
       await mutate(caller, id, async (tx, w) => {
         if (w.owner_user_id === ownerUserId) return null
-        await workflows.update(tx, w.id, { owner_user_id: ownerUserId, updated_at: clock.now(), updated_by: actorOf(caller) })
+        await workflows.update(tx, w.id, {
+          owner_user_id: ownerUserId,
+          updated_at: clock.now(),
+          updated_by: actorOf(caller),
+        })
         return { event: 'workflow.owner_changed', data: { ownerUserId, previousOwnerUserId: w.owner_user_id } }
       })
       return { id, ownerUserId }

@@ -44,7 +44,11 @@ export function createWorkflowService(deps: WorkflowServiceDeps) {
       return ctx.display(store, await loadRow(store, caller, id))
     },
 
-    async list(caller: Principal, page: PageRequest, filter: { status?: WorkflowStatus; search?: string }): Promise<Page<Workflow>> {
+    async list(
+      caller: Principal,
+      page: PageRequest,
+      filter: { status?: WorkflowStatus; search?: string },
+    ): Promise<Page<Workflow>> {
       const rows = await workflows.list(store, caller.organizationId, page, filter)
       const items = await Promise.all(rows.slice(0, page.limit).map((w) => ctx.display(store, w)))
       return { hasMore: rows.length > page.limit, items, limit: page.limit, offset: page.offset }
@@ -64,7 +68,10 @@ export function createWorkflowService(deps: WorkflowServiceDeps) {
 
     async listVersions(caller: Principal, id: string, page: PageRequest): Promise<Page<Workflow>> {
       const w = await loadRow(store, caller, id)
-      return toPage((await versions.list(store, w.id, page)).map((v) => toWorkflow(w, v)), page)
+      return toPage(
+        (await versions.list(store, w.id, page)).map((v) => toWorkflow(w, v)),
+        page,
+      )
     },
 
     async getVersion(caller: Principal, id: string, version: number): Promise<Workflow> {
@@ -73,21 +80,37 @@ export function createWorkflowService(deps: WorkflowServiceDeps) {
     },
   }
 
-  return guarded('workflows', {
-    definitionProblems: null, validate: null,
-    create: ['workflow:create'],
-    get: ['workflow:read'], list: ['workflow:read'], getDraft: ['workflow:read'], getLive: ['workflow:read'],
-    listVersions: ['workflow:read'], getVersion: ['workflow:read'],
-    update: ['workflow:update'], pause: ['workflow:update'], resume: ['workflow:update'], refill: ['workflow:update'],
-    rollback: ['workflow:update'], discardDraft: ['workflow:update'], setOwner: ['workflow:update'],
-    setVisibility: ['workflow:update'], patchUiMetadata: ['workflow:update'],
-    publish: ['workflow:publish'],
-    archive: ['workflow:delete'], unarchive: ['workflow:delete'],
-  }, {
-    ...reading,
-    ...draftOperations(ctx),
-    ...lifecycleOperations(ctx),
-  })
+  return guarded(
+    'workflows',
+    {
+      definitionProblems: null,
+      validate: null,
+      create: ['workflow:create'],
+      get: ['workflow:read'],
+      list: ['workflow:read'],
+      getDraft: ['workflow:read'],
+      getLive: ['workflow:read'],
+      listVersions: ['workflow:read'],
+      getVersion: ['workflow:read'],
+      update: ['workflow:update'],
+      pause: ['workflow:update'],
+      resume: ['workflow:update'],
+      refill: ['workflow:update'],
+      rollback: ['workflow:update'],
+      discardDraft: ['workflow:update'],
+      setOwner: ['workflow:update'],
+      setVisibility: ['workflow:update'],
+      patchUiMetadata: ['workflow:update'],
+      publish: ['workflow:publish'],
+      archive: ['workflow:delete'],
+      unarchive: ['workflow:delete'],
+    },
+    {
+      ...reading,
+      ...draftOperations(ctx),
+      ...lifecycleOperations(ctx),
+    },
+  )
 }
 
 export type WorkflowService = ReturnType<typeof createWorkflowService>

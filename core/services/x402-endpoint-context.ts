@@ -29,7 +29,13 @@ export interface X402EndpointsDeps {
   /** AUTOMATON_X402_MAX_IMPORT_PRICE: the most an import pays, in the token's smallest unit. */
   maxImportPrice: bigint
   /** The AI model, when configured: it writes an import's summaries, category and tags. */
-  ai?: { prompt(organizationId: string, request: { prompt: string; system?: string; schema?: Record<string, unknown>; maxTokens?: number }, signal?: AbortSignal): Promise<{ json?: unknown }> }
+  ai?: {
+    prompt(
+      organizationId: string,
+      request: { prompt: string; system?: string; schema?: Record<string, unknown>; maxTokens?: number },
+      signal?: AbortSignal,
+    ): Promise<{ json?: unknown }>
+  }
 }
 
 /** What a 402 offers that this installation can pay. */
@@ -47,7 +53,8 @@ export interface Offer {
   extra: { name?: string; version?: string }
 }
 
-const unb64 = (text: string) => JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(text.trim()), (c) => c.charCodeAt(0))))
+const unb64 = (text: string) =>
+  JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(text.trim()), (c) => c.charCodeAt(0))))
 
 export const parseBody = (text: string): unknown => {
   try {
@@ -60,17 +67,45 @@ export const parseBody = (text: string): unknown => {
 export function toEndpoint(r: EndpointRow) {
   const d = JSON.parse(r.details) as Record<string, unknown>
   return {
-    id: r.id, name: r.name, description: r.description, category: r.category, baseUrl: r.base_url, method: r.method, mimeType: r.mime_type, source: r.source,
-    tags: (d.tags as string[]) ?? [], useCases: (d.useCases as string[]) ?? [],
-    queryParams: d.queryParams ?? {}, bodyParams: d.bodyParams ?? {}, headerParams: d.headerParams ?? {},
-    defaultQueryParams: d.defaultQueryParams ?? {}, defaultBody: d.defaultBody ?? {}, defaultHeaders: d.defaultHeaders ?? {},
-    exampleQueryParams: d.exampleQueryParams ?? {}, exampleBody: d.exampleBody ?? null, exampleOutput: d.exampleOutput ?? null, outputSchema: d.outputSchema ?? {},
-    inputSummary: r.input_summary, outputSummary: r.output_summary, price: r.price, maxAllowedPrice: r.max_allowed_price,
-    network: r.network, payTo: r.pay_to, tokenAddress: r.token_address, tokenSymbol: r.token_symbol, tokenDecimals: Number(r.token_decimals),
-    spentByToken: JSON.parse(r.spent_by_token) as Record<string, string>, totalCalls: Number(r.total_calls), successCount: Number(r.success_count),
-    failureCount: Number(r.failure_count), avgResponseMs: Number(r.avg_response_ms),
-    lastCalledAt: r.last_called_at === null ? '' : iso(Number(r.last_called_at)), lastError: r.last_error ?? '', lastErrorAt: r.last_error_at === null ? '' : iso(Number(r.last_error_at)),
-    createdAt: iso(Number(r.created_at)), updatedAt: iso(Number(r.updated_at)),
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    category: r.category,
+    baseUrl: r.base_url,
+    method: r.method,
+    mimeType: r.mime_type,
+    source: r.source,
+    tags: (d.tags as string[]) ?? [],
+    useCases: (d.useCases as string[]) ?? [],
+    queryParams: d.queryParams ?? {},
+    bodyParams: d.bodyParams ?? {},
+    headerParams: d.headerParams ?? {},
+    defaultQueryParams: d.defaultQueryParams ?? {},
+    defaultBody: d.defaultBody ?? {},
+    defaultHeaders: d.defaultHeaders ?? {},
+    exampleQueryParams: d.exampleQueryParams ?? {},
+    exampleBody: d.exampleBody ?? null,
+    exampleOutput: d.exampleOutput ?? null,
+    outputSchema: d.outputSchema ?? {},
+    inputSummary: r.input_summary,
+    outputSummary: r.output_summary,
+    price: r.price,
+    maxAllowedPrice: r.max_allowed_price,
+    network: r.network,
+    payTo: r.pay_to,
+    tokenAddress: r.token_address,
+    tokenSymbol: r.token_symbol,
+    tokenDecimals: Number(r.token_decimals),
+    spentByToken: JSON.parse(r.spent_by_token) as Record<string, string>,
+    totalCalls: Number(r.total_calls),
+    successCount: Number(r.success_count),
+    failureCount: Number(r.failure_count),
+    avgResponseMs: Number(r.avg_response_ms),
+    lastCalledAt: r.last_called_at === null ? '' : iso(Number(r.last_called_at)),
+    lastError: r.last_error ?? '',
+    lastErrorAt: r.last_error_at === null ? '' : iso(Number(r.last_error_at)),
+    createdAt: iso(Number(r.created_at)),
+    updatedAt: iso(Number(r.updated_at)),
   }
 }
 
@@ -82,7 +117,8 @@ function httpUrl(raw: string, field: string): URL {
   } catch {
     throw badRequest(`${field} must be an http(s) URL`, [{ path: `/${field}`, message: 'not a URL' }])
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest(`${field} must be an http(s) URL`, [{ path: `/${field}`, message: 'not http(s)' }])
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw badRequest(`${field} must be an http(s) URL`, [{ path: `/${field}`, message: 'not http(s)' }])
   return url
 }
 
@@ -116,7 +152,8 @@ export function createBuyer(deps: X402EndpointsDeps): Buyer {
       }
     } else {
       const body = parseBody(response.body) as Record<string, any>
-      if (!body || typeof body !== 'object' || !Array.isArray(body.accepts)) return 'its 402 carries no x402 requirements (accepts)'
+      if (!body || typeof body !== 'object' || !Array.isArray(body.accepts))
+        return 'its 402 carries no x402 requirements (accepts)'
       accepts = body.accepts
     }
     const reasons: string[] = []
@@ -137,9 +174,17 @@ export function createBuyer(deps: X402EndpointsDeps): Buyer {
         continue
       }
       return {
-        version, scheme: 'exact', chain, amount, asset: String(a.asset), payTo: String(a.payTo), maxTimeoutSeconds: Number(a.maxTimeoutSeconds ?? 60),
-        description: String(a.description ?? resource.description ?? ''), mimeType: String(a.mimeType ?? resource.mimeType ?? 'application/json'),
-        outputSchema: a.outputSchema ?? null, extra: a.extra ?? {},
+        version,
+        scheme: 'exact',
+        chain,
+        amount,
+        asset: String(a.asset),
+        payTo: String(a.payTo),
+        maxTimeoutSeconds: Number(a.maxTimeoutSeconds ?? 60),
+        description: String(a.description ?? resource.description ?? ''),
+        mimeType: String(a.mimeType ?? resource.mimeType ?? 'application/json'),
+        outputSchema: a.outputSchema ?? null,
+        extra: a.extra ?? {},
       }
     }
     return `it offers nothing this installation can pay (${reasons.join('; ') || 'no requirements'})`
@@ -152,11 +197,23 @@ export function createBuyer(deps: X402EndpointsDeps): Buyer {
     // A node's payment takes its nonce from the node's idempotency key: a node executed again after
     // a crash signs the same nonce, which the chain (and a seller) accepts once, so it never pays twice.
     const nonce = idempotencyKey
-      ? new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`x402-request:${wallet.address.toLowerCase()}:${idempotencyKey}`)))
+      ? new Uint8Array(
+          await crypto.subtle.digest(
+            'SHA-256',
+            new TextEncoder().encode(`x402-request:${wallet.address.toLowerCase()}:${idempotencyKey}`),
+          ),
+        )
       : crypto.getRandomValues(new Uint8Array(32))
     const payload = await deps.scheme.pay(offer.chain.chainId, key, wallet.address, offer, nonce, now)
     return offer.version === 2
-      ? ['payment-signature', encodePaymentHeader({ x402Version: 2, accepted: { scheme: 'exact', network: deps.scheme.caip2(offer.chain) }, payload })]
+      ? [
+          'payment-signature',
+          encodePaymentHeader({
+            x402Version: 2,
+            accepted: { scheme: 'exact', network: deps.scheme.caip2(offer.chain) },
+            payload,
+          }),
+        ]
       : ['x-payment', encodePaymentHeader({ x402Version: 1, scheme: 'exact', network: offer.chain.network, payload })]
   }
 
@@ -172,8 +229,15 @@ export function createBuyer(deps: X402EndpointsDeps): Buyer {
 
   const send = (method: string, url: string, body: unknown, headers: Record<string, string>) =>
     deps.http.send({
-      method, url, headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-      body: body !== undefined && method !== 'GET' ? JSON.stringify(body) : undefined, timeoutMs: 30_000,
+      method,
+      url,
+      headers: {
+        accept: 'application/json',
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body !== undefined && method !== 'GET' ? JSON.stringify(body) : undefined,
+      timeoutMs: 30_000,
     })
 
   return { send, offerOf, paymentFor, settlementOf }

@@ -71,24 +71,39 @@ export function createSettlement(deps: SettlementDeps) {
         answer = await deps.facilitator.settle(stored.facilitator)
       } catch (error) {
         // Perhaps settled, perhaps not: the chain tells later.
-        return set(p, { status: 'unknown', error: (error instanceof Error ? error.message.split('\n')[0] : String(error)).slice(0, 500) })
+        return set(p, {
+          status: 'unknown',
+          error: (error instanceof Error ? error.message.split('\n')[0] : String(error)).slice(0, 500),
+        })
       }
       if (!answer.success) return set(p, { status: 'failed', error: answer.errorReason.slice(0, 500) })
       return set(p, { status: 'settling', transaction_hash: answer.transaction })
     }
-    if (!deps.relayerKey) return set(p, { status: 'failed', error: 'no relayer configured (AUTOMATON_X402_RELAYER_KEY)' })
+    if (!deps.relayerKey)
+      return set(p, { status: 'failed', error: 'no relayer configured (AUTOMATON_X402_RELAYER_KEY)' })
     try {
-      const hash = await deps.scheme.settle(p.row.chain_id, deps.relayerKey, p.row.asset, stored.authorization, stored.signature, async (hash, raw) => {
-        await store.write((tx) => payments.submitted(tx, p.row.id, hash, raw, clock.now()))
-        p.row = { ...p.row, status: 'settling', transaction_hash: hash, raw_transaction: raw }
-      })
+      const hash = await deps.scheme.settle(
+        p.row.chain_id,
+        deps.relayerKey,
+        p.row.asset,
+        stored.authorization,
+        stored.signature,
+        async (hash, raw) => {
+          await store.write((tx) => payments.submitted(tx, p.row.id, hash, raw, clock.now()))
+          p.row = { ...p.row, status: 'settling', transaction_hash: hash, raw_transaction: raw }
+        },
+      )
       p.row = { ...p.row, transaction_hash: hash }
       return p.row
     } catch (error) {
       const message = error instanceof Error ? error.message.split('\n')[0] : String(error)
       // Signed but perhaps sent: the chain decides later. Never signed: nothing was paid.
       if (p.row.status === 'settling') return set(p, { status: 'unknown', error: message.slice(0, 500) })
-      deps.logger.warn('an x402 settlement failed', { paymentId: p.row.id, workflowId: p.row.workflow_id, error: message })
+      deps.logger.warn('an x402 settlement failed', {
+        paymentId: p.row.id,
+        workflowId: p.row.workflow_id,
+        error: message,
+      })
       return set(p, { status: 'failed', error: message.slice(0, 500) })
     }
   }
@@ -109,25 +124,38 @@ export function createSettlement(deps: SettlementDeps) {
     const settledByChain = async () => {
       const found = await use()
       if (!found) return null
-      return settledThen(await set(p, { status: 'settled', transaction_hash: found.transaction ?? p.row.transaction_hash }))
+      return settledThen(
+        await set(p, { status: 'settled', transaction_hash: found.transaction ?? p.row.transaction_hash }),
+      )
     }
     if (!p.row.transaction_hash) {
       const settled = await settledByChain()
       if (settled) return settled
-      if (expired) return set(p, { status: 'failed', error: 'the authorization expired before it was settled: nothing was paid' })
+      if (expired)
+        return set(p, { status: 'failed', error: 'the authorization expired before it was settled: nothing was paid' })
       const after = await submit(p, stored)
       if (after.status === 'failed' || after.status === 'unknown') return after
     } else if (p.row.raw_transaction && !expired) {
       const known = await deps.scheme.outcome(p.row.chain_id, p.row.transaction_hash, 0)
       // The relayer's turn went to another transaction: this one can never be mined. Send anew.
-      if (known === 'pending' && (await deps.scheme.rebroadcast(p.row.chain_id, p.row.raw_transaction)) === 'replaced' && (await use()) === null) await submit(p, stored)
+      if (
+        known === 'pending' &&
+        (await deps.scheme.rebroadcast(p.row.chain_id, p.row.raw_transaction)) === 'replaced' &&
+        (await use()) === null
+      )
+        await submit(p, stored)
     }
     const outcome = await deps.scheme.outcome(p.row.chain_id, p.row.transaction_hash!, waitMs)
     if (outcome === 'success') return settledThen(await set(p, { status: 'settled' }))
     const settled = await settledByChain()
     if (settled) return settled
-    if (outcome === 'reverted') return set(p, { status: 'failed', error: `the transfer reverted (transaction ${p.row.transaction_hash}): nothing was paid` })
-    if (expired) return set(p, { status: 'failed', error: 'the authorization expired before it was settled: nothing was paid' })
+    if (outcome === 'reverted')
+      return set(p, {
+        status: 'failed',
+        error: `the transfer reverted (transaction ${p.row.transaction_hash}): nothing was paid`,
+      })
+    if (expired)
+      return set(p, { status: 'failed', error: 'the authorization expired before it was settled: nothing was paid' })
     return set(p, { status: 'unknown' })
   }
 
@@ -135,11 +163,19 @@ export function createSettlement(deps: SettlementDeps) {
   async function settledThen(row: PaymentRow): Promise<PaymentRow> {
     if (row.status !== 'settled' || row.event_id) return row
     const dispatched = await deps.dispatcher.dispatch({
-      organizationId: row.organization_id, workflowId: row.workflow_id, version: 'live', automatic: true, triggeredBy: 'webhook',
-      event: JSON.parse(row.trigger_event!) as TriggerEvent, idempotencyKey: `x402:${row.id}`, paid: true,
+      organizationId: row.organization_id,
+      workflowId: row.workflow_id,
+      version: 'live',
+      automatic: true,
+      triggeredBy: 'webhook',
+      event: JSON.parse(row.trigger_event!) as TriggerEvent,
+      idempotencyKey: `x402:${row.id}`,
+      paid: true,
     })
     const runId = dispatched.action === 'triggered' ? dispatched.runId : (dispatched.runId ?? null)
-    await store.write((tx) => payments.update(tx, row.id, { status: 'settled', run_id: runId, event_id: dispatched.eventId, at: clock.now() }))
+    await store.write((tx) =>
+      payments.update(tx, row.id, { status: 'settled', run_id: runId, event_id: dispatched.eventId, at: clock.now() }),
+    )
     return { ...row, run_id: runId, event_id: dispatched.eventId }
   }
 
@@ -149,9 +185,18 @@ export function createSettlement(deps: SettlementDeps) {
     for (const row of open) {
       try {
         const after = await advance(row, 0)
-        if (after.status !== row.status) deps.logger.info('an x402 payment was reconciled', { paymentId: row.id, from: row.status, to: after.status, runId: after.run_id })
+        if (after.status !== row.status)
+          deps.logger.info('an x402 payment was reconciled', {
+            paymentId: row.id,
+            from: row.status,
+            to: after.status,
+            runId: after.run_id,
+          })
       } catch (error) {
-        deps.logger.warn('an x402 payment could not be reconciled yet', { paymentId: row.id, error: error instanceof Error ? error.message.split('\n')[0] : String(error) })
+        deps.logger.warn('an x402 payment could not be reconciled yet', {
+          paymentId: row.id,
+          error: error instanceof Error ? error.message.split('\n')[0] : String(error),
+        })
       }
     }
     return open.length
@@ -168,9 +213,11 @@ export function createSettlement(deps: SettlementDeps) {
       let running: Promise<unknown> = Promise.resolve()
       const tick = () => {
         if (stopped) return
-        running = reconcile().catch(() => 0).finally(() => {
-          if (!stopped) timer = setTimeout(tick, reconcileEveryMs)
-        })
+        running = reconcile()
+          .catch(() => 0)
+          .finally(() => {
+            if (!stopped) timer = setTimeout(tick, reconcileEveryMs)
+          })
       }
       let timer = setTimeout(tick, 0)
       return async () => {

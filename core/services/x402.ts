@@ -44,7 +44,12 @@ export function createX402Service(deps: X402ServiceDeps) {
 
   /** The settlement did not confirm in time: never a fresh 402, which would make the payer pay again. */
   const notConfirmed = () =>
-    new AppError(409, 'the payment was submitted and is not confirmed on chain yet: send the same payment again to get its result (it is settled at most once)', [], { 'retry-after': '5' })
+    new AppError(
+      409,
+      'the payment was submitted and is not confirmed on chain yet: send the same payment again to get its result (it is settled at most once)',
+      [],
+      { 'retry-after': '5' },
+    )
 
   /**
    * Checked here first, in the reference order; an external facilitator has the last word. Without
@@ -56,16 +61,24 @@ export function createX402Service(deps: X402ServiceDeps) {
       try {
         verdict = await deps.facilitator.verify(forFacilitator)
       } catch (error) {
-        throw unavailable(`the x402 facilitator could not be reached: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`)
+        throw unavailable(
+          `the x402 facilitator could not be reached: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+        )
       }
       if (!verdict.isValid) throw new PaymentRequired(requirement, verdict.invalidReason ?? 'invalid_payload')
     } else if (!deps.relayerKey) {
-      throw unavailable('paid workflows need the operator\'s relayer (AUTOMATON_X402_RELAYER_KEY) or a facilitator (AUTOMATON_X402_FACILITATOR_URL)')
+      throw unavailable(
+        "paid workflows need the operator's relayer (AUTOMATON_X402_RELAYER_KEY) or a facilitator (AUTOMATON_X402_FACILITATOR_URL)",
+      )
     }
   }
 
   /** Takes the payment a request carries for a workflow, settles it, and starts the run. */
-  async function pay(w: WorkflowRow, content: WorkflowContent, request: { url: string; headers: Headers; body: unknown }): Promise<PaidResult> {
+  async function pay(
+    w: WorkflowRow,
+    content: WorkflowContent,
+    request: { url: string; headers: Headers; body: unknown },
+  ): Promise<PaidResult> {
     const requirement = requirementOf(deps.scheme, content, request.url)
     checkInput(content, request.body)
     const carried = paymentOf(request.headers)
@@ -77,9 +90,22 @@ export function createX402Service(deps: X402ServiceDeps) {
     if (problem) throw new PaymentRequired(requirement, problem)
     const a = carried.payment.payload.authorization
     const answerOf = (row: PaymentRow): PaidResult => {
-      const payment = { transaction: row.transaction_hash!, network: requirement.network, payer: a.from, amount: requirement.amount }
-      const [name, value] = responseHeader(carried.version, { transaction: payment.transaction, network: requirement.network, payer: a.from })
-      return { result: { action: 'triggered', eventId: row.event_id ?? '', runIds: row.run_id ? [row.run_id] : [] }, payment, headers: { [name]: value } }
+      const payment = {
+        transaction: row.transaction_hash!,
+        network: requirement.network,
+        payer: a.from,
+        amount: requirement.amount,
+      }
+      const [name, value] = responseHeader(carried.version, {
+        transaction: payment.transaction,
+        network: requirement.network,
+        payer: a.from,
+      })
+      return {
+        result: { action: 'triggered', eventId: row.event_id ?? '', runIds: row.run_id ? [row.run_id] : [] },
+        payment,
+        headers: { [name]: value },
+      }
     }
     const forFacilitator = facilitatorRequest(carried.version, carried.payment, requirement)
     await facilitatorVerdict(requirement, forFacilitator)
@@ -87,18 +113,54 @@ export function createX402Service(deps: X402ServiceDeps) {
     // The nonce is claimed once: the same payment again answers the run it paid for.
     const id = deps.ids.next('x402')
     const at = clock.now()
-    const claimed = await store.write((tx) => payments.claim(tx, {
-      id, organization_id: w.organization_id, workflow_id: w.id, chain_id: chainId, asset: requirement.asset.toLowerCase(), payer: a.from.toLowerCase(),
-      nonce: a.nonce.toLowerCase(), amount: a.value, pay_to: a.to.toLowerCase(), status: 'verified',
-      authorization_payload: JSON.stringify({ authorization: a, signature: carried.payment.payload.signature, facilitator: forFacilitator }), valid_before: Number(a.validBefore),
-      trigger_event: JSON.stringify(triggerEvent('webhook', request.body ?? {}, request.headers, at)), created_at: at, updated_at: at,
-    }))
-    let row = claimed ? await payments.byId(store, id) : await payments.byNonce(store, chainId, requirement.asset.toLowerCase(), a.from.toLowerCase(), a.nonce.toLowerCase())
-    if (!row || row.workflow_id !== w.id || row.status === 'failed') throw new PaymentRequired(requirement, 'invalid_exact_evm_payload_authorization_nonce_used')
+    const claimed = await store.write((tx) =>
+      payments.claim(tx, {
+        id,
+        organization_id: w.organization_id,
+        workflow_id: w.id,
+        chain_id: chainId,
+        asset: requirement.asset.toLowerCase(),
+        payer: a.from.toLowerCase(),
+        nonce: a.nonce.toLowerCase(),
+        amount: a.value,
+        pay_to: a.to.toLowerCase(),
+        status: 'verified',
+        authorization_payload: JSON.stringify({
+          authorization: a,
+          signature: carried.payment.payload.signature,
+          facilitator: forFacilitator,
+        }),
+        valid_before: Number(a.validBefore),
+        trigger_event: JSON.stringify(triggerEvent('webhook', request.body ?? {}, request.headers, at)),
+        created_at: at,
+        updated_at: at,
+      }),
+    )
+    let row = claimed
+      ? await payments.byId(store, id)
+      : await payments.byNonce(
+          store,
+          chainId,
+          requirement.asset.toLowerCase(),
+          a.from.toLowerCase(),
+          a.nonce.toLowerCase(),
+        )
+    if (!row || row.workflow_id !== w.id || row.status === 'failed')
+      throw new PaymentRequired(requirement, 'invalid_exact_evm_payload_authorization_nonce_used')
     // Another request is submitting this very payment now: it answers; this one asks to come back.
-    if (!claimed && !row.transaction_hash && (row.status === 'verified' || row.status === 'settling') && row.updated_at > clock.now() - settlement.reconcileGraceMs) throw notConfirmed()
+    if (
+      !claimed &&
+      !row.transaction_hash &&
+      (row.status === 'verified' || row.status === 'settling') &&
+      row.updated_at > clock.now() - settlement.reconcileGraceMs
+    )
+      throw notConfirmed()
     row = await settlement.advance(row, settlement.settleTimeoutMs)
-    if (row.status === 'failed') throw new PaymentRequired(requirement, row.error && /^[a-z0-9_]{3,80}$/.test(row.error) ? row.error : 'settlement_failed')
+    if (row.status === 'failed')
+      throw new PaymentRequired(
+        requirement,
+        row.error && /^[a-z0-9_]{3,80}$/.test(row.error) ? row.error : 'settlement_failed',
+      )
     if (row.status !== 'settled') throw notConfirmed()
     return answerOf(row)
   }
@@ -110,7 +172,10 @@ export function createX402Service(deps: X402ServiceDeps) {
     answer402,
 
     /** `POST /v1/x402/workflows/{id}`: a discoverable paid workflow, for payment alone. */
-    async payDiscoverable(workflowId: string, request: { url: string; headers: Headers; body: unknown }): Promise<PaidResult> {
+    async payDiscoverable(
+      workflowId: string,
+      request: { url: string; headers: Headers; body: unknown },
+    ): Promise<PaidResult> {
       const w = await workflows.byIdAnyOrg(store, workflowId)
       const content = w ? await liveContent(w) : null
       if (!w || !content?.x402Config?.discoverable || w.live_status !== 'active') throw notFound('paid workflow')
@@ -118,7 +183,10 @@ export function createX402Service(deps: X402ServiceDeps) {
     },
 
     /** A workflow webhook: null when the workflow is not paid; else its payment is required too. */
-    async payWebhook(secret: string, request: { url: string; headers: Headers; body: unknown }): Promise<PaidResult | null> {
+    async payWebhook(
+      secret: string,
+      request: { url: string; headers: Headers; body: unknown },
+    ): Promise<PaidResult | null> {
       const w = await workflows.bySecret(store, secret)
       if (!w) return null
       const content = await liveContent(w)
@@ -127,7 +195,8 @@ export function createX402Service(deps: X402ServiceDeps) {
     },
 
     /** `GET /v1/x402/discovery/resources`, in the Bazaar format. */
-    discovery: (query: { type?: string; limit: number; offset: number }, baseUrl: string) => discoverable(store, deps.scheme, query, baseUrl),
+    discovery: (query: { type?: string; limit: number; offset: number }, baseUrl: string) =>
+      discoverable(store, deps.scheme, query, baseUrl),
   }
 }
 

@@ -46,8 +46,19 @@ export function toApiKey(r: ApiKeyRow): ApiKey {
 }
 
 const COLUMNS = [
-  'id', 'organization_id', 'name', 'description', 'key_prefix', 'key_hash', 'scope', 'role', 'user_id',
-  'service_account_id', 'created_at', 'created_by', 'expires_at',
+  'id',
+  'organization_id',
+  'name',
+  'description',
+  'key_prefix',
+  'key_hash',
+  'scope',
+  'role',
+  'user_id',
+  'service_account_id',
+  'created_at',
+  'created_by',
+  'expires_at',
 ] as const
 
 export interface LastUse {
@@ -77,18 +88,30 @@ export const apiKeys = {
           [organizationId, serviceAccountId, page.limit + 1, page.offset],
         )
       : db.all<ApiKeyRow>('SELECT * FROM api_keys WHERE organization_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3', [
-          organizationId, page.limit + 1, page.offset,
+          organizationId,
+          page.limit + 1,
+          page.offset,
         ])
   },
   async revoke(db: SqlExecutor, organizationId: string, id: string, at: number) {
-    return db.run('UPDATE api_keys SET revoked_at = $1 WHERE organization_id = $2 AND id = $3 AND revoked_at IS NULL', [at, organizationId, id])
+    return db.run('UPDATE api_keys SET revoked_at = $1 WHERE organization_id = $2 AND id = $3 AND revoked_at IS NULL', [
+      at,
+      organizationId,
+      id,
+    ])
   },
   /** Revokes a person's keys in an organization (they left it). */
   async revokeForUser(db: SqlExecutor, organizationId: string, userId: string, at: number) {
-    return db.run('UPDATE api_keys SET revoked_at = $1 WHERE organization_id = $2 AND user_id = $3 AND revoked_at IS NULL', [at, organizationId, userId])
+    return db.run(
+      'UPDATE api_keys SET revoked_at = $1 WHERE organization_id = $2 AND user_id = $3 AND revoked_at IS NULL',
+      [at, organizationId, userId],
+    )
   },
   async revokeForServiceAccount(db: SqlExecutor, serviceAccountId: string, at: number) {
-    return db.run('UPDATE api_keys SET revoked_at = $1 WHERE service_account_id = $2 AND revoked_at IS NULL', [at, serviceAccountId])
+    return db.run('UPDATE api_keys SET revoked_at = $1 WHERE service_account_id = $2 AND revoked_at IS NULL', [
+      at,
+      serviceAccountId,
+    ])
   },
   async recordUse(db: SqlExecutor, uses: Iterable<LastUse>) {
     for (const u of uses) {

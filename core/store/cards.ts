@@ -52,14 +52,31 @@ export interface DisclosureRow {
 export const cards = {
   /** A card of the organization that is not deleted. */
   byId: (db: SqlExecutor, organizationId: string, id: string) =>
-    db.get<CardRow>('SELECT * FROM agent_cards WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL', [organizationId, id]),
+    db.get<CardRow>('SELECT * FROM agent_cards WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL', [
+      organizationId,
+      id,
+    ]),
   list: (db: SqlExecutor, organizationId: string) =>
-    db.all<CardRow>('SELECT * FROM agent_cards WHERE organization_id = $1 AND deleted_at IS NULL ORDER BY created_at, id', [organizationId]),
+    db.all<CardRow>(
+      'SELECT * FROM agent_cards WHERE organization_id = $1 AND deleted_at IS NULL ORDER BY created_at, id',
+      [organizationId],
+    ),
   insert: (db: SqlExecutor, r: Omit<CardRow, 'deleted_at'>) =>
     db.run(
       `INSERT INTO agent_cards (id, organization_id, name, brand, last4, exp_month, exp_year, sealed_details, created_by, created_at, deleted_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL)`,
-      [r.id, r.organization_id, r.name, r.brand, r.last4, r.exp_month, r.exp_year, r.sealed_details, r.created_by, r.created_at],
+      [
+        r.id,
+        r.organization_id,
+        r.name,
+        r.brand,
+        r.last4,
+        r.exp_month,
+        r.exp_year,
+        r.sealed_details,
+        r.created_by,
+        r.created_at,
+      ],
     ),
   /** Deletes a card, erasing its details (only what may be shown stays, for the audit), and revokes its allowances. */
   async remove(tx: SqlExecutor, id: string, at: number): Promise<void> {
@@ -68,11 +85,17 @@ export const cards = {
   },
   /** The sealed details of a card that is not deleted. */
   sealedDetails: async (db: SqlExecutor, id: string) =>
-    (await db.get<{ sealed_details: string }>('SELECT sealed_details FROM agent_cards WHERE id = $1 AND deleted_at IS NULL', [id]))?.sealed_details,
+    (
+      await db.get<{ sealed_details: string }>(
+        'SELECT sealed_details FROM agent_cards WHERE id = $1 AND deleted_at IS NULL',
+        [id],
+      )
+    )?.sealed_details,
   /** The sealed details of the organization's stored cards, for its secret masks. */
   sealedOf: (db: SqlExecutor, organizationId: string) =>
     db.all<{ id: string; sealed_details: string }>(
-      "SELECT id, sealed_details FROM agent_cards WHERE organization_id = $1 AND deleted_at IS NULL AND sealed_details <> '' ORDER BY id", [organizationId],
+      "SELECT id, sealed_details FROM agent_cards WHERE organization_id = $1 AND deleted_at IS NULL AND sealed_details <> '' ORDER BY id",
+      [organizationId],
     ),
 }
 
@@ -81,7 +104,18 @@ export const allowances = {
     db.run(
       `INSERT INTO card_allowances (id, card_id, organization_id, agent_types, workflow_ids, merchants, max_uses, uses, expires_at, created_by, created_at, revoked_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10, NULL)`,
-      [r.id, r.card_id, r.organization_id, r.agent_types, r.workflow_ids, r.merchants, r.max_uses, r.expires_at, r.created_by, r.created_at],
+      [
+        r.id,
+        r.card_id,
+        r.organization_id,
+        r.agent_types,
+        r.workflow_ids,
+        r.merchants,
+        r.max_uses,
+        r.expires_at,
+        r.created_by,
+        r.created_at,
+      ],
     ),
   ofCard: (db: SqlExecutor, cardId: string) =>
     db.all<AllowanceRow>('SELECT * FROM card_allowances WHERE card_id = $1 ORDER BY created_at, id', [cardId]),
@@ -92,27 +126,60 @@ export const allowances = {
       [cardId, organizationId, at],
     ),
   /** Takes one use, only while uses remain: 1 when taken. */
-  takeUse: (tx: SqlExecutor, id: string) => tx.run('UPDATE card_allowances SET uses = uses + 1 WHERE id = $1 AND uses < max_uses', [id]),
+  takeUse: (tx: SqlExecutor, id: string) =>
+    tx.run('UPDATE card_allowances SET uses = uses + 1 WHERE id = $1 AND uses < max_uses', [id]),
   merchants: async (db: SqlExecutor, id: string) =>
-    JSON.parse((await db.get<{ merchants: string }>('SELECT merchants FROM card_allowances WHERE id = $1', [id]))?.merchants ?? '[]') as string[],
+    JSON.parse(
+      (await db.get<{ merchants: string }>('SELECT merchants FROM card_allowances WHERE id = $1', [id]))?.merchants ??
+        '[]',
+    ) as string[],
 }
 
 export const disclosures = {
-  insert: (db: SqlExecutor, r: Pick<DisclosureRow, 'id' | 'card_id' | 'organization_id' | 'allowance_id' | 'handle_hash' | 'run_id' | 'requested_by' | 'expires_at' | 'created_at'>) =>
+  insert: (
+    db: SqlExecutor,
+    r: Pick<
+      DisclosureRow,
+      | 'id'
+      | 'card_id'
+      | 'organization_id'
+      | 'allowance_id'
+      | 'handle_hash'
+      | 'run_id'
+      | 'requested_by'
+      | 'expires_at'
+      | 'created_at'
+    >,
+  ) =>
     db.run(
       `INSERT INTO card_disclosures (id, card_id, organization_id, allowance_id, handle_hash, run_id, requested_by, expires_at, created_at, redeemed_at, redeemed_run_id, redeemed_merchant)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, NULL, NULL)`,
-      [r.id, r.card_id, r.organization_id, r.allowance_id, r.handle_hash, r.run_id, r.requested_by, r.expires_at, r.created_at],
+      [
+        r.id,
+        r.card_id,
+        r.organization_id,
+        r.allowance_id,
+        r.handle_hash,
+        r.run_id,
+        r.requested_by,
+        r.expires_at,
+        r.created_at,
+      ],
     ),
   byHandle: (db: SqlExecutor, organizationId: string, handleHash: string) =>
     db.get<Pick<DisclosureRow, 'id' | 'card_id' | 'allowance_id' | 'expires_at' | 'redeemed_at' | 'run_id'>>(
-      'SELECT id, card_id, allowance_id, expires_at, redeemed_at, run_id FROM card_disclosures WHERE handle_hash = $1 AND organization_id = $2', [handleHash, organizationId],
+      'SELECT id, card_id, allowance_id, expires_at, redeemed_at, run_id FROM card_disclosures WHERE handle_hash = $1 AND organization_id = $2',
+      [handleHash, organizationId],
     ),
   /** Records the one redemption of a handle: 1 when this was it. */
   redeem: (tx: SqlExecutor, id: string, r: { at: number; runId: string; merchant: string }) =>
-    tx.run('UPDATE card_disclosures SET redeemed_at = $1, redeemed_run_id = $2, redeemed_merchant = $3 WHERE id = $4 AND redeemed_at IS NULL', [r.at, r.runId, r.merchant, id]),
+    tx.run(
+      'UPDATE card_disclosures SET redeemed_at = $1, redeemed_run_id = $2, redeemed_merchant = $3 WHERE id = $4 AND redeemed_at IS NULL',
+      [r.at, r.runId, r.merchant, id],
+    ),
   ofCard: (db: SqlExecutor, cardId: string) =>
     db.all<Omit<DisclosureRow, 'card_id' | 'organization_id' | 'allowance_id' | 'handle_hash'>>(
-      'SELECT id, run_id, requested_by, created_at, expires_at, redeemed_at, redeemed_run_id, redeemed_merchant FROM card_disclosures WHERE card_id = $1 ORDER BY created_at, id', [cardId],
+      'SELECT id, run_id, requested_by, created_at, expires_at, redeemed_at, redeemed_run_id, redeemed_merchant FROM card_disclosures WHERE card_id = $1 ORDER BY created_at, id',
+      [cardId],
     ),
 }

@@ -52,12 +52,23 @@ const LINKED = `SELECT m.*, r.status AS run_status, r.started_at AS run_started_
 export const chatMessages = {
   async insert(db: SqlExecutor, m: ChatMessageRow) {
     const keys = Object.keys(m) as (keyof ChatMessageRow)[]
-    await db.run(`INSERT INTO chat_messages (${keys.join(', ')}) VALUES (${keys.map((_, i) => `$${i + 1}`).join(', ')})`, keys.map((k) => m[k] as SqlValue))
+    await db.run(
+      `INSERT INTO chat_messages (${keys.join(', ')}) VALUES (${keys.map((_, i) => `$${i + 1}`).join(', ')})`,
+      keys.map((k) => m[k] as SqlValue),
+    )
   },
-  link: (db: SqlExecutor, id: string, runId: string) => db.run('UPDATE chat_messages SET linked_run_id = $1 WHERE id = $2', [runId, id]),
+  link: (db: SqlExecutor, id: string, runId: string) =>
+    db.run('UPDATE chat_messages SET linked_run_id = $1 WHERE id = $2', [runId, id]),
 
   /** A page of one conversation, workflow or session, newest first, before a keyset cursor. */
-  page(db: SqlExecutor, organizationId: string, by: { column: 'conversation_id' | 'workflow_id' | 'session_id'; value: string }, chat: string, limit: number, before?: { at: number; id: string | null }) {
+  page(
+    db: SqlExecutor,
+    organizationId: string,
+    by: { column: 'conversation_id' | 'workflow_id' | 'session_id'; value: string },
+    chat: string,
+    limit: number,
+    before?: { at: number; id: string | null },
+  ) {
     const params: SqlValue[] = [organizationId, by.value, chat]
     let cursor = ''
     if (before) {
@@ -80,13 +91,23 @@ export const chatMessages = {
 export const contracts = {
   async insert(db: SqlExecutor, c: ContractRow) {
     const keys = Object.keys(c) as (keyof ContractRow)[]
-    await db.run(`INSERT INTO contracts (${keys.join(', ')}) VALUES (${keys.map((_, i) => `$${i + 1}`).join(', ')})`, keys.map((k) => c[k] as SqlValue))
+    await db.run(
+      `INSERT INTO contracts (${keys.join(', ')}) VALUES (${keys.map((_, i) => `$${i + 1}`).join(', ')})`,
+      keys.map((k) => c[k] as SqlValue),
+    )
   },
   async update(db: SqlExecutor, id: string, patch: Partial<ContractRow>) {
     const keys = Object.keys(patch) as (keyof ContractRow)[]
-    return db.run(`UPDATE contracts SET ${keys.map((k, i) => `${k} = $${i + 1}`).join(', ')} WHERE id = $${keys.length + 1}`, [...keys.map((k) => patch[k] as SqlValue), id])
+    return db.run(
+      `UPDATE contracts SET ${keys.map((k, i) => `${k} = $${i + 1}`).join(', ')} WHERE id = $${keys.length + 1}`,
+      [...keys.map((k) => patch[k] as SqlValue), id],
+    )
   },
-  byId: (db: SqlExecutor, organizationId: string, id: string) => db.get<ContractRow>('SELECT * FROM contracts WHERE organization_id = $1 AND id = $2', [organizationId, id]),
+  byId: (db: SqlExecutor, organizationId: string, id: string) =>
+    db.get<ContractRow>('SELECT * FROM contracts WHERE organization_id = $1 AND id = $2', [organizationId, id]),
   list: (db: SqlExecutor, organizationId: string, limit: number, offset: number) =>
-    db.all<ContractRow>('SELECT * FROM contracts WHERE organization_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3', [organizationId, limit, offset]),
+    db.all<ContractRow>(
+      'SELECT * FROM contracts WHERE organization_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3',
+      [organizationId, limit, offset],
+    ),
 }

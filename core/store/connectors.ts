@@ -20,8 +20,18 @@ export interface ConnectorRow {
 }
 
 const COLUMNS = [
-  'id', 'organization_id', 'type', 'provider', 'name', 'description', 'public_data', 'sealed_secrets',
-  'created_at', 'created_by', 'updated_at', 'updated_by',
+  'id',
+  'organization_id',
+  'type',
+  'provider',
+  'name',
+  'description',
+  'public_data',
+  'sealed_secrets',
+  'created_at',
+  'created_by',
+  'updated_at',
+  'updated_by',
 ] as const
 
 export const connectors = {
@@ -36,35 +46,65 @@ export const connectors = {
   },
   list(db: SqlExecutor, organizationId: string, page: PageRequest, type?: string) {
     return type
-      ? db.all<ConnectorRow>('SELECT * FROM connectors WHERE organization_id = $1 AND type = $2 ORDER BY id DESC LIMIT $3 OFFSET $4', [
-          organizationId, type, page.limit + 1, page.offset,
-        ])
-      : db.all<ConnectorRow>('SELECT * FROM connectors WHERE organization_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3', [
-          organizationId, page.limit + 1, page.offset,
-        ])
+      ? db.all<ConnectorRow>(
+          'SELECT * FROM connectors WHERE organization_id = $1 AND type = $2 ORDER BY id DESC LIMIT $3 OFFSET $4',
+          [organizationId, type, page.limit + 1, page.offset],
+        )
+      : db.all<ConnectorRow>(
+          'SELECT * FROM connectors WHERE organization_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3',
+          [organizationId, page.limit + 1, page.offset],
+        )
   },
   /** An organization's connectors of a type, at most `limit`. */
   ofType(db: SqlExecutor, organizationId: string, type: string, limit = 100) {
-    return db.all<ConnectorRow>('SELECT * FROM connectors WHERE organization_id = $1 AND type = $2 ORDER BY id LIMIT $3', [organizationId, type, limit])
+    return db.all<ConnectorRow>(
+      'SELECT * FROM connectors WHERE organization_id = $1 AND type = $2 ORDER BY id LIMIT $3',
+      [organizationId, type, limit],
+    )
   },
   /**
    * Every organization's connectors of a type whose public (non-secret) fields equal `fields`:
    * installation-wide routing (a chat platform's team id). Compared in the database, so only
    * matching rows travel.
    */
-  withPublicData(db: SqlExecutor, dialect: 'sqlite' | 'postgres', type: string, fields: Readonly<Record<string, string>>) {
+  withPublicData(
+    db: SqlExecutor,
+    dialect: 'sqlite' | 'postgres',
+    type: string,
+    fields: Readonly<Record<string, string>>,
+  ) {
     const params: unknown[] = [type]
     const conditions = Object.entries(fields).map(([key, value]) => {
       params.push(dialect === 'postgres' ? key : `$."${key.replaceAll('"', '""')}"`, value)
       const [k, v] = [params.length - 1, params.length]
-      return dialect === 'postgres' ? `(public_data::jsonb ->> $${k}) = $${v}` : `json_extract(public_data, $${k}) = $${v}`
+      return dialect === 'postgres'
+        ? `(public_data::jsonb ->> $${k}) = $${v}`
+        : `json_extract(public_data, $${k}) = $${v}`
     })
-    return db.all<ConnectorRow>(`SELECT * FROM connectors WHERE type = $1${conditions.map((c) => ` AND ${c}`).join('')} ORDER BY id`, params as never)
+    return db.all<ConnectorRow>(
+      `SELECT * FROM connectors WHERE type = $1${conditions.map((c) => ` AND ${c}`).join('')} ORDER BY id`,
+      params as never,
+    )
   },
-  async update(db: SqlExecutor, row: Pick<ConnectorRow, 'id' | 'organization_id' | 'name' | 'description' | 'public_data' | 'sealed_secrets' | 'updated_at' | 'updated_by'>) {
+  async update(
+    db: SqlExecutor,
+    row: Pick<
+      ConnectorRow,
+      'id' | 'organization_id' | 'name' | 'description' | 'public_data' | 'sealed_secrets' | 'updated_at' | 'updated_by'
+    >,
+  ) {
     return db.run(
       'UPDATE connectors SET name = $1, description = $2, public_data = $3, sealed_secrets = $4, updated_at = $5, updated_by = $6 WHERE organization_id = $7 AND id = $8',
-      [row.name, row.description, row.public_data, row.sealed_secrets, row.updated_at, row.updated_by, row.organization_id, row.id],
+      [
+        row.name,
+        row.description,
+        row.public_data,
+        row.sealed_secrets,
+        row.updated_at,
+        row.updated_by,
+        row.organization_id,
+        row.id,
+      ],
     )
   },
   async remove(db: SqlExecutor, organizationId: string, id: string) {
@@ -72,13 +112,20 @@ export const connectors = {
   },
   /** Whose connector an id is, whichever organization. */
   organizationOf: async (db: SqlExecutor, id: string) =>
-    (await db.get<{ organization_id: string }>('SELECT organization_id FROM connectors WHERE id = $1', [id]))?.organization_id,
+    (await db.get<{ organization_id: string }>('SELECT organization_id FROM connectors WHERE id = $1', [id]))
+      ?.organization_id,
   /** The organization's connectors that hold secrets, and when each last changed: a mask of them is good while these stay. */
   sealedStamps: (db: SqlExecutor, organizationId: string) =>
-    db.all<{ id: string; updated_at: number }>('SELECT id, updated_at FROM connectors WHERE organization_id = $1 AND sealed_secrets IS NOT NULL ORDER BY id', [organizationId]),
+    db.all<{ id: string; updated_at: number }>(
+      'SELECT id, updated_at FROM connectors WHERE organization_id = $1 AND sealed_secrets IS NOT NULL ORDER BY id',
+      [organizationId],
+    ),
   /** The sealed secrets of the organization's connectors. */
   sealedSecrets: (db: SqlExecutor, organizationId: string) =>
-    db.all<{ sealed_secrets: string }>('SELECT sealed_secrets FROM connectors WHERE organization_id = $1 AND sealed_secrets IS NOT NULL', [organizationId]),
+    db.all<{ sealed_secrets: string }>(
+      'SELECT sealed_secrets FROM connectors WHERE organization_id = $1 AND sealed_secrets IS NOT NULL',
+      [organizationId],
+    ),
   /** Ids and content of the live (active or paused) versions of an organization's workflows whose content mentions `text`. */
   liveVersionsMentioning(db: SqlExecutor, organizationId: string, text: string) {
     return db.all<{ id: string; content: string }>(

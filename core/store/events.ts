@@ -29,17 +29,23 @@ const insertSql: string[] = []
 function insertSqlFor(rows: number): string {
   let sql = insertSql[rows]
   if (sql === undefined) {
-    const values = Array.from({ length: rows }, (_, i) => `(${COLUMNS.map((_, j) => `$${i * COLUMNS.length + j + 1}`).join(', ')})`)
+    const values = Array.from(
+      { length: rows },
+      (_, i) => `(${COLUMNS.map((_, j) => `$${i * COLUMNS.length + j + 1}`).join(', ')})`,
+    )
     sql = insertSql[rows] = `INSERT INTO events (${COLUMNS.join(', ')}) VALUES ${values.join(', ')} RETURNING id`
   }
   return sql
 }
 
 export const events = {
-  maxId: async (db: SqlExecutor) => Number((await db.get<{ id: number | null }>('SELECT MAX(id) AS id FROM events'))?.id ?? 0),
+  maxId: async (db: SqlExecutor) =>
+    Number((await db.get<{ id: number | null }>('SELECT MAX(id) AS id FROM events'))?.id ?? 0),
   /** Journal ids after one, in order: what the activity streams' horizon walks. */
   idsAfter: async (db: SqlExecutor, afterId: number, limit: number) =>
-    (await db.all<{ id: number }>('SELECT id FROM events WHERE id > $1 ORDER BY id LIMIT $2', [afterId, limit])).map((r) => Number(r.id)),
+    (await db.all<{ id: number }>('SELECT id FROM events WHERE id > $1 ORDER BY id LIMIT $2', [afterId, limit])).map(
+      (r) => Number(r.id),
+    ),
   /** Inserts events in multi-row statements; resolves to their ids, in order. */
   async insert(db: SqlExecutor, rows: readonly NewEvent[]): Promise<number[]> {
     const ids: number[] = []
@@ -55,7 +61,11 @@ export const events = {
     return ids
   },
   forRun(db: SqlExecutor, runId: string, afterSeq: number, limit = 1000) {
-    return db.all<EventRow>('SELECT * FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [runId, afterSeq, limit])
+    return db.all<EventRow>('SELECT * FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [
+      runId,
+      afterSeq,
+      limit,
+    ])
   },
   /**
    * A mark of the transactions that may still be writing journal rows: on Postgres a transaction
@@ -73,13 +83,23 @@ export const events = {
   /** True once every transaction begun before the mark has committed or rolled back. */
   async writersDone(store: Store, mark: string | null): Promise<boolean> {
     if (mark === null) return true
-    const row = await store.get<{ done: boolean }>('SELECT pg_snapshot_xmin(pg_current_snapshot()) >= $1::text::xid8 AS done', [mark])
+    const row = await store.get<{ done: boolean }>(
+      'SELECT pg_snapshot_xmin(pg_current_snapshot()) >= $1::text::xid8 AS done',
+      [mark],
+    )
     return row?.done === true
   },
   /** Events of an organization (or one workflow) after an id: a primary-key range scan from that id. */
   forOrganization(db: SqlExecutor, organizationId: string, afterId: number, limit = 1000, workflowId?: string) {
     return workflowId
-      ? db.all<EventRow>('SELECT * FROM events WHERE id > $3 AND organization_id = $2 AND workflow_id = $1 ORDER BY id LIMIT $4', [workflowId, organizationId, afterId, limit])
-      : db.all<EventRow>('SELECT * FROM events WHERE id > $2 AND organization_id = $1 ORDER BY id LIMIT $3', [organizationId, afterId, limit])
+      ? db.all<EventRow>(
+          'SELECT * FROM events WHERE id > $3 AND organization_id = $2 AND workflow_id = $1 ORDER BY id LIMIT $4',
+          [workflowId, organizationId, afterId, limit],
+        )
+      : db.all<EventRow>('SELECT * FROM events WHERE id > $2 AND organization_id = $1 ORDER BY id LIMIT $3', [
+          organizationId,
+          afterId,
+          limit,
+        ])
   },
 }

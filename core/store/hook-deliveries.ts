@@ -54,9 +54,14 @@ export interface StoredAttempt {
 export const MAX_ATTEMPTS_KEPT = 25
 
 export function toDelivery(r: DeliveryRow, withPayload = false): HookDelivery {
-  const attempts = parseJson<StoredAttempt[]>(r.attempts, []).map((a): DeliveryAttempt => ({
-    at: iso(a.at), responseStatus: a.status, durationMs: a.ms, errorMessage: a.error,
-  }))
+  const attempts = parseJson<StoredAttempt[]>(r.attempts, []).map(
+    (a): DeliveryAttempt => ({
+      at: iso(a.at),
+      responseStatus: a.status,
+      durationMs: a.ms,
+      errorMessage: a.error,
+    }),
+  )
   const delivery: HookDelivery = {
     id: r.id,
     endpointId: r.endpoint_id,
@@ -85,8 +90,22 @@ export function toDelivery(r: DeliveryRow, withPayload = false): HookDelivery {
 
 /** The columns a new delivery is written with; the rest take their defaults. */
 export const NEW_DELIVERY_COLUMNS = [
-  'id', 'organization_id', 'endpoint_id', 'event_id', 'event_type', 'workflow_id', 'run_id', 'node_id', 'payload',
-  'status', 'max_retries', 'due_at', 'claimed_by', 'replay_of', 'created_at', 'updated_at',
+  'id',
+  'organization_id',
+  'endpoint_id',
+  'event_id',
+  'event_type',
+  'workflow_id',
+  'run_id',
+  'node_id',
+  'payload',
+  'status',
+  'max_retries',
+  'due_at',
+  'claimed_by',
+  'replay_of',
+  'created_at',
+  'updated_at',
 ] as const
 export type NewDelivery = Pick<DeliveryRow, (typeof NEW_DELIVERY_COLUMNS)[number]>
 
@@ -122,14 +141,35 @@ export interface Completion {
 const COMPLETION_CHUNKS = [64, 16, 4, 1]
 // The VALUES list carries parameters, whose types Postgres cannot infer: each is cast.
 const COMPLETION_TYPES = [
-  'TEXT', 'TEXT', 'BIGINT', 'TEXT', 'INTEGER', 'INTEGER', 'BIGINT', 'INTEGER', 'TEXT', 'INTEGER', 'TEXT', 'TEXT', 'BIGINT', 'BIGINT',
+  'TEXT',
+  'TEXT',
+  'BIGINT',
+  'TEXT',
+  'INTEGER',
+  'INTEGER',
+  'BIGINT',
+  'INTEGER',
+  'TEXT',
+  'INTEGER',
+  'TEXT',
+  'TEXT',
+  'BIGINT',
+  'BIGINT',
 ]
 
 /** The whole row of a delivery as it is written, as a claim would read it back. */
 export function newDeliveryRow(row: NewDelivery): DeliveryRow {
   return {
-    ...row, attempt_count: 0, retry_count: 0, next_retry_at: null, response_status: null, response_body: null, duration_ms: null,
-    error_message: null, attempts: '[]', delivered_at: null,
+    ...row,
+    attempt_count: 0,
+    retry_count: 0,
+    next_retry_at: null,
+    response_status: null,
+    response_body: null,
+    duration_ms: null,
+    error_message: null,
+    attempts: '[]',
+    delivered_at: null,
   }
 }
 
@@ -137,33 +177,47 @@ export function newDeliveryRow(row: NewDelivery): DeliveryRow {
 const statements = new Map<string, string>()
 const statement = (key: string, build: () => string) => statements.get(key) ?? statements.set(key, build()).get(key)!
 
-const insertSql = (rows: number) => statement(`insert ${rows}`, () => {
-  const n = NEW_DELIVERY_COLUMNS.length
-  const values = Array.from({ length: rows }, (_, i) => `(${NEW_DELIVERY_COLUMNS.map((_, j) => `$${i * n + j + 1}`).join(', ')})`)
-  return `INSERT INTO hook_deliveries (${NEW_DELIVERY_COLUMNS.join(', ')}) VALUES ${values.join(', ')}`
-})
+const insertSql = (rows: number) =>
+  statement(`insert ${rows}`, () => {
+    const n = NEW_DELIVERY_COLUMNS.length
+    const values = Array.from(
+      { length: rows },
+      (_, i) => `(${NEW_DELIVERY_COLUMNS.map((_, j) => `$${i * n + j + 1}`).join(', ')})`,
+    )
+    return `INSERT INTO hook_deliveries (${NEW_DELIVERY_COLUMNS.join(', ')}) VALUES ${values.join(', ')}`
+  })
 
-const completeSql = (rows: number) => statement(`complete ${rows}`, () => {
-  const n = COMPLETION_TYPES.length
-  const values = Array.from({ length: rows }, (_, i) => `(${COMPLETION_TYPES.map((type, j) => `CAST($${i * n + j + 1} AS ${type})`).join(', ')})`)
-  return `WITH v (id, worker, lease, status, attempt_count, retry_count, next_retry_at, response_status, response_body, duration_ms, error_message, attempts, updated_at, delivered_at)
+const completeSql = (rows: number) =>
+  statement(`complete ${rows}`, () => {
+    const n = COMPLETION_TYPES.length
+    const values = Array.from(
+      { length: rows },
+      (_, i) => `(${COMPLETION_TYPES.map((type, j) => `CAST($${i * n + j + 1} AS ${type})`).join(', ')})`,
+    )
+    return `WITH v (id, worker, lease, status, attempt_count, retry_count, next_retry_at, response_status, response_body, duration_ms, error_message, attempts, updated_at, delivered_at)
       AS (VALUES ${values.join(', ')})
     UPDATE hook_deliveries SET status = v.status, attempt_count = v.attempt_count, retry_count = v.retry_count, next_retry_at = v.next_retry_at,
       due_at = v.next_retry_at, claimed_by = NULL, response_status = v.response_status, response_body = v.response_body, duration_ms = v.duration_ms,
       error_message = v.error_message, attempts = v.attempts, updated_at = v.updated_at, delivered_at = v.delivered_at
     FROM v WHERE hook_deliveries.id = v.id AND hook_deliveries.claimed_by = v.worker AND hook_deliveries.due_at = v.lease
     RETURNING hook_deliveries.id`
-})
+  })
 
 export const hookDeliveries = {
   async insert(db: SqlExecutor, rows: readonly NewDelivery[]) {
     for (let start = 0; start < rows.length; start += CHUNK) {
       const chunk = rows.slice(start, start + CHUNK)
-      await db.run(insertSql(chunk.length), chunk.flatMap((row) => NEW_DELIVERY_COLUMNS.map((c) => row[c])))
+      await db.run(
+        insertSql(chunk.length),
+        chunk.flatMap((row) => NEW_DELIVERY_COLUMNS.map((c) => row[c])),
+      )
     }
   },
   byId(db: SqlExecutor, organizationId: string, id: string) {
-    return db.get<DeliveryRow>('SELECT * FROM hook_deliveries WHERE organization_id = $1 AND id = $2', [organizationId, id])
+    return db.get<DeliveryRow>('SELECT * FROM hook_deliveries WHERE organization_id = $1 AND id = $2', [
+      organizationId,
+      id,
+    ])
   },
   list(db: SqlExecutor, organizationId: string, filter: DeliveryFilter, page: PageRequest) {
     const where = ['organization_id = $1']
@@ -198,16 +252,24 @@ export const hookDeliveries = {
   },
   /** When the next delivery falls due (a lease's end included); null when none is unfinished. */
   async nextDue(db: SqlExecutor): Promise<number | null> {
-    const row = await db.get<{ at: number | null }>('SELECT MIN(due_at) AS at FROM hook_deliveries WHERE due_at IS NOT NULL')
+    const row = await db.get<{ at: number | null }>(
+      'SELECT MIN(due_at) AS at FROM hook_deliveries WHERE due_at IS NOT NULL',
+    )
     return row?.at === null || row?.at === undefined ? null : Number(row.at)
   },
   /** Gives leased rows back (a stopping worker): due at once, for whoever comes next. */
   release(db: SqlExecutor, id: string, worker: string, leasedUntil: number, now: number) {
-    return db.run('UPDATE hook_deliveries SET due_at = $1, claimed_by = NULL WHERE id = $2 AND claimed_by = $3 AND due_at = $4', [now, id, worker, leasedUntil])
+    return db.run(
+      'UPDATE hook_deliveries SET due_at = $1, claimed_by = NULL WHERE id = $2 AND claimed_by = $3 AND due_at = $4',
+      [now, id, worker, leasedUntil],
+    )
   },
   /** Makes every lease due now: only safe when no other process can hold one (the embedded store). */
   releaseAll(db: SqlExecutor, now: number) {
-    return db.run('UPDATE hook_deliveries SET due_at = $1, claimed_by = NULL WHERE claimed_by IS NOT NULL AND due_at > $1', [now])
+    return db.run(
+      'UPDATE hook_deliveries SET due_at = $1, claimed_by = NULL WHERE claimed_by IS NOT NULL AND due_at > $1',
+      [now],
+    )
   },
   /**
    * Writes the outcomes of attempts, each only if its lease is still the worker's; resolves to
@@ -216,13 +278,25 @@ export const hookDeliveries = {
    */
   async complete(db: SqlExecutor, items: readonly Completion[]): Promise<Set<string>> {
     const written = new Set<string>()
-    for (let at = 0; at < items.length;) {
+    for (let at = 0; at < items.length; ) {
       const size = COMPLETION_CHUNKS.find((n) => items.length - at >= n)!
       const chunk = items.slice(at, at + size)
       at += size
       const params = chunk.flatMap(({ lease, outcome: o }) => [
-        lease.id, lease.worker, lease.until, o.status, o.attemptCount, o.retryCount, o.nextRetryAt, o.responseStatus, o.responseBody,
-        o.durationMs, o.errorMessage, o.attempts, o.at, o.deliveredAt,
+        lease.id,
+        lease.worker,
+        lease.until,
+        o.status,
+        o.attemptCount,
+        o.retryCount,
+        o.nextRetryAt,
+        o.responseStatus,
+        o.responseBody,
+        o.durationMs,
+        o.errorMessage,
+        o.attempts,
+        o.at,
+        o.deliveredAt,
       ])
       const done = await db.all<{ id: string }>(completeSql(size), params)
       for (const row of done) written.add(row.id)
@@ -231,11 +305,13 @@ export const hookDeliveries = {
   },
   /** Ends a delivery without an attempt (its endpoint is gone or disabled). */
   async abandon(db: SqlExecutor, lease: Lease, reason: string, at: number) {
-    return (await db.run(
-      `UPDATE hook_deliveries SET status = 'failure', next_retry_at = NULL, due_at = NULL, claimed_by = NULL, error_message = $1, updated_at = $2
+    return (
+      (await db.run(
+        `UPDATE hook_deliveries SET status = 'failure', next_retry_at = NULL, due_at = NULL, claimed_by = NULL, error_message = $1, updated_at = $2
        WHERE id = $3 AND claimed_by = $4 AND due_at = $5`,
-      [reason, at, lease.id, lease.worker, lease.until],
-    )) === 1
+        [reason, at, lease.id, lease.worker, lease.until],
+      )) === 1
+    )
   },
   /** `POST …/retry`: the same record, due now. Only a finished failure or a waiting retry. */
   requeue(db: SqlExecutor, organizationId: string, id: string, now: number) {

@@ -49,8 +49,23 @@ export function toEndpoint(r: EndpointRow): HookEndpoint {
 }
 
 const ENDPOINT_COLUMNS = [
-  'id', 'organization_id', 'name', 'description', 'url', 'secret', 'previous_secret', 'previous_secret_until', 'event_types',
-  'max_retries', 'status', 'disabled_reason', 'disabled_at', 'created_at', 'created_by', 'updated_at', 'updated_by',
+  'id',
+  'organization_id',
+  'name',
+  'description',
+  'url',
+  'secret',
+  'previous_secret',
+  'previous_secret_until',
+  'event_types',
+  'max_retries',
+  'status',
+  'disabled_reason',
+  'disabled_at',
+  'created_at',
+  'created_by',
+  'updated_at',
+  'updated_by',
 ] as const
 
 export const hookEndpoints = {
@@ -61,7 +76,10 @@ export const hookEndpoints = {
     )
   },
   byId(db: SqlExecutor, organizationId: string, id: string) {
-    return db.get<EndpointRow>('SELECT * FROM hook_endpoints WHERE organization_id = $1 AND id = $2', [organizationId, id])
+    return db.get<EndpointRow>('SELECT * FROM hook_endpoints WHERE organization_id = $1 AND id = $2', [
+      organizationId,
+      id,
+    ])
   },
   /** Any organization's endpoint: for the delivery worker, which works across organizations. */
   anyById(db: SqlExecutor, id: string) {
@@ -69,15 +87,25 @@ export const hookEndpoints = {
   },
   enabledOf(db: SqlExecutor, organizationId: string) {
     return db.all<Pick<EndpointRow, 'id' | 'event_types' | 'max_retries'>>(
-      "SELECT id, event_types, max_retries FROM hook_endpoints WHERE organization_id = $1 AND status = 'enabled'", [organizationId],
+      "SELECT id, event_types, max_retries FROM hook_endpoints WHERE organization_id = $1 AND status = 'enabled'",
+      [organizationId],
     )
   },
   list(db: SqlExecutor, organizationId: string, page: PageRequest) {
-    return db.all<EndpointRow>('SELECT * FROM hook_endpoints WHERE organization_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3', [
-      organizationId, page.limit + 1, page.offset,
-    ])
+    return db.all<EndpointRow>(
+      'SELECT * FROM hook_endpoints WHERE organization_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3',
+      [organizationId, page.limit + 1, page.offset],
+    )
   },
-  setStatus(db: SqlExecutor, organizationId: string, id: string, status: EndpointStatus, reason: string | null, at: number, by: string) {
+  setStatus(
+    db: SqlExecutor,
+    organizationId: string,
+    id: string,
+    status: EndpointStatus,
+    reason: string | null,
+    at: number,
+    by: string,
+  ) {
     return db.run(
       `UPDATE hook_endpoints SET status = $1, disabled_reason = $2, disabled_at = $3, updated_at = $4, updated_by = $5
        WHERE organization_id = $6 AND id = $7 AND status <> $1`,
@@ -85,9 +113,20 @@ export const hookEndpoints = {
     )
   },
   /** Sets the given columns; the SQL names only columns of this table. */
-  update(db: SqlExecutor, organizationId: string, id: string, fields: Partial<Pick<EndpointRow, 'name' | 'description' | 'url' | 'event_types' | 'max_retries'>>, at: number, by: string) {
+  update(
+    db: SqlExecutor,
+    organizationId: string,
+    id: string,
+    fields: Partial<Pick<EndpointRow, 'name' | 'description' | 'url' | 'event_types' | 'max_retries'>>,
+    at: number,
+    by: string,
+  ) {
     const entries = Object.entries(fields).filter(([, v]) => v !== undefined)
-    const sets = [...entries.map(([column], i) => `${column} = $${i + 1}`), `updated_at = $${entries.length + 1}`, `updated_by = $${entries.length + 2}`]
+    const sets = [
+      ...entries.map(([column], i) => `${column} = $${i + 1}`),
+      `updated_at = $${entries.length + 1}`,
+      `updated_by = $${entries.length + 2}`,
+    ]
     return db.run(
       `UPDATE hook_endpoints SET ${sets.join(', ')} WHERE organization_id = $${entries.length + 3} AND id = $${entries.length + 4}`,
       [...entries.map(([, v]) => v), at, by, organizationId, id],
@@ -97,7 +136,16 @@ export const hookEndpoints = {
   remove(db: SqlExecutor, organizationId: string, id: string) {
     return db.run('DELETE FROM hook_endpoints WHERE organization_id = $1 AND id = $2', [organizationId, id])
   },
-  rotateSecret(db: SqlExecutor, organizationId: string, id: string, secret: string, previous: string | null, previousUntil: number | null, at: number, by: string) {
+  rotateSecret(
+    db: SqlExecutor,
+    organizationId: string,
+    id: string,
+    secret: string,
+    previous: string | null,
+    previousUntil: number | null,
+    at: number,
+    by: string,
+  ) {
     return db.run(
       `UPDATE hook_endpoints SET secret = $1, previous_secret = $2, previous_secret_until = $3, updated_at = $4, updated_by = $5
        WHERE organization_id = $6 AND id = $7`,

@@ -6,7 +6,10 @@ export const SEALING_KEY = 'sealing_key_id'
 
 export const installationSettings = {
   async get(db: SqlExecutor, name: string): Promise<string | null> {
-    return (await db.get<{ value: string }>('SELECT value FROM installation_settings WHERE name = $1', [name]))?.value ?? null
+    return (
+      (await db.get<{ value: string }>('SELECT value FROM installation_settings WHERE name = $1', [name]))?.value ??
+      null
+    )
   },
   set(tx: SqlExecutor, name: string, value: string, at: number) {
     return tx.run(
@@ -16,6 +19,9 @@ export const installationSettings = {
   },
   /** Sets the value only when none is set yet. */
   setIfAbsent(tx: SqlExecutor, name: string, value: string, at: number) {
-    return tx.run('INSERT INTO installation_settings (name, value, updated_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING', [name, value, at])
+    return tx.run(
+      'INSERT INTO installation_settings (name, value, updated_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',
+      [name, value, at],
+    )
   },
 }

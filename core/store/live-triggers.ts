@@ -21,13 +21,25 @@ export interface LiveTriggerRow {
   active: number
 }
 
-const COLUMNS = ['workflow_id', 'trigger_node_id', 'organization_id', 'trigger_type', 'config', 'connector_id', 'version', 'active'] as const
+const COLUMNS = [
+  'workflow_id',
+  'trigger_node_id',
+  'organization_id',
+  'trigger_type',
+  'config',
+  'connector_id',
+  'version',
+  'active',
+] as const
 
 export const liveTriggers = {
   async replace(tx: SqlExecutor, workflowId: string, rows: readonly LiveTriggerRow[]) {
     await tx.run('DELETE FROM live_triggers WHERE workflow_id = $1', [workflowId])
     for (const row of rows) {
-      await tx.run(`INSERT INTO live_triggers (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`, COLUMNS.map((c) => row[c]))
+      await tx.run(
+        `INSERT INTO live_triggers (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`,
+        COLUMNS.map((c) => row[c]),
+      )
     }
   },
   /** The active trigger nodes of an organization with a trigger type. */
@@ -46,7 +58,10 @@ export const liveTriggers = {
   },
   /** The row as it stands now (inside a routing transaction: is the node still live in this version?). */
   get(db: SqlExecutor, workflowId: string, triggerNodeId: string) {
-    return db.get<LiveTriggerRow>('SELECT * FROM live_triggers WHERE workflow_id = $1 AND trigger_node_id = $2', [workflowId, triggerNodeId])
+    return db.get<LiveTriggerRow>('SELECT * FROM live_triggers WHERE workflow_id = $1 AND trigger_node_id = $2', [
+      workflowId,
+      triggerNodeId,
+    ])
   },
   /** Live workflows without rows: published before the index existed (filled once at start). */
   unindexed(db: SqlExecutor) {

@@ -256,7 +256,10 @@ export const MIGRATIONS: readonly Migration[] = [
       ]
       return {
         // Byte order for the range scans on symbols and words (SQLite compares bytes already).
-        sqlite: [...common(''), "CREATE VIRTUAL TABLE universe_fts USING fts5(search_text, symbol UNINDEXED, tokenize = 'trigram')"],
+        sqlite: [
+          ...common(''),
+          "CREATE VIRTUAL TABLE universe_fts USING fts5(search_text, symbol UNINDEXED, tokenize = 'trigram')",
+        ],
         // The trigram index of full-text search needs the pg_trgm extension, which only some
         // database users may create: the universe service adds it at start when it can.
         postgres: common(' COLLATE "C"'),

@@ -12,7 +12,11 @@ const toOrganization = (r: OrganizationRow): Organization => ({ id: r.id, name: 
 
 export const organizations = {
   async insert(db: SqlExecutor, org: { id: string; name: string; createdAt: number }) {
-    await db.run('INSERT INTO organizations (id, name, created_at) VALUES ($1, $2, $3)', [org.id, org.name, org.createdAt])
+    await db.run('INSERT INTO organizations (id, name, created_at) VALUES ($1, $2, $3)', [
+      org.id,
+      org.name,
+      org.createdAt,
+    ])
   },
   async byId(db: SqlExecutor, id: string) {
     const row = await db.get<OrganizationRow>('SELECT * FROM organizations WHERE id = $1', [id])
@@ -20,7 +24,12 @@ export const organizations = {
   },
   /** The oldest organization whose id or name is `idOrName`. */
   idByIdOrName: async (db: SqlExecutor, idOrName: string) =>
-    (await db.get<{ id: string }>('SELECT id FROM organizations WHERE id = $1 OR name = $1 ORDER BY created_at LIMIT 1', [idOrName]))?.id,
+    (
+      await db.get<{ id: string }>(
+        'SELECT id FROM organizations WHERE id = $1 OR name = $1 ORDER BY created_at LIMIT 1',
+        [idOrName],
+      )
+    )?.id,
   async byName(db: SqlExecutor, name: string) {
     const row = await db.get<OrganizationRow>('SELECT * FROM organizations WHERE name = $1', [name])
     return row && toOrganization(row)
@@ -28,7 +37,8 @@ export const organizations = {
   /** The sealed webhook secret and when it was set; undefined for an unknown organization. */
   webhookSecret(db: SqlExecutor, id: string) {
     return db.get<{ webhook_secret: string | null; webhook_secret_updated_at: number | null }>(
-      'SELECT webhook_secret, webhook_secret_updated_at FROM organizations WHERE id = $1', [id],
+      'SELECT webhook_secret, webhook_secret_updated_at FROM organizations WHERE id = $1',
+      [id],
     )
   },
   /** Sets the sealed webhook secret; with `onlyIfUnset`, only when none is set (the first reader makes it). */

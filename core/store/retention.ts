@@ -18,7 +18,8 @@ function inList(ids: readonly string[], size: number, first = 1): { sql: string;
 }
 
 // A run whose execution-hook deliveries are still being tried is kept until they finish.
-const NO_LIVE_DELIVERY = 'NOT EXISTS (SELECT 1 FROM hook_deliveries d WHERE d.run_id = runs.id AND d.due_at IS NOT NULL)'
+const NO_LIVE_DELIVERY =
+  'NOT EXISTS (SELECT 1 FROM hook_deliveries d WHERE d.run_id = runs.id AND d.due_at IS NOT NULL)'
 
 export interface PrunedRun {
   organization_id: string
@@ -31,7 +32,9 @@ export interface PrunedRun {
 export const retention = {
   /** Organizations with their own retention (NULL: the installation's). */
   organizations(db: SqlExecutor) {
-    return db.all<{ id: string; run_retention_ms: number | null }>('SELECT id, run_retention_ms FROM organizations ORDER BY id')
+    return db.all<{ id: string; run_retention_ms: number | null }>(
+      'SELECT id, run_retention_ms FROM organizations ORDER BY id',
+    )
   },
 
   /**
@@ -84,7 +87,13 @@ export const retention = {
     }
     const counts = new Map<string, { key: SqlValue[]; runs: number }>()
     for (const r of deleted) {
-      const key = [r.organization_id, r.workflow_id, r.status, dayOf(r.started_at), dayOf(r.finished_at ?? r.started_at)]
+      const key = [
+        r.organization_id,
+        r.workflow_id,
+        r.status,
+        dayOf(r.started_at),
+        dayOf(r.finished_at ?? r.started_at),
+      ]
       const id = key.join('\u0000')
       const entry = counts.get(id) ?? counts.set(id, { key, runs: 0 }).get(id)!
       entry.runs++
@@ -113,7 +122,11 @@ export const retention = {
   },
 
   /** Pruned runs by status: since the UTC day of `since` (status counts). */
-  rolledUpByStatus(db: SqlExecutor, organizationId: string, filter: { workflowId?: string; since?: number; until?: number }) {
+  rolledUpByStatus(
+    db: SqlExecutor,
+    organizationId: string,
+    filter: { workflowId?: string; since?: number; until?: number },
+  ) {
     const where = ['organization_id = $1']
     const params: SqlValue[] = [organizationId]
     if (filter.workflowId) {
@@ -129,7 +142,10 @@ export const retention = {
       params.push(dayOf(filter.until - 1))
       where.push(`started_day <= $${params.length}`)
     }
-    return db.all<{ status: string; n: number }>(`SELECT status, SUM(runs) AS n FROM run_rollups WHERE ${where.join(' AND ')} GROUP BY status`, params)
+    return db.all<{ status: string; n: number }>(
+      `SELECT status, SUM(runs) AS n FROM run_rollups WHERE ${where.join(' AND ')} GROUP BY status`,
+      params,
+    )
   },
 
   /** Pruned runs by status that finished on the UTC days from `from` to `to` (failure rate). */

@@ -110,25 +110,37 @@ function filtered(organizationId: string, filter: RunFilter): { where: string[];
 
 export const runs = {
   /** The few columns the run controls and streams read. */
-  status: (db: SqlExecutor, runId: string) => db.get<{ status: RunStatus }>('SELECT status FROM runs WHERE id = $1', [runId]),
+  status: (db: SqlExecutor, runId: string) =>
+    db.get<{ status: RunStatus }>('SELECT status FROM runs WHERE id = $1', [runId]),
   statusIn: (db: SqlExecutor, organizationId: string, runId: string) =>
-    db.get<{ status: RunStatus }>('SELECT status FROM runs WHERE organization_id = $1 AND id = $2', [organizationId, runId]),
+    db.get<{ status: RunStatus }>('SELECT status FROM runs WHERE organization_id = $1 AND id = $2', [
+      organizationId,
+      runId,
+    ]),
   stateIn: (db: SqlExecutor, organizationId: string, runId: string) =>
-    db.get<{ status: RunStatus; snapshot: string | null }>('SELECT status, snapshot FROM runs WHERE organization_id = $1 AND id = $2', [organizationId, runId]),
+    db.get<{ status: RunStatus; snapshot: string | null }>(
+      'SELECT status, snapshot FROM runs WHERE organization_id = $1 AND id = $2',
+      [organizationId, runId],
+    ),
   /** Whose a run id is, whichever organization (answers must not tell others it exists). */
   ownerOf: (db: SqlExecutor, runId: string) =>
     db.get<{ id: string; organization_id: string; workflow_id: string; last_seq: number; status: RunStatus }>(
-      'SELECT id, organization_id, workflow_id, last_seq, status FROM runs WHERE id = $1', [runId],
+      'SELECT id, organization_id, workflow_id, last_seq, status FROM runs WHERE id = $1',
+      [runId],
     ),
   existsIn: async (db: SqlExecutor, organizationId: string, runId: string) =>
-    (await db.get('SELECT 1 AS one FROM runs WHERE id = $1 AND organization_id = $2', [runId, organizationId])) !== undefined,
+    (await db.get('SELECT 1 AS one FROM runs WHERE id = $1 AND organization_id = $2', [runId, organizationId])) !==
+    undefined,
   byIdempotencyKey: (db: SqlExecutor, workflowId: string, key: string) =>
     db.get<{ id: string }>('SELECT id FROM runs WHERE workflow_id = $1 AND idempotency_key = $2', [workflowId, key]),
   /**
    * Ends a run that has not ended, outside its actor (endRun of runtime/engine/run-end.ts): its
    * status, end, sequence, and the error and owner when given; 0 when it had ended.
    */
-  end: (db: SqlExecutor, r: { runId: string; status: TerminalStatus; at: number; seq: number; error: string | null; owner: string | null }) =>
+  end: (
+    db: SqlExecutor,
+    r: { runId: string; status: TerminalStatus; at: number; seq: number; error: string | null; owner: string | null },
+  ) =>
     db.run(
       `UPDATE runs SET status = $1, error = COALESCE($2, error), finished_at = $3, updated_at = $3, last_seq = $4, owner = COALESCE($5, owner) WHERE id = $6 AND ${ACTIVE_SQL}`,
       [r.status, r.error, r.at, r.seq, r.owner, r.runId],
@@ -149,9 +161,33 @@ export const runs = {
   insert(db: SqlExecutor, r: NewRun) {
     const s = r.state
     return db.run(INSERT_RUN_SQL, [
-      r.id, r.organizationId, r.workflowId, r.workflowVersion, s?.status ?? 'running', r.triggerType, r.triggerNodeId, r.triggeredBy, r.automatic ? 1 : 0, r.live ? 1 : 0,
-      r.eventId, r.idempotencyKey, r.retryOf, r.definitionHash, r.triggerEvent, r.propValues, s?.vars ?? r.vars, r.seed, s?.snapshot ?? null, s?.lastSeq ?? 1,
-      s?.error ?? null, r.startedAt, s?.finishedAt ?? null, s?.at ?? r.startedAt, s ? s.owner : r.owner, r.traceparent ?? null, r.traceCaller ?? null,
+      r.id,
+      r.organizationId,
+      r.workflowId,
+      r.workflowVersion,
+      s?.status ?? 'running',
+      r.triggerType,
+      r.triggerNodeId,
+      r.triggeredBy,
+      r.automatic ? 1 : 0,
+      r.live ? 1 : 0,
+      r.eventId,
+      r.idempotencyKey,
+      r.retryOf,
+      r.definitionHash,
+      r.triggerEvent,
+      r.propValues,
+      s?.vars ?? r.vars,
+      r.seed,
+      s?.snapshot ?? null,
+      s?.lastSeq ?? 1,
+      s?.error ?? null,
+      r.startedAt,
+      s?.finishedAt ?? null,
+      s?.at ?? r.startedAt,
+      s ? s.owner : r.owner,
+      r.traceparent ?? null,
+      r.traceCaller ?? null,
     ])
   },
   /**
@@ -167,7 +203,10 @@ export const runs = {
    * states the index's condition (`status = 'running'`), which SQLite needs to use it.
    */
   needingExecution(db: SqlExecutor, workerId: string, staleBefore: number, options: { own?: boolean } = {}) {
-    return db.all<{ id: string }>(options.own === false ? NEEDING_EXECUTION_NOT_OWN_SQL : NEEDING_EXECUTION_SQL, [workerId, staleBefore])
+    return db.all<{ id: string }>(options.own === false ? NEEDING_EXECUTION_NOT_OWN_SQL : NEEDING_EXECUTION_SQL, [
+      workerId,
+      staleBefore,
+    ])
   },
   /** Running runs no worker owns: admitted and not taken yet (oldest first). */
   unowned(db: SqlExecutor) {
@@ -189,16 +228,34 @@ export const runs = {
   },
   statusCounts(db: SqlExecutor, organizationId: string, filter: RunFilter) {
     const { where, params } = filtered(organizationId, filter)
-    return db.all<{ status: string; n: number }>(`SELECT status, COUNT(*) AS n FROM runs WHERE ${where.join(' AND ')} GROUP BY status`, params)
+    return db.all<{ status: string; n: number }>(
+      `SELECT status, COUNT(*) AS n FROM runs WHERE ${where.join(' AND ')} GROUP BY status`,
+      params,
+    )
   },
   /** Ids of the oldest runs that match, at most `limit`: what a bulk action works through. */
-  idsMatching(db: SqlExecutor, organizationId: string, filter: RunFilter & { statuses: readonly string[]; notRetried?: boolean }, limit: number) {
+  idsMatching(
+    db: SqlExecutor,
+    organizationId: string,
+    filter: RunFilter & { statuses: readonly string[]; notRetried?: boolean },
+    limit: number,
+  ) {
     const { where, params } = filtered(organizationId, filter)
-    where.push(`status IN (${filter.statuses.map((s) => { params.push(s); return `$${params.length}` }).join(', ')})`)
+    where.push(
+      `status IN (${filter.statuses
+        .map((s) => {
+          params.push(s)
+          return `$${params.length}`
+        })
+        .join(', ')})`,
+    )
     // A run retried once is not retried again in bulk (a repeated request, a retry chain).
     if (filter.notRetried) where.push('NOT EXISTS (SELECT 1 FROM runs r WHERE r.retry_of = runs.id)')
     params.push(limit)
-    return db.all<{ id: string }>(`SELECT id FROM runs WHERE ${where.join(' AND ')} ORDER BY started_at, id LIMIT $${params.length}`, params)
+    return db.all<{ id: string }>(
+      `SELECT id FROM runs WHERE ${where.join(' AND ')} ORDER BY started_at, id LIMIT $${params.length}`,
+      params,
+    )
   },
   finishedBetween(db: SqlExecutor, organizationId: string, from: number, to: number) {
     return db.all<{ status: string; n: number }>(
@@ -211,13 +268,20 @@ export const runs = {
   },
   /** Stores a definition by its hash, once: runs of the same definition share the row. */
   storeDefinition: (db: SqlExecutor, hash: string, body: string, at: number) =>
-    db.run('INSERT INTO definitions (hash, body, created_at) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING', [hash, body, at]),
+    db.run('INSERT INTO definitions (hash, body, created_at) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING', [
+      hash,
+      body,
+      at,
+    ]),
 }
 
 /** Public runs per workflow, caller address and UTC day (publicRunCooldownSeconds, publicRunDailyLimit). */
 export const publicRunUsage = {
   get: (db: SqlExecutor, workflowId: string, caller: string, day: string) =>
-    db.get<{ count: number; last_at: number }>('SELECT count, last_at FROM public_run_usage WHERE workflow_id = $1 AND caller = $2 AND day = $3', [workflowId, caller, day]),
+    db.get<{ count: number; last_at: number }>(
+      'SELECT count, last_at FROM public_run_usage WHERE workflow_id = $1 AND caller = $2 AND day = $3',
+      [workflowId, caller, day],
+    ),
   count: (db: SqlExecutor, workflowId: string, caller: string, day: string, at: number) =>
     db.run(
       `INSERT INTO public_run_usage (workflow_id, caller, day, count, last_at) VALUES ($1, $2, $3, 1, $4)

@@ -36,15 +36,25 @@ export const schedules = {
   },
 
   due(db: SqlExecutor, now: number, limit: number): Promise<ScheduleRow[]> {
-    return db.all<ScheduleRow>('SELECT * FROM schedules WHERE active = 1 AND next_fire_at <= $1 ORDER BY next_fire_at LIMIT $2', [now, limit])
+    return db.all<ScheduleRow>(
+      'SELECT * FROM schedules WHERE active = 1 AND next_fire_at <= $1 ORDER BY next_fire_at LIMIT $2',
+      [now, limit],
+    )
   },
 
   remove: (db: SqlExecutor, id: string) => db.run('DELETE FROM schedules WHERE id = $1', [id]),
-  workflowIds: async (db: SqlExecutor) => (await db.all<{ id: string }>('SELECT DISTINCT workflow_id AS id FROM schedules')).map((r) => r.id),
+  workflowIds: async (db: SqlExecutor) =>
+    (await db.all<{ id: string }>('SELECT DISTINCT workflow_id AS id FROM schedules')).map((r) => r.id),
   /** A schedule whose rule no longer reads stops. */
-  markInvalid: (db: SqlExecutor, id: string, at: number) => db.run("UPDATE schedules SET active = 0, last_outcome = 'invalid', updated_at = $1 WHERE id = $2", [at, id]),
+  markInvalid: (db: SqlExecutor, id: string, at: number) =>
+    db.run("UPDATE schedules SET active = 0, last_outcome = 'invalid', updated_at = $1 WHERE id = $2", [at, id]),
   recordTick: (db: SqlExecutor, t: { id: string; firedAt: number; runId: string | null; outcome: string }) =>
-    db.run('UPDATE schedules SET last_fired_at = $1, last_run_id = $2, last_outcome = $3 WHERE id = $4', [t.firedAt, t.runId, t.outcome, t.id]),
+    db.run('UPDATE schedules SET last_fired_at = $1, last_run_id = $2, last_outcome = $3 WHERE id = $4', [
+      t.firedAt,
+      t.runId,
+      t.outcome,
+      t.id,
+    ]),
 
   async nextDue(db: SqlExecutor): Promise<number | null> {
     const row = await db.get<{ at: number | null }>('SELECT MIN(next_fire_at) AS at FROM schedules WHERE active = 1')

@@ -34,5 +34,9 @@ export const sealedValues = {
     ),
   /** Replaces one row's sealed value, only while it is still `from`: 1 when replaced. */
   replace: (tx: SqlExecutor, column: SealedColumn, key: string, from: string, to: string) =>
-    tx.run(`UPDATE ${column.table} SET ${column.column} = $1 WHERE ${column.key} = $2 AND ${column.column} = $3`, [to, key, from]),
+    tx.run(`UPDATE ${column.table} SET ${column.column} = $1 WHERE ${column.key} = $2 AND ${column.column} = $3`, [
+      to,
+      key,
+      from,
+    ]),
 }

@@ -33,7 +33,18 @@ export function toServiceAccount(r: ServiceAccountRow): ServiceAccount {
 }
 
 export const serviceAccounts = {
-  async insert(db: SqlExecutor, a: { id: string; organizationId: string; name: string; description: string; permissions: string[]; createdBy: string; at: number }) {
+  async insert(
+    db: SqlExecutor,
+    a: {
+      id: string
+      organizationId: string
+      name: string
+      description: string
+      permissions: string[]
+      createdBy: string
+      at: number
+    },
+  ) {
     await db.run(
       `INSERT INTO service_accounts (id, organization_id, name, description, permissions, status, created_at, created_by, updated_at)
        VALUES ($1, $2, $3, $4, $5, 'active', $6, $7, $6)`,
@@ -57,12 +68,25 @@ export const serviceAccounts = {
       [organizationId, page.limit + 1, page.offset],
     )
   },
-  async update(db: SqlExecutor, organizationId: string, id: string, patch: { name?: string; description?: string; permissions?: string[] }, at: number) {
+  async update(
+    db: SqlExecutor,
+    organizationId: string,
+    id: string,
+    patch: { name?: string; description?: string; permissions?: string[] },
+    at: number,
+  ) {
     return db.run(
       `UPDATE service_accounts SET
          name = COALESCE($1, name), description = COALESCE($2, description), permissions = COALESCE($3, permissions), updated_at = $4
        WHERE organization_id = $5 AND id = $6 AND deleted_at IS NULL`,
-      [patch.name ?? null, patch.description ?? null, patch.permissions ? JSON.stringify(patch.permissions) : null, at, organizationId, id],
+      [
+        patch.name ?? null,
+        patch.description ?? null,
+        patch.permissions ? JSON.stringify(patch.permissions) : null,
+        at,
+        organizationId,
+        id,
+      ],
     )
   },
   async setStatus(db: SqlExecutor, organizationId: string, id: string, status: 'active' | 'disabled', at: number) {

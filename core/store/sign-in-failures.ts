@@ -28,7 +28,11 @@ async function lockedFailures(tx: SqlExecutor, key: string, at: number): Promise
 }
 
 const save = (tx: SqlExecutor, key: string, failures: readonly number[], at: number) =>
-  tx.run('UPDATE sign_in_failures SET failures = $1, updated_at = $2 WHERE key = $3', [JSON.stringify(failures), at, key])
+  tx.run('UPDATE sign_in_failures SET failures = $1, updated_at = $2 WHERE key = $3', [
+    JSON.stringify(failures),
+    at,
+    key,
+  ])
 
 export const signInFailures = {
   /**
@@ -45,7 +49,13 @@ export const signInFailures = {
       if (list.length >= limit) wait = Math.max(wait, 1, Math.ceil((list[list.length - limit] + windowMs - at) / 1000))
     }
     if (wait > 0) return wait
-    for (let i = 0; i < limits.length; i++) await save(tx, limits[i].key, [...recent[i], at].sort((a, b) => a - b), at)
+    for (let i = 0; i < limits.length; i++)
+      await save(
+        tx,
+        limits[i].key,
+        [...recent[i], at].sort((a, b) => a - b),
+        at,
+      )
     return 0
   },
 

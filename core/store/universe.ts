@@ -30,11 +30,15 @@ const CHUNK = 400
 const COLUMNS = 'symbol, name, exchange, type, rank'
 
 /** Full-text search looks in the name and the symbol (as written and normalised). */
-const searchTextOf = (r: RankedTicker) => `${r.name.toLowerCase()} ${r.symbol.toLowerCase()} ${normalizeSymbol(r.symbol).toLowerCase()}`
+const searchTextOf = (r: RankedTicker) =>
+  `${r.name.toLowerCase()} ${r.symbol.toLowerCase()} ${normalizeSymbol(r.symbol).toLowerCase()}`
 
 /** `($1, $2, …), (…)`: `rows` tuples of `width` placeholders. */
 const tuples = (rows: number, width: number) =>
-  Array.from({ length: rows }, (_, j) => `(${Array.from({ length: width }, (_, k) => `$${j * width + k + 1}`).join(', ')})`).join(', ')
+  Array.from(
+    { length: rows },
+    (_, j) => `(${Array.from({ length: width }, (_, k) => `$${j * width + k + 1}`).join(', ')})`,
+  ).join(', ')
 
 /** A tier's query and parameters, without its order and limit. */
 function tierQuery(dialect: Dialect, tier: UniverseTier): { sql: string; params: SqlValue[]; order: string } {
@@ -43,30 +47,50 @@ function tierQuery(dialect: Dialect, tier: UniverseTier): { sql: string; params:
     case 'symbol':
       return { sql: `SELECT ${COLUMNS} FROM universe_tickers t WHERE t.norm = $1`, params: [tier.norm], order: ranked }
     case 'symbolPrefix':
-      return { sql: `SELECT ${COLUMNS} FROM universe_tickers t WHERE t.norm > $1 AND t.norm < $2`, params: [tier.norm, `${tier.norm}~`], order: ranked }
+      return {
+        sql: `SELECT ${COLUMNS} FROM universe_tickers t WHERE t.norm > $1 AND t.norm < $2`,
+        params: [tier.norm, `${tier.norm}~`],
+        order: ranked,
+      }
     case 'nameWord': {
       // The best-ranked matches are picked in the words table, then joined: a word shared by
       // thousands of names costs a sort of their index entries, not thousands of joins.
       const phrase = tier.phrase === null ? '' : " AND name_lower LIKE $3 ESCAPE '\\'"
-      const params: SqlValue[] = [tier.word, `${tier.word}\u{10FFFF}`, ...(tier.phrase === null ? [] : [`%${likeLiteral(tier.phrase)}%`])]
+      const params: SqlValue[] = [
+        tier.word,
+        `${tier.word}\u{10FFFF}`,
+        ...(tier.phrase === null ? [] : [`%${likeLiteral(tier.phrase)}%`]),
+      ]
       return {
         sql: `SELECT t.symbol, t.name, t.exchange, t.type, t.rank FROM (SELECT symbol, rank FROM universe_words WHERE word >= $1 AND word < $2${phrase} ORDER BY rank, symbol LIMIT ${tier.pick}) w JOIN universe_tickers t ON t.symbol = w.symbol`,
-        params, order: 'w.rank, w.symbol',
+        params,
+        order: 'w.rank, w.symbol',
       }
     }
     case 'nameContains':
       return dialect === 'sqlite'
-        ? { sql: `SELECT ${COLUMNS} FROM universe_tickers t WHERE t.symbol IN (SELECT symbol FROM universe_fts WHERE universe_fts MATCH $1)`, params: [`"${tier.text.replace(/"/g, '""')}"`], order: ranked }
-        : { sql: `SELECT ${COLUMNS} FROM universe_tickers t WHERE t.search_text LIKE $1 ESCAPE '\\'`, params: [`%${likeLiteral(tier.text)}%`], order: ranked }
+        ? {
+            sql: `SELECT ${COLUMNS} FROM universe_tickers t WHERE t.symbol IN (SELECT symbol FROM universe_fts WHERE universe_fts MATCH $1)`,
+            params: [`"${tier.text.replace(/"/g, '""')}"`],
+            order: ranked,
+          }
+        : {
+            sql: `SELECT ${COLUMNS} FROM universe_tickers t WHERE t.search_text LIKE $1 ESCAPE '\\'`,
+            params: [`%${likeLiteral(tier.text)}%`],
+            order: ranked,
+          }
   }
 }
 
 export const universe = {
-  state: (db: SqlExecutor) => db.get<UniverseState>('SELECT status, count, source, loaded_at FROM universe_state WHERE id = 1'),
+  state: (db: SqlExecutor) =>
+    db.get<UniverseState>('SELECT status, count, source, loaded_at FROM universe_state WHERE id = 1'),
 
   /** Processes sharing a Postgres database change the universe one at a time (until the transaction ends). */
   lock: (tx: SqlExecutor, dialect: Dialect) =>
-    dialect === 'postgres' ? tx.run("SELECT pg_advisory_xact_lock(hashtext('automaton.universe'))") : Promise.resolve(0),
+    dialect === 'postgres'
+      ? tx.run("SELECT pg_advisory_xact_lock(hashtext('automaton.universe'))")
+      : Promise.resolve(0),
 
   /** Marks the universe as being replaced, from `source`. */
   markImporting: (tx: SqlExecutor, source: string, at: number) =>
@@ -85,22 +109,43 @@ export const universe = {
       const chunk = rows.slice(i, i + CHUNK)
       await tx.run(
         `INSERT INTO universe_tickers (symbol, norm, name, name_lower, search_text, exchange, type, rank) VALUES ${tuples(chunk.length, 8)}`,
-        chunk.flatMap((r) => [r.symbol, normalizeSymbol(r.symbol), r.name, r.name.toLowerCase(), searchTextOf(r), r.exchange, r.type, r.rank]),
+        chunk.flatMap((r) => [
+          r.symbol,
+          normalizeSymbol(r.symbol),
+          r.name,
+          r.name.toLowerCase(),
+          searchTextOf(r),
+          r.exchange,
+          r.type,
+          r.rank,
+        ]),
       )
-      const words = chunk.flatMap((r) => wordsOf(r.name).map((w) => [w, r.symbol, r.rank, r.name.toLowerCase()] as const))
+      const words = chunk.flatMap((r) =>
+        wordsOf(r.name).map((w) => [w, r.symbol, r.rank, r.name.toLowerCase()] as const),
+      )
       for (let k = 0; k < words.length; k += CHUNK) {
         const part = words.slice(k, k + CHUNK)
-        await tx.run(`INSERT INTO universe_words (word, symbol, rank, name_lower) VALUES ${tuples(part.length, 4)} ON CONFLICT DO NOTHING`, part.flat())
+        await tx.run(
+          `INSERT INTO universe_words (word, symbol, rank, name_lower) VALUES ${tuples(part.length, 4)} ON CONFLICT DO NOTHING`,
+          part.flat(),
+        )
       }
       if (dialect === 'sqlite') {
-        await tx.run(`INSERT INTO universe_fts (search_text, symbol) VALUES ${tuples(chunk.length, 2)}`, chunk.flatMap((r) => [searchTextOf(r), r.symbol]))
+        await tx.run(
+          `INSERT INTO universe_fts (search_text, symbol) VALUES ${tuples(chunk.length, 2)}`,
+          chunk.flatMap((r) => [searchTextOf(r), r.symbol]),
+        )
       }
     }
   },
 
   /** The replacement is complete: `count` tickers from `source`. */
   markLoaded: (tx: SqlExecutor, count: number, source: string, at: number) =>
-    tx.run("UPDATE universe_state SET status = 'ready', count = $1, source = $2, loaded_at = $3 WHERE id = 1", [count, source, at]),
+    tx.run("UPDATE universe_state SET status = 'ready', count = $1, source = $2, loaded_at = $3 WHERE id = 1", [
+      count,
+      source,
+      at,
+    ]),
 
   /** Ready again; with `onlyIfLoaded`, only when a universe is there (an import that failed leaves the one before). */
   markReady: (tx: SqlExecutor, onlyIfLoaded = false) =>
@@ -124,7 +169,10 @@ export const universe = {
     const known = new Set<string>()
     for (let i = 0; i < norms.length; i += CHUNK) {
       const part = norms.slice(i, i + CHUNK)
-      const rows = await db.all<{ norm: string }>(`SELECT norm FROM universe_tickers WHERE norm IN (${part.map((_, j) => `$${j + 1}`).join(', ')})`, part)
+      const rows = await db.all<{ norm: string }>(
+        `SELECT norm FROM universe_tickers WHERE norm IN (${part.map((_, j) => `$${j + 1}`).join(', ')})`,
+        part,
+      )
       for (const r of rows) known.add(r.norm)
     }
     return known

@@ -38,8 +38,23 @@ export interface WebhookOutcome {
 }
 
 const COLUMNS = [
-  'id', 'organization_id', 'source', 'provider_event_id', 'dedup_key', 'trigger_type', 'connector_id', 'target', 'body', 'headers',
-  'received_at', 'action', 'reason', 'problems', 'run_ids', 'workflow_ids', 'replay_of',
+  'id',
+  'organization_id',
+  'source',
+  'provider_event_id',
+  'dedup_key',
+  'trigger_type',
+  'connector_id',
+  'target',
+  'body',
+  'headers',
+  'received_at',
+  'action',
+  'reason',
+  'problems',
+  'run_ids',
+  'workflow_ids',
+  'replay_of',
 ] as const
 
 /** `%"<id>"%` for a LIKE over a JSON list of ids, with LIKE's wildcards escaped. */
@@ -63,11 +78,18 @@ export const webhookEvents = {
   },
   async settle(tx: SqlExecutor, id: string, outcome: WebhookOutcome) {
     await tx.run('UPDATE webhook_events SET action = $1, reason = $2, run_ids = $3, workflow_ids = $4 WHERE id = $5', [
-      outcome.action, outcome.reason, JSON.stringify(outcome.runIds), JSON.stringify(outcome.workflowIds), id,
+      outcome.action,
+      outcome.reason,
+      JSON.stringify(outcome.runIds),
+      JSON.stringify(outcome.workflowIds),
+      id,
     ])
   },
   byId(db: SqlExecutor, organizationId: string, id: string) {
-    return db.get<WebhookEventRow>('SELECT * FROM webhook_events WHERE organization_id = $1 AND id = $2', [organizationId, id])
+    return db.get<WebhookEventRow>('SELECT * FROM webhook_events WHERE organization_id = $1 AND id = $2', [
+      organizationId,
+      id,
+    ])
   },
   /** Newest first, `limit + 1` rows (see toPage). */
   list(db: SqlExecutor, organizationId: string, page: PageRequest, filter: WebhookEventFilter) {

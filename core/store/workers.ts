@@ -8,7 +8,8 @@ export const workers = {
        ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`,
       [w.id, w.role, w.host, w.at],
     ),
-  beat: (db: SqlExecutor, id: string, at: number) => db.run('UPDATE workers SET heartbeat_at = $1 WHERE id = $2', [at, id]),
+  beat: (db: SqlExecutor, id: string, at: number) =>
+    db.run('UPDATE workers SET heartbeat_at = $1 WHERE id = $2', [at, id]),
   /** The embedded process is the only worker: rows of earlier lives go. */
   removeOthers: (db: SqlExecutor, id: string) => db.run('DELETE FROM workers WHERE id <> $1', [id]),
   remove: (db: SqlExecutor, id: string) => db.run('DELETE FROM workers WHERE id = $1', [id]),

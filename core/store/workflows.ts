@@ -82,9 +82,25 @@ export function toWorkflow(w: WorkflowRow, v: VersionRow): Workflow {
 export const displayVersion = (w: WorkflowRow) => w.draft_version ?? w.live_version ?? w.latest_version
 
 const WORKFLOW_COLUMNS = [
-  'id', 'organization_id', 'owner_user_id', 'trigger_secret', 'name', 'type', 'latest_version', 'draft_version',
-  'live_version', 'live_status', 'paused_reason', 'archived_at', 'remain_runs', 'last_triggered_at',
-  'consecutive_failures', 'created_at', 'created_by', 'updated_at', 'updated_by',
+  'id',
+  'organization_id',
+  'owner_user_id',
+  'trigger_secret',
+  'name',
+  'type',
+  'latest_version',
+  'draft_version',
+  'live_version',
+  'live_status',
+  'paused_reason',
+  'archived_at',
+  'remain_runs',
+  'last_triggered_at',
+  'consecutive_failures',
+  'created_at',
+  'created_by',
+  'updated_at',
+  'updated_by',
 ] as const
 
 const placeholders = (n: number, from = 1) => Array.from({ length: n }, (_, i) => `$${i + from}`).join(', ')
@@ -96,26 +112,39 @@ export const workflows = {
    */
   pauseLive: (db: SqlExecutor, p: { id: string; reason: string; at: number; version?: number }) =>
     p.version === undefined
-      ? db.run("UPDATE workflows SET live_status = 'paused', paused_reason = $1, updated_at = $2 WHERE id = $3 AND live_status = 'active' AND archived_at IS NULL", [p.reason, p.at, p.id])
+      ? db.run(
+          "UPDATE workflows SET live_status = 'paused', paused_reason = $1, updated_at = $2 WHERE id = $3 AND live_status = 'active' AND archived_at IS NULL",
+          [p.reason, p.at, p.id],
+        )
       : db.run(
-        "UPDATE workflows SET live_status = 'paused', paused_reason = $1, updated_at = $2 WHERE id = $3 AND live_version = $4 AND live_status = 'active' AND archived_at IS NULL",
-        [p.reason, p.at, p.id, p.version],
-      ),
+          "UPDATE workflows SET live_status = 'paused', paused_reason = $1, updated_at = $2 WHERE id = $3 AND live_version = $4 AND live_status = 'active' AND archived_at IS NULL",
+          [p.reason, p.at, p.id, p.version],
+        ),
   /** One more automatic run failed in a row: the count after it. */
   async countFailure(db: SqlExecutor, id: string): Promise<number> {
-    const row = await db.get<{ n: number }>('UPDATE workflows SET consecutive_failures = consecutive_failures + 1 WHERE id = $1 RETURNING consecutive_failures AS n', [id])
+    const row = await db.get<{ n: number }>(
+      'UPDATE workflows SET consecutive_failures = consecutive_failures + 1 WHERE id = $1 RETURNING consecutive_failures AS n',
+      [id],
+    )
     return Number(row?.n ?? 0)
   },
-  resetFailures: (db: SqlExecutor, id: string) => db.run('UPDATE workflows SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0', [id]),
+  resetFailures: (db: SqlExecutor, id: string) =>
+    db.run('UPDATE workflows SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0', [id]),
   setPropValues: (db: SqlExecutor, id: string, plain: string, sealed: string | null) =>
     db.run('UPDATE workflows SET prop_values = $1, sealed_props = $2 WHERE id = $3', [plain, sealed, id]),
   /** The time a workflow last triggered, written in batches: only ever moves forward. */
   noteTriggered: (db: SqlExecutor, id: string, at: number) =>
-    db.run('UPDATE workflows SET last_triggered_at = $1 WHERE id = $2 AND (last_triggered_at IS NULL OR last_triggered_at < $1)', [at, id]),
+    db.run(
+      'UPDATE workflows SET last_triggered_at = $1 WHERE id = $2 AND (last_triggered_at IS NULL OR last_triggered_at < $1)',
+      [at, id],
+    ),
   setApp: (db: SqlExecutor, id: string, appId: string | null, version: number | null) =>
     db.run('UPDATE workflows SET app_id = $1, app_version = $2 WHERE id = $3', [appId, version, id]),
   async insert(db: SqlExecutor, w: WorkflowRow) {
-    await db.run(`INSERT INTO workflows (${WORKFLOW_COLUMNS.join(', ')}) VALUES (${placeholders(WORKFLOW_COLUMNS.length)})`, WORKFLOW_COLUMNS.map((c) => w[c]))
+    await db.run(
+      `INSERT INTO workflows (${WORKFLOW_COLUMNS.join(', ')}) VALUES (${placeholders(WORKFLOW_COLUMNS.length)})`,
+      WORKFLOW_COLUMNS.map((c) => w[c]),
+    )
   },
   /**
    * The workflow row, locked for the rest of the transaction on Postgres (read at READ COMMITTED,
@@ -129,10 +158,14 @@ export const workflows = {
   /** The same, within an organization. */
   lockInOrganization: (db: SqlExecutor, dialect: Dialect, organizationId: string, id: string) => {
     serialOnly(db)
-    return db.get<WorkflowRow>(`SELECT * FROM workflows WHERE organization_id = $1 AND id = $2${forUpdate(dialect)}`, [organizationId, id])
+    return db.get<WorkflowRow>(`SELECT * FROM workflows WHERE organization_id = $1 AND id = $2${forUpdate(dialect)}`, [
+      organizationId,
+      id,
+    ])
   },
   exists: async (db: SqlExecutor, organizationId: string, id: string) =>
-    (await db.get('SELECT 1 AS one FROM workflows WHERE organization_id = $1 AND id = $2', [organizationId, id])) !== undefined,
+    (await db.get('SELECT 1 AS one FROM workflows WHERE organization_id = $1 AND id = $2', [organizationId, id])) !==
+    undefined,
   byId(db: SqlExecutor, organizationId: string, id: string) {
     return db.get<WorkflowRow>('SELECT * FROM workflows WHERE organization_id = $1 AND id = $2', [organizationId, id])
   },
@@ -155,9 +188,17 @@ export const workflows = {
   },
   /** Whose webhook a secret opens: the few columns an inbound webhook needs before admission reads the row. */
   webhookTarget(db: SqlExecutor, secret: string) {
-    return db.get<Pick<WorkflowRow, 'id' | 'organization_id' | 'archived_at'>>('SELECT id, organization_id, archived_at FROM workflows WHERE trigger_secret = $1', [secret])
+    return db.get<Pick<WorkflowRow, 'id' | 'organization_id' | 'archived_at'>>(
+      'SELECT id, organization_id, archived_at FROM workflows WHERE trigger_secret = $1',
+      [secret],
+    )
   },
-  list(db: SqlExecutor, organizationId: string, page: PageRequest, filter: { status?: WorkflowStatus; search?: string; archived?: boolean }) {
+  list(
+    db: SqlExecutor,
+    organizationId: string,
+    page: PageRequest,
+    filter: { status?: WorkflowStatus; search?: string; archived?: boolean },
+  ) {
     const where = ['organization_id = $1']
     const params: (string | number)[] = [organizationId]
     if (filter.search) {
@@ -195,59 +236,111 @@ export const workflows = {
     )
   },
   byOwner(db: SqlExecutor, organizationId: string, ownerUserId: string) {
-    return db.all<WorkflowRow>('SELECT * FROM workflows WHERE organization_id = $1 AND owner_user_id = $2', [organizationId, ownerUserId])
+    return db.all<WorkflowRow>('SELECT * FROM workflows WHERE organization_id = $1 AND owner_user_id = $2', [
+      organizationId,
+      ownerUserId,
+    ])
   },
   liveWorkflows(db: SqlExecutor) {
-    return db.all<WorkflowRow>("SELECT * FROM workflows WHERE live_version IS NOT NULL AND archived_at IS NULL AND live_status = 'active'")
+    return db.all<WorkflowRow>(
+      "SELECT * FROM workflows WHERE live_version IS NOT NULL AND archived_at IS NULL AND live_status = 'active'",
+    )
   },
   /** Whose workflow an id is, whichever organization. */
   organizationOf: async (db: SqlExecutor, id: string) =>
-    (await db.get<{ organization_id: string }>('SELECT organization_id FROM workflows WHERE id = $1', [id]))?.organization_id,
+    (await db.get<{ organization_id: string }>('SELECT organization_id FROM workflows WHERE id = $1', [id]))
+      ?.organization_id,
   /** What a public page of a workflow needs (its public run, its widget): whose, the live version, the linked app. */
   publicTarget: (db: SqlExecutor, id: string) =>
-    db.get<Pick<WorkflowRow, 'id' | 'organization_id' | 'live_version' | 'archived_at'> & { app_id: string | null; app_version: number | null }>(
-      'SELECT id, organization_id, live_version, archived_at, app_id, app_version FROM workflows WHERE id = $1', [id],
-    ),
+    db.get<
+      Pick<WorkflowRow, 'id' | 'organization_id' | 'live_version' | 'archived_at'> & {
+        app_id: string | null
+        app_version: number | null
+      }
+    >('SELECT id, organization_id, live_version, archived_at, app_id, app_version FROM workflows WHERE id = $1', [id]),
   /** The app linked to a workflow's widget page. */
-  appOf: async (db: SqlExecutor, id: string) => (await db.get<{ app_id: string | null }>('SELECT app_id FROM workflows WHERE id = $1', [id]))?.app_id ?? null,
+  appOf: async (db: SqlExecutor, id: string) =>
+    (await db.get<{ app_id: string | null }>('SELECT app_id FROM workflows WHERE id = $1', [id]))?.app_id ?? null,
   /** A workflow's sensitive prop values, sealed (null: none). */
   sealedProps: async (db: SqlExecutor, id: string) =>
-    (await db.get<{ sealed_props: string | null }>('SELECT sealed_props FROM workflows WHERE id = $1', [id]))?.sealed_props ?? null,
+    (await db.get<{ sealed_props: string | null }>('SELECT sealed_props FROM workflows WHERE id = $1', [id]))
+      ?.sealed_props ?? null,
   /** The organization's workflows with sealed prop values, for its secret masks. */
   sealedPropsOf: (db: SqlExecutor, organizationId: string) =>
-    db.all<{ id: string; sealed_props: string }>('SELECT id, sealed_props FROM workflows WHERE organization_id = $1 AND sealed_props IS NOT NULL ORDER BY id', [organizationId]),
+    db.all<{ id: string; sealed_props: string }>(
+      'SELECT id, sealed_props FROM workflows WHERE organization_id = $1 AND sealed_props IS NOT NULL ORDER BY id',
+      [organizationId],
+    ),
 }
 
 export const versions = {
   /** A version's content alone (JSON text). */
   content: async (db: SqlExecutor, workflowId: string, version: number) =>
-    (await db.get<{ content: string }>('SELECT content FROM workflow_versions WHERE workflow_id = $1 AND version = $2', [workflowId, version]))?.content,
+    (
+      await db.get<{ content: string }>(
+        'SELECT content FROM workflow_versions WHERE workflow_id = $1 AND version = $2',
+        [workflowId, version],
+      )
+    )?.content,
   /** When a version last changed: a cache of its parsed content is good while this stays. */
   stamp: async (db: SqlExecutor, workflowId: string, version: number) =>
-    (await db.get<{ updated_at: number }>('SELECT updated_at FROM workflow_versions WHERE workflow_id = $1 AND version = $2', [workflowId, version]))?.updated_at,
+    (
+      await db.get<{ updated_at: number }>(
+        'SELECT updated_at FROM workflow_versions WHERE workflow_id = $1 AND version = $2',
+        [workflowId, version],
+      )
+    )?.updated_at,
   async insert(db: SqlExecutor, v: VersionRow) {
     await db.run(
       `INSERT INTO workflow_versions (workflow_id, version, organization_id, content, type, version_created_by, created_at, updated_at, updated_by, published_at)
        VALUES (${placeholders(10)})`,
-      [v.workflow_id, v.version, v.organization_id, v.content, v.type, v.version_created_by, v.created_at, v.updated_at, v.updated_by, v.published_at],
+      [
+        v.workflow_id,
+        v.version,
+        v.organization_id,
+        v.content,
+        v.type,
+        v.version_created_by,
+        v.created_at,
+        v.updated_at,
+        v.updated_by,
+        v.published_at,
+      ],
     )
   },
   get(db: SqlExecutor, workflowId: string, version: number) {
-    return db.get<VersionRow>('SELECT * FROM workflow_versions WHERE workflow_id = $1 AND version = $2', [workflowId, version])
+    return db.get<VersionRow>('SELECT * FROM workflow_versions WHERE workflow_id = $1 AND version = $2', [
+      workflowId,
+      version,
+    ])
   },
   list(db: SqlExecutor, workflowId: string, page: PageRequest) {
-    return db.all<VersionRow>('SELECT * FROM workflow_versions WHERE workflow_id = $1 ORDER BY version DESC LIMIT $2 OFFSET $3', [
-      workflowId, page.limit + 1, page.offset,
-    ])
+    return db.all<VersionRow>(
+      'SELECT * FROM workflow_versions WHERE workflow_id = $1 ORDER BY version DESC LIMIT $2 OFFSET $3',
+      [workflowId, page.limit + 1, page.offset],
+    )
   },
   /** Rewrites a version's content in place (drafts only; versionCreatedBy never changes). */
-  async updateContent(db: SqlExecutor, workflowId: string, version: number, content: string, type: string, at: number, by: string) {
-    return db.run('UPDATE workflow_versions SET content = $1, type = $2, updated_at = $3, updated_by = $4 WHERE workflow_id = $5 AND version = $6', [
-      content, type, at, by, workflowId, version,
-    ])
+  async updateContent(
+    db: SqlExecutor,
+    workflowId: string,
+    version: number,
+    content: string,
+    type: string,
+    at: number,
+    by: string,
+  ) {
+    return db.run(
+      'UPDATE workflow_versions SET content = $1, type = $2, updated_at = $3, updated_by = $4 WHERE workflow_id = $5 AND version = $6',
+      [content, type, at, by, workflowId, version],
+    )
   },
   async markPublished(db: SqlExecutor, workflowId: string, version: number, at: number) {
-    return db.run('UPDATE workflow_versions SET published_at = $1 WHERE workflow_id = $2 AND version = $3', [at, workflowId, version])
+    return db.run('UPDATE workflow_versions SET published_at = $1 WHERE workflow_id = $2 AND version = $3', [
+      at,
+      workflowId,
+      version,
+    ])
   },
   async remove(db: SqlExecutor, workflowId: string, version: number) {
     return db.run('DELETE FROM workflow_versions WHERE workflow_id = $1 AND version = $2', [workflowId, version])

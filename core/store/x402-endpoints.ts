@@ -37,23 +37,44 @@ export interface EndpointRow {
 export const endpoints = {
   async insert(db: SqlExecutor, r: EndpointRow) {
     const keys = Object.keys(r) as (keyof EndpointRow)[]
-    await db.run(`INSERT INTO x402_endpoints (${keys.join(', ')}) VALUES (${keys.map((_, i) => `$${i + 1}`).join(', ')})`, keys.map((k) => r[k] as SqlValue))
+    await db.run(
+      `INSERT INTO x402_endpoints (${keys.join(', ')}) VALUES (${keys.map((_, i) => `$${i + 1}`).join(', ')})`,
+      keys.map((k) => r[k] as SqlValue),
+    )
   },
-  byId: (db: SqlExecutor, organizationId: string, id: string) => db.get<EndpointRow>('SELECT * FROM x402_endpoints WHERE organization_id = $1 AND id = $2', [organizationId, id]),
+  byId: (db: SqlExecutor, organizationId: string, id: string) =>
+    db.get<EndpointRow>('SELECT * FROM x402_endpoints WHERE organization_id = $1 AND id = $2', [organizationId, id]),
   byTarget: (db: SqlExecutor, organizationId: string, baseUrl: string, method: string) =>
-    db.get<EndpointRow>('SELECT * FROM x402_endpoints WHERE organization_id = $1 AND base_url = $2 AND method = $3', [organizationId, baseUrl, method]),
+    db.get<EndpointRow>('SELECT * FROM x402_endpoints WHERE organization_id = $1 AND base_url = $2 AND method = $3', [
+      organizationId,
+      baseUrl,
+      method,
+    ]),
   list: (db: SqlExecutor, organizationId: string, limit: number, offset: number) =>
-    db.all<EndpointRow>('SELECT * FROM x402_endpoints WHERE organization_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3', [organizationId, limit, offset]),
+    db.all<EndpointRow>(
+      'SELECT * FROM x402_endpoints WHERE organization_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3',
+      [organizationId, limit, offset],
+    ),
   update: (db: SqlExecutor, id: string, patch: Partial<EndpointRow>) => {
     const keys = Object.keys(patch) as (keyof EndpointRow)[]
-    return db.run(`UPDATE x402_endpoints SET ${keys.map((k, i) => `${k} = $${i + 1}`).join(', ')} WHERE id = $${keys.length + 1}`, [...keys.map((k) => patch[k] as SqlValue), id])
+    return db.run(
+      `UPDATE x402_endpoints SET ${keys.map((k, i) => `${k} = $${i + 1}`).join(', ')} WHERE id = $${keys.length + 1}`,
+      [...keys.map((k) => patch[k] as SqlValue), id],
+    )
   },
-  remove: (db: SqlExecutor, organizationId: string, id: string) => db.run('DELETE FROM x402_endpoints WHERE organization_id = $1 AND id = $2', [organizationId, id]),
+  remove: (db: SqlExecutor, organizationId: string, id: string) =>
+    db.run('DELETE FROM x402_endpoints WHERE organization_id = $1 AND id = $2', [organizationId, id]),
 }
 
 /** Resources a Bazaar listed for an organization (POST /v1/x402-endpoints/discover). */
 export const discovered = {
-  async remember(db: SqlExecutor, organizationId: string, bazaarUrl: string, resourceUrls: readonly string[], at: number) {
+  async remember(
+    db: SqlExecutor,
+    organizationId: string,
+    bazaarUrl: string,
+    resourceUrls: readonly string[],
+    at: number,
+  ) {
     for (const url of resourceUrls) {
       await db.run(
         `INSERT INTO x402_discovered (organization_id, resource_url, bazaar_url, listed_at) VALUES ($1, $2, $3, $4)
@@ -63,5 +84,8 @@ export const discovered = {
     }
   },
   has: async (db: SqlExecutor, organizationId: string, resourceUrl: string) =>
-    (await db.get<{ one: number }>('SELECT 1 AS one FROM x402_discovered WHERE organization_id = $1 AND resource_url = $2', [organizationId, resourceUrl])) !== undefined,
+    (await db.get<{ one: number }>(
+      'SELECT 1 AS one FROM x402_discovered WHERE organization_id = $1 AND resource_url = $2',
+      [organizationId, resourceUrl],
+    )) !== undefined,
 }

@@ -7,7 +7,11 @@ const { plugin } = await loadPlugin(weather)
 const alert = plugin.triggers!.find((t) => t.type === 'weather-alert')!
 const current = plugin.actions!.find((a) => a.type === 'weather-current')!
 const alerts = plugin.webhooks!.find((w) => w.name === 'alerts')!
-const connector = { baseUrl: 'https://api.weather.example', apiKey: 'wk_live_0123456789abcdef', webhookSecret: 'whs_0123456789' }
+const connector = {
+  baseUrl: 'https://api.weather.example',
+  apiKey: 'wk_live_0123456789abcdef',
+  webhookSecret: 'whs_0123456789',
+}
 
 describe('the weather plugin', () => {
   it('loads as the server loads it', async () => {
@@ -15,7 +19,7 @@ describe('the weather plugin', () => {
     expect(Object.isFrozen(plugin)).toBe(true)
   })
 
-  it('reads the current weather with the connector\'s key', async () => {
+  it("reads the current weather with the connector's key", async () => {
     const out = await runAction(current, {
       payload: { city: '{{root.result.body.city}}' },
       scope: { root: { result: { body: { city: 'Oslo' } } } },
@@ -28,7 +32,11 @@ describe('the weather plugin', () => {
   })
 
   it('fails the node when the service fails, without showing the key', async () => {
-    const out = await runAction(current, { payload: { city: 'Oslo' }, connector, http: (r) => new Response(`denied for ${r.headers?.authorization}`, { status: 403 }) })
+    const out = await runAction(current, {
+      payload: { city: 'Oslo' },
+      connector,
+      http: (r) => new Response(`denied for ${r.headers?.authorization}`, { status: 403 }),
+    })
     expect(out.kind).toBe('failure')
     if (out.kind === 'failure') {
       expect(out.error).toContain('answered 403')
@@ -38,7 +46,10 @@ describe('the weather plugin', () => {
 
   it('needs a connector and a city', async () => {
     expect(await runAction(current, { payload: { city: 'Oslo' } })).toMatchObject({ kind: 'failure' })
-    expect(await runAction(current, { payload: {}, connector })).toMatchObject({ kind: 'failure', code: 'invalid_payload' })
+    expect(await runAction(current, { payload: {}, connector })).toMatchObject({
+      kind: 'failure',
+      code: 'invalid_payload',
+    })
   })
 
   it('matches alerts of the configured city at or above the configured level', () => {
@@ -54,13 +65,21 @@ describe('the weather plugin', () => {
     const body = { id: 'a1', city: 'Oslo', level: 'red', message: 'storm' }
     const rawBody = JSON.stringify(body)
     const signature = await sdkHmac(connector.webhookSecret, rawBody)
-    const out = await runWebhook(alerts, webhookRequest({ rawBody, headers: { 'X-Weather-Signature': signature }, params: { orgId: 'org_1' } }), { connector })
+    const out = await runWebhook(
+      alerts,
+      webhookRequest({ rawBody, headers: { 'X-Weather-Signature': signature }, params: { orgId: 'org_1' } }),
+      { connector },
+    )
     expect(out.status).toBe(200)
     expect(out.events).toEqual([{ triggerType: 'weather-alert', eventId: 'a1', body }])
   })
 
   it('refuses a forged signature with 401', async () => {
-    const out = await runWebhook(alerts, { body: { id: 'a1' }, headers: { 'x-weather-signature': 'deadbeef' } }, { connector })
+    const out = await runWebhook(
+      alerts,
+      { body: { id: 'a1' }, headers: { 'x-weather-signature': 'deadbeef' } },
+      { connector },
+    )
     expect(out).toMatchObject({ status: 401, verdict: { ok: false, reason: 'bad signature' }, events: [] })
   })
 
@@ -70,6 +89,14 @@ describe('the weather plugin', () => {
 })
 
 async function sdkHmac(key: string, message: string): Promise<string> {
-  const k = await crypto.subtle.importKey('raw', new TextEncoder().encode(key), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
-  return [...new Uint8Array(await crypto.subtle.sign('HMAC', k, new TextEncoder().encode(message)))].map((b) => b.toString(16).padStart(2, '0')).join('')
+  const k = await crypto.subtle.importKey(
+    'raw',
+    new TextEncoder().encode(key),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  )
+  return [...new Uint8Array(await crypto.subtle.sign('HMAC', k, new TextEncoder().encode(message)))]
+    .map((b) => b.toString(16).padStart(2, '0'))
+    .join('')
 }

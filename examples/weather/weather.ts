@@ -8,7 +8,16 @@
  */
 import type { Sdk } from 'automaton/sdk'
 
-export default ({ definePlugin, defineConnector, defineTrigger, defineAction, defineWebhook, Type, Secret, TriggerEvent }: Sdk) => {
+export default ({
+  definePlugin,
+  defineConnector,
+  defineTrigger,
+  defineAction,
+  defineWebhook,
+  Type,
+  Secret,
+  TriggerEvent,
+}: Sdk) => {
   const LEVELS = ['yellow', 'orange', 'red'] as const
   const Level = Type.Union(LEVELS.map((l) => Type.Literal(l)))
   const rank = (level: string) => LEVELS.indexOf(level as (typeof LEVELS)[number])
@@ -38,7 +47,8 @@ export default ({ definePlugin, defineConnector, defineTrigger, defineAction, de
     result: TriggerEvent(Alert),
     waitPayload: Type.Object({ city: Type.Optional(Type.String()) }),
     matches: (config, event) =>
-      event.body.city.toLowerCase() === config.city.toLowerCase() && rank(event.body.level) >= rank(config.minLevel ?? 'yellow'),
+      event.body.city.toLowerCase() === config.city.toLowerCase() &&
+      rank(event.body.level) >= rank(config.minLevel ?? 'yellow'),
   })
 
   const current = defineAction({
@@ -56,7 +66,8 @@ export default ({ definePlugin, defineConnector, defineTrigger, defineAction, de
         url: `${baseUrl}/current?city=${encodeURIComponent(ctx.payload.city)}`,
         headers: { authorization: `Bearer ${apiKey}` },
       })
-      if (response.status !== 200) throw new Error(`the weather service answered ${response.status}: ${response.body.slice(0, 200)}`)
+      if (response.status !== 200)
+        throw new Error(`the weather service answered ${response.status}: ${response.body.slice(0, 200)}`)
       ctx.log('weather read', { city: ctx.payload.city })
       return { city: ctx.payload.city, celsius: Number(JSON.parse(response.body).celsius) }
     },
@@ -64,14 +75,16 @@ export default ({ definePlugin, defineConnector, defineTrigger, defineAction, de
 
   const alerts = defineWebhook({
     name: 'alerts',
-    description: 'Alerts the weather service pushes, signed with the connector\'s webhookSecret (hex HMAC-SHA256 of the body in X-Weather-Signature).',
+    description:
+      "Alerts the weather service pushes, signed with the connector's webhookSecret (hex HMAC-SHA256 of the body in X-Weather-Signature).",
     path: '/v1/orgs/:orgId/integrations/weather',
     auth: { kind: 'connector', connector },
     async verify(request, ctx) {
       const secret = ctx.connector?.webhookSecret
       if (!secret) return { ok: false, status: 401, reason: 'the weather connector has no webhookSecret' }
       const expected = await ctx.crypto.hmacSha256(secret, request.rawBody)
-      if (!ctx.crypto.safeEqual(expected, request.headers['x-weather-signature'] ?? '')) return { ok: false, status: 401, reason: 'bad signature' }
+      if (!ctx.crypto.safeEqual(expected, request.headers['x-weather-signature'] ?? ''))
+        return { ok: false, status: 401, reason: 'bad signature' }
       return { ok: true }
     },
     receive(request) {

@@ -14,8 +14,14 @@ import type { AgentMessage } from '../../core/plugin/sdk.ts'
 /** What a tool answer may hold before it is cut, so that a transcript stays within the model's reach. */
 const TOOL_ANSWER_CHARS = 20_000
 
-const Transcript = Type.Array(Type.Record(Type.String(), Type.Any()), { description: 'the conversation so far: { role, content, toolCalls?, toolCallId? }' })
-const ToolSpec = Type.Object({ name: Type.String(), description: Type.String(), parameters: Type.Record(Type.String(), Type.Any()) })
+const Transcript = Type.Array(Type.Record(Type.String(), Type.Any()), {
+  description: 'the conversation so far: { role, content, toolCalls?, toolCallId? }',
+})
+const ToolSpec = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  parameters: Type.Record(Type.String(), Type.Any()),
+})
 
 export const agentTrigger = defineTrigger({
   type: 'agent',
@@ -25,22 +31,27 @@ export const agentTrigger = defineTrigger({
   platform: 'core',
   connector: null,
   payload: Type.Object({}),
-  result: TriggerEvent(Type.Object({
-    agentType: Type.String(),
-    prompt: Type.String(),
-    payload: Type.Record(Type.String(), Type.Any(), { description: 'the agent-type-specific input, passed through unread' }),
-    conversationId: Type.String(),
-    transcript: Transcript,
-    parentSpan: Type.Optional(Type.String()),
-    parentProject: Type.Optional(Type.String()),
-  })),
+  result: TriggerEvent(
+    Type.Object({
+      agentType: Type.String(),
+      prompt: Type.String(),
+      payload: Type.Record(Type.String(), Type.Any(), {
+        description: 'the agent-type-specific input, passed through unread',
+      }),
+      conversationId: Type.String(),
+      transcript: Transcript,
+      parentSpan: Type.Optional(Type.String()),
+      parentProject: Type.Optional(Type.String()),
+    }),
+  ),
   waitPayload: Type.Object({ agentType: Type.Optional(Type.String()) }),
 })
 
 export const agentModel = defineAction({
   type: 'agent-model',
   name: 'Agent model step',
-  description: 'One model step of an agent run: the model answers, or asks for tools (branch "tools"); an answer without tool calls ends the run (branch "done").',
+  description:
+    'One model step of an agent run: the model answers, or asks for tools (branch "tools"); an answer without tool calls ends the run (branch "done").',
   tags: ['agent'],
   payload: Type.Object({
     system: Type.String(),
@@ -50,18 +61,29 @@ export const agentModel = defineAction({
     final: Type.Boolean({ default: false }),
     maxTokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 32_000 })),
   }),
-  result: Type.Object({ transcript: Transcript, text: Type.String(), toolCalls: Type.Array(Type.Any()), credits: Type.Number() }),
+  result: Type.Object({
+    transcript: Transcript,
+    text: Type.String(),
+    toolCalls: Type.Array(Type.Any()),
+    credits: Type.Number(),
+  }),
   branches: ['tools', 'done'],
   async run(ctx) {
     const transcript = ctx.payload.transcript as unknown as AgentMessage[]
     const turn = await ctx.services.modelTurn({
       messages: [{ role: 'system', content: ctx.payload.system }, ...transcript],
-      tools: ctx.payload.final ? [] : ctx.payload.tools, maxTokens: ctx.payload.maxTokens,
+      tools: ctx.payload.final ? [] : ctx.payload.tools,
+      maxTokens: ctx.payload.maxTokens,
     })
     const asks = !ctx.payload.final && turn.toolCalls.length > 0
     ctx.log('model step', { toolCalls: asks ? turn.toolCalls.map((c) => c.name) : [], credits: turn.credits })
     const said: AgentMessage = { role: 'assistant', content: turn.text, ...(asks ? { toolCalls: turn.toolCalls } : {}) }
-    const result = { transcript: [...transcript, said] as unknown as Record<string, unknown>[], text: turn.text, toolCalls: asks ? turn.toolCalls : [], credits: turn.credits }
+    const result = {
+      transcript: [...transcript, said] as unknown as Record<string, unknown>[],
+      text: turn.text,
+      toolCalls: asks ? turn.toolCalls : [],
+      credits: turn.credits,
+    }
     return ctx.branch(asks ? 'tools' : 'done', result)
   },
 })
@@ -69,10 +91,14 @@ export const agentModel = defineAction({
 export const agentTools = defineAction({
   type: 'agent-tools',
   name: 'Agent tool calls',
-  description: 'Runs the tools the previous model step asked for (only those of the agent type) and adds their answers to the transcript; a tool that fails answers its error to the model.',
+  description:
+    'Runs the tools the previous model step asked for (only those of the agent type) and adds their answers to the transcript; a tool that fails answers its error to the model.',
   tags: ['agent'],
   payload: Type.Object({ allowed: Type.Array(Type.String()), transcript: Transcript }),
-  result: Type.Object({ transcript: Transcript, calls: Type.Array(Type.Object({ name: Type.String(), ok: Type.Boolean() })) }),
+  result: Type.Object({
+    transcript: Transcript,
+    calls: Type.Array(Type.Object({ name: Type.String(), ok: Type.Boolean() })),
+  }),
   async run(ctx) {
     const transcript = ctx.payload.transcript as unknown as AgentMessage[]
     const asked = [...transcript].reverse().find((m) => m.role === 'assistant')?.toolCalls ?? []
@@ -82,14 +108,16 @@ export const agentTools = defineAction({
       let content: string
       let ok = false
       try {
-        if (!ctx.payload.allowed.includes(call.name)) throw new Error(`"${call.name}" is not a tool of this agent (${ctx.payload.allowed.join(', ') || 'none'})`)
+        if (!ctx.payload.allowed.includes(call.name))
+          throw new Error(`"${call.name}" is not a tool of this agent (${ctx.payload.allowed.join(', ') || 'none'})`)
         let args: unknown
         try {
           args = call.arguments.trim() ? JSON.parse(call.arguments) : {}
         } catch {
           throw new Error('the arguments are not JSON')
         }
-        if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new Error('the arguments must be a JSON object')
+        if (typeof args !== 'object' || args === null || Array.isArray(args))
+          throw new Error('the arguments must be a JSON object')
         const output = await ctx.services.runTool(call.name, args as Record<string, unknown>)
         content = JSON.stringify(output ?? null)
         ok = true
@@ -98,7 +126,8 @@ export const agentTools = defineAction({
         if (ctx.signal.aborted) throw error
         content = JSON.stringify({ error: error instanceof Error ? error.message : String(error) })
       }
-      if (content.length > TOOL_ANSWER_CHARS) content = `${content.slice(0, TOOL_ANSWER_CHARS)}… (cut at ${TOOL_ANSWER_CHARS} characters)`
+      if (content.length > TOOL_ANSWER_CHARS)
+        content = `${content.slice(0, TOOL_ANSWER_CHARS)}… (cut at ${TOOL_ANSWER_CHARS} characters)`
       answers.push({ role: 'tool', toolCallId: call.id, content })
       calls.push({ name: call.name, ok })
       ctx.log('tool call', { tool: call.name, ok })
@@ -110,11 +139,16 @@ export const agentTools = defineAction({
 export const automatonApi = defineAction({
   type: 'automaton-api',
   name: 'Automaton API',
-  description: 'Calls this installation\'s /v1 API as the agent run\'s worker session: only what the agent type is allowed, and only while the run lasts.',
+  description:
+    "Calls this installation's /v1 API as the agent run's worker session: only what the agent type is allowed, and only while the run lasts.",
   tags: ['agent'],
   payload: Type.Object({
     method: Type.Union(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => Type.Literal(m))),
-    path: Type.String({ pattern: '^/v1/', maxLength: 2000, description: 'a /v1 path with its query, e.g. /v1/workflows?limit=5' }),
+    path: Type.String({
+      pattern: '^/v1/',
+      maxLength: 2000,
+      description: 'a /v1 path with its query, e.g. /v1/workflows?limit=5',
+    }),
     body: Type.Optional(Type.Unknown()),
   }),
   result: Type.Object({ status: Type.Integer(), body: Type.Unknown() }),
@@ -124,8 +158,10 @@ export const automatonApi = defineAction({
 export const researcher = defineAgent({
   type: 'researcher',
   name: 'Researcher',
-  description: 'Answers a question by fetching web pages and APIs with HTTP requests (through the outbound guard), then summarises what it found.',
-  system: 'You are a careful researcher. Use the http-request tool to fetch what you need (GET unless told otherwise), then answer the question concisely, naming the sources you used.',
+  description:
+    'Answers a question by fetching web pages and APIs with HTTP requests (through the outbound guard), then summarises what it found.',
+  system:
+    'You are a careful researcher. Use the http-request tool to fetch what you need (GET unless told otherwise), then answer the question concisely, naming the sources you used.',
   tools: ['http-request'],
   permissions: ['run:read'],
   maxSteps: 8,
@@ -135,8 +171,10 @@ export const researcher = defineAgent({
 export const workflowBuilder = defineAgent({
   type: 'workflow-builder',
   name: 'Workflow builder',
-  description: 'Builds a workflow from a description: reads the catalog and creates the workflow as a draft through the API.',
-  system: 'You build Automaton workflows. Read the catalog (GET /v1/actions, GET /v1/triggers) with the automaton-api tool, then create the workflow with POST /v1/workflows { name, description, definition }. Answer with the id of the workflow you made and what it does.',
+  description:
+    'Builds a workflow from a description: reads the catalog and creates the workflow as a draft through the API.',
+  system:
+    'You build Automaton workflows. Read the catalog (GET /v1/actions, GET /v1/triggers) with the automaton-api tool, then create the workflow with POST /v1/workflows { name, description, definition }. Answer with the id of the workflow you made and what it does.',
   tools: ['automaton-api'],
   permissions: ['workflow:read', 'workflow:create', 'workflow:update', 'action:read'],
   maxSteps: 10,

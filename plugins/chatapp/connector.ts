@@ -4,7 +4,7 @@ import { defineConnector, Secret, Type } from '../../core/plugin/sdk.ts'
 export const chatappConnector = defineConnector({
   type: 'chatapp',
   name: 'Chat platform',
-  description: 'The chat app installed in a team: events from that team go to this organization\'s workflows.',
+  description: "The chat app installed in a team: events from that team go to this organization's workflows.",
   provider: 'Chat platform',
   tags: ['chat'],
   data: Type.Object({

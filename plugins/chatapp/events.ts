@@ -17,14 +17,21 @@ const NEW_MESSAGE_SUBTYPES = new Set([undefined, 'bot_message', 'thread_broadcas
 const MENTION = /<@([A-Z0-9]+)(?:\|[^>]*)?>/g
 
 const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined)
-const compact = <T extends Json>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T
+const compact = <T extends Json>(o: T): T =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T
 
 function chatMessage(teamId: string, e: Json): Json | null {
   const userId = str(e.user) ?? str(e.bot_id)
   if (!str(e.channel) || !userId || typeof e.ts !== 'string') return null
   return compact({
-    teamId, channelId: e.channel, channelType: ['channel', 'group', 'im'].includes(e.channel_type) ? e.channel_type : undefined,
-    userId, text: typeof e.text === 'string' ? e.text : '', ts: e.ts, threadTs: str(e.thread_ts), botId: str(e.bot_id),
+    teamId,
+    channelId: e.channel,
+    channelType: ['channel', 'group', 'im'].includes(e.channel_type) ? e.channel_type : undefined,
+    userId,
+    text: typeof e.text === 'string' ? e.text : '',
+    ts: e.ts,
+    threadTs: str(e.thread_ts),
+    botId: str(e.bot_id),
   })
 }
 
@@ -33,7 +40,10 @@ function messageEvents(teamId: string, e: Json): Array<[string, Json]> {
   const message = chatMessage(teamId, e)
   if (!message) return []
   if (e.channel_type === 'im') return [['chatapp-new-direct-message', message]]
-  const out: Array<[string, Json]> = [['chatapp-new-message-in-channels', message], ['chatapp-new-keyword-mention', message]]
+  const out: Array<[string, Json]> = [
+    ['chatapp-new-message-in-channels', message],
+    ['chatapp-new-keyword-mention', message],
+  ]
   const mentioned = [...new Set([...message.text.matchAll(MENTION)].map((m) => m[1]))]
   if (mentioned.length > 0) out.push(['chatapp-new-user-mention', { ...message, mentionedUserIds: mentioned }])
   return out
@@ -50,20 +60,49 @@ function callbackEvents(teamId: string, e: Json): Array<[string, Json]> {
       return messageEvents(teamId, e)
     case 'reaction_added':
       if (!str(e.user) || !str(e.reaction) || !str(e.item?.channel) || !str(e.item?.ts)) return []
-      return [['chatapp-new-reaction-added', compact({
-        teamId, channelId: e.item.channel, userId: e.user, reaction: e.reaction, itemTs: e.item.ts, itemUserId: str(e.item_user), ts: str(e.event_ts) ?? e.item.ts,
-      })]]
+      return [
+        [
+          'chatapp-new-reaction-added',
+          compact({
+            teamId,
+            channelId: e.item.channel,
+            userId: e.user,
+            reaction: e.reaction,
+            itemTs: e.item.ts,
+            itemUserId: str(e.item_user),
+            ts: str(e.event_ts) ?? e.item.ts,
+          }),
+        ],
+      ]
     case 'channel_created':
       if (!str(e.channel?.id) || !str(e.channel?.creator)) return []
-      return [['chatapp-new-channel-created', {
-        teamId, channelId: e.channel.id, name: str(e.channel.name) ?? '', creatorId: e.channel.creator,
-        createdAt: new Date((Number(e.channel.created) || 0) * 1000).toISOString(),
-      }]]
+      return [
+        [
+          'chatapp-new-channel-created',
+          {
+            teamId,
+            channelId: e.channel.id,
+            name: str(e.channel.name) ?? '',
+            creatorId: e.channel.creator,
+            createdAt: new Date((Number(e.channel.created) || 0) * 1000).toISOString(),
+          },
+        ],
+      ]
     case 'team_join':
       if (!str(e.user?.id)) return []
-      return [['chatapp-new-user-added', compact({
-        teamId, userId: e.user.id, name: str(e.user.name) ?? e.user.id, realName: str(e.user.real_name), email: str(e.user.profile?.email), isBot: e.user.is_bot === true,
-      })]]
+      return [
+        [
+          'chatapp-new-user-added',
+          compact({
+            teamId,
+            userId: e.user.id,
+            name: str(e.user.name) ?? e.user.id,
+            realName: str(e.user.real_name),
+            email: str(e.user.profile?.email),
+            isBot: e.user.is_bot === true,
+          }),
+        ],
+      ]
     default:
       return []
   }
@@ -77,9 +116,22 @@ export function eventsOfCallback(body: Json): WebhookEvent[] {
   const route = { connectorType: 'chatapp', data: { teamId } }
   // The app left the team (or its token was revoked): the team's workflows pause (invalid_chat).
   if (body.event.type === 'app_uninstalled' || body.event.type === 'tokens_revoked') {
-    return [{ triggerType: 'chatapp-app-revoked', eventId, body: { teamId, type: body.event.type }, route, connectorRevoked: true }]
+    return [
+      {
+        triggerType: 'chatapp-app-revoked',
+        eventId,
+        body: { teamId, type: body.event.type },
+        route,
+        connectorRevoked: true,
+      },
+    ]
   }
-  return callbackEvents(teamId, body.event).map(([triggerType, eventBody]) => ({ triggerType, eventId, body: eventBody, route }))
+  return callbackEvents(teamId, body.event).map(([triggerType, eventBody]) => ({
+    triggerType,
+    eventId,
+    body: eventBody,
+    route,
+  }))
 }
 
 /** An interaction's trigger events: one per action of a block_actions, one for a view_submission. */
@@ -89,18 +141,32 @@ export function eventsOfInteraction(payload: Json): WebhookEvent[] {
   if (!teamId || !userId) return []
   const route = { connectorType: 'chatapp', data: { teamId } }
   const common = compact({
-    teamId, type: String(payload.type), userId, channelId: str(payload.channel?.id), messageTs: str(payload.message?.ts),
-    responseUrl: str(payload.response_url), triggerId: str(payload.trigger_id),
+    teamId,
+    type: String(payload.type),
+    userId,
+    channelId: str(payload.channel?.id),
+    messageTs: str(payload.message?.ts),
+    responseUrl: str(payload.response_url),
+    triggerId: str(payload.trigger_id),
   })
   if (payload.type === 'view_submission' && str(payload.view?.callback_id)) {
     const eventId = `${payload.view.id ?? payload.trigger_id}:submission`
-    return [{ triggerType: 'chatapp-new-interaction-event', eventId, body: { ...common, actionId: payload.view.callback_id, value: payload.view.state?.values ?? null }, route }]
+    return [
+      {
+        triggerType: 'chatapp-new-interaction-event',
+        eventId,
+        body: { ...common, actionId: payload.view.callback_id, value: payload.view.state?.values ?? null },
+        route,
+      },
+    ]
   }
   if (payload.type !== 'block_actions' || !Array.isArray(payload.actions)) return []
-  return payload.actions.filter((a: Json) => str(a?.action_id)).map((a: Json) => ({
-    triggerType: 'chatapp-new-interaction-event',
-    eventId: `${payload.trigger_id ?? payload.container?.message_ts ?? 'interaction'}:${a.action_id}:${a.action_ts ?? ''}`,
-    body: { ...common, actionId: a.action_id, value: a.value ?? a.selected_option?.value ?? null },
-    route,
-  }))
+  return payload.actions
+    .filter((a: Json) => str(a?.action_id))
+    .map((a: Json) => ({
+      triggerType: 'chatapp-new-interaction-event',
+      eventId: `${payload.trigger_id ?? payload.container?.message_ts ?? 'interaction'}:${a.action_id}:${a.action_ts ?? ''}`,
+      body: { ...common, actionId: a.action_id, value: a.value ?? a.selected_option?.value ?? null },
+      route,
+    }))
 }

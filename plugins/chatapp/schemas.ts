@@ -14,7 +14,9 @@ export const ChatMessage = Type.Object({
   botId: Type.Optional(Type.String({ description: 'set when a bot wrote it' })),
 })
 
-export const Channels = Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'only these channel ids; default all' }))
+export const Channels = Type.Optional(
+  Type.Array(Type.String({ minLength: 1 }), { description: 'only these channel ids; default all' }),
+)
 
 /** Waiting on a chat event: by channel, user or thread. */
 export const ChatWait = Type.Object({
@@ -23,4 +25,5 @@ export const ChatWait = Type.Object({
   threadTs: Type.Optional(Type.String()),
 })
 
-export const inChannels = (channels: readonly string[] | undefined, channelId: string) => !channels?.length || channels.includes(channelId)
+export const inChannels = (channels: readonly string[] | undefined, channelId: string) =>
+  !channels?.length || channels.includes(channelId)

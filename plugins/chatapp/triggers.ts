@@ -25,23 +25,36 @@ export const newReactionAdded = defineTrigger({
   name: 'New reaction',
   description: 'Someone adds a reaction (emoji) to a message.',
   tags: [...TAGS, 'reaction'],
-  payload: Type.Object({ channelIds: Channels, reaction: Type.Optional(Type.String({ minLength: 1, description: 'only this emoji name, e.g. thumbsup' })) }),
-  result: TriggerEvent(Type.Object({
-    teamId: Type.String(), channelId: Type.String(), userId: Type.String(), reaction: Type.String(),
-    itemTs: Type.String({ description: 'the message reacted to' }), itemUserId: Type.Optional(Type.String()), ts: Type.String(),
-  })),
-  matches: (config, { body }) => inChannels(config.channelIds, body.channelId) && (config.reaction === undefined || config.reaction === body.reaction),
+  payload: Type.Object({
+    channelIds: Channels,
+    reaction: Type.Optional(Type.String({ minLength: 1, description: 'only this emoji name, e.g. thumbsup' })),
+  }),
+  result: TriggerEvent(
+    Type.Object({
+      teamId: Type.String(),
+      channelId: Type.String(),
+      userId: Type.String(),
+      reaction: Type.String(),
+      itemTs: Type.String({ description: 'the message reacted to' }),
+      itemUserId: Type.Optional(Type.String()),
+      ts: Type.String(),
+    }),
+  ),
+  matches: (config, { body }) =>
+    inChannels(config.channelIds, body.channelId) &&
+    (config.reaction === undefined || config.reaction === body.reaction),
 })
 
 export const newMessageInChannels = defineTrigger({
   ...common,
   type: 'chatapp-new-message-in-channels',
   name: 'New message in channels',
-  description: 'A message is posted in a channel the app is in (bots\' messages only when asked).',
+  description: "A message is posted in a channel the app is in (bots' messages only when asked).",
   tags: [...TAGS, 'message'],
   payload: Type.Object({ channelIds: Channels, includeBots: Type.Optional(Type.Boolean({ default: false })) }),
   result: TriggerEvent(ChatMessage),
-  matches: (config, { body }) => inChannels(config.channelIds, body.channelId) && (config.includeBots === true || body.botId === undefined),
+  matches: (config, { body }) =>
+    inChannels(config.channelIds, body.channelId) && (config.includeBots === true || body.botId === undefined),
 })
 
 export const newChannelCreated = defineTrigger({
@@ -51,9 +64,15 @@ export const newChannelCreated = defineTrigger({
   description: 'A channel is created in the team.',
   tags: [...TAGS, 'channel'],
   payload: Type.Object({ namePrefix: Type.Optional(Type.String({ minLength: 1 })) }),
-  result: TriggerEvent(Type.Object({
-    teamId: Type.String(), channelId: Type.String(), name: Type.String(), creatorId: Type.String(), createdAt: Type.String({ format: 'date-time' }),
-  })),
+  result: TriggerEvent(
+    Type.Object({
+      teamId: Type.String(),
+      channelId: Type.String(),
+      name: Type.String(),
+      creatorId: Type.String(),
+      createdAt: Type.String({ format: 'date-time' }),
+    }),
+  ),
   matches: (config, { body }) => config.namePrefix === undefined || body.name.startsWith(config.namePrefix),
 })
 
@@ -63,7 +82,9 @@ export const newDirectMessage = defineTrigger({
   name: 'New direct message',
   description: 'Someone sends the app a direct message.',
   tags: [...TAGS, 'message', 'direct'],
-  payload: Type.Object({ userIds: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'only from these users' })) }),
+  payload: Type.Object({
+    userIds: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'only from these users' })),
+  }),
   result: TriggerEvent(ChatMessage),
   matches: (config, { body }) => !config.userIds?.length || config.userIds.includes(body.userId),
 })
@@ -94,9 +115,16 @@ export const newUserAdded = defineTrigger({
   description: 'A user joins the team.',
   tags: [...TAGS, 'user'],
   payload: Type.Object({}),
-  result: TriggerEvent(Type.Object({
-    teamId: Type.String(), userId: Type.String(), name: Type.String(), realName: Type.Optional(Type.String()), email: Type.Optional(Type.String()), isBot: Type.Boolean(),
-  })),
+  result: TriggerEvent(
+    Type.Object({
+      teamId: Type.String(),
+      userId: Type.String(),
+      name: Type.String(),
+      realName: Type.Optional(Type.String()),
+      email: Type.Optional(Type.String()),
+      isBot: Type.Boolean(),
+    }),
+  ),
 })
 
 export const newUserMention = defineTrigger({
@@ -105,9 +133,13 @@ export const newUserMention = defineTrigger({
   name: 'User mentioned',
   description: 'A message mentions one of the given users.',
   tags: [...TAGS, 'mention', 'user'],
-  payload: Type.Object({ userIds: Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: 50 }), channelIds: Channels }),
+  payload: Type.Object({
+    userIds: Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: 50 }),
+    channelIds: Channels,
+  }),
   result: TriggerEvent(Type.Composite([ChatMessage, Type.Object({ mentionedUserIds: Type.Array(Type.String()) })])),
-  matches: (config, { body }) => inChannels(config.channelIds, body.channelId) && body.mentionedUserIds.some((u) => config.userIds.includes(u)),
+  matches: (config, { body }) =>
+    inChannels(config.channelIds, body.channelId) && body.mentionedUserIds.some((u) => config.userIds.includes(u)),
 })
 
 export const newInteractionEvent = defineTrigger({
@@ -116,16 +148,38 @@ export const newInteractionEvent = defineTrigger({
   name: 'Interaction',
   description: 'Someone clicks a button, picks a menu option or submits a dialog of the app.',
   tags: [...TAGS, 'interaction'],
-  payload: Type.Object({ actionIds: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'only these action ids' })) }),
-  result: TriggerEvent(Type.Object({
-    teamId: Type.String(), type: Type.String({ description: 'block_actions, view_submission …' }), actionId: Type.String(), userId: Type.String(),
-    channelId: Type.Optional(Type.String()), value: Type.Optional(Type.Any()), messageTs: Type.Optional(Type.String()),
-    responseUrl: Type.Optional(Type.String()), triggerId: Type.Optional(Type.String()),
-  })),
-  waitPayload: Type.Object({ actionId: Type.Optional(Type.String()), userId: Type.Optional(Type.String()), messageTs: Type.Optional(Type.String()) }),
+  payload: Type.Object({
+    actionIds: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'only these action ids' })),
+  }),
+  result: TriggerEvent(
+    Type.Object({
+      teamId: Type.String(),
+      type: Type.String({ description: 'block_actions, view_submission …' }),
+      actionId: Type.String(),
+      userId: Type.String(),
+      channelId: Type.Optional(Type.String()),
+      value: Type.Optional(Type.Any()),
+      messageTs: Type.Optional(Type.String()),
+      responseUrl: Type.Optional(Type.String()),
+      triggerId: Type.Optional(Type.String()),
+    }),
+  ),
+  waitPayload: Type.Object({
+    actionId: Type.Optional(Type.String()),
+    userId: Type.Optional(Type.String()),
+    messageTs: Type.Optional(Type.String()),
+  }),
   matches: (config, { body }) => !config.actionIds?.length || config.actionIds.includes(body.actionId),
 })
 
 export const chatappTriggers = [
-  mentions, newReactionAdded, newMessageInChannels, newChannelCreated, newDirectMessage, newKeywordMention, newUserAdded, newUserMention, newInteractionEvent,
+  mentions,
+  newReactionAdded,
+  newMessageInChannels,
+  newChannelCreated,
+  newDirectMessage,
+  newKeywordMention,
+  newUserAdded,
+  newUserMention,
+  newInteractionEvent,
 ]

@@ -32,18 +32,22 @@ export const events = defineWebhook({
   async verify(request, ctx) {
     const timestamp = request.headers['x-chatapp-request-timestamp'] ?? ''
     const signature = request.headers['x-chatapp-signature'] ?? ''
-    if (!/^\d{1,12}$/.test(timestamp)) return refuse('the X-Chatapp-Request-Timestamp header is missing or not Unix seconds')
+    if (!/^\d{1,12}$/.test(timestamp))
+      return refuse('the X-Chatapp-Request-Timestamp header is missing or not Unix seconds')
     if (!signature.startsWith('v0=')) return refuse('the X-Chatapp-Signature header is missing or not v0=<hex>')
-    if (Math.abs(Math.floor(ctx.now() / 1000) - Number(timestamp)) > TOLERANCE_SECONDS) return refuse('the request timestamp is more than 5 minutes away from the server\'s clock')
+    if (Math.abs(Math.floor(ctx.now() / 1000) - Number(timestamp)) > TOLERANCE_SECONDS)
+      return refuse("the request timestamp is more than 5 minutes away from the server's clock")
     const expected = `v0=${await ctx.crypto.hmacSha256(ctx.secret!, `v0:${timestamp}:${request.rawBody}`)}`
     if (!ctx.crypto.safeEqual(expected, signature.toLowerCase())) return refuse('the signature does not match')
     const body = request.body ?? interactionOf(request.rawBody)
-    if (!body || typeof body !== 'object') return { ok: false, status: 400, reason: 'the body must be a JSON event or an interaction payload' }
+    if (!body || typeof body !== 'object')
+      return { ok: false, status: 400, reason: 'the body must be a JSON event or an interaction payload' }
     return { ok: true }
   },
   receive(request) {
     const body = (request.body ?? interactionOf(request.rawBody)) as Record<string, any>
-    if (body.type === 'url_verification') return { respond: { status: 200, body: { challenge: String(body.challenge ?? '') } } }
+    if (body.type === 'url_verification')
+      return { respond: { status: 200, body: { challenge: String(body.challenge ?? '') } } }
     if (body.type === 'event_callback') return { events: eventsOfCallback(body) }
     return { events: eventsOfInteraction(body) }
   },

@@ -10,7 +10,9 @@ export const EmailMessage = Type.Object({
   text: Type.String({ description: 'the plain-text body' }),
   html: Type.Optional(Type.String()),
   receivedAt: Type.String({ format: 'date-time' }),
-  attachments: Type.Array(Type.Object({ filename: Type.String(), contentType: Type.String(), size: Type.Integer({ minimum: 0 }) })),
+  attachments: Type.Array(
+    Type.Object({ filename: Type.String(), contentType: Type.String(), size: Type.Integer({ minimum: 0 }) }),
+  ),
 })
 
 export const imapConnector = defineConnector({
@@ -29,4 +31,5 @@ export const imapConnector = defineConnector({
 })
 
 export const TAGS = ['generic', 'email']
-export const contains = (text: string, part: string | undefined) => part === undefined || text.toLowerCase().includes(part.toLowerCase())
+export const contains = (text: string, part: string | undefined) =>
+  part === undefined || text.toLowerCase().includes(part.toLowerCase())

@@ -8,6 +8,7 @@ export default definePlugin({
   id: 'markets',
   name: 'Markets',
   version: '1.0.0',
-  description: 'Triggers on centralized-exchange prices and listings and on market situations, fed by the event-source integration.',
+  description:
+    'Triggers on centralized-exchange prices and listings and on market situations, fed by the event-source integration.',
   triggers: [tokenPriceCexes, exchangeListing, situationFired],
 })

@@ -17,20 +17,31 @@ const newTweet = defineTrigger({
   tags: ['social', 'microblog'],
   platform: 'microblog',
   connector: { type: 'microblog' },
-  payload: Type.Object({
-    username: Type.Optional(Type.String({ minLength: 1, description: 'without the @' })),
-    query: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
-    includeReplies: Type.Optional(Type.Boolean({ default: false })),
-  }, { minProperties: 1 }),
-  result: TriggerEvent(Type.Object({
-    tweetId: Type.String(), authorId: Type.String(), username: Type.String(), text: Type.String(), url: Type.String(),
-    inReplyToId: Type.Optional(Type.String()), query: Type.Optional(Type.String({ description: 'the query it matched' })),
-    createdAt: Type.String({ format: 'date-time' }),
-  })),
+  payload: Type.Object(
+    {
+      username: Type.Optional(Type.String({ minLength: 1, description: 'without the @' })),
+      query: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+      includeReplies: Type.Optional(Type.Boolean({ default: false })),
+    },
+    { minProperties: 1 },
+  ),
+  result: TriggerEvent(
+    Type.Object({
+      tweetId: Type.String(),
+      authorId: Type.String(),
+      username: Type.String(),
+      text: Type.String(),
+      url: Type.String(),
+      inReplyToId: Type.Optional(Type.String()),
+      query: Type.Optional(Type.String({ description: 'the query it matched' })),
+      createdAt: Type.String({ format: 'date-time' }),
+    }),
+  ),
   waitPayload: Type.Object({ username: Type.Optional(Type.String()), inReplyToId: Type.Optional(Type.String()) }),
   matches: (config, { body }) =>
     (config.username === undefined || body.username.toLowerCase() === config.username.toLowerCase()) &&
-    (config.query === undefined || body.query === config.query) && (config.includeReplies === true || body.inReplyToId === undefined),
+    (config.query === undefined || body.query === config.query) &&
+    (config.includeReplies === true || body.inReplyToId === undefined),
 })
 
 export default definePlugin({ id: 'microblog', name: 'Microblog', version: '1.0.0', connector, triggers: [newTweet] })

@@ -18,15 +18,26 @@ const paymentReceived = defineTrigger({
   type: 'paylink-payment-received',
   name: 'Payment received',
   description: 'A payment link is paid.',
-  payload: Type.Object({ linkId: Type.Optional(Type.String({ minLength: 1, description: 'only this link' })), minAmount: Type.Optional(Amount) }),
-  result: TriggerEvent(Type.Object({
-    paymentId: Type.String(), linkId: Type.String(), amount: Amount, asset: Type.String({ description: 'currency code or token symbol' }),
-    chainId: Type.Optional(Type.Integer()), payer: Type.Optional(Type.String()), transactionHash: Type.Optional(Type.String()),
-    paidAt: Type.String({ format: 'date-time' }),
-  })),
+  payload: Type.Object({
+    linkId: Type.Optional(Type.String({ minLength: 1, description: 'only this link' })),
+    minAmount: Type.Optional(Amount),
+  }),
+  result: TriggerEvent(
+    Type.Object({
+      paymentId: Type.String(),
+      linkId: Type.String(),
+      amount: Amount,
+      asset: Type.String({ description: 'currency code or token symbol' }),
+      chainId: Type.Optional(Type.Integer()),
+      payer: Type.Optional(Type.String()),
+      transactionHash: Type.Optional(Type.String()),
+      paidAt: Type.String({ format: 'date-time' }),
+    }),
+  ),
   waitPayload: Type.Object({ paymentId: Type.Optional(Type.String()), linkId: Type.Optional(Type.String()) }),
   matches: (config, { body }) =>
-    (config.linkId === undefined || body.linkId === config.linkId) && (config.minAmount === undefined || BigInt(body.amount) >= BigInt(config.minAmount)),
+    (config.linkId === undefined || body.linkId === config.linkId) &&
+    (config.minAmount === undefined || BigInt(body.amount) >= BigInt(config.minAmount)),
 })
 
 const checkoutReceived = defineTrigger({
@@ -35,13 +46,28 @@ const checkoutReceived = defineTrigger({
   name: 'Checkout completed',
   description: 'A customer completes a hosted checkout.',
   payload: Type.Object({ productId: Type.Optional(Type.String({ minLength: 1 })) }),
-  result: TriggerEvent(Type.Object({
-    checkoutId: Type.String(), email: Type.Optional(Type.String()), amount: Amount, asset: Type.String(),
-    items: Type.Array(Type.Object({ productId: Type.String(), name: Type.String(), quantity: Type.Integer({ minimum: 1 }) })),
-    metadata: Type.Optional(Type.Record(Type.String(), Type.String())), completedAt: Type.String({ format: 'date-time' }),
-  })),
+  result: TriggerEvent(
+    Type.Object({
+      checkoutId: Type.String(),
+      email: Type.Optional(Type.String()),
+      amount: Amount,
+      asset: Type.String(),
+      items: Type.Array(
+        Type.Object({ productId: Type.String(), name: Type.String(), quantity: Type.Integer({ minimum: 1 }) }),
+      ),
+      metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
+      completedAt: Type.String({ format: 'date-time' }),
+    }),
+  ),
   waitPayload: Type.Object({ checkoutId: Type.Optional(Type.String()) }),
-  matches: (config, { body }) => config.productId === undefined || body.items.some((i) => i.productId === config.productId),
+  matches: (config, { body }) =>
+    config.productId === undefined || body.items.some((i) => i.productId === config.productId),
 })
 
-export default definePlugin({ id: 'paylink', name: 'Payment links', version: '1.0.0', connector, triggers: [paymentReceived, checkoutReceived] })
+export default definePlugin({
+  id: 'paylink',
+  name: 'Payment links',
+  version: '1.0.0',
+  connector,
+  triggers: [paymentReceived, checkoutReceived],
+})

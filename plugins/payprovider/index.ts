@@ -7,4 +7,11 @@ import { definePlugin } from '../../core/plugin/sdk.ts'
 import { connector, paymentReceive } from './definitions.ts'
 import { events } from './webhook.ts'
 
-export default definePlugin({ id: 'payprovider', name: 'Payment provider', version: '1.0.0', connector, triggers: [paymentReceive], webhooks: [events] })
+export default definePlugin({
+  id: 'payprovider',
+  name: 'Payment provider',
+  version: '1.0.0',
+  connector,
+  triggers: [paymentReceive],
+  webhooks: [events],
+})

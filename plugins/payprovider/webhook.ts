@@ -35,27 +35,32 @@ function malformed(body: unknown): string | null {
   if (typeof e.id !== 'string' || !e.id || e.id.length > 255) return 'the event needs an id (a string)'
   if (typeof e.type !== 'string' || !e.type) return 'the event needs a type (a string)'
   if (e.created !== undefined && !Number.isInteger(e.created)) return 'created must be Unix seconds'
-  if (!e.data || typeof e.data !== 'object' || !e.data.object || typeof e.data.object !== 'object') return 'the event needs data.object'
+  if (!e.data || typeof e.data !== 'object' || !e.data.object || typeof e.data.object !== 'object')
+    return 'the event needs data.object'
   return null
 }
 
 export const events = defineWebhook({
   name: 'events',
-  description: 'Payment provider events, signed with the signing secret of the organization\'s payprovider connector',
+  description: "Payment provider events, signed with the signing secret of the organization's payprovider connector",
   path: '/v1/orgs/:orgId/integrations/payprovider',
   auth: { kind: 'connector', connector },
   async verify(request: WebhookRequest, ctx) {
     const header = request.headers[SIGNATURE_HEADER]
     if (!header) return refuse(401, 'the Payprovider-Signature header is missing')
     const parsed = parseSignature(header)
-    if (!parsed) return refuse(401, 'the Payprovider-Signature header needs t=<unix seconds> and at least one v1=<hex signature>')
+    if (!parsed)
+      return refuse(401, 'the Payprovider-Signature header needs t=<unix seconds> and at least one v1=<hex signature>')
     if (Math.abs(Math.floor(ctx.now() / 1000) - parsed.timestamp) > TOLERANCE_SECONDS) {
-      return refuse(401, `the signature timestamp is more than ${TOLERANCE_SECONDS} seconds away from the server's clock`)
+      return refuse(
+        401,
+        `the signature timestamp is more than ${TOLERANCE_SECONDS} seconds away from the server's clock`,
+      )
     }
     const expected = await ctx.crypto.hmacSha256(ctx.connector!.signingSecret, `${parsed.timestamp}.${request.rawBody}`)
     // Compare with every v1 (no early exit), so timing says nothing about which one matched.
     const matched = parsed.signatures.map((s) => ctx.crypto.safeEqual(expected, s)).includes(true)
-    if (!matched) return refuse(401, 'no v1 signature matches the connector\'s signing secret')
+    if (!matched) return refuse(401, "no v1 signature matches the connector's signing secret")
     const problem = malformed(request.body)
     return problem ? refuse(400, problem) : { ok: true }
   },

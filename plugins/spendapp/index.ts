@@ -31,7 +31,10 @@ const newTransaction = defineTrigger({
   type: 'spendapp-new-transaction',
   name: 'New transaction',
   description: 'A card is charged (optionally at least an amount, on given cards).',
-  payload: Type.Object({ minAmount: Type.Optional(Amount), cardIds: Type.Optional(Type.Array(Type.String({ minLength: 1 }))) }),
+  payload: Type.Object({
+    minAmount: Type.Optional(Amount),
+    cardIds: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  }),
   result: TriggerEvent(Transaction),
   waitPayload: TxWait,
   matches: (config, { body }) =>
@@ -56,12 +59,25 @@ const transferPaymentUpdated = defineTrigger({
   name: 'Transfer updated',
   description: 'A bank transfer or bill payment changes status.',
   payload: Type.Object({ statuses: Statuses }),
-  result: TriggerEvent(Type.Object({
-    transferId: Type.String(), amount: Amount, currency: Type.String(), counterparty: Type.String(),
-    status: Type.String(), previousStatus: Type.Optional(Type.String()), updatedAt: Type.String({ format: 'date-time' }),
-  })),
+  result: TriggerEvent(
+    Type.Object({
+      transferId: Type.String(),
+      amount: Amount,
+      currency: Type.String(),
+      counterparty: Type.String(),
+      status: Type.String(),
+      previousStatus: Type.Optional(Type.String()),
+      updatedAt: Type.String({ format: 'date-time' }),
+    }),
+  ),
   waitPayload: Type.Object({ transferId: Type.Optional(Type.String()) }),
   matches: (config, { body }) => !config.statuses?.length || config.statuses.includes(body.status),
 })
 
-export default definePlugin({ id: 'spendapp', name: 'Spend management', version: '1.0.0', connector, triggers: [newTransaction, transactionStatusUpdated, transferPaymentUpdated] })
+export default definePlugin({
+  id: 'spendapp',
+  name: 'Spend management',
+  version: '1.0.0',
+  connector,
+  triggers: [newTransaction, transactionStatusUpdated, transferPaymentUpdated],
+})

@@ -4,13 +4,14 @@ import { defineConnector, definePlugin, defineTrigger, Secret, TriggerEvent, Typ
 const connector = defineConnector({
   type: 'webshop',
   name: 'Web shop',
-  description: 'A shop of the web shop platform: its domain, an admin API token and the secret that signs its webhooks.',
+  description:
+    'A shop of the web shop platform: its domain, an admin API token and the secret that signs its webhooks.',
   provider: 'Web shop platform',
   tags: ['commerce'],
   data: Type.Object({
     shopDomain: Type.String({ minLength: 1, description: 'e.g. acme.shop.example' }),
     accessToken: Secret({ description: 'admin API access token' }),
-    webhookSecret: Type.Optional(Secret({ description: 'signs the shop\'s webhooks' })),
+    webhookSecret: Type.Optional(Secret({ description: "signs the shop's webhooks" })),
   }),
 })
 
@@ -22,11 +23,24 @@ const Order = Type.Object({
   currency: Type.String({ minLength: 3, maxLength: 3 }),
   totalPrice: Money,
   financialStatus: Type.String({ description: 'pending, paid, refunded …' }),
-  lineItems: Type.Array(Type.Object({ sku: Type.Optional(Type.String()), title: Type.String(), quantity: Type.Integer({ minimum: 1 }), price: Money })),
+  lineItems: Type.Array(
+    Type.Object({
+      sku: Type.Optional(Type.String()),
+      title: Type.String(),
+      quantity: Type.Integer({ minimum: 1 }),
+      price: Money,
+    }),
+  ),
   createdAt: Type.String({ format: 'date-time' }),
 })
-const OrderConfig = Type.Object({ minTotal: Type.Optional(Money), sku: Type.Optional(Type.String({ minLength: 1, description: 'only orders with this SKU' })) })
-const orderMatches = (config: { minTotal?: string; sku?: string }, order: { totalPrice: string; lineItems: { sku?: string }[] }) =>
+const OrderConfig = Type.Object({
+  minTotal: Type.Optional(Money),
+  sku: Type.Optional(Type.String({ minLength: 1, description: 'only orders with this SKU' })),
+})
+const orderMatches = (
+  config: { minTotal?: string; sku?: string },
+  order: { totalPrice: string; lineItems: { sku?: string }[] },
+) =>
   (config.minTotal === undefined || Number(order.totalPrice) >= Number(config.minTotal)) &&
   (config.sku === undefined || order.lineItems.some((i) => i.sku === config.sku))
 const common = { tags: ['commerce', 'webshop'], platform: 'webshop', connector: { type: 'webshop' } } as const
@@ -64,7 +78,14 @@ const inventoryLevelUpdated = defineTrigger({
     locationIds: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     below: Type.Optional(Type.Integer({ description: 'only when fewer than this are available' })),
   }),
-  result: TriggerEvent(Type.Object({ inventoryItemId: Type.String(), locationId: Type.String(), available: Type.Integer(), updatedAt: Type.String({ format: 'date-time' }) })),
+  result: TriggerEvent(
+    Type.Object({
+      inventoryItemId: Type.String(),
+      locationId: Type.String(),
+      available: Type.Integer(),
+      updatedAt: Type.String({ format: 'date-time' }),
+    }),
+  ),
   waitPayload: Type.Object({ inventoryItemId: Type.Optional(Type.String()) }),
   matches: (config, { body }) =>
     (!config.inventoryItemIds?.length || config.inventoryItemIds.includes(body.inventoryItemId)) &&
@@ -72,4 +93,10 @@ const inventoryLevelUpdated = defineTrigger({
     (config.below === undefined || body.available < config.below),
 })
 
-export default definePlugin({ id: 'webshop', name: 'Web shop', version: '1.0.0', connector, triggers: [orderCreated, orderPaid, inventoryLevelUpdated] })
+export default definePlugin({
+  id: 'webshop',
+  name: 'Web shop',
+  version: '1.0.0',
+  connector,
+  triggers: [orderCreated, orderPaid, inventoryLevelUpdated],
+})

@@ -31,7 +31,13 @@ export function createDefinitionChecker(registry: Registry): DefinitionChecker {
   function check(definition: Definition): DefinitionCheck {
     const errors: ErrorDetail[] = []
     const add = (path: string, message: string) => errors.push({ path, message })
-    if (!definition || typeof definition !== 'object' || !definition.nodes || typeof definition.nodes !== 'object' || Array.isArray(definition.nodes)) {
+    if (
+      !definition ||
+      typeof definition !== 'object' ||
+      !definition.nodes ||
+      typeof definition.nodes !== 'object' ||
+      Array.isArray(definition.nodes)
+    ) {
       add('/nodes', 'is required: an object of node id to node')
       return { type: null, errors }
     }
@@ -66,7 +72,8 @@ export function createDefinitionChecker(registry: Registry): DefinitionChecker {
     if (!findCycle(definition, add)) {
       const plan = compilePlan(definition, 'check')
       for (const id of ids) {
-        if (plan.node(id).loops.length > LIMITS.loopNesting) add(`/nodes/${id}`, `loops nest more than ${LIMITS.loopNesting} deep here`)
+        if (plan.node(id).loops.length > LIMITS.loopNesting)
+          add(`/nodes/${id}`, `loops nest more than ${LIMITS.loopNesting} deep here`)
         checkPayload(plan, id, add)
       }
     }
@@ -80,8 +87,13 @@ export function createDefinitionChecker(registry: Registry): DefinitionChecker {
       if (!definition.nodes.root) add('/triggerNodeIds', 'is required unless the single trigger node is named "root"')
       return definition.nodes.root ? ['root'] : []
     }
-    if (listed.length === 1 && listed[0] !== 'root') add('/triggerNodeIds/0', 'a single-trigger workflow lists the literal "root"')
-    if (listed.length > 1 && listed.includes('root')) add(`/triggerNodeIds/${listed.indexOf('root')}`, 'a multi-trigger workflow must not use "root" as a trigger node id')
+    if (listed.length === 1 && listed[0] !== 'root')
+      add('/triggerNodeIds/0', 'a single-trigger workflow lists the literal "root"')
+    if (listed.length > 1 && listed.includes('root'))
+      add(
+        `/triggerNodeIds/${listed.indexOf('root')}`,
+        'a multi-trigger workflow must not use "root" as a trigger node id',
+      )
     const seen = new Set<string>()
     listed.forEach((id, i) => {
       if (seen.has(id)) add(`/triggerNodeIds/${i}`, `"${id}" is listed twice`)
@@ -101,10 +113,23 @@ export function createDefinitionChecker(registry: Registry): DefinitionChecker {
       const trigger = registry.trigger(node.type)
       // A type can be both a trigger and an action (`approval`); the node's place decides which.
       const action = isTrigger ? undefined : registry.action(node.type)
-      if (isTrigger && !trigger) add(`${at}/type`, registry.action(node.type) ? `"${node.type}" is an action, not a trigger type` : `unknown trigger type "${node.type}"`)
-      if (!isTrigger && !action) add(`${at}/type`, trigger ? `"${node.type}" is a trigger type; list this node in triggerNodeIds to use it as a trigger` : `unknown node type "${node.type}"`)
+      if (isTrigger && !trigger)
+        add(
+          `${at}/type`,
+          registry.action(node.type)
+            ? `"${node.type}" is an action, not a trigger type`
+            : `unknown trigger type "${node.type}"`,
+        )
+      if (!isTrigger && !action)
+        add(
+          `${at}/type`,
+          trigger
+            ? `"${node.type}" is a trigger type; list this node in triggerNodeIds to use it as a trigger`
+            : `unknown node type "${node.type}"`,
+        )
       if (node.loopBody?.length && !action?.loop) add(`${at}/loopBody`, `only a loop node (for-each) has a loopBody`)
-      if (action?.loop && !node.loopBody?.length) add(`${at}/loopBody`, 'a loop node needs a loopBody: the nodes to run for each item')
+      if (action?.loop && !node.loopBody?.length)
+        add(`${at}/loopBody`, 'a loop node needs a loopBody: the nodes to run for each item')
       const edges: Array<[string, string]> = [
         ...(node.children ?? []).map((c, i): [string, string] => [c, `${at}/children/${i}`]),
         ...(node.loopBody ?? []).map((c, i): [string, string] => [c, `${at}/loopBody/${i}`]),
@@ -123,14 +148,20 @@ export function createDefinitionChecker(registry: Registry): DefinitionChecker {
       for (const child of node.children ?? []) {
         const target = definition.nodes[child]
         if (!target) continue
-        if (branches && target.branch === undefined) add(`/nodes/${child}/branch`, `is required: a child of "${id}" names its branch (${branches.join(' or ')})`)
-        if (branches && target.branch !== undefined && !branches.includes(target.branch)) add(`/nodes/${child}/branch`, `"${target.branch}" is not a branch of "${id}" (${branches.join(', ')})`)
-        if (!branches && target.branch !== undefined && (action || isTrigger)) add(`/nodes/${child}/branch`, `"${id}" (${node.type}) has no branches`)
+        if (branches && target.branch === undefined)
+          add(`/nodes/${child}/branch`, `is required: a child of "${id}" names its branch (${branches.join(' or ')})`)
+        if (branches && target.branch !== undefined && !branches.includes(target.branch))
+          add(`/nodes/${child}/branch`, `"${target.branch}" is not a branch of "${id}" (${branches.join(', ')})`)
+        if (!branches && target.branch !== undefined && (action || isTrigger))
+          add(`/nodes/${child}/branch`, `"${id}" (${node.type}) has no branches`)
       }
     }
     for (const [child, list] of parents) {
       if (list.length > 1 && !list.every((p) => triggerIds.includes(p))) {
-        add(`/nodes/${child}`, `has more than one parent (${list.join(', ')}); a node follows exactly one node, or several trigger nodes`)
+        add(
+          `/nodes/${child}`,
+          `has more than one parent (${list.join(', ')}); a node follows exactly one node, or several trigger nodes`,
+        )
       }
     }
   }
@@ -148,7 +179,8 @@ export function createDefinitionChecker(registry: Registry): DefinitionChecker {
       state.set(id, 'open')
       path.push(id)
       const node = definition.nodes[id]
-      for (const next of [...(node?.children ?? []), ...(node?.loopBody ?? [])]) if (definition.nodes[next] && visit(next)) return true
+      for (const next of [...(node?.children ?? []), ...(node?.loopBody ?? [])])
+        if (definition.nodes[next] && visit(next)) return true
       path.pop()
       state.set(id, 'done')
       return false
@@ -189,7 +221,12 @@ export function createDefinitionChecker(registry: Registry): DefinitionChecker {
       const where = `${at}${ref.pointer}`
       const root = ref.root
       if (FIXED_ROOTS.has(root)) {
-        if (root === '$vars' && ref.path[0] !== undefined && plan.definition.variableDefs && !variables.has(ref.path[0])) {
+        if (
+          root === '$vars' &&
+          ref.path[0] !== undefined &&
+          plan.definition.variableDefs &&
+          !variables.has(ref.path[0])
+        ) {
           add(where, `{{$vars.${ref.path[0]}}} is not a declared variable`)
         }
         continue
@@ -197,7 +234,11 @@ export function createDefinitionChecker(registry: Registry): DefinitionChecker {
       if (root === '$card') {
         // One-time card handles resolve at send time, only in an outbound HTTP request (agents.md).
         if (node.type !== 'http-request') add(where, '{{$card…}} is only available in an http-request node')
-        else if (!ref.path[0] || !['number', 'expMonth', 'expYear', 'cvc', 'holderName'].includes(ref.path[1] ?? '') || ref.path.length !== 2) {
+        else if (
+          !ref.path[0] ||
+          !['number', 'expMonth', 'expYear', 'cvc', 'holderName'].includes(ref.path[1] ?? '') ||
+          ref.path.length !== 2
+        ) {
           add(where, '{{$card.<handle>.<field>}} names a handle and one of number, expMonth, expYear, cvc, holderName')
         }
         continue
@@ -212,7 +253,8 @@ export function createDefinitionChecker(registry: Registry): DefinitionChecker {
         continue
       }
       if (root === '$for') {
-        if (!ref.path[0] || !node.loops.includes(ref.path[0])) add(where, `$for.${ref.path[0] ?? ''} does not name a for-each that encloses this node`)
+        if (!ref.path[0] || !node.loops.includes(ref.path[0]))
+          add(where, `$for.${ref.path[0] ?? ''} does not name a for-each that encloses this node`)
         continue
       }
       const target = root === '$nodes' ? ref.path[0] : root
@@ -229,7 +271,11 @@ export function createDefinitionChecker(registry: Registry): DefinitionChecker {
         continue
       }
       const field = root === '$nodes' ? ref.path[1] : ref.path[0]
-      if (node.loops.includes(target) && field === 'result') add(where, `the result of "${target}" is not available inside its own loop body; use {{$item}} or {{$for.${target}.item}}`)
+      if (node.loops.includes(target) && field === 'result')
+        add(
+          where,
+          `the result of "${target}" is not available inside its own loop body; use {{$item}} or {{$for.${target}.item}}`,
+        )
     }
   }
 
@@ -240,8 +286,13 @@ export function createDefinitionChecker(registry: Registry): DefinitionChecker {
     if (typeof type !== 'string' || hasExpression(type)) return
     const trigger = registry.trigger(type)
     if (!trigger) return add(`${at}/triggerType`, `unknown trigger type "${type}"`)
-    if (trigger.schedule) return add(`${at}/triggerType`, `"${type}" fires on a schedule and cannot be waited for; use a delay node to wait for a time`)
-    if (!trigger.waitPayload) return add(`${at}/triggerType`, `"${type}" cannot be waited for; leave triggerType out to wait for a resume call`)
+    if (trigger.schedule)
+      return add(
+        `${at}/triggerType`,
+        `"${type}" fires on a schedule and cannot be waited for; use a delay node to wait for a time`,
+      )
+    if (!trigger.waitPayload)
+      return add(`${at}/triggerType`, `"${type}" cannot be waited for; leave triggerType out to wait for a resume call`)
     const config = payload.triggerConfig
     if (!config || typeof config !== 'object') return
     for (const e of compiled(`wait:${type}`, trigger.waitPayload).Errors(config)) {
@@ -265,9 +316,13 @@ export function createDefinitionChecker(registry: Registry): DefinitionChecker {
     check,
     missingTypes(definition) {
       const triggerIds = new Set(definition.triggerNodeIds ?? ['root'])
-      return [...new Set(Object.entries(definition.nodes ?? {})
-        .filter(([id, n]) => (triggerIds.has(id) ? !registry.trigger(n.type) : !registry.action(n.type)))
-        .map(([, n]) => n.type))]
+      return [
+        ...new Set(
+          Object.entries(definition.nodes ?? {})
+            .filter(([id, n]) => (triggerIds.has(id) ? !registry.trigger(n.type) : !registry.action(n.type)))
+            .map(([, n]) => n.type),
+        ),
+      ]
     },
   }
 }

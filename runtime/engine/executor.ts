@@ -92,7 +92,6 @@ interface Entry {
   sent: Set<string>
 }
 
-
 /**
  * Starting a run executes its first nodes at once. Starting every admitted run in the turn
  * that commits it would hold back the answers to the requests being admitted meanwhile, so
@@ -103,7 +102,6 @@ const SLICE_WHILE_ADMITTING = 16
 const SLICE_WHEN_IDLE = 256
 /** Heartbeats (3 s apart by default) between two sweeps for this worker's own stale runs while runs are queued here. */
 const OWN_SWEEP_EVERY = 20
-
 
 /** The executor's counters and flags, in one named place (the maps and the start queue sit beside it). */
 interface ExecutorState {
@@ -123,8 +121,18 @@ export function createExecutor(deps: ExecutorDeps): Executor {
   const entries = new Map<string, Entry>()
   const queue = createStartQueue()
   const idleWaiters: Array<() => void> = []
-  const state: ExecutorState = { running: 0, stopped: false, admittedSinceTurn: 0, turnScheduled: false, sweepsWithoutOwn: 0 }
-  const limit = adaptiveConcurrency({ max: deps.concurrency, targetLagMs: deps.lagTargetMs ?? 0, onRaise: () => scheduleTurn() })
+  const state: ExecutorState = {
+    running: 0,
+    stopped: false,
+    admittedSinceTurn: 0,
+    turnScheduled: false,
+    sweepsWithoutOwn: 0,
+  }
+  const limit = adaptiveConcurrency({
+    max: deps.concurrency,
+    targetLagMs: deps.lagTargetMs ?? 0,
+    onRaise: () => scheduleTurn(),
+  })
   const branchesOf: BranchesOf = (type) => deps.registry.action(type)?.branches
   const now = () => deps.clock.now()
   const staleBefore = deps.staleBefore ?? (() => now() - deps.workerTimeoutMs)
@@ -171,15 +179,20 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     state.running++
     const activation = item.fresh ? activateFresh(entry, item.fresh, item.woken === true) : activateStored(entry)
     let failure: unknown
-    activation.catch(async (error) => {
-      deps.logger.error('could not start run', { runId: item.runId, error: error instanceof Error ? error.stack : String(error) })
-      // A run whose definition cannot execute fails once, clearly, instead of being picked up
-      // again on every sweep; a store that failed is tried again: a work-queue notification is
-      // handed out again (take rejects), anything else waits for the sweep.
-      if (error instanceof DefinitionError) await failUnstartable(item.runId, error.message)
-      else failure = error
-      release(entry)
-    }).finally(() => item.taken?.(failure))
+    activation
+      .catch(async (error) => {
+        deps.logger.error('could not start run', {
+          runId: item.runId,
+          error: error instanceof Error ? error.stack : String(error),
+        })
+        // A run whose definition cannot execute fails once, clearly, instead of being picked up
+        // again on every sweep; a store that failed is tried again: a work-queue notification is
+        // handed out again (take rejects), anything else waits for the sweep.
+        if (error instanceof DefinitionError) await failUnstartable(item.runId, error.message)
+        else failure = error
+        release(entry)
+      })
+      .finally(() => item.taken?.(failure))
   }
 
   /** Live in this process, or queued to start here. */
@@ -204,7 +217,10 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     const plan = deps.plans.get(fresh.meta.definitionHash, () => fresh.definition)
     const step = startState(fresh.input, plan, branchesOf, now())
     attach(entry, fresh.meta, plan, { input: step.state }, step.events, new Set())
-    if (woken) deliverInbox(entry).catch((error) => deps.logger.error('could not read run inbox', { runId: entry.runId, error: String(error) }))
+    if (woken)
+      deliverInbox(entry).catch((error) =>
+        deps.logger.error('could not read run inbox', { runId: entry.runId, error: String(error) }),
+      )
   }
 
   /**
@@ -230,7 +246,9 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     let stored = definitions.get(hash)
     if (!stored) {
       const body = await runs.definition(deps.store, hash)
-      stored = parseJson<{ definition: Definition; variableDefs?: RunMeta['variableDefs'] }>(body?.body, { definition: { nodes: {} } })
+      stored = parseJson<{ definition: Definition; variableDefs?: RunMeta['variableDefs'] }>(body?.body, {
+        definition: { nodes: {} },
+      })
       if (body) definitions.set(hash, stored)
     }
     return stored
@@ -245,20 +263,38 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     const stored = await storedDefinition(row.definition_hash)
     const plan = deps.plans.get(row.definition_hash, () => stored.definition)
     const meta: RunMeta = {
-      runId: row.id, organizationId: row.organization_id, workflowId: row.workflow_id, workflowVersion: row.workflow_version,
-      automatic: Number(row.automatic) === 1, live: Number(row.live) === 1, definitionHash: row.definition_hash,
-      variableDefs: stored.variableDefs ?? [], lastSeq: Number(row.last_seq), startedAt: Number(row.started_at),
-      traceparent: row.traceparent ?? null, traceCaller: row.trace_caller ?? null,
+      runId: row.id,
+      organizationId: row.organization_id,
+      workflowId: row.workflow_id,
+      workflowVersion: row.workflow_version,
+      automatic: Number(row.automatic) === 1,
+      live: Number(row.live) === 1,
+      definitionHash: row.definition_hash,
+      variableDefs: stored.variableDefs ?? [],
+      lastSeq: Number(row.last_seq),
+      startedAt: Number(row.started_at),
+      traceparent: row.traceparent ?? null,
+      traceCaller: row.trace_caller ?? null,
     }
     if (row.snapshot) {
       const snapshot = restoreSnapshot(row.snapshot, row.trigger_event)
-      const waited = new Set<string>(Object.values((snapshot.context as RunState).nodes).filter((n) => n.wait).map((n) => n.key))
+      const waited = new Set<string>(
+        Object.values((snapshot.context as RunState).nodes)
+          .filter((n) => n.wait)
+          .map((n) => n.key),
+      )
       attach(entry, meta, plan, { snapshot }, [], waited, true)
     } else {
       const input: RunInput = {
-        runId: row.id, workflowId: row.workflow_id, organizationId: row.organization_id, workflowVersion: row.workflow_version,
-        triggerNodeId: row.trigger_node_id, trigger: JSON.parse(row.trigger_event), vars: parseJson(row.vars, {}),
-        props: parseJson(row.prop_values, {}), seed: parseJson(row.seed, undefined),
+        runId: row.id,
+        workflowId: row.workflow_id,
+        organizationId: row.organization_id,
+        workflowVersion: row.workflow_version,
+        triggerNodeId: row.trigger_node_id,
+        trigger: JSON.parse(row.trigger_event),
+        vars: parseJson(row.vars, {}),
+        props: parseJson(row.prop_values, {}),
+        seed: parseJson(row.seed, undefined),
       }
       const step = startState(input, plan, branchesOf, now())
       attach(entry, meta, plan, { input: step.state }, step.events, new Set(), true)
@@ -268,11 +304,24 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     settleIfDone(entry)
   }
 
-  function attach(entry: Entry, meta: RunMeta, plan: Plan, options: { input: RunState } | { snapshot: unknown }, initial: readonly Emitted[], waited: Set<string>, restored = false) {
+  function attach(
+    entry: Entry,
+    meta: RunMeta,
+    plan: Plan,
+    options: { input: RunState } | { snapshot: unknown },
+    initial: readonly Emitted[],
+    waited: Set<string>,
+    restored = false,
+  ) {
     const actor = createActor(machineFor(plan), options as never) as RunActor
     const read = () => {
       const snapshot = actor.getSnapshot()
-      return { status: statusOf(snapshot), snapshot: actor.getPersistedSnapshot(), vars: snapshot.context.vars, error: snapshot.context.error }
+      return {
+        status: statusOf(snapshot),
+        snapshot: actor.getPersistedSnapshot(),
+        vars: snapshot.context.vars,
+        error: snapshot.context.error,
+      }
     }
     const journal = createRunJournal(deps, meta, read, waited, () => {
       // Another worker took this run over (this one was presumed dead): stop without writing.
@@ -294,7 +343,9 @@ export function createExecutor(deps: ExecutorDeps): Executor {
         deps.logger.error('run actor failed', { runId: meta.runId, error: String(error) })
         // The actor cannot go on: end the run as failed, so that it neither hangs nor comes back.
         entry.phase = 'stopping'
-        void failUnstartable(meta.runId, `the run could not go on: ${errorMessage(error)}`).finally(() => release(entry))
+        void failUnstartable(meta.runId, `the run could not go on: ${errorMessage(error)}`).finally(() =>
+          release(entry),
+        )
       },
     })
     entry.phase = 'active'
@@ -360,7 +411,11 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     enqueueFresh(run) {
       state.admittedSinceTurn++
       const organizationId = run.meta.organizationId
-      enqueue(queue.keepsPayload() ? { runId: run.meta.runId, organizationId, fresh: run } : { runId: run.meta.runId, organizationId })
+      enqueue(
+        queue.keepsPayload()
+          ? { runId: run.meta.runId, organizationId, fresh: run }
+          : { runId: run.meta.runId, organizationId },
+      )
     },
     has: isHere,
     take(runId) {
@@ -369,13 +424,17 @@ export function createExecutor(deps: ExecutorDeps): Executor {
         this.wake(runId)
         return Promise.resolve()
       }
-      return new Promise<void>((resolve, reject) => enqueue({ runId, taken: (error) => (error === undefined ? resolve() : reject(error)) }))
+      return new Promise<void>((resolve, reject) =>
+        enqueue({ runId, taken: (error) => (error === undefined ? resolve() : reject(error)) }),
+      )
     },
     wake(runId) {
       const entry = entries.get(runId)
       if (!entry) return enqueue({ runId, woken: true })
       if (entry.phase === 'active') {
-        deliverInbox(entry).catch((error) => deps.logger.error('could not read run inbox', { runId, error: String(error) }))
+        deliverInbox(entry).catch((error) =>
+          deps.logger.error('could not read run inbox', { runId, error: String(error) }),
+        )
       } else entry.wakePending = true
     },
     /** Runs that were running without a live owner, and runs with inbox events nobody took. */
@@ -412,10 +471,12 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       queue.clear()
       const deadline = now() + graceMs
       while (state.running > 0 && now() < deadline) await new Promise((r) => setTimeout(r, 20))
-      await Promise.all([...entries.values()].map(async (entry) => {
-        await entry.journal?.flushed()
-        entry.actor?.stop()
-      }))
+      await Promise.all(
+        [...entries.values()].map(async (entry) => {
+          await entry.journal?.flushed()
+          entry.actor?.stop()
+        }),
+      )
     },
   }
 }

@@ -31,10 +31,17 @@ export interface FinishedRun {
  * any other.
  */
 export type FinishAtAdmission = (
-  tx: SqlExecutor, run: FreshRun, first: NumberedEvent, admission: AdmissionWrite,
+  tx: SqlExecutor,
+  run: FreshRun,
+  first: NumberedEvent,
+  admission: AdmissionWrite,
 ) => Promise<FinishedRun | null>
 
-export function createAdmissionFinisher(deps: ExecutorDeps, machineFor: (plan: Plan) => RunMachine, branchesOf: BranchesOf): FinishAtAdmission {
+export function createAdmissionFinisher(
+  deps: ExecutorDeps,
+  machineFor: (plan: Plan) => RunMachine,
+  branchesOf: BranchesOf,
+): FinishAtAdmission {
   const now = () => deps.clock.now()
 
   /** Whether every node of a plan may execute at admission (its trigger aside). */
@@ -70,11 +77,19 @@ export function createAdmissionFinisher(deps: ExecutorDeps, machineFor: (plan: P
       return null
     }
     const at = now()
-    const events: NumberedEvent[] = [first, ...emitted.map((e, i) => ({ type: e.type, nodeId: e.nodeId, data: e.data, seq: first.seq + 1 + i, at }))]
+    const events: NumberedEvent[] = [
+      first,
+      ...emitted.map((e, i) => ({ type: e.type, nodeId: e.nodeId, data: e.data, seq: first.seq + 1 + i, at })),
+    ]
     const persisted = actor.getPersistedSnapshot()
     actor.stop()
     const writer = journalWriter(deps, fresh.meta)
-    const state = { status: statusOf(snapshot), snapshot: persisted, vars: snapshot.context.vars, error: snapshot.context.error }
+    const state = {
+      status: statusOf(snapshot),
+      snapshot: persisted,
+      vars: snapshot.context.vars,
+      error: snapshot.context.error,
+    }
     const { recorded } = await writer.write(tx, events, [], state, new Set(), first.seq, admission)
     return { recorded, committed: () => writer.committed(events, persisted) }
   }

@@ -53,36 +53,82 @@ export interface JournalDeps {
 }
 
 /** Metrics of what a journal write made durable: ended runs and node executions. */
-function observe(metrics: Metrics, meta: RunMeta, events: ReadonlyArray<JournalEvent & { at: number }>, snapshot: unknown) {
+function observe(
+  metrics: Metrics,
+  meta: RunMeta,
+  events: ReadonlyArray<JournalEvent & { at: number }>,
+  snapshot: unknown,
+) {
   if (events.length > 0) metrics.journalWrites.observe(events.length)
   for (const e of events) {
     if (!isTerminalRunEvent(e.type)) continue
     const status = runStatusOf(e.type)!
     metrics.runsFinished.inc({ status })
-    if (meta.startedAt !== undefined) metrics.runDuration.observe({ status }, Math.max(0, (e.at - meta.startedAt) / 1000))
+    if (meta.startedAt !== undefined)
+      metrics.runDuration.observe({ status }, Math.max(0, (e.at - meta.startedAt) / 1000))
   }
-  const nodes = (snapshot as { context?: { nodes?: Record<string, { type?: string; startedAt?: number; finishedAt?: number }> } } | null)?.context?.nodes ?? {}
+  const nodes =
+    (
+      snapshot as {
+        context?: { nodes?: Record<string, { type?: string; startedAt?: number; finishedAt?: number }> }
+      } | null
+    )?.context?.nodes ?? {}
   for (const e of events) {
     if (e.type === 'node.succeeded' || e.type === 'node.failed' || e.type === 'node.partial') {
       const node = nodes[String(e.data.key ?? '')]
       if (!node?.type || e.data.trigger || e.data.reused) continue
       const outcome = e.type.slice('node.'.length)
-      metrics.nodeDuration.observe({ node_type: node.type, outcome }, Math.max(0, ((node.finishedAt ?? e.at) - (node.startedAt ?? e.at)) / 1000))
+      metrics.nodeDuration.observe(
+        { node_type: node.type, outcome },
+        Math.max(0, ((node.finishedAt ?? e.at) - (node.startedAt ?? e.at)) / 1000),
+      )
     }
   }
 }
 
 /** Spans of what a journal write made durable: node executions, the run's end, resumptions. */
-function trace(tracing: Tracing, meta: RunMeta, events: ReadonlyArray<JournalEvent & { at: number }>, snapshot: unknown) {
-  const run = { traceparent: meta.traceparent!, parent: meta.traceCaller ?? null, runId: meta.runId, workflowId: meta.workflowId, organizationId: meta.organizationId }
-  const nodes = (snapshot as { context?: { nodes?: Record<string, { nodeId?: string; type?: string; startedAt?: number; finishedAt?: number; attempts?: number }> } } | null)?.context?.nodes ?? {}
+function trace(
+  tracing: Tracing,
+  meta: RunMeta,
+  events: ReadonlyArray<JournalEvent & { at: number }>,
+  snapshot: unknown,
+) {
+  const run = {
+    traceparent: meta.traceparent!,
+    parent: meta.traceCaller ?? null,
+    runId: meta.runId,
+    workflowId: meta.workflowId,
+    organizationId: meta.organizationId,
+  }
+  const nodes =
+    (
+      snapshot as {
+        context?: {
+          nodes?: Record<
+            string,
+            { nodeId?: string; type?: string; startedAt?: number; finishedAt?: number; attempts?: number }
+          >
+        }
+      } | null
+    )?.context?.nodes ?? {}
   for (const e of events) {
     if (e.type === 'node.succeeded' || e.type === 'node.failed' || e.type === 'node.partial') {
       const key = String(e.data.key ?? '')
       const node = nodes[key]
       if (!node?.type || e.data.trigger || e.data.reused) continue
-      tracing.node(run, { nodeId: e.nodeId ?? node.nodeId ?? key, type: node.type, key, attempt: Number(e.data.attempt ?? node.attempts ?? 1) },
-        node.startedAt ?? e.at, node.finishedAt ?? e.at, e.type.slice('node.'.length), typeof e.data.error === 'string' ? e.data.error : undefined)
+      tracing.node(
+        run,
+        {
+          nodeId: e.nodeId ?? node.nodeId ?? key,
+          type: node.type,
+          key,
+          attempt: Number(e.data.attempt ?? node.attempts ?? 1),
+        },
+        node.startedAt ?? e.at,
+        node.finishedAt ?? e.at,
+        e.type.slice('node.'.length),
+        typeof e.data.error === 'string' ? e.data.error : undefined,
+      )
     } else if (e.type === 'run.resumed') {
       tracing.resumed(run, e.at, typeof e.data.key === 'string' ? e.data.key : null)
     } else if (isTerminalRunEvent(e.type) && meta.startedAt !== undefined) {
@@ -132,28 +178,56 @@ export function journalWriter(deps: JournalDeps, meta: RunMeta) {
    * one admission read in this transaction.
    */
   async function write(
-    tx: SqlExecutor, events: readonly NumberedEvent[], consumed: readonly string[], state: JournalState, waitedBefore: ReadonlySet<string>, seq: number,
+    tx: SqlExecutor,
+    events: readonly NumberedEvent[],
+    consumed: readonly string[],
+    state: JournalState,
+    waitedBefore: ReadonlySet<string>,
+    seq: number,
     admission?: AdmissionWrite,
   ): Promise<JournalWrite> {
     const now = deps.clock.now()
     const waited = new Set(waitedBefore)
-    const recorded = await deps.recorder.record(tx, events.map((e) => ({
-      organizationId: meta.organizationId, workflowId: meta.workflowId, runId: meta.runId, seq: e.seq,
-      type: e.type, nodeId: e.nodeId, data: { runId: meta.runId, workflowId: meta.workflowId, ...e.data }, at: e.at,
-    })))
+    const recorded = await deps.recorder.record(
+      tx,
+      events.map((e) => ({
+        organizationId: meta.organizationId,
+        workflowId: meta.workflowId,
+        runId: meta.runId,
+        seq: e.seq,
+        type: e.type,
+        nodeId: e.nodeId,
+        data: { runId: meta.runId, workflowId: meta.workflowId, ...e.data },
+        at: e.at,
+      })),
+    )
     const terminal = events.find((e) => isTerminalRunEvent(e.type))
     // A run that waits or ended needs no owner; whoever resumes it next takes it.
     const columns: RunStateColumns = {
-      status: state.status, snapshot: storedSnapshot(state.snapshot),
-      lastSeq: events.length ? events[events.length - 1].seq : seq, at: now, vars: JSON.stringify(state.vars),
-      finishedAt: terminal ? terminal.at : null, error: terminal && state.error ? JSON.stringify(state.error) : null,
+      status: state.status,
+      snapshot: storedSnapshot(state.snapshot),
+      lastSeq: events.length ? events[events.length - 1].seq : seq,
+      at: now,
+      vars: JSON.stringify(state.vars),
+      finishedAt: terminal ? terminal.at : null,
+      error: terminal && state.error ? JSON.stringify(state.error) : null,
       owner: state.status === 'running' ? deps.workerId : null,
     }
-    const changed = admission ? await admission.insert(columns) : await runs.saveState(tx, { ...columns, runId: meta.runId, workerId: deps.workerId })
+    const changed = admission
+      ? await admission.insert(columns)
+      : await runs.saveState(tx, { ...columns, runId: meta.runId, workerId: deps.workerId })
     if (changed === 0) throw new LostOwnership(meta.runId)
     for (const id of consumed) await runInbox.consume(tx, id)
     for (const e of events) await sideRows(tx, e, waited)
-    if (terminal) recorded.push(...(await runControls(tx, runStatusOf(terminal.type) as TerminalStatus, events, admission?.consecutiveFailures)))
+    if (terminal)
+      recorded.push(
+        ...(await runControls(
+          tx,
+          runStatusOf(terminal.type) as TerminalStatus,
+          events,
+          admission?.consecutiveFailures,
+        )),
+      )
     return { recorded, waited }
   }
 
@@ -167,8 +241,15 @@ export function journalWriter(deps: JournalDeps, meta: RunMeta) {
       if (wait.timeoutMs !== undefined) await insertTimer(tx, key, 'timeout', wait.startedAt + wait.timeoutMs)
       if (wait.kind !== 'waiting') return
       await runWaits.add(tx, {
-        id: deps.ids.next('tmr'), organizationId: meta.organizationId, workflowId: meta.workflowId, runId: meta.runId, nodeId: e.nodeId, nodeKey: key,
-        triggerType: wait.triggerType ?? null, match: wait.match ? JSON.stringify(wait.match) : null, at: e.at,
+        id: deps.ids.next('tmr'),
+        organizationId: meta.organizationId,
+        workflowId: meta.workflowId,
+        runId: meta.runId,
+        nodeId: e.nodeId,
+        nodeKey: key,
+        triggerType: wait.triggerType ?? null,
+        match: wait.match ? JSON.stringify(wait.match) : null,
+        at: e.at,
         expiresAt: wait.timeoutMs !== undefined ? wait.startedAt + wait.timeoutMs : null,
       })
     } else if (key && NODE_DONE.has(e.type) && waitedKeys.delete(key)) {
@@ -177,7 +258,12 @@ export function journalWriter(deps: JournalDeps, meta: RunMeta) {
     if (e.type === 'node.succeeded' && e.data.vars) {
       for (const [name, value] of Object.entries(e.data.vars as Record<string, unknown>)) {
         if (!persistLifetime.has(name)) continue
-        await workflowVariables.set(tx, { workflowId: meta.workflowId, name, value: JSON.stringify(value ?? null), at: e.at })
+        await workflowVariables.set(tx, {
+          workflowId: meta.workflowId,
+          name,
+          value: JSON.stringify(value ?? null),
+          at: e.at,
+        })
       }
     }
     if (isTerminalRunEvent(e.type) && waitedKeys.size > 0) {
@@ -191,7 +277,12 @@ export function journalWriter(deps: JournalDeps, meta: RunMeta) {
   }
 
   /** Consecutive failures, removed actions and spent AI credits pause the live version; a success resets the count. */
-  async function runControls(tx: SqlExecutor, ended: TerminalStatus, events: readonly JournalEvent[], failuresRead?: number): Promise<RecordedEvent[]> {
+  async function runControls(
+    tx: SqlExecutor,
+    ended: TerminalStatus,
+    events: readonly JournalEvent[],
+    failuresRead?: number,
+  ): Promise<RecordedEvent[]> {
     if (!meta.live || ended === 'cancelled') return []
     const disabled = events.some((e) => e.type === 'node.failed' && e.data.code === 'disabled_action')
     const exhausted = events.some((e) => e.type === 'node.failed' && e.data.code === 'cu_exhausted')
@@ -200,13 +291,19 @@ export function journalWriter(deps: JournalDeps, meta: RunMeta) {
     else if (exhausted) reason = 'cu_exhausted'
     else if (meta.automatic && ended === 'failure') {
       const failures = await workflows.countFailure(tx, meta.workflowId)
-      if (deps.consecutiveFailuresPause > 0 && failures >= deps.consecutiveFailuresPause) reason = 'consecutive_failures'
+      if (deps.consecutiveFailuresPause > 0 && failures >= deps.consecutiveFailuresPause)
+        reason = 'consecutive_failures'
     } else if (meta.automatic && failuresRead !== 0) {
       // Nothing to reset when this transaction read none: a failure counted since is ordered after this success.
       await workflows.resetFailures(tx, meta.workflowId)
     }
     if (!reason) return []
-    const changed = await workflows.pauseLive(tx, { id: meta.workflowId, reason, at: deps.clock.now(), version: meta.workflowVersion })
+    const changed = await workflows.pauseLive(tx, {
+      id: meta.workflowId,
+      reason,
+      at: deps.clock.now(),
+      version: meta.workflowVersion,
+    })
     if (changed === 0) return []
     return deps.recorder.record(tx, [workflowPaused(meta, reason, deps.clock.now(), { runId: meta.runId })])
   }
@@ -250,7 +347,10 @@ export function createRunJournal(
       const state = read()
       try {
         // A run's journal write touches its own rows, and counters with atomic updates: concurrent.
-        const { recorded, waited } = await deps.store.write((tx) => writer.write(tx, events, consumed, state, waitedKeys, seq), { concurrent: true })
+        const { recorded, waited } = await deps.store.write(
+          (tx) => writer.write(tx, events, consumed, state, waitedKeys, seq),
+          { concurrent: true },
+        )
         // The keys of waiting nodes change only once the write committed: a batch may run a write twice.
         waitedKeys.clear()
         for (const key of waited) waitedKeys.add(key)

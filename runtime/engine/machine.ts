@@ -17,13 +17,24 @@ import type { RunStatus } from '../../core/domain/run.ts'
 import { END_EVENT, isTerminal } from '../../core/domain/run-lifecycle.ts'
 import { nextTurn } from './next-turn.ts'
 import type { Plan } from './plan.ts'
-import { advance, applyCancel, applyOutcome, type BranchesOf, type Emitted, isWaiting, type RunState, type Step } from './state.ts'
+import {
+  advance,
+  applyCancel,
+  applyOutcome,
+  type BranchesOf,
+  type Emitted,
+  isWaiting,
+  type RunState,
+  type Step,
+} from './state.ts'
 import type { JournalEvent, NodeRunner, Outcome, PendingOutcome, ResumeTask, RunEvent } from './types.ts'
 
 export const isPending = (result: Outcome | PendingOutcome): result is PendingOutcome => 'pending' in result
 
 const crashed = (error: unknown): Outcome => ({
-  kind: 'failure', error: `internal error: ${error instanceof Error ? error.message : String(error)}`, retryable: false,
+  kind: 'failure',
+  error: `internal error: ${error instanceof Error ? error.message : String(error)}`,
+  retryable: false,
 })
 
 /** Nodes a chain executes in one transition before it yields to the event loop. */
@@ -31,11 +42,13 @@ export const MAX_CHAIN = 256
 
 export function createRunMachine(plan: Plan, runner: NodeRunner, branchesOf: BranchesOf, now: () => number) {
   const step = (fn: (state: RunState, event: RunEvent) => Step) =>
-    enqueueActions<RunState, RunEvent, undefined, RunEvent, never, never, never, never, JournalEvent>(({ context, event, enqueue }) => {
-      const { state, events } = fn(context, event)
-      enqueue.assign(() => state)
-      for (const e of events) enqueue.emit(journal(e))
-    })
+    enqueueActions<RunState, RunEvent, undefined, RunEvent, never, never, never, never, JournalEvent>(
+      ({ context, event, enqueue }) => {
+        const { state, events } = fn(context, event)
+        enqueue.assign(() => state)
+        for (const e of events) enqueue.emit(journal(e))
+      },
+    )
 
   /**
    * Nodes a chain step started whose handlers answered with a promise, for the invoked actor
@@ -127,7 +140,9 @@ export function createRunMachine(plan: Plan, runner: NodeRunner, branchesOf: Bra
     },
     actors: {
       executeNode: fromPromise<Outcome, { state: RunState }>(({ input, signal }) => awaitNode(input.state, signal)),
-      resumeNode: fromPromise<Outcome, ResumeTask>(({ input, signal }) => runner.resume(plan, input, signal).catch(crashed)),
+      resumeNode: fromPromise<Outcome, ResumeTask>(({ input, signal }) =>
+        runner.resume(plan, input, signal).catch(crashed),
+      ),
     },
     guards: {
       hasFailed: ({ context }) => context.failed,
@@ -173,14 +188,22 @@ export function createRunMachine(plan: Plan, runner: NodeRunner, branchesOf: Bra
         },
       },
       waiting: {
-        entry: emit(({ context }) => journal({ type: 'run.waiting', nodeId: null, data: { key: context.current?.key ?? null } })),
+        entry: emit(({ context }) =>
+          journal({ type: 'run.waiting', nodeId: null, data: { key: context.current?.key ?? null } }),
+        ),
         on: {
           RESUME: { guard: 'resumesCurrent', target: 'resuming' },
           TIMER: { guard: 'resumesCurrent', target: 'resuming' },
         },
       },
       resuming: {
-        entry: emit(({ event }) => journal({ type: 'run.resumed', nodeId: null, data: { key: (event as { key?: string }).key ?? null, by: event.type === 'TIMER' ? event.kind : 'event' } })),
+        entry: emit(({ event }) =>
+          journal({
+            type: 'run.resumed',
+            nodeId: null,
+            data: { key: (event as { key?: string }).key ?? null, by: event.type === 'TIMER' ? event.kind : 'event' },
+          }),
+        ),
         invoke: {
           src: 'resumeNode',
           input: ({ context, event }) => ({ state: context, event: event as ResumeTask['event'] }),
@@ -189,8 +212,22 @@ export function createRunMachine(plan: Plan, runner: NodeRunner, branchesOf: Bra
       },
       success: { type: 'final', entry: emit(() => journal({ type: END_EVENT.success, nodeId: null, data: {} })) },
       partial: { type: 'final', entry: emit(() => journal({ type: END_EVENT.partial, nodeId: null, data: {} })) },
-      failure: { type: 'final', entry: emit(({ context }) => journal({ type: END_EVENT.failure, nodeId: null, data: { error: context.error } })) },
-      cancelled: { type: 'final', entry: emit(({ event }) => journal({ type: END_EVENT.cancelled, nodeId: null, data: { reason: (event as { reason?: string }).reason ?? null } })) },
+      failure: {
+        type: 'final',
+        entry: emit(({ context }) =>
+          journal({ type: END_EVENT.failure, nodeId: null, data: { error: context.error } }),
+        ),
+      },
+      cancelled: {
+        type: 'final',
+        entry: emit(({ event }) =>
+          journal({
+            type: END_EVENT.cancelled,
+            nodeId: null,
+            data: { reason: (event as { reason?: string }).reason ?? null },
+          }),
+        ),
+      },
     },
     on: {
       CANCEL: { target: '.cancelled', actions: 'cancel' },

@@ -21,7 +21,13 @@ import { isPending } from './machine.ts'
 import type { NodeRunner, Outcome, PendingOutcome, ResumeTask } from './types.ts'
 import type { Plan } from './plan.ts'
 import { scopeLookup } from './scope.ts'
-import { actionContext, type ActionContextParts, idempotencyKeyOf, isDirective, makeDirective } from './action-context.ts'
+import {
+  actionContext,
+  type ActionContextParts,
+  idempotencyKeyOf,
+  isDirective,
+  makeDirective,
+} from './action-context.ts'
 import { AiUnavailableError, CreditsExhaustedError } from '../../core/services/ai.ts'
 import type { SecretProps } from '../../core/services/secret-props.ts'
 import type { RunState } from './state.ts'
@@ -34,7 +40,6 @@ import { nestsDeeperThan } from '../../core/json.ts'
  * a value nested deep enough cannot be written (or read back) without overflowing the stack.
  */
 export const MAX_OUTCOME_DEPTH = 1000
-
 
 export class NodeTimeoutError extends Error {
   override name = 'NodeTimeoutError'
@@ -57,7 +62,10 @@ function withProps(state: RunState, secret: Readonly<Record<string, unknown>>): 
 }
 
 export function createNodeRunner(deps: {
-  registry: Registry; clock: Clock; capabilities: Capabilities; logger: Logger
+  registry: Registry
+  clock: Clock
+  capabilities: Capabilities
+  logger: Logger
   /** The organization's secret values, masked in every outcome (input, result, error, logs, variables, wait). */
   masks?: SecretMasks
   /** The sensitive prop values of forked workflows, read by `{{$props.key}}` but never kept in a run. */
@@ -93,7 +101,11 @@ export function createNodeRunner(deps: {
   const rulesFor = (action: AnyAction) => {
     let found = rules.get(action.type)
     if (!found) {
-      found = { check: TypeCompiler.Compile(action.payload), keep: new Set(action.raw ?? []), defaults: declaresDefault(action.payload) }
+      found = {
+        check: TypeCompiler.Compile(action.payload),
+        keep: new Set(action.raw ?? []),
+        defaults: declaresDefault(action.payload),
+      }
       rules.set(action.type, found)
     }
     return found
@@ -103,7 +115,7 @@ export function createNodeRunner(deps: {
     const { check, keep, defaults } = rulesFor(action)
     const resolved: Record<string, unknown> = {}
     for (const k in raw) if (Object.hasOwn(raw, k)) resolved[k] = keep.has(k) ? raw[k] : resolveValue(raw[k], lookup)
-    const withDefaults = defaults ? Value.Default(action.payload, resolved) as Record<string, unknown> : resolved
+    const withDefaults = defaults ? (Value.Default(action.payload, resolved) as Record<string, unknown>) : resolved
     if (!check.Check(withDefaults)) {
       const problems = [...check.Errors(withDefaults)].slice(0, 5).map((e) => `${e.path || '/'}: ${e.message}`)
       throw new Error(`the payload does not match the action's schema (${problems.join('; ')})`)
@@ -120,16 +132,25 @@ export function createNodeRunner(deps: {
   function execute(plan: Plan, state: RunState): Outcome | PendingOutcome {
     const controller = lazyController()
     const secrets = secretsOf(state.organizationId, state.workflowId)
-    if (!isThenable(secrets)) return masked(secrets.mask, executeWith(plan, withProps(state, secrets.props), controller, secrets.mask))
+    if (!isThenable(secrets))
+      return masked(secrets.mask, executeWith(plan, withProps(state, secrets.props), controller, secrets.mask))
     // The organization's mask (or the workflow's sensitive props) is not at hand: read it first,
     // so that nothing leaves unmasked.
     let first: typeof secrets | null = secrets
-    const read = outlastingOutages(() => {
-      const reading = first ?? secretsOf(state.organizationId, state.workflowId)
-      first = null
-      return reading
-    }, () => controller.signal)
-    return pendingOf(controller, read.then(({ mask, props }) => outcomeOf(masked(mask, executeWith(plan, withProps(state, props), controller, mask)))))
+    const read = outlastingOutages(
+      () => {
+        const reading = first ?? secretsOf(state.organizationId, state.workflowId)
+        first = null
+        return reading
+      },
+      () => controller.signal,
+    )
+    return pendingOf(
+      controller,
+      read.then(({ mask, props }) =>
+        outcomeOf(masked(mask, executeWith(plan, withProps(state, props), controller, mask))),
+      ),
+    )
   }
 
   /** The organization's mask and the workflow's sensitive props: at hand, or once read. */
@@ -137,20 +158,30 @@ export function createNodeRunner(deps: {
     const mask = deps.masks ? deps.masks.peek(organizationId) : noMask
     const props = deps.secretProps ? deps.secretProps.peek(workflowId) : NO_PROPS
     if (mask && props) return { mask, props }
-    return Promise.all([mask ?? deps.masks!.of(organizationId), props ?? deps.secretProps!.of(workflowId)]).then(([mask, props]) => ({ mask, props }))
+    return Promise.all([mask ?? deps.masks!.of(organizationId), props ?? deps.secretProps!.of(workflowId)]).then(
+      ([mask, props]) => ({ mask, props }),
+    )
   }
 
   function executeWith(plan: Plan, state: RunState, controller: Controller, mask: ValueMask): Outcome | PendingOutcome {
     const delay = state.current!.frame.retryDelayMs
     if (!delay) return start(plan, state, controller, mask)
-    return pendingOf(controller, sleepOn(deps.clock, delay, controller.signal).then(() => outcomeOf(start(plan, state, controller, mask))))
+    return pendingOf(
+      controller,
+      sleepOn(deps.clock, delay, controller.signal).then(() => outcomeOf(start(plan, state, controller, mask))),
+    )
   }
 
   function start(plan: Plan, state: RunState, controller: Controller, mask: ValueMask): Outcome | PendingOutcome {
     const node = plan.node(state.current!.frame.nodeId)
     const action = deps.registry.action(node.type)
     if (!action) {
-      return { kind: 'failure', error: `the action "${node.type}" is not available: no loaded plugin provides it`, code: 'disabled_action', retryable: false }
+      return {
+        kind: 'failure',
+        error: `the action "${node.type}" is not available: no loaded plugin provides it`,
+        code: 'disabled_action',
+        retryable: false,
+      }
     }
     let payload: Record<string, unknown>
     try {
@@ -159,17 +190,28 @@ export function createNodeRunner(deps: {
       return { kind: 'failure', error: errorMessage(error), code: 'invalid_payload', retryable: false }
     }
     if (!action.connector) return invoke(plan, state, action, payload, controller, null, mask)
-    const opening = outlastingOutages(() => deps.capabilities.connector(state.organizationId, node.def.connector, action.connector!.type), () => controller.signal)
-    return pendingOf(controller, opening.then(
-      (opened) => outcomeOf(invoke(plan, state, action, payload, controller, opened, mask)),
-      (error) => failed(error, payload, (value) => value, []),
-    ))
+    const opening = outlastingOutages(
+      () => deps.capabilities.connector(state.organizationId, node.def.connector, action.connector!.type),
+      () => controller.signal,
+    )
+    return pendingOf(
+      controller,
+      opening.then(
+        (opened) => outcomeOf(invoke(plan, state, action, payload, controller, opened, mask)),
+        (error) => failed(error, payload, (value) => value, []),
+      ),
+    )
   }
 
   /** Calls the handler; its outcome, or the pending outcome of the promise it returned. */
   function invoke(
-    plan: Plan, state: RunState, action: AnyAction, payload: Record<string, unknown>, controller: Controller,
-    opened: OpenedConnector | null, mask: ValueMask,
+    plan: Plan,
+    state: RunState,
+    action: AnyAction,
+    payload: Record<string, unknown>,
+    controller: Controller,
+    opened: OpenedConnector | null,
+    mask: ValueMask,
   ): Outcome | PendingOutcome {
     const current = state.current!
     const frame = current.frame
@@ -181,7 +223,12 @@ export function createNodeRunner(deps: {
     const redact: Redactor = opened ? createRedactor(opened.secrets) : (value) => value
     const parts: ActionContextParts<Record<string, unknown>, ConnectorData> = {
       payload,
-      run: { id: state.runId, workflowId: state.workflowId, workflowVersion: state.workflowVersion, organizationId: state.organizationId },
+      run: {
+        id: state.runId,
+        workflowId: state.workflowId,
+        workflowVersion: state.workflowVersion,
+        organizationId: state.organizationId,
+      },
       node: { id: node.id, key: current.key, attempt: instance.attempts },
       signal: () => controller.signal,
       connector: opened?.data ?? null,
@@ -204,19 +251,32 @@ export function createNodeRunner(deps: {
         runCode: (code, input) => deps.capabilities.runCode(code, input, controller.signal),
         triggerWorkflow: (workflowId, input) => deps.capabilities.triggerWorkflow(state, workflowId, input),
         prompt: (request) => deps.capabilities.prompt(state, request, controller.signal),
-        x402Request: (request) => deps.capabilities.x402Request(state, request, controller.signal, idempotencyKeyOf(state.runId, current.key, instance.attempts)),
+        x402Request: (request) =>
+          deps.capabilities.x402Request(
+            state,
+            request,
+            controller.signal,
+            idempotencyKeyOf(state.runId, current.key, instance.attempts),
+          ),
         modelTurn: (request) => deps.capabilities.modelTurn(state, request, controller.signal),
         api: (request) => deps.capabilities.api(state, request),
         runTool: async (type, args) => {
           const tool = deps.registry.action(type)
-          if (!tool || tool.connector) throw new Error(`there is no tool "${type}": tools are actions without a connector`)
+          if (!tool || tool.connector)
+            throw new Error(`there is no tool "${type}": tools are actions without a connector`)
           const { check } = rulesFor(tool)
           const toolPayload = Value.Default(tool.payload, structuredClone(args ?? {})) as Record<string, unknown>
           if (!check.Check(toolPayload)) {
             const problems = [...check.Errors(toolPayload)].slice(0, 5).map((e) => `${e.path || '/'}: ${e.message}`)
             throw new Error(`the arguments do not fit tool "${type}" (${problems.join('; ')})`)
           }
-          const output = await tool.run(actionContext({ ...parts, payload: toolPayload, node: { ...parts.node, key: `${parts.node.key}/${type}` } }))
+          const output = await tool.run(
+            actionContext({
+              ...parts,
+              payload: toolPayload,
+              node: { ...parts.node, key: `${parts.node.key}/${type}` },
+            }),
+          )
           if (isDirective(output)) throw new Error(`tool "${type}" waits or branches, which a tool cannot`)
           return output
         },
@@ -233,24 +293,53 @@ export function createNodeRunner(deps: {
     try {
       const output = action.run(ctx)
       if (!isThenable(output)) return succeeded(output)
-      return pendingOf(controller, withTimeout(deps.clock, Promise.resolve(output), node.def.timeoutMs, controller).then(succeeded, (error) => failed(error, payload, redact, logs)))
+      return pendingOf(
+        controller,
+        withTimeout(deps.clock, Promise.resolve(output), node.def.timeoutMs, controller).then(succeeded, (error) =>
+          failed(error, payload, redact, logs),
+        ),
+      )
     } catch (error) {
       return failed(error, payload, redact, logs)
     }
   }
 
   function failed(error: unknown, payload: Record<string, unknown>, redact: Redactor, logs: string[]): Outcome {
-    if (error instanceof ConnectorUnavailableError) return { kind: 'failure', error: error.message, code: 'connector_unavailable', retryable: false, input: payload, logs }
+    if (error instanceof ConnectorUnavailableError)
+      return {
+        kind: 'failure',
+        error: error.message,
+        code: 'connector_unavailable',
+        retryable: false,
+        input: payload,
+        logs,
+      }
     // Without credits (or without a model) a retry cannot succeed; cu_exhausted pauses the live version.
-    if (error instanceof CreditsExhaustedError) return { kind: 'failure', error: error.message, code: 'cu_exhausted', retryable: false, input: payload, logs }
-    if (error instanceof AiUnavailableError) return { kind: 'failure', error: error.message, code: 'ai_unavailable', retryable: false, input: payload, logs }
+    if (error instanceof CreditsExhaustedError)
+      return { kind: 'failure', error: error.message, code: 'cu_exhausted', retryable: false, input: payload, logs }
+    if (error instanceof AiUnavailableError)
+      return { kind: 'failure', error: error.message, code: 'ai_unavailable', retryable: false, input: payload, logs }
     const timedOut = error instanceof NodeTimeoutError
-    return { kind: 'failure', error: redact(errorMessage(error)), code: timedOut ? 'timeout' : undefined, retryable: true, input: payload, logs }
+    return {
+      kind: 'failure',
+      error: redact(errorMessage(error)),
+      code: timedOut ? 'timeout' : undefined,
+      retryable: true,
+      input: payload,
+      logs,
+    }
   }
 
   async function resume(plan: Plan, task: ResumeTask, signal: AbortSignal): Promise<Outcome> {
     const outcome = bounded(await resumeUnmasked(plan, task, signal))
-    return deps.masks ? (await outlastingOutages(() => deps.masks!.of(task.state.organizationId), () => signal))(outcome) : outcome
+    return deps.masks
+      ? (
+          await outlastingOutages(
+            () => deps.masks!.of(task.state.organizationId),
+            () => signal,
+          )
+        )(outcome)
+      : outcome
   }
 
   async function resumeUnmasked(plan: Plan, task: ResumeTask, signal: AbortSignal): Promise<Outcome> {
@@ -258,12 +347,23 @@ export function createNodeRunner(deps: {
     const instance = state.nodes[event.key]
     const node = plan.node(instance.nodeId)
     const action = deps.registry.action(node.type)
-    if (!action) return { kind: 'failure', error: `the action "${node.type}" is not available: no loaded plugin provides it`, code: 'disabled_action', retryable: false }
+    if (!action)
+      return {
+        kind: 'failure',
+        error: `the action "${node.type}" is not available: no loaded plugin provides it`,
+        code: 'disabled_action',
+        retryable: false,
+      }
     const payload = (instance.input ?? {}) as Record<string, unknown>
     const wait = instance.wait ?? { startedAt: deps.clock.now(), kind: 'waiting' as const }
     const ctx: ResumeContext<Record<string, unknown>> = {
       payload,
-      run: { id: state.runId, workflowId: state.workflowId, workflowVersion: state.workflowVersion, organizationId: state.organizationId },
+      run: {
+        id: state.runId,
+        workflowId: state.workflowId,
+        workflowVersion: state.workflowVersion,
+        organizationId: state.organizationId,
+      },
       node: { id: node.id, key: event.key },
       wait,
       now: () => deps.clock.now(),
@@ -273,7 +373,13 @@ export function createNodeRunner(deps: {
       if (signal.aborted) throw signal.reason
       let output: unknown
       if (event.type === 'TIMER' && event.kind === 'timeout') {
-        if (!action.timeout) return { kind: 'failure', error: `timed out after ${wait.timeoutMs} ms of waiting`, code: 'timeout', retryable: false }
+        if (!action.timeout)
+          return {
+            kind: 'failure',
+            error: `timed out after ${wait.timeoutMs} ms of waiting`,
+            code: 'timeout',
+            retryable: false,
+          }
         output = await action.timeout(ctx)
       } else {
         const data = event.type === 'RESUME' ? event.data : { firedAt: new Date(deps.clock.now()).toISOString() }
@@ -302,12 +408,20 @@ function redactOutcome(redact: Redactor, outcome: Outcome): Outcome {
 /** Turns what a handler returned (a result or a directive) into an outcome. */
 export function toOutcome(output: unknown, input: unknown, now: number): Outcome {
   if (!isDirective(output)) return { kind: 'success', result: output ?? null, input }
-  const d = output as unknown as { kind: string; branch?: string; result?: unknown; wait?: WaitRequest; items?: readonly unknown[] }
+  const d = output as unknown as {
+    kind: string
+    branch?: string
+    result?: unknown
+    wait?: WaitRequest
+    items?: readonly unknown[]
+  }
   switch (d.kind) {
     case 'branch':
       return { kind: 'success', result: d.result ?? null, branch: d.branch, input }
     case 'loop':
-      return Array.isArray(d.items) ? { kind: 'loop', items: d.items, input } : { kind: 'failure', error: 'loop items must be an array', retryable: false, input }
+      return Array.isArray(d.items)
+        ? { kind: 'loop', items: d.items, input }
+        : { kind: 'failure', error: 'loop items must be an array', retryable: false, input }
     default: {
       const wait = { ...d.wait! }
       if (wait.until === undefined && wait.timeoutMs === undefined && !wait.triggerType) {
@@ -318,7 +432,6 @@ export function toOutcome(output: unknown, input: unknown, now: number): Outcome
     }
   }
 }
-
 
 type Controller = Pick<AbortController, 'signal' | 'abort'>
 
@@ -354,24 +467,42 @@ function masked(mask: ValueMask, result: Outcome | PendingOutcome): Outcome | Pe
 /** A failure instead of an outcome too deep to keep. */
 function bounded(outcome: Outcome): Outcome {
   if (!nestsDeeperThan(outcome, MAX_OUTCOME_DEPTH)) return outcome
-  return { kind: 'failure', error: `the node's result nests arrays and objects deeper than ${MAX_OUTCOME_DEPTH} levels`, code: 'result_too_deep', retryable: false }
+  return {
+    kind: 'failure',
+    error: `the node's result nests arrays and objects deeper than ${MAX_OUTCOME_DEPTH} levels`,
+    code: 'result_too_deep',
+    retryable: false,
+  }
 }
 
-const outcomeOf = (result: Outcome | PendingOutcome): Outcome | Promise<Outcome> => (isPending(result) ? result.pending : result)
+const outcomeOf = (result: Outcome | PendingOutcome): Outcome | Promise<Outcome> =>
+  isPending(result) ? result.pending : result
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  !!value && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function'
+  !!value &&
+  (typeof value === 'object' || typeof value === 'function') &&
+  typeof (value as { then?: unknown }).then === 'function'
 
 /** The work, or a NodeTimeoutError once `timeoutMs` of the clock's time passed first. */
-function withTimeout<T>(clock: Clock, work: Promise<T>, timeoutMs: number | undefined, controller: Controller): Promise<T> {
+function withTimeout<T>(
+  clock: Clock,
+  work: Promise<T>,
+  timeoutMs: number | undefined,
+  controller: Controller,
+): Promise<T> {
   const aborted = new Promise<never>((_, reject) => {
     if (controller.signal.aborted) reject(controller.signal.reason)
-    controller.signal.addEventListener('abort', () => reject(controller.signal.reason ?? new Error('aborted')), { once: true })
+    controller.signal.addEventListener('abort', () => reject(controller.signal.reason ?? new Error('aborted')), {
+      once: true,
+    })
   })
   aborted.catch(() => {})
   if (!timeoutMs) return Promise.race([work, aborted])
   const timer = new AbortController()
-  sleepOn(clock, timeoutMs, timer.signal).then(() => controller.abort(new NodeTimeoutError(`the node timed out after ${timeoutMs} ms`)), () => {})
+  sleepOn(clock, timeoutMs, timer.signal).then(
+    () => controller.abort(new NodeTimeoutError(`the node timed out after ${timeoutMs} ms`)),
+    () => {},
+  )
   return Promise.race([work, aborted]).finally(() => timer.abort())
 }
 
@@ -382,4 +513,3 @@ function declaresDefault(schema: unknown, seen = new Set<unknown>()): boolean {
   if (!Array.isArray(schema) && Object.hasOwn(schema, 'default')) return true
   return Object.values(schema).some((value) => declaresDefault(value, seen))
 }
-

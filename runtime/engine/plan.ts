@@ -70,16 +70,19 @@ export function compilePlan(definition: Definition, hash: string): Plan {
 
   const nodes = new Map<string, PlanNode>()
   for (const [id, def] of Object.entries(definition.nodes)) {
-    nodes.set(id, Object.freeze({
+    nodes.set(
       id,
-      type: def.type,
-      def,
-      children: def.children ?? [],
-      loopBody: def.loopBody ?? [],
-      isTrigger: triggerIds.includes(id),
-      parents: parents.get(id) ?? [],
-      loops: loopsOf.get(id) ?? [],
-    }))
+      Object.freeze({
+        id,
+        type: def.type,
+        def,
+        children: def.children ?? [],
+        loopBody: def.loopBody ?? [],
+        isTrigger: triggerIds.includes(id),
+        parents: parents.get(id) ?? [],
+        loops: loopsOf.get(id) ?? [],
+      }),
+    )
   }
 
   const ancestorCache = new Map<string, Set<string>>()

@@ -13,9 +13,12 @@ const identity: Redactor = (value) => value
 
 /** A function that replaces every occurrence of the secrets in strings of a JSON-like value. */
 export function createRedactor(secrets: readonly string[]): Redactor {
-  const needles = [...new Set(secrets.filter((s) => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length)
+  const needles = [...new Set(secrets.filter((s) => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH))].sort(
+    (a, b) => b.length - a.length,
+  )
   if (needles.length === 0) return identity
-  const text = (s: string) => needles.reduce((out, needle) => (out.includes(needle) ? out.split(needle).join(MASK) : out), s)
+  const text = (s: string) =>
+    needles.reduce((out, needle) => (out.includes(needle) ? out.split(needle).join(MASK) : out), s)
   const walk = (value: unknown, depth: number): unknown => {
     if (typeof value === 'string') return text(value)
     if (depth > 64 || value === null || typeof value !== 'object') return value

@@ -23,7 +23,11 @@ export type RunEnd =
  * no; answers the recorded events, to publish after the commit (none when nothing changed).
  */
 export async function endRun(
-  tx: SqlExecutor, recorder: EventRecorder, runId: string, end: RunEnd, still?: (tx: SqlExecutor) => Promise<boolean>,
+  tx: SqlExecutor,
+  recorder: EventRecorder,
+  runId: string,
+  end: RunEnd,
+  still?: (tx: SqlExecutor) => Promise<boolean>,
 ): Promise<RecordedEvent[]> {
   const row = await runs.ownerOf(tx, runId)
   if (!row || isTerminal(row.status)) return []
@@ -31,14 +35,27 @@ export async function endRun(
   const seq = Number(row.last_seq) + 1
   const failed = end.status === 'failure'
   const changed = await runs.end(tx, {
-    runId, status: end.status, at: end.at, seq, error: failed ? JSON.stringify(end.error) : null, owner: failed ? null : end.owner,
+    runId,
+    status: end.status,
+    at: end.at,
+    seq,
+    error: failed ? JSON.stringify(end.error) : null,
+    owner: failed ? null : end.owner,
   })
   if (changed === 0) return []
   await runInbox.clear(tx, runId)
   await clearWaiting(tx, runId)
   const data = failed ? { error: end.error } : { reason: end.reason }
-  return recorder.record(tx, [{
-    organizationId: row.organization_id, workflowId: row.workflow_id, runId, seq, nodeId: null, type: END_EVENT[end.status],
-    data: { runId, workflowId: row.workflow_id, ...data }, at: end.at,
-  }])
+  return recorder.record(tx, [
+    {
+      organizationId: row.organization_id,
+      workflowId: row.workflow_id,
+      runId,
+      seq,
+      nodeId: null,
+      type: END_EVENT[end.status],
+      data: { runId, workflowId: row.workflow_id, ...data },
+      at: end.at,
+    },
+  ])
 }

@@ -18,7 +18,12 @@ export interface NodeView {
 }
 
 const view = (n: NodeInstance): NodeView => ({
-  result: n.result, payload: n.input, input: n.input, error: n.error ?? null, status: n.status, branch: n.branch ?? null,
+  result: n.result,
+  payload: n.input,
+  input: n.input,
+  error: n.error ?? null,
+  status: n.status,
+  branch: n.branch ?? null,
 })
 
 export function findInstance(state: RunState, nodeId: string, scope: readonly LoopScope[]): NodeInstance | undefined {
@@ -35,13 +40,24 @@ export const CARD_FIELDS = ['number', 'expMonth', 'expYear', 'cvc', 'holderName'
  * `{{$card.<handle>.<field>}}` resolves to itself: the template stays in the payload, the journal
  * and the streams, and only the outbound request is filled in, at send time (capabilities.ts).
  */
-const CARD_TEMPLATES: Record<string, unknown> = new Proxy({}, {
-  get: (_, handle) => (typeof handle === 'string' ? fieldsOf(handle) : undefined),
-  getOwnPropertyDescriptor: (_, handle) => (typeof handle === 'string' ? { value: fieldsOf(handle), enumerable: true, configurable: true, writable: false } : undefined),
-})
+const CARD_TEMPLATES: Record<string, unknown> = new Proxy(
+  {},
+  {
+    get: (_, handle) => (typeof handle === 'string' ? fieldsOf(handle) : undefined),
+    getOwnPropertyDescriptor: (_, handle) =>
+      typeof handle === 'string'
+        ? { value: fieldsOf(handle), enumerable: true, configurable: true, writable: false }
+        : undefined,
+  },
+)
 const fieldsOf = (handle: string) => Object.fromEntries(CARD_FIELDS.map((f) => [f, `{{$card.${handle}.${f}}}`]))
 
-export function scopeLookup(plan: Plan, state: RunState, scope: readonly LoopScope[], extra?: Record<string, unknown>): Lookup {
+export function scopeLookup(
+  plan: Plan,
+  state: RunState,
+  scope: readonly LoopScope[],
+  extra?: Record<string, unknown>,
+): Lookup {
   const nodeView = (id: string) => {
     const instance = findInstance(state, id, scope)
     return instance ? view(instance) : undefined

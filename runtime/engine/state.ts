@@ -22,7 +22,12 @@ export interface LoopScope {
 }
 
 export type Frame =
-  | { readonly kind: 'node'; readonly nodeId: string; readonly scope: readonly LoopScope[]; readonly retryDelayMs?: number }
+  | {
+      readonly kind: 'node'
+      readonly nodeId: string
+      readonly scope: readonly LoopScope[]
+      readonly retryDelayMs?: number
+    }
   | { readonly kind: 'loop'; readonly nodeId: string; readonly scope: readonly LoopScope[] }
 
 export interface WaitInfo extends WaitRequest {
@@ -111,16 +116,42 @@ export type BranchesOf = (type: string) => readonly string[] | undefined
 export function createRunState(input: RunInput, plan: Plan, branchesOf: BranchesOf, now: number): Step {
   const trigger = plan.node(input.triggerNodeId)
   const instance: NodeInstance = {
-    nodeId: trigger.id, key: trigger.id, type: trigger.type, status: 'success', attempts: 1,
-    input: trigger.def.payload ?? {}, result: input.trigger, startedAt: now, finishedAt: now,
+    nodeId: trigger.id,
+    key: trigger.id,
+    type: trigger.type,
+    status: 'success',
+    attempts: 1,
+    input: trigger.def.payload ?? {},
+    result: input.trigger,
+    startedAt: now,
+    finishedAt: now,
   }
   const base: RunState = {
-    runId: input.runId, workflowId: input.workflowId, organizationId: input.organizationId, workflowVersion: input.workflowVersion,
-    triggerNodeId: input.triggerNodeId, trigger: input.trigger, vars: input.vars, props: input.props,
-    nodes: { [trigger.id]: instance }, stack: [], loops: {}, current: null, executions: 0,
-    failed: false, partial: false, error: null, seed: input.seed ?? {},
+    runId: input.runId,
+    workflowId: input.workflowId,
+    organizationId: input.organizationId,
+    workflowVersion: input.workflowVersion,
+    triggerNodeId: input.triggerNodeId,
+    trigger: input.trigger,
+    vars: input.vars,
+    props: input.props,
+    nodes: { [trigger.id]: instance },
+    stack: [],
+    loops: {},
+    current: null,
+    executions: 0,
+    failed: false,
+    partial: false,
+    error: null,
+    seed: input.seed ?? {},
   }
-  const events: Emitted[] = [{ type: 'node.succeeded', nodeId: trigger.id, data: { key: trigger.id, attempt: 1, result: input.trigger, trigger: true } }]
+  const events: Emitted[] = [
+    {
+      type: 'node.succeeded',
+      nodeId: trigger.id,
+      data: { key: trigger.id, attempt: 1, result: input.trigger, trigger: true },
+    },
+  ]
   const pushed = pushChildren(base, plan, branchesOf, trigger.id, [], undefined, now)
   return { state: pushed.state, events: [...events, ...pushed.events] }
 }
@@ -155,11 +186,25 @@ export function advance(state: RunState, plan: Plan, branchesOf: BranchesOf, now
     const reused = s.seed[key]
     if (reused && !frame.retryDelayMs) {
       const instance: NodeInstance = {
-        nodeId: node.id, key, type: node.type, status: 'success', attempts: 0, input: reused.input, result: reused.result,
-        branch: reused.branch, startedAt: now, finishedAt: now, reused: true, scope: scopeRefs(frame.scope),
+        nodeId: node.id,
+        key,
+        type: node.type,
+        status: 'success',
+        attempts: 0,
+        input: reused.input,
+        result: reused.result,
+        branch: reused.branch,
+        startedAt: now,
+        finishedAt: now,
+        reused: true,
+        scope: scopeRefs(frame.scope),
       }
       s = { ...s, nodes: { ...s.nodes, [key]: instance } }
-      events.push({ type: 'node.succeeded', nodeId: node.id, data: { key, attempt: 0, result: reused.result, branch: reused.branch, reused: true } })
+      events.push({
+        type: 'node.succeeded',
+        nodeId: node.id,
+        data: { key, attempt: 0, result: reused.result, branch: reused.branch, reused: true },
+      })
       const pushed = pushChildren(s, plan, branchesOf, node.id, frame.scope, reused.branch, now)
       s = pushed.state
       events.push(...pushed.events)
@@ -172,7 +217,13 @@ export function advance(state: RunState, plan: Plan, branchesOf: BranchesOf, now
     const previous = s.nodes[key]
     const attempts = (previous?.attempts ?? 0) + 1
     const instance: NodeInstance = {
-      nodeId: node.id, key, type: node.type, status: 'running', attempts, startedAt: previous?.startedAt ?? now, scope: scopeRefs(frame.scope),
+      nodeId: node.id,
+      key,
+      type: node.type,
+      status: 'running',
+      attempts,
+      startedAt: previous?.startedAt ?? now,
+      scope: scopeRefs(frame.scope),
     }
     s = { ...s, nodes: { ...s.nodes, [key]: instance }, current: { key, frame }, executions: s.executions + 1 }
     events.push({ type: 'node.started', nodeId: node.id, data: { key, attempt: attempts, type: node.type } })
@@ -190,7 +241,11 @@ function nextIteration(state: RunState, plan: Plan, branchesOf: BranchesOf, fram
     const scope = [...frame.scope, { loopId: node.id, index, item: loop.items[index] }]
     const body = [...node.loopBody].reverse().map((nodeId): Frame => ({ kind: 'node', nodeId, scope }))
     return {
-      state: { ...state, loops: { ...state.loops, [key]: { ...loop, next: index + 1 } }, stack: [...state.stack, frame, ...body] },
+      state: {
+        ...state,
+        loops: { ...state.loops, [key]: { ...loop, next: index + 1 } },
+        stack: [...state.stack, frame, ...body],
+      },
       events: [],
     }
   }
@@ -201,11 +256,25 @@ function nextIteration(state: RunState, plan: Plan, branchesOf: BranchesOf, fram
   const previous = state.nodes[key]
   const instance: NodeInstance = { ...previous, status, result: { results }, finishedAt: now }
   const { [key]: _, ...loops } = state.loops
-  let s: RunState = { ...state, nodes: { ...state.nodes, [key]: instance }, loops, partial: state.partial || failedItems > 0 }
-  const events: Emitted[] = [{
-    type: status === 'partial' ? 'node.partial' : 'node.succeeded', nodeId: node.id,
-    data: { key, attempt: previous.attempts, result: { results }, iterations: loop.items.length, failedIterations: failedItems },
-  }]
+  let s: RunState = {
+    ...state,
+    nodes: { ...state.nodes, [key]: instance },
+    loops,
+    partial: state.partial || failedItems > 0,
+  }
+  const events: Emitted[] = [
+    {
+      type: status === 'partial' ? 'node.partial' : 'node.succeeded',
+      nodeId: node.id,
+      data: {
+        key,
+        attempt: previous.attempts,
+        result: { results },
+        iterations: loop.items.length,
+        failedIterations: failedItems,
+      },
+    },
+  ]
   const pushed = pushChildren(s, plan, branchesOf, node.id, frame.scope, undefined, now)
   s = pushed.state
   return { state: s, events: [...events, ...pushed.events] }
@@ -217,25 +286,41 @@ function iterationResults(state: RunState, plan: Plan, loopId: string, scope: re
   for (const root of plan.node(loopId).loopBody) {
     for (const id of plan.subtree(root)) {
       const instance = state.nodes[instanceKey(id, inner)]
-      if (instance && instance.status !== 'skipped') out[id] = instance.status === 'failure' ? { error: instance.error } : instance.result
+      if (instance && instance.status !== 'skipped')
+        out[id] = instance.status === 'failure' ? { error: instance.error } : instance.result
     }
   }
   return out
 }
 
-function countFailedIterations(state: RunState, plan: Plan, loopId: string, scope: readonly LoopScope[], count: number) {
+function countFailedIterations(
+  state: RunState,
+  plan: Plan,
+  loopId: string,
+  scope: readonly LoopScope[],
+  count: number,
+) {
   let failed = 0
   for (let index = 0; index < count; index++) {
     const inner = [...scope.map((s) => ({ index: s.index })), { index }]
     const bodyNodes = plan.node(loopId).loopBody.flatMap((root) => plan.subtree(root))
-    if (bodyNodes.some((id) => ['failure', 'partial'].includes(state.nodes[instanceKey(id, inner)]?.status ?? ''))) failed++
+    if (bodyNodes.some((id) => ['failure', 'partial'].includes(state.nodes[instanceKey(id, inner)]?.status ?? '')))
+      failed++
   }
   return failed
 }
 
 // --- children and skipping ----------------------------------------------------------------------
 
-function pushChildren(state: RunState, plan: Plan, branchesOf: BranchesOf, nodeId: string, scope: readonly LoopScope[], branch: string | undefined, now: number): Step {
+function pushChildren(
+  state: RunState,
+  plan: Plan,
+  branchesOf: BranchesOf,
+  nodeId: string,
+  scope: readonly LoopScope[],
+  branch: string | undefined,
+  now: number,
+): Step {
   const node = plan.node(nodeId)
   const branching = branchesOf(node.type) !== undefined
   const run: string[] = []
@@ -245,7 +330,10 @@ function pushChildren(state: RunState, plan: Plan, branchesOf: BranchesOf, nodeI
     if (!branching || childBranch === undefined || childBranch === branch) run.push(child)
     else skipped.push(child)
   }
-  let s: RunState = { ...state, stack: [...state.stack, ...[...run].reverse().map((id): Frame => ({ kind: 'node', nodeId: id, scope }))] }
+  let s: RunState = {
+    ...state,
+    stack: [...state.stack, ...[...run].reverse().map((id): Frame => ({ kind: 'node', nodeId: id, scope }))],
+  }
   const events: Emitted[] = []
   for (const child of skipped) {
     const step = skipSubtree(s, plan, child, scope, now, `branch "${plan.node(child).def.branch}" was not taken`)
@@ -255,14 +343,29 @@ function pushChildren(state: RunState, plan: Plan, branchesOf: BranchesOf, nodeI
   return { state: s, events }
 }
 
-function skipSubtree(state: RunState, plan: Plan, nodeId: string, scope: readonly LoopScope[], now: number, reason: string): Step {
+function skipSubtree(
+  state: RunState,
+  plan: Plan,
+  nodeId: string,
+  scope: readonly LoopScope[],
+  now: number,
+  reason: string,
+): Step {
   const nodes = { ...state.nodes }
   const events: Emitted[] = []
   for (const id of plan.subtree(nodeId)) {
     if (plan.node(id).loops.length > scope.length) continue // inside a loop body that never ran
     const key = instanceKey(id, scope)
     if (nodes[key]) continue
-    nodes[key] = { nodeId: id, key, type: plan.node(id).type, status: 'skipped', attempts: 0, finishedAt: now, scope: scopeRefs(scope) }
+    nodes[key] = {
+      nodeId: id,
+      key,
+      type: plan.node(id).type,
+      status: 'skipped',
+      attempts: 0,
+      finishedAt: now,
+      scope: scopeRefs(scope),
+    }
     events.push({ type: 'node.skipped', nodeId: id, data: { key, reason } })
   }
   return { state: { ...state, nodes }, events }
@@ -280,26 +383,59 @@ export function applyOutcome(state: RunState, plan: Plan, branchesOf: BranchesOf
   const input = outcome.input ?? previous.input
   switch (outcome.kind) {
     case 'success': {
-      const instance: NodeInstance = { ...previous, status: 'success', input, result: outcome.result, branch: outcome.branch, error: null, wait: undefined, finishedAt: now }
+      const instance: NodeInstance = {
+        ...previous,
+        status: 'success',
+        input,
+        result: outcome.result,
+        branch: outcome.branch,
+        error: null,
+        wait: undefined,
+        finishedAt: now,
+      }
       const vars = outcome.vars ? { ...state.vars, ...outcome.vars } : state.vars
       const s: RunState = { ...state, nodes: { ...state.nodes, [key]: instance }, current: null, vars }
       const pushed = pushChildren(s, plan, branchesOf, node.id, frame.scope, outcome.branch, now)
-      const data: Record<string, unknown> = { key, attempt: previous.attempts, input, result: outcome.result, branch: outcome.branch }
+      const data: Record<string, unknown> = {
+        key,
+        attempt: previous.attempts,
+        input,
+        result: outcome.result,
+        branch: outcome.branch,
+      }
       if (outcome.vars) data.vars = outcome.vars
       if (outcome.logs?.length) data.logs = outcome.logs
       return { state: pushed.state, events: [{ type: 'node.succeeded', nodeId: node.id, data }, ...pushed.events] }
     }
     case 'loop': {
       if (outcome.items.length > LIMITS.iterationsPerLoop) {
-        return applyOutcome(state, plan, branchesOf, { kind: 'failure', error: `for-each got ${outcome.items.length} items; at most ${LIMITS.iterationsPerLoop} are allowed`, input }, now)
+        return applyOutcome(
+          state,
+          plan,
+          branchesOf,
+          {
+            kind: 'failure',
+            error: `for-each got ${outcome.items.length} items; at most ${LIMITS.iterationsPerLoop} are allowed`,
+            input,
+          },
+          now,
+        )
       }
       if (frame.scope.length >= LIMITS.loopNesting) {
-        return applyOutcome(state, plan, branchesOf, { kind: 'failure', error: `loops may nest at most ${LIMITS.loopNesting} deep`, input }, now)
+        return applyOutcome(
+          state,
+          plan,
+          branchesOf,
+          { kind: 'failure', error: `loops may nest at most ${LIMITS.loopNesting} deep`, input },
+          now,
+        )
       }
       const instance: NodeInstance = { ...previous, status: 'running', input }
       return {
         state: {
-          ...state, nodes: { ...state.nodes, [key]: instance }, current: null,
+          ...state,
+          nodes: { ...state.nodes, [key]: instance },
+          current: null,
           loops: { ...state.loops, [key]: { items: outcome.items, next: 0, failed: false } },
           stack: [...state.stack, { kind: 'loop', nodeId: node.id, scope: frame.scope }],
         },
@@ -307,7 +443,10 @@ export function applyOutcome(state: RunState, plan: Plan, branchesOf: BranchesOf
       }
     }
     case 'wait': {
-      const kind = outcome.wait.triggerType || outcome.wait.timeoutMs !== undefined && outcome.wait.until === undefined ? 'waiting' : 'scheduled'
+      const kind =
+        outcome.wait.triggerType || (outcome.wait.timeoutMs !== undefined && outcome.wait.until === undefined)
+          ? 'waiting'
+          : 'scheduled'
       const wait: WaitInfo = { ...outcome.wait, startedAt: now, kind }
       const instance: NodeInstance = { ...previous, status: kind, input, wait }
       return {
@@ -320,7 +459,14 @@ export function applyOutcome(state: RunState, plan: Plan, branchesOf: BranchesOf
   }
 }
 
-function applyFailure(state: RunState, plan: Plan, branchesOf: BranchesOf, outcome: Outcome & { kind: 'failure' }, input: unknown, now: number): Step {
+function applyFailure(
+  state: RunState,
+  plan: Plan,
+  branchesOf: BranchesOf,
+  outcome: Outcome & { kind: 'failure' },
+  input: unknown,
+  now: number,
+): Step {
   const { key, frame } = state.current!
   const node = plan.node(frame.nodeId)
   const previous = state.nodes[key]
@@ -329,12 +475,42 @@ function applyFailure(state: RunState, plan: Plan, branchesOf: BranchesOf, outco
     const delay = Math.min((retry.backoffMs ?? 1000) * 2 ** (previous.attempts - 1), 3_600_000)
     const instance: NodeInstance = { ...previous, status: 'running', input, error: outcome.error }
     return {
-      state: { ...state, nodes: { ...state.nodes, [key]: instance }, current: null, stack: [...state.stack, { ...frame, retryDelayMs: delay }] },
-      events: [{ type: 'node.retrying', nodeId: node.id, data: { key, attempt: previous.attempts, error: outcome.error, nextAttempt: previous.attempts + 1, delayMs: delay } }],
+      state: {
+        ...state,
+        nodes: { ...state.nodes, [key]: instance },
+        current: null,
+        stack: [...state.stack, { ...frame, retryDelayMs: delay }],
+      },
+      events: [
+        {
+          type: 'node.retrying',
+          nodeId: node.id,
+          data: {
+            key,
+            attempt: previous.attempts,
+            error: outcome.error,
+            nextAttempt: previous.attempts + 1,
+            delayMs: delay,
+          },
+        },
+      ],
     }
   }
-  const instance: NodeInstance = { ...previous, status: 'failure', input, error: outcome.error, wait: undefined, finishedAt: now }
-  const failedData: Record<string, unknown> = { key, attempt: previous.attempts, input, error: outcome.error, code: outcome.code }
+  const instance: NodeInstance = {
+    ...previous,
+    status: 'failure',
+    input,
+    error: outcome.error,
+    wait: undefined,
+    finishedAt: now,
+  }
+  const failedData: Record<string, unknown> = {
+    key,
+    attempt: previous.attempts,
+    input,
+    error: outcome.error,
+    code: outcome.code,
+  }
   if (outcome.logs?.length) failedData.logs = outcome.logs
   const events: Emitted[] = [{ type: 'node.failed', nodeId: node.id, data: failedData }]
   const s: RunState = { ...state, nodes: { ...state.nodes, [key]: instance }, current: null }
@@ -343,7 +519,14 @@ function applyFailure(state: RunState, plan: Plan, branchesOf: BranchesOf, outco
     return { state: pushed.state, events: [...events, ...pushed.events] }
   }
   // Every failure has a code: the action's own, else node_failed (docs/runs.md).
-  return { state: { ...s, failed: true, error: { message: outcome.error, nodeId: node.id, code: outcome.code ?? 'node_failed' } }, events }
+  return {
+    state: {
+      ...s,
+      failed: true,
+      error: { message: outcome.error, nodeId: node.id, code: outcome.code ?? 'node_failed' },
+    },
+    events,
+  }
 }
 
 /** Stops everything: the current node is cancelled, nothing else runs. */

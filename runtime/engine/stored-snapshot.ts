@@ -17,7 +17,10 @@ export function storedSnapshot(persisted: unknown): string {
   if (!context?.trigger) return JSON.stringify(persisted)
   const { trigger, ...rest } = context
   const node = context.nodes[context.triggerNodeId]
-  const nodes = node?.result === trigger ? { ...context.nodes, [context.triggerNodeId]: { ...node, result: undefined } } : context.nodes
+  const nodes =
+    node?.result === trigger
+      ? { ...context.nodes, [context.triggerNodeId]: { ...node, result: undefined } }
+      : context.nodes
   return JSON.stringify({ ...snapshot, context: { ...rest, nodes } })
 }
 

@@ -40,8 +40,22 @@ export interface RunMeta {
 
 /** What a node's execution answers. */
 export type Outcome =
-  | { readonly kind: 'success'; readonly result: unknown; readonly branch?: string; readonly input?: unknown; readonly vars?: Readonly<Record<string, unknown>>; readonly logs?: readonly string[] }
-  | { readonly kind: 'failure'; readonly error: string; readonly retryable?: boolean; readonly input?: unknown; readonly code?: string; readonly logs?: readonly string[] }
+  | {
+      readonly kind: 'success'
+      readonly result: unknown
+      readonly branch?: string
+      readonly input?: unknown
+      readonly vars?: Readonly<Record<string, unknown>>
+      readonly logs?: readonly string[]
+    }
+  | {
+      readonly kind: 'failure'
+      readonly error: string
+      readonly retryable?: boolean
+      readonly input?: unknown
+      readonly code?: string
+      readonly logs?: readonly string[]
+    }
   | { readonly kind: 'wait'; readonly wait: WaitRequest; readonly input?: unknown }
   | { readonly kind: 'loop'; readonly items: readonly unknown[]; readonly input?: unknown }
 

@@ -45,7 +45,8 @@ function checkGroup(group: Record<string, unknown>, pointer: string, problems: P
   }
   const op = Object.hasOwn(group, '$and') ? '$and' : '$or'
   for (const key of Object.keys(group)) {
-    if (key !== op) problems.push({ pointer: joinPointer(pointer, key), message: `unexpected key "${key}" next to "${op}"` })
+    if (key !== op)
+      problems.push({ pointer: joinPointer(pointer, key), message: `unexpected key "${key}" next to "${op}"` })
   }
   const items = group[op]
   const at = joinPointer(pointer, op)
@@ -58,7 +59,10 @@ function checkGroup(group: Record<string, unknown>, pointer: string, problems: P
 
 function checkItem(item: unknown, pointer: string, problems: Problems): void {
   if (!isPlainObject(item)) {
-    problems.push({ pointer, message: 'a condition item must be an object: { "<value>": { "<op>": <operand> } } or a nested "$and" / "$or"' })
+    problems.push({
+      pointer,
+      message: 'a condition item must be an object: { "<value>": { "<op>": <operand> } } or a nested "$and" / "$or"',
+    })
     return
   }
   if (isGroup(item)) return checkGroup(item, pointer, problems)
@@ -71,7 +75,10 @@ function checkTest(key: string, ops: unknown, pointer: string, problems: Problem
   const keyError = syntaxError(key)
   if (keyError !== undefined) problems.push({ pointer, message: `in key ${JSON.stringify(key)}: ${keyError}` })
   if (!isPlainObject(ops) || Object.keys(ops).length === 0) {
-    problems.push({ pointer, message: `expected an object of operators such as { "$eq": … } for ${JSON.stringify(key)}` })
+    problems.push({
+      pointer,
+      message: `expected an object of operators such as { "$eq": … } for ${JSON.stringify(key)}`,
+    })
     return
   }
   for (const [op, operand] of Object.entries(ops)) checkOperator(op, operand, joinPointer(pointer, op), problems)

@@ -10,7 +10,12 @@ import { OutboundTimeoutError, type OutboundResponse, TargetRefusedError } from 
 import { HOOK_ENDPOINT_CHANGED_SUBJECT } from '../../core/services/execution-hooks.ts'
 import { signatureHeader } from '../../core/security/webhook-signature.ts'
 import {
-  type Completion, type DeliveryRow, hookDeliveries, type Lease, MAX_ATTEMPTS_KEPT, type StoredAttempt,
+  type Completion,
+  type DeliveryRow,
+  hookDeliveries,
+  type Lease,
+  MAX_ATTEMPTS_KEPT,
+  type StoredAttempt,
 } from '../../core/store/hook-deliveries.ts'
 import { hookEndpoints } from '../../core/store/hook-endpoints.ts'
 import { parseJson } from '../../core/json.ts'
@@ -36,14 +41,23 @@ interface Exchange {
 }
 
 /** Resolves to the time of the next retry it scheduled, or null. */
-export async function attemptDelivery(deps: AttemptContext, row: DeliveryRow, lease: Lease, signal: AbortSignal): Promise<number | null> {
+export async function attemptDelivery(
+  deps: AttemptContext,
+  row: DeliveryRow,
+  lease: Lease,
+  signal: AbortSignal,
+): Promise<number | null> {
   let endpoint: SendingEndpoint | null
   try {
     endpoint = await deps.directory.forSending(row.endpoint_id)
   } catch (error) {
     // Its secret cannot be opened (another master key?): a failed attempt, so the retries run out.
     const at = deps.clock.now()
-    return record(deps, row, lease, at, { response: null, error: `not sent: the endpoint could not be read: ${describe(error)}`, durationMs: 0 })
+    return record(deps, row, lease, at, {
+      response: null,
+      error: `not sent: the endpoint could not be read: ${describe(error)}`,
+      durationMs: 0,
+    })
   }
   if (!endpoint || endpoint.status !== 'enabled') {
     const reason = endpoint ? 'not sent: the endpoint is disabled' : 'not sent: the endpoint no longer exists'
@@ -53,14 +67,24 @@ export async function attemptDelivery(deps: AttemptContext, row: DeliveryRow, le
   const at = deps.clock.now()
   const exchange = await send(deps, row, endpoint, at, signal)
   if (exchange === null || (signal.aborted && deps.stopping())) {
-    await deps.store.write((tx) => hookDeliveries.release(tx, lease.id, lease.worker, lease.until, deps.clock.now()), APART)
+    await deps.store.write(
+      (tx) => hookDeliveries.release(tx, lease.id, lease.worker, lease.until, deps.clock.now()),
+      APART,
+    )
     return null
   }
   return record(deps, row, lease, at, exchange)
 }
 
-async function send(deps: DeliveryWorkerDeps, row: DeliveryRow, endpoint: SendingEndpoint, at: number, signal: AbortSignal): Promise<Exchange | null> {
-  if (endpoint.urlProblem) return { response: null, error: `not sent: the endpoint URL ${endpoint.urlProblem}`, durationMs: 0 }
+async function send(
+  deps: DeliveryWorkerDeps,
+  row: DeliveryRow,
+  endpoint: SendingEndpoint,
+  at: number,
+  signal: AbortSignal,
+): Promise<Exchange | null> {
+  if (endpoint.urlProblem)
+    return { response: null, error: `not sent: the endpoint URL ${endpoint.urlProblem}`, durationMs: 0 }
   const timestamp = Math.floor(at / 1000)
   const headers = {
     'content-type': 'application/json',
@@ -71,7 +95,13 @@ async function send(deps: DeliveryWorkerDeps, row: DeliveryRow, endpoint: Sendin
   }
   try {
     const response = await deps.http.send({
-      method: 'POST', url: endpoint.url, headers, body: row.payload, timeoutMs: deps.timeoutMs, maxResponseBytes: RESPONSE_BODY_BYTES, signal,
+      method: 'POST',
+      url: endpoint.url,
+      headers,
+      body: row.payload,
+      timeoutMs: deps.timeoutMs,
+      maxResponseBytes: RESPONSE_BODY_BYTES,
+      signal,
     })
     return { response, error: judge(response), durationMs: response.durationMs }
   } catch (error) {
@@ -108,22 +138,39 @@ function describe(error: unknown): string {
   return typeof e?.code === 'string' && !message.includes(e.code) ? `${e.code}: ${message}` : message
 }
 
-async function record(deps: AttemptContext, row: DeliveryRow, lease: Lease, at: number, exchange: Exchange): Promise<number | null> {
+async function record(
+  deps: AttemptContext,
+  row: DeliveryRow,
+  lease: Lease,
+  at: number,
+  exchange: Exchange,
+): Promise<number | null> {
   const { response, error } = exchange
   const now = deps.clock.now()
   const attemptCount = Number(row.attempt_count) + 1
   const retryCount = Number(row.attempt_count) > 0 ? Number(row.retry_count) + 1 : Number(row.retry_count)
   const gone = response?.status === 410
-  const delay = error === null || gone
-    ? null
-    : nextRetryDelay(deps.schedule, retryCount, Number(row.max_retries), parseRetryAfter(response?.headers['retry-after'], now))
+  const delay =
+    error === null || gone
+      ? null
+      : nextRetryDelay(
+          deps.schedule,
+          retryCount,
+          Number(row.max_retries),
+          parseRetryAfter(response?.headers['retry-after'], now),
+        )
   const nextRetryAt = delay === null ? null : now + delay
-  const attempts = [...parseJson<StoredAttempt[]>(row.attempts, []), { at, status: response?.status ?? null, ms: exchange.durationMs, error, by: lease.worker }]
+  const attempts = [
+    ...parseJson<StoredAttempt[]>(row.attempts, []),
+    { at, status: response?.status ?? null, ms: exchange.durationMs, error, by: lease.worker },
+  ]
   const completion: Completion = {
     lease,
     outcome: {
       status: error === null ? 'success' : nextRetryAt === null ? 'failure' : 'retrying',
-      attemptCount, retryCount, nextRetryAt,
+      attemptCount,
+      retryCount,
+      nextRetryAt,
       responseStatus: response?.status ?? null,
       responseBody: response ? storableText(response.body) : null,
       durationMs: exchange.durationMs,
@@ -135,19 +182,35 @@ async function record(deps: AttemptContext, row: DeliveryRow, lease: Lease, at: 
   }
   const written = gone
     ? await deps.store.write(async (tx) => {
-      const ok = (await hookDeliveries.complete(tx, [completion])).size === 1
-      if (ok) await hookEndpoints.setStatus(tx, row.organization_id, row.endpoint_id, 'disabled', `the endpoint answered 410 Gone to delivery ${row.id}`, now, 'system')
-      return ok
-    }) // With the journal's writes: it changes the endpoint too, which the API also writes.
+        const ok = (await hookDeliveries.complete(tx, [completion])).size === 1
+        if (ok)
+          await hookEndpoints.setStatus(
+            tx,
+            row.organization_id,
+            row.endpoint_id,
+            'disabled',
+            `the endpoint answered 410 Gone to delivery ${row.id}`,
+            now,
+            'system',
+          )
+        return ok
+      }) // With the journal's writes: it changes the endpoint too, which the API also writes.
     : await deps.complete(completion)
-  if (!written) deps.logger.warn('a hook delivery lease ran out before its outcome was written', { deliveryId: row.id, worker: lease.worker })
+  if (!written)
+    deps.logger.warn('a hook delivery lease ran out before its outcome was written', {
+      deliveryId: row.id,
+      worker: lease.worker,
+    })
   else if (deps.metrics) {
     deps.metrics.hookDeliveries.inc({ outcome: completion.outcome.status })
     deps.metrics.hookAttempt.observe(exchange.durationMs / 1000)
   }
   if (written && gone) {
     deps.directory.invalidate({ organizationId: row.organization_id, endpointId: row.endpoint_id })
-    deps.bus.publish(HOOK_ENDPOINT_CHANGED_SUBJECT, { organizationId: row.organization_id, endpointId: row.endpoint_id })
+    deps.bus.publish(HOOK_ENDPOINT_CHANGED_SUBJECT, {
+      organizationId: row.organization_id,
+      endpointId: row.endpoint_id,
+    })
   }
   return written ? nextRetryAt : null
 }

@@ -31,14 +31,23 @@ export function createCompletionWriter(store: Store) {
     scheduled = false
     const batch = queue
     queue = []
-    store.write((tx) => hookDeliveries.complete(tx, batch.map((w) => w.completion)), APART).then(
-      (written) => {
-        for (const w of batch) w.resolve(written.has(w.completion.lease.id))
-      },
-      (error) => {
-        for (const w of batch) w.reject(error)
-      },
-    )
+    store
+      .write(
+        (tx) =>
+          hookDeliveries.complete(
+            tx,
+            batch.map((w) => w.completion),
+          ),
+        APART,
+      )
+      .then(
+        (written) => {
+          for (const w of batch) w.resolve(written.has(w.completion.lease.id))
+        },
+        (error) => {
+          for (const w of batch) w.reject(error)
+        },
+      )
   }
 
   return {

@@ -49,7 +49,13 @@ interface Timed<T> {
   readonly at: number
 }
 
-export function createEndpointDirectory(deps: { store: Store; clock: Clock; secretBox: SecretBox; policy: HookUrlPolicy; ttlMs?: number }): EndpointDirectory {
+export function createEndpointDirectory(deps: {
+  store: Store
+  clock: Clock
+  secretBox: SecretBox
+  policy: HookUrlPolicy
+  ttlMs?: number
+}): EndpointDirectory {
   const ttl = deps.ttlMs ?? 10_000
   const byOrganization = new Map<string, Timed<readonly Subscriber[]>>()
   const byId = new Map<string, Timed<Promise<SendingEndpoint | null>>>()

@@ -41,7 +41,12 @@ export interface HookDeliveryDeps {
 }
 
 export function createHookDelivery(deps: HookDeliveryDeps) {
-  const directory = createEndpointDirectory({ store: deps.store, clock: deps.clock, secretBox: deps.secretBox, policy: deps.policy })
+  const directory = createEndpointDirectory({
+    store: deps.store,
+    clock: deps.clock,
+    secretBox: deps.secretBox,
+    policy: deps.policy,
+  })
   const worker = deps.sends ? createDeliveryWorker({ ...deps, directory }) : null
   const outbox = createOutbox({ directory, ids: deps.ids, clock: deps.clock, handoff: worker ?? undefined })
   let changes: { unsubscribe(): void } | null = null
@@ -51,7 +56,10 @@ export function createHookDelivery(deps: HookDeliveryDeps) {
     worker,
     async start() {
       // Every process caches endpoints for its outbox: each hears when one changes.
-      changes = deps.bus.subscribe<{ organizationId?: string; endpointId?: string }>(HOOK_ENDPOINT_CHANGED_SUBJECT, (m) => directory.invalidate(m.data ?? {}))
+      changes = deps.bus.subscribe<{ organizationId?: string; endpointId?: string }>(
+        HOOK_ENDPOINT_CHANGED_SUBJECT,
+        (m) => directory.invalidate(m.data ?? {}),
+      )
       await worker?.start()
     },
     async stop(graceMs: number) {

@@ -27,7 +27,12 @@ export interface Handoff {
   expect(eventId: number, rows: readonly NewDelivery[]): void
 }
 
-export function createOutbox(deps: { directory: EndpointDirectory; ids: Ids; clock: Clock; handoff?: Handoff }): TransactionalListener {
+export function createOutbox(deps: {
+  directory: EndpointDirectory
+  ids: Ids
+  clock: Clock
+  handoff?: Handoff
+}): TransactionalListener {
   return async (tx, recorded) => {
     let all: NewDelivery[] | null = null
     for (const event of recorded) {
@@ -42,9 +47,22 @@ export function createOutbox(deps: { directory: EndpointDirectory; ids: Ids; clo
         if (endpoint.types && !endpoint.types.has(event.type)) continue
         payload ??= hookPayload(event)
         rows.push({
-          id: deps.ids.next('dlv'), organization_id: event.organizationId, endpoint_id: endpoint.id, event_id: hookEventId(event),
-          event_type: event.type, workflow_id: event.workflowId, run_id: event.runId, node_id: event.nodeId, payload,
-          status: 'pending', max_retries: endpoint.maxRetries, due_at: now, claimed_by: null, replay_of: null, created_at: now, updated_at: now,
+          id: deps.ids.next('dlv'),
+          organization_id: event.organizationId,
+          endpoint_id: endpoint.id,
+          event_id: hookEventId(event),
+          event_type: event.type,
+          workflow_id: event.workflowId,
+          run_id: event.runId,
+          node_id: event.nodeId,
+          payload,
+          status: 'pending',
+          max_retries: endpoint.maxRetries,
+          due_at: now,
+          claimed_by: null,
+          replay_of: null,
+          created_at: now,
+          updated_at: now,
         })
       }
       if (rows.length === 0) continue

@@ -18,8 +18,14 @@ const MAX_ERROR_CHARS = 2000
 export const hookEventId = (event: Pick<RecordedEvent, 'id'>) => `evt_${event.id}`
 
 const NODE_STATUS: Record<string, string> = {
-  'node.started': 'running', 'node.succeeded': 'success', 'node.partial': 'partial', 'node.failed': 'failure',
-  'node.skipped': 'skipped', 'node.retrying': 'running', 'node.looping': 'running', 'node.cancelled': 'cancelled',
+  'node.started': 'running',
+  'node.succeeded': 'success',
+  'node.partial': 'partial',
+  'node.failed': 'failure',
+  'node.skipped': 'skipped',
+  'node.retrying': 'running',
+  'node.looping': 'running',
+  'node.cancelled': 'cancelled',
 }
 
 type Data = Record<string, unknown>
@@ -27,12 +33,20 @@ type Data = Record<string, unknown>
 export function hookPayload(event: RecordedEvent): string {
   const d = event.data
   // sequence: the event's place in its run's journal, since deliveries may arrive out of order.
-  const data: Data = { organizationId: event.organizationId, workflowId: event.workflowId, runId: event.runId, sequence: event.seq }
+  const data: Data = {
+    organizationId: event.organizationId,
+    workflowId: event.workflowId,
+    runId: event.runId,
+    sequence: event.seq,
+  }
   if (event.type.startsWith('node.')) {
     data.nodeId = event.nodeId
     data.nodeKey = d.key ?? event.nodeId
   }
-  data.status = event.type === 'node.waiting' ? ((d.wait as { kind?: string } | undefined)?.kind ?? 'waiting') : (runStatusOf(event.type) ?? NODE_STATUS[event.type])
+  data.status =
+    event.type === 'node.waiting'
+      ? ((d.wait as { kind?: string } | undefined)?.kind ?? 'waiting')
+      : (runStatusOf(event.type) ?? NODE_STATUS[event.type])
   Object.assign(data, details(event.type, d))
   return JSON.stringify({ type: event.type, timestamp: iso(event.at), data })
 }
@@ -40,7 +54,14 @@ export function hookPayload(event: RecordedEvent): string {
 function details(type: string, d: Data): Data {
   switch (type) {
     case 'run.started':
-      return pick(d, { workflowVersion: 'workflowVersion', triggerType: 'triggerType', triggerNodeId: 'triggerNodeId', triggeredBy: 'triggeredBy', eventId: 'triggerEventId', retryOf: 'retryOf' })
+      return pick(d, {
+        workflowVersion: 'workflowVersion',
+        triggerType: 'triggerType',
+        triggerNodeId: 'triggerNodeId',
+        triggeredBy: 'triggeredBy',
+        eventId: 'triggerEventId',
+        retryOf: 'retryOf',
+      })
     case 'run.waiting':
       return pick(d, { key: 'nodeKey' })
     case 'run.resumed':
@@ -55,18 +76,33 @@ function details(type: string, d: Data): Data {
       return pick(d, { type: 'nodeType', attempt: 'attempt' })
     case 'node.succeeded':
     case 'node.partial':
-      return { ...pick(d, { attempt: 'attempt', branch: 'branch', reused: 'reused', trigger: 'trigger', iterations: 'iterations', failedIterations: 'failedIterations' }), ...result(d) }
+      return {
+        ...pick(d, {
+          attempt: 'attempt',
+          branch: 'branch',
+          reused: 'reused',
+          trigger: 'trigger',
+          iterations: 'iterations',
+          failedIterations: 'failedIterations',
+        }),
+        ...result(d),
+      }
     case 'node.failed':
       return { ...pick(d, { attempt: 'attempt', code: 'code' }), error: clip(d.error) }
     case 'node.retrying':
-      return { ...pick(d, { attempt: 'attempt', nextAttempt: 'nextAttempt', delayMs: 'delayMs' }), error: clip(d.error) }
+      return {
+        ...pick(d, { attempt: 'attempt', nextAttempt: 'nextAttempt', delayMs: 'delayMs' }),
+        error: clip(d.error),
+      }
     case 'node.skipped':
       return pick(d, { reason: 'reason' })
     case 'node.looping':
       return pick(d, { items: 'items' })
     case 'node.waiting': {
       const wait = (d.wait ?? {}) as { until?: number; timeoutMs?: number; triggerType?: string }
-      return { wait: { until: iso(wait.until), timeoutMs: wait.timeoutMs ?? null, triggerType: wait.triggerType ?? null } }
+      return {
+        wait: { until: iso(wait.until), timeoutMs: wait.timeoutMs ?? null, triggerType: wait.triggerType ?? null },
+      }
     }
     default:
       return {}

@@ -12,7 +12,12 @@ export const MAX_RETRY_AFTER_MS = 24 * 3_600_000
  * Milliseconds until the next retry, or null when the delivery gives up.
  * `retries` counts the retries already made (0 after a failed first attempt).
  */
-export function nextRetryDelay(schedule: readonly number[], retries: number, maxRetries: number, retryAfterMs: number | null = null): number | null {
+export function nextRetryDelay(
+  schedule: readonly number[],
+  retries: number,
+  maxRetries: number,
+  retryAfterMs: number | null = null,
+): number | null {
   if (retries >= maxRetries || schedule.length === 0) return null
   const planned = schedule[Math.min(retries, schedule.length - 1)]
   return retryAfterMs === null ? planned : Math.max(planned, Math.min(retryAfterMs, MAX_RETRY_AFTER_MS))

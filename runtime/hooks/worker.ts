@@ -19,7 +19,13 @@ import type { HttpClient } from '../../core/ports/http-client.ts'
 import type { Logger } from '../../core/ports/logger.ts'
 import type { Store } from '../../core/ports/store.ts'
 import { HOOK_DELIVERIES_DUE_SUBJECT } from '../../core/services/execution-hooks.ts'
-import { type DeliveryRow, hookDeliveries, type Lease, type NewDelivery, newDeliveryRow } from '../../core/store/hook-deliveries.ts'
+import {
+  type DeliveryRow,
+  hookDeliveries,
+  type Lease,
+  type NewDelivery,
+  newDeliveryRow,
+} from '../../core/store/hook-deliveries.ts'
 import { randomToken } from '../../core/ids.ts'
 import type { EndpointDirectory } from './endpoints.ts'
 import { type AttemptContext, attemptDelivery } from './attempt.ts'
@@ -74,7 +80,11 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   let poll: ReturnType<typeof setInterval> | null = null
   let retryTimer: ReturnType<typeof setTimeout> | null = null
   let retryAt = Number.POSITIVE_INFINITY
-  const context: AttemptContext = { ...deps, complete: createCompletionWriter(deps.store).complete, stopping: () => stopping }
+  const context: AttemptContext = {
+    ...deps,
+    complete: createCompletionWriter(deps.store).complete,
+    stopping: () => stopping,
+  }
 
   function wake() {
     if (stopped) return
@@ -106,7 +116,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
             break
           }
         }
-        const rows = await deps.store.write((tx) => hookDeliveries.claim(tx, deps.store.dialect, id, now, now + leaseMs, want), APART)
+        const rows = await deps.store.write(
+          (tx) => hookDeliveries.claim(tx, deps.store.dialect, id, now, now + leaseMs, want),
+          APART,
+        )
         backlog = rows.length === want
         if (backlog) again = true
         for (const row of rows) start(row)
@@ -125,7 +138,9 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       .then((nextRetryAt) => {
         if (nextRetryAt !== null) wakeAt(nextRetryAt)
       })
-      .catch((error) => deps.logger.error('hook delivery failed unexpectedly', { deliveryId: row.id, error: String(error) }))
+      .catch((error) =>
+        deps.logger.error('hook delivery failed unexpectedly', { deliveryId: row.id, error: String(error) }),
+      )
       .finally(() => {
         active.delete(row.id)
         if (backlog) wake()
@@ -138,11 +153,14 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     if (stopped || at >= retryAt) return
     retryAt = at
     if (retryTimer) clearTimeout(retryTimer)
-    retryTimer = setTimeout(() => {
-      retryTimer = null
-      retryAt = Number.POSITIVE_INFINITY
-      wake()
-    }, Math.max(0, at - deps.clock.now()))
+    retryTimer = setTimeout(
+      () => {
+        retryTimer = null
+        retryAt = Number.POSITIVE_INFINITY
+        wake()
+      },
+      Math.max(0, at - deps.clock.now()),
+    )
     unref(retryTimer)
   }
 
@@ -180,7 +198,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     wake,
     async start() {
       // The embedded store has one process: a lease in it belongs to a process that is gone.
-      if (deps.store.dialect === 'sqlite') await deps.store.write((tx) => hookDeliveries.releaseAll(tx, deps.clock.now()))
+      if (deps.store.dialect === 'sqlite')
+        await deps.store.write((tx) => hookDeliveries.releaseAll(tx, deps.clock.now()))
       stopped = false
       subscriptions.push(
         deps.bus.subscribe<RecordedEvent>('evt.>', (m) => {

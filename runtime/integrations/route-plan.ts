@@ -62,23 +62,46 @@ export function createRoutePlanner(deps: { db: SqlExecutor; registry: Registry; 
     return outcome.matched
   }
 
-  function triggerMatches(trigger: AnyTrigger, row: LiveTriggerRow, event: TriggerEvent, connectorId: string | null): boolean {
+  function triggerMatches(
+    trigger: AnyTrigger,
+    row: LiveTriggerRow,
+    event: TriggerEvent,
+    connectorId: string | null,
+  ): boolean {
     if (row.connector_id && connectorId && row.connector_id !== connectorId) return false
     const config = Value.Default(trigger.payload, JSON.parse(row.config)) as Record<string, unknown>
     const outcome = matchTrigger(trigger, config, event)
-    if (outcome.error) deps.logger.warn('a trigger matcher failed', { workflowId: row.workflow_id, error: outcome.error })
+    if (outcome.error)
+      deps.logger.warn('a trigger matcher failed', { workflowId: row.workflow_id, error: outcome.error })
     return outcome.matched
   }
 
   /** Waiting nodes of the named run that wait for this type (or for anything: a plain wait). */
-  async function targetRun(trigger: AnyTrigger, event: RoutedEvent, triggerEvent: TriggerEvent, now: number): Promise<RoutePlan> {
+  async function targetRun(
+    trigger: AnyTrigger,
+    event: RoutedEvent,
+    triggerEvent: TriggerEvent,
+    now: number,
+  ): Promise<RoutePlan> {
     const rows = await runWaits.ofRun<WaitRow>(deps.db, event.organizationId, event.target!.runId!)
-    const waits = rows.filter((w) => (w.trigger_type === null || w.trigger_type === event.triggerType) && waitMatches(trigger, w, triggerEvent, now))
+    const waits = rows.filter(
+      (w) =>
+        (w.trigger_type === null || w.trigger_type === event.triggerType) && waitMatches(trigger, w, triggerEvent, now),
+    )
     return waits.length > 0 ? { waits, triggers: [] } : { waits, triggers: [], reason: 'not_waiting' }
   }
 
-  async function targetWorkflow(trigger: AnyTrigger, event: RoutedEvent, triggerEvent: TriggerEvent): Promise<RoutePlan> {
-    const rows = await liveTriggers.ofWorkflow(deps.db, event.organizationId, event.target!.workflowId!, event.triggerType)
+  async function targetWorkflow(
+    trigger: AnyTrigger,
+    event: RoutedEvent,
+    triggerEvent: TriggerEvent,
+  ): Promise<RoutePlan> {
+    const rows = await liveTriggers.ofWorkflow(
+      deps.db,
+      event.organizationId,
+      event.target!.workflowId!,
+      event.triggerType,
+    )
     const triggers = rows.filter((row) => triggerMatches(trigger, row, triggerEvent, event.connectorId))
     return triggers.length > 0 ? { waits: [], triggers } : { waits: [], triggers, reason: 'no_matching_trigger' }
   }
@@ -97,7 +120,9 @@ export function createRoutePlanner(deps: { db: SqlExecutor; registry: Registry; 
       ])
       const waits = waitRows.filter((w) => waitMatches(trigger, w, triggerEvent, now))
       const triggers = triggerRows.filter((row) => triggerMatches(trigger, row, triggerEvent, event.connectorId))
-      return waits.length + triggers.length > 0 ? { waits, triggers } : { waits, triggers, reason: 'no_matching_workflow' }
+      return waits.length + triggers.length > 0
+        ? { waits, triggers }
+        : { waits, triggers, reason: 'no_matching_workflow' }
     },
   }
 }

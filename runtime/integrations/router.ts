@@ -66,18 +66,32 @@ interface Committed {
 const unique = (list: readonly string[]) => [...new Set(list)]
 /** Idempotency keys are stored in full; a provider id is capped at 255 characters by the host. */
 const runKey = (event: RoutedEvent, rowId: string, nodeId: string) =>
-  event.replayOf ? `integration:replay:${rowId}:${nodeId}` : `integration:${event.source}:${event.triggerType}:${event.providerEventId}:${nodeId}`
+  event.replayOf
+    ? `integration:replay:${rowId}:${nodeId}`
+    : `integration:${event.source}:${event.triggerType}:${event.providerEventId}:${nodeId}`
 
 export function createEventRouter(deps: EventRouterDeps): EventRouter {
   const planner = createRoutePlanner({ db: deps.store, registry: deps.registry, logger: deps.logger })
 
   function rowOf(id: string, event: RoutedEvent, plan: RoutePlan, now: number): WebhookEventRow {
     return {
-      id, organization_id: event.organizationId, source: event.source, provider_event_id: event.providerEventId,
-      dedup_key: event.replayOf ? null : event.providerEventId, trigger_type: event.triggerType, connector_id: event.connectorId,
-      target: event.target ? JSON.stringify(event.target) : null, body: JSON.stringify(event.body ?? null), headers: JSON.stringify(redactHeaders(event.headers)),
-      received_at: now, action: 'skipped', reason: plan.reason ?? null, problems: plan.problems ? JSON.stringify(plan.problems) : null,
-      run_ids: '[]', workflow_ids: '[]', replay_of: event.replayOf ?? null,
+      id,
+      organization_id: event.organizationId,
+      source: event.source,
+      provider_event_id: event.providerEventId,
+      dedup_key: event.replayOf ? null : event.providerEventId,
+      trigger_type: event.triggerType,
+      connector_id: event.connectorId,
+      target: event.target ? JSON.stringify(event.target) : null,
+      body: JSON.stringify(event.body ?? null),
+      headers: JSON.stringify(redactHeaders(event.headers)),
+      received_at: now,
+      action: 'skipped',
+      reason: plan.reason ?? null,
+      problems: plan.problems ? JSON.stringify(plan.problems) : null,
+      run_ids: '[]',
+      workflow_ids: '[]',
+      replay_of: event.replayOf ?? null,
     }
   }
 
@@ -92,7 +106,15 @@ export function createEventRouter(deps: EventRouterDeps): EventRouter {
     return resumed
   }
 
-  async function start(tx: SqlExecutor, admit: Admit, event: RoutedEvent, plan: RoutePlan, rowId: string, triggerEvent: TriggerEvent, skip: Set<string>) {
+  async function start(
+    tx: SqlExecutor,
+    admit: Admit,
+    event: RoutedEvent,
+    plan: RoutePlan,
+    rowId: string,
+    triggerEvent: TriggerEvent,
+    skip: Set<string>,
+  ) {
     const started: { runId: string; workflowId: string }[] = []
     const reasons: string[] = []
     for (const t of plan.triggers) {
@@ -101,8 +123,15 @@ export function createEventRouter(deps: EventRouterDeps): EventRouter {
       const current = await liveTriggers.get(tx, t.workflow_id, t.trigger_node_id)
       if (!current || current.version !== t.version || current.trigger_type !== t.trigger_type) continue
       const result = await admit({
-        organizationId: event.organizationId, workflowId: t.workflow_id, version: 'live', automatic: true, triggeredBy: 'integration',
-        triggerNodeId: t.trigger_node_id, event: triggerEvent, idempotencyKey: runKey(event, rowId, t.trigger_node_id), eventId: rowId,
+        organizationId: event.organizationId,
+        workflowId: t.workflow_id,
+        version: 'live',
+        automatic: true,
+        triggeredBy: 'integration',
+        triggerNodeId: t.trigger_node_id,
+        event: triggerEvent,
+        idempotencyKey: runKey(event, rowId, t.trigger_node_id),
+        eventId: rowId,
       })
       if (result.action === 'triggered') started.push({ runId: result.runId, workflowId: t.workflow_id })
       else reasons.push(result.reason)
@@ -115,7 +144,10 @@ export function createEventRouter(deps: EventRouterDeps): EventRouter {
    * the plugin whose connector the platform revoked.
    */
   async function pauseRevoked(tx: SqlExecutor, event: RoutedEvent, now: number) {
-    const types = deps.registry.triggers().filter((t) => deps.registry.pluginOf('trigger', t.type)?.id === event.source).map((t) => t.type)
+    const types = deps.registry
+      .triggers()
+      .filter((t) => deps.registry.pluginOf('trigger', t.type)?.id === event.source)
+      .map((t) => t.type)
     if (types.length === 0) return { workflowIds: [], recorded: [] }
     const rows = await tx.all<{ workflow_id: string; version: number }>(
       `SELECT DISTINCT lt.workflow_id, lt.version FROM live_triggers lt JOIN workflows w ON w.id = lt.workflow_id
@@ -128,41 +160,96 @@ export function createEventRouter(deps: EventRouterDeps): EventRouter {
       if (changed > 0) workflowIds.push(r.workflow_id)
     }
     const recorded = deps.recorder
-      ? await deps.recorder.record(tx, workflowIds.map((workflowId) => workflowPaused({ organizationId: event.organizationId, workflowId }, 'invalid_chat', now, { connectorId: event.connectorId })))
+      ? await deps.recorder.record(
+          tx,
+          workflowIds.map((workflowId) =>
+            workflowPaused({ organizationId: event.organizationId, workflowId }, 'invalid_chat', now, {
+              connectorId: event.connectorId,
+            }),
+          ),
+        )
       : []
     return { workflowIds, recorded }
   }
 
-  async function commit(event: RoutedEvent, plan: RoutePlan, triggerEvent: TriggerEvent, now: number): Promise<Committed> {
+  async function commit(
+    event: RoutedEvent,
+    plan: RoutePlan,
+    triggerEvent: TriggerEvent,
+    now: number,
+  ): Promise<Committed> {
     const id = deps.ids.next('evt')
     const row = rowOf(id, event, plan, now)
     return deps.dispatcher.transaction(async (tx, admit): Promise<Committed> => {
       if (!(await webhookEvents.claim(tx, row))) {
         const first = await webhookEvents.byDedupKey(tx, row)
-        return { result: { action: 'skipped', eventId: first?.id ?? id, reason: 'duplicate', runIds: first ? JSON.parse(first.run_ids) : [] }, resumed: [] }
+        return {
+          result: {
+            action: 'skipped',
+            eventId: first?.id ?? id,
+            reason: 'duplicate',
+            runIds: first ? JSON.parse(first.run_ids) : [],
+          },
+          resumed: [],
+        }
       }
       if (event.connectorRevoked) {
         const paused = await pauseRevoked(tx, event, now)
-        await webhookEvents.settle(tx, id, { action: 'skipped', reason: 'connector_revoked', runIds: [], workflowIds: paused.workflowIds })
-        return { result: { action: 'skipped', eventId: id, reason: 'connector_revoked', runIds: [] }, resumed: [], recorded: paused.recorded }
+        await webhookEvents.settle(tx, id, {
+          action: 'skipped',
+          reason: 'connector_revoked',
+          runIds: [],
+          workflowIds: paused.workflowIds,
+        })
+        return {
+          result: { action: 'skipped', eventId: id, reason: 'connector_revoked', runIds: [] },
+          resumed: [],
+          recorded: paused.recorded,
+        }
       }
-      if (plan.reason) return { result: { action: 'skipped', eventId: id, reason: plan.reason, runIds: [] }, resumed: [] }
+      if (plan.reason)
+        return { result: { action: 'skipped', eventId: id, reason: plan.reason, runIds: [] }, resumed: [] }
       const resumed = await resume(tx, plan, event.body, now)
-      const { started, reasons } = await start(tx, admit, event, plan, id, triggerEvent, new Set(resumed.map((r) => r.workflowId)))
+      const { started, reasons } = await start(
+        tx,
+        admit,
+        event,
+        plan,
+        id,
+        triggerEvent,
+        new Set(resumed.map((r) => r.workflowId)),
+      )
       const action = started.length > 0 ? 'triggered' : resumed.length > 0 ? 'resumed' : 'skipped'
-      const reason = action !== 'skipped' ? null : (reasons[0] ?? (event.target?.runId ? 'not_waiting' : 'no_matching_workflow'))
+      const reason =
+        action !== 'skipped' ? null : (reasons[0] ?? (event.target?.runId ? 'not_waiting' : 'no_matching_workflow'))
       const runIds = unique([...started, ...resumed].map((r) => r.runId))
-      await webhookEvents.settle(tx, id, { action, reason, runIds, workflowIds: unique([...started, ...resumed].map((r) => r.workflowId)) })
-      return { result: { action, eventId: id, ...(reason ? { reason } : {}), runIds }, resumed: unique(resumed.map((r) => r.runId)) }
+      await webhookEvents.settle(tx, id, {
+        action,
+        reason,
+        runIds,
+        workflowIds: unique([...started, ...resumed].map((r) => r.workflowId)),
+      })
+      return {
+        result: { action, eventId: id, ...(reason ? { reason } : {}), runIds },
+        resumed: unique(resumed.map((r) => r.runId)),
+      }
     })
   }
 
   return {
     async route(unmasked) {
-      const mask = deps.masks ? (deps.masks.peek(unmasked.organizationId) ?? (await deps.masks.of(unmasked.organizationId))) : noMask
-      const event = mask === noMask ? unmasked : { ...unmasked, body: mask(unmasked.body), headers: mask(unmasked.headers) }
+      const mask = deps.masks
+        ? (deps.masks.peek(unmasked.organizationId) ?? (await deps.masks.of(unmasked.organizationId)))
+        : noMask
+      const event =
+        mask === noMask ? unmasked : { ...unmasked, body: mask(unmasked.body), headers: mask(unmasked.headers) }
       const now = deps.clock.now()
-      const triggerEvent: TriggerEvent = { type: event.triggerType, body: event.body ?? null, headers: redactHeaders(event.headers), receivedAt: iso(now) }
+      const triggerEvent: TriggerEvent = {
+        type: event.triggerType,
+        body: event.body ?? null,
+        headers: redactHeaders(event.headers),
+        receivedAt: iso(now),
+      }
       const plan = await planner.plan(event, triggerEvent, now)
       if (deps.backlog && !plan.reason && plan.triggers.length > 0) deps.backlog.check(event.organizationId)
       const { result, resumed, recorded } = await commit(event, plan, triggerEvent, now)

@@ -24,9 +24,10 @@ export function createTriggerIndex(deps: { dialect: Dialect; logger: Logger }) {
   async function reconcile(tx: SqlExecutor, workflowId: string, paused = false): Promise<void> {
     const w = await workflows.lockById(tx, deps.dialect, workflowId)
     const rows: LiveTriggerRow[] = []
-    const version = w && w.live_version !== null && w.archived_at === null
-      ? await versions.content(tx, w.id, w.live_version)
-      : undefined
+    const version =
+      w && w.live_version !== null && w.archived_at === null
+        ? await versions.content(tx, w.id, w.live_version)
+        : undefined
     if (w && version) {
       const definition = (JSON.parse(version) as { definition: Definition }).definition
       const active = !paused && w.live_status === 'active' ? 1 : 0
@@ -34,8 +35,14 @@ export function createTriggerIndex(deps: { dialect: Dialect; logger: Logger }) {
         const node = definition.nodes[nodeId]
         if (!node) continue
         rows.push({
-          workflow_id: w.id, trigger_node_id: nodeId, organization_id: w.organization_id, trigger_type: node.type,
-          config: canonicalJson(node.payload ?? {}), connector_id: node.connector?.id ?? null, version: w.live_version!, active,
+          workflow_id: w.id,
+          trigger_node_id: nodeId,
+          organization_id: w.organization_id,
+          trigger_type: node.type,
+          config: canonicalJson(node.payload ?? {}),
+          connector_id: node.connector?.id ?? null,
+          version: w.live_version!,
+          active,
         })
       }
     }

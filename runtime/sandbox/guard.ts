@@ -67,7 +67,11 @@ export function createGuard(options: GuardOptions): Guard {
   }
 
   function finish(): boolean {
-    if (trip === undefined && (options.wasmBytes() - wasmBaseline > options.memoryBytes || options.heapBytes() > options.memoryBytes)) trip = 'memory'
+    if (
+      trip === undefined &&
+      (options.wasmBytes() - wasmBaseline > options.memoryBytes || options.heapBytes() > options.memoryBytes)
+    )
+      trip = 'memory'
     return trip !== undefined
   }
 

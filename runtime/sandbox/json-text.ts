@@ -100,4 +100,3 @@ function isSurrogatePair(text: string, i: number): boolean {
   const next = text.charCodeAt(i + 1)
   return next >= 0xdc00 && next <= 0xdfff
 }
-

@@ -40,10 +40,7 @@ const BOUNDS: Readonly<Record<keyof SandboxLimits, readonly [number, number]>> =
 }
 
 /** `base` with the defined fields of `overrides` applied, validated and frozen. */
-export function resolveLimits(
-  base: SandboxLimits,
-  overrides: Partial<SandboxLimits> = {},
-): SandboxLimits {
+export function resolveLimits(base: SandboxLimits, overrides: Partial<SandboxLimits> = {}): SandboxLimits {
   const merged = { ...base }
   for (const key of Object.keys(BOUNDS) as (keyof SandboxLimits)[]) {
     const value = overrides[key]

@@ -163,7 +163,8 @@ export function createWorkerPool(options: PoolOptions): WorkerPool {
 
   function onMessage(slot: Slot, message: WorkerMessage): void {
     if ('ready' in message) {
-      if (!message.ready) kill(slot, new SandboxError('runtime', `the sandbox worker could not start: ${message.message}`))
+      if (!message.ready)
+        kill(slot, new SandboxError('runtime', `the sandbox worker could not start: ${message.message}`))
       else onReady(slot)
     } else onReply(slot, message)
   }
@@ -191,7 +192,11 @@ export function createWorkerPool(options: PoolOptions): WorkerPool {
    * transform was most likely taken down by it, through memory or the host's stack. */
   function onDeath(slot: Slot, detail: string): void {
     if (!slot.ready) kill(slot, new SandboxError('runtime', `the sandbox worker failed to start: ${detail}`))
-    else kill(slot, new SandboxError('memory', `transform crashed its sandbox worker, most likely out of memory: ${detail}`))
+    else
+      kill(
+        slot,
+        new SandboxError('memory', `transform crashed its sandbox worker, most likely out of memory: ${detail}`),
+      )
   }
 
   function abort(call: Call, reason: unknown): void {
@@ -255,7 +260,10 @@ function arm(clock: Clock, slot: Slot, ms: number, onTimeout: () => void): void 
   const timer = new AbortController()
   slot.timer = timer
   // A timer disarmed (or replaced) after it fired but before this ran must not act.
-  sleepOn(clock, ms, timer.signal).then(() => slot.timer === timer && onTimeout(), () => {})
+  sleepOn(clock, ms, timer.signal).then(
+    () => slot.timer === timer && onTimeout(),
+    () => {},
+  )
 }
 
 function disarm(slot: Slot): void {

@@ -7,11 +7,7 @@
  * It does not create runtimes or enforce per-call limits.
  */
 import variant from '@jitl/quickjs-singlefile-mjs-release-sync'
-import {
-  newQuickJSWASMModuleFromVariant,
-  newVariant,
-  type QuickJSWASMModule,
-} from 'quickjs-emscripten-core'
+import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core'
 
 const MiB = 1024 * 1024
 const WASM_PAGE_BYTES = 64 * 1024

@@ -3,14 +3,7 @@
  * throws, runs out of time or memory, defines no `transform`, or passes JSON the sandbox refuses.
  * It is not used for host mistakes (invalid limits are a RangeError) or engine failures.
  */
-export type SandboxErrorKind =
-  | 'syntax'
-  | 'runtime'
-  | 'timeout'
-  | 'memory'
-  | 'no-transform'
-  | 'output'
-  | 'input'
+export type SandboxErrorKind = 'syntax' | 'runtime' | 'timeout' | 'memory' | 'no-transform' | 'output' | 'input'
 
 export interface SandboxErrorDetails {
   /** Line in the user's code, when QuickJS reports one. */

@@ -11,15 +11,7 @@ import type { SandboxLimits } from './limits.ts'
 import { SandboxError } from './sandbox-error.ts'
 
 /** What the run was doing; decides the kind of error a failure becomes. */
-export type Phase =
-  | 'bootstrap'
-  | 'input'
-  | 'compile'
-  | 'evaluate'
-  | 'lookup'
-  | 'call'
-  | 'settle'
-  | 'output'
+export type Phase = 'bootstrap' | 'input' | 'compile' | 'evaluate' | 'lookup' | 'call' | 'settle' | 'output'
 
 export const USER_FILE = 'transform.js'
 

@@ -28,7 +28,10 @@ const loading = acquireEngine()
 
 scope.addEventListener('message', (event) => {
   // A failed load is reported once, by the start message, and the pool then ends this worker.
-  loading.then((engine) => scope.postMessage(run(engine, event.data)), () => undefined)
+  loading.then(
+    (engine) => scope.postMessage(run(engine, event.data)),
+    () => undefined,
+  )
 })
 
 loading.then(

@@ -16,7 +16,11 @@ import { triggerIdsOf } from '../engine/plan.ts'
 const SAMPLES = 100
 const BUDGET_MS = 100
 
-export function createMinIntervalGuard(deps: { registry: Registry; clock: Clock; minIntervalMs: number }): PublishGuard {
+export function createMinIntervalGuard(deps: {
+  registry: Registry
+  clock: Clock
+  minIntervalMs: number
+}): PublishGuard {
   return (content: WorkflowContent) => {
     if (deps.minIntervalMs <= 0) return []
     const definition: Definition = content.definition
@@ -45,7 +49,10 @@ export function createMinIntervalGuard(deps: { registry: Registry; clock: Clock;
   }
 }
 
-function smallestGap(next: (after: number) => number | null, now: number): { ms: number; from: number; to: number } | null {
+function smallestGap(
+  next: (after: number) => number | null,
+  now: number,
+): { ms: number; from: number; to: number } | null {
   let best: { ms: number; from: number; to: number } | null = null
   let previous = next(now)
   const deadline = performance.now() + BUDGET_MS

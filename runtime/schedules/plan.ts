@@ -34,7 +34,8 @@ export const SCAN_LIMIT = 1000
 
 export function planTick(input: PlanInput): TickPlan {
   const { next, due, now, graceMs } = input
-  const missed = (tick: number, following: number | null) => now - tick > Math.min(graceMs, following === null ? graceMs : (following - tick) / 2)
+  const missed = (tick: number, following: number | null) =>
+    now - tick > Math.min(graceMs, following === null ? graceMs : (following - tick) / 2)
   let following = next(due)
   if (!missed(due, following)) return { fire: due, late: false, next: following, skipped: 0 }
 

@@ -26,7 +26,12 @@ import { triggerIdsOf } from '../engine/plan.ts'
 
 /** Workflow events after which a workflow's schedule rows may need to change. */
 export const SCHEDULE_EVENTS: ReadonlySet<string> = new Set([
-  'workflow.published', 'workflow.paused', 'workflow.resumed', 'workflow.refilled', 'workflow.archived', 'workflow.unarchived',
+  'workflow.published',
+  'workflow.paused',
+  'workflow.resumed',
+  'workflow.refilled',
+  'workflow.archived',
+  'workflow.unarchived',
 ])
 
 export interface ReconcilerDeps {
@@ -96,7 +101,18 @@ export function createReconciler(deps: ReconcilerDeps) {
     await tx.run(
       `INSERT INTO schedules (id, organization_id, workflow_id, trigger_node_id, trigger_type, config, version, active, next_fire_at, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) ON CONFLICT (workflow_id, trigger_node_id) DO NOTHING`,
-      [deps.ids.next('sch'), w.organization_id, w.id, x.nodeId, x.type, x.config, w.live_version, active ? 1 : 0, x.schedule.next(now), now],
+      [
+        deps.ids.next('sch'),
+        w.organization_id,
+        w.id,
+        x.nodeId,
+        x.type,
+        x.config,
+        w.live_version,
+        active ? 1 : 0,
+        x.schedule.next(now),
+        now,
+      ],
     )
   }
 
@@ -122,11 +138,18 @@ export function createReconciler(deps: ReconcilerDeps) {
     },
     /** Workflows whose rows may need reconciling: live versions that use a time-based trigger, and workflows with rows. */
     async candidates(db: SqlExecutor): Promise<string[]> {
-      const types = registry.triggers().filter((t) => t.schedule).map((t) => `%"type":"${t.type}"%`)
+      const types = registry
+        .triggers()
+        .filter((t) => t.schedule)
+        .map((t) => `%"type":"${t.type}"%`)
       const uses = types.map((_, i) => `v.content LIKE $${i + 1}`).join(' OR ')
-      const live = types.length === 0 ? [] : await db.all<{ id: string }>(
-        `SELECT w.id FROM workflows w JOIN workflow_versions v ON v.workflow_id = w.id AND v.version = w.live_version WHERE ${uses}`, types,
-      )
+      const live =
+        types.length === 0
+          ? []
+          : await db.all<{ id: string }>(
+              `SELECT w.id FROM workflows w JOIN workflow_versions v ON v.workflow_id = w.id AND v.version = w.live_version WHERE ${uses}`,
+              types,
+            )
       const withRows = await schedules.workflowIds(db)
       return [...new Set([...live.map((r) => r.id), ...withRows])]
     },

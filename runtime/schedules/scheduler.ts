@@ -73,8 +73,12 @@ export function createScheduleTicker(deps: ScheduleTickerDeps) {
     return {
       type: row.trigger_type,
       body: {
-        scheduledFor: iso(plan.fire!), firedAt: iso(now), scheduleId: row.id,
-        expression: schedule.expression, timezone: schedule.timezone, catchUp: plan.late,
+        scheduledFor: iso(plan.fire!),
+        firedAt: iso(now),
+        scheduleId: row.id,
+        expression: schedule.expression,
+        timezone: schedule.timezone,
+        catchUp: plan.late,
       },
       headers: {},
       receivedAt: iso(now),
@@ -107,16 +111,31 @@ export function createScheduleTicker(deps: ScheduleTickerDeps) {
       return 'broken'
     }
     const plan = planTick({
-      next: schedule.next, due: row.next_fire_at!, now, graceMs: deps.graceMs,
-      catchUp: schedule.catchUp ?? 'skip', catchUpLimit: schedule.catchUpLimit ?? 10,
+      next: schedule.next,
+      due: row.next_fire_at!,
+      now,
+      graceMs: deps.graceMs,
+      catchUp: schedule.catchUp ?? 'skip',
+      catchUpLimit: schedule.catchUpLimit ?? 10,
     })
     const fire: ClaimedWork = async (tx, admit) => {
       if (plan.fire === null) return 'skipped'
       const result = await admit({
-        organizationId: row.organization_id, workflowId: row.workflow_id, version: 'live', automatic: true, triggeredBy: 'schedule',
-        triggerNodeId: row.trigger_node_id, idempotencyKey: `schedule:${row.id}:${iso(plan.fire)}`, event: tickEvent(row, schedule, plan, now),
+        organizationId: row.organization_id,
+        workflowId: row.workflow_id,
+        version: 'live',
+        automatic: true,
+        triggeredBy: 'schedule',
+        triggerNodeId: row.trigger_node_id,
+        idempotencyKey: `schedule:${row.id}:${iso(plan.fire)}`,
+        event: tickEvent(row, schedule, plan, now),
       })
-      await schedules.recordTick(tx, { id: row.id, firedAt: plan.fire, runId: result.runId ?? null, outcome: result.action === 'triggered' ? 'triggered' : result.reason })
+      await schedules.recordTick(tx, {
+        id: row.id,
+        firedAt: plan.fire,
+        runId: result.runId ?? null,
+        outcome: result.action === 'triggered' ? 'triggered' : result.reason,
+      })
       return result.action === 'triggered' ? 'fired' : 'skipped'
     }
     try {
@@ -124,9 +143,18 @@ export function createScheduleTicker(deps: ScheduleTickerDeps) {
     } catch (error) {
       if (!isAppError(error) || plan.fire === null) throw error
       // The dispatcher refused the tick for good (its workflow version is unreadable): move past it.
-      deps.logger.error('a schedule tick could not start a run', { scheduleId: row.id, tick: iso(plan.fire), error: error.message })
+      deps.logger.error('a schedule tick could not start a run', {
+        scheduleId: row.id,
+        tick: iso(plan.fire),
+        error: error.message,
+      })
       return claim(row, plan, now, async (tx) => {
-        await schedules.recordTick(tx, { id: row.id, firedAt: plan.fire!, runId: null, outcome: `error: ${error.message}`.slice(0, 300) })
+        await schedules.recordTick(tx, {
+          id: row.id,
+          firedAt: plan.fire!,
+          runId: null,
+          outcome: `error: ${error.message}`.slice(0, 300),
+        })
         return 'skipped'
       })
     }
@@ -141,11 +169,15 @@ export function createScheduleTicker(deps: ScheduleTickerDeps) {
       // tick after skipped ones): go round until nothing due moves, a few rounds at most.
       for (let round = 0, moved = true; moved && round < 20; round++) {
         const due = await schedules.due(deps.store, now, batch)
-        const outcomes = await Promise.all(due.map((row) => step(row, now).catch((error) => {
-          failed = true
-          deps.logger.error('schedule tick failed', { scheduleId: row.id, error: String(error) })
-          return 'lost' as StepOutcome
-        })))
+        const outcomes = await Promise.all(
+          due.map((row) =>
+            step(row, now).catch((error) => {
+              failed = true
+              deps.logger.error('schedule tick failed', { scheduleId: row.id, error: String(error) })
+              return 'lost' as StepOutcome
+            }),
+          ),
+        )
         fired += outcomes.filter((o) => o === 'fired').length
         moved = !failed && outcomes.some((o) => o === 'fired' || o === 'skipped' || o === 'stale')
       }
@@ -164,7 +196,6 @@ export function createScheduleTicker(deps: ScheduleTickerDeps) {
     chain = chain.then(run, run)
     return chain
   }
-
 
   return {
     tick,

@@ -8,7 +8,17 @@ import { Value } from '@sinclair/typebox/value'
 // The same string formats (date-time, email, uri …) as the server.
 import '../../core/plugin/formats.ts'
 import type { Static, TObject, TSchema } from '@sinclair/typebox'
-import type { ActionContext, ActionDefinition, Awaitable, ConnectorData, HttpRequest, HttpResponse, ResumeContext, RunInfo, WaitRequest } from '../../core/plugin/sdk.ts'
+import type {
+  ActionContext,
+  ActionDefinition,
+  Awaitable,
+  ConnectorData,
+  HttpRequest,
+  HttpResponse,
+  ResumeContext,
+  RunInfo,
+  WaitRequest,
+} from '../../core/plugin/sdk.ts'
 import { secretFieldsOf } from '../../core/plugin/schemas.ts'
 import { resolveValue } from '../expressions/index.ts'
 import { toOutcome } from '../engine/node-runner.ts'
@@ -49,13 +59,14 @@ interface Traces {
 }
 
 /** What a handler did: a result, a branch, a wait, a loop, or a failure (it threw, or the payload was invalid). */
-export type ActionOutcome<R = unknown> = Traces & (
-  | { kind: 'result'; result: R }
-  | { kind: 'branch'; branch: string; result: R }
-  | { kind: 'wait'; wait: WaitRequest }
-  | { kind: 'loop'; items: unknown[] }
-  | { kind: 'failure'; error: string; code?: string }
-)
+export type ActionOutcome<R = unknown> = Traces &
+  (
+    | { kind: 'result'; result: R }
+    | { kind: 'branch'; branch: string; result: R }
+    | { kind: 'wait'; wait: WaitRequest }
+    | { kind: 'loop'; items: unknown[] }
+    | { kind: 'failure'; error: string; code?: string }
+  )
 
 const RUN: RunInfo = { id: 'run_test', workflowId: 'wf_test', workflowVersion: 1, organizationId: 'org_test' }
 
@@ -76,7 +87,13 @@ function toActionOutcome<R>(outcome: Outcome, traces: Traces): ActionOutcome<R> 
 
 async function fakeResponse(answer: Partial<HttpResponse> | Response): Promise<HttpResponse> {
   if (answer instanceof Response) {
-    return { status: answer.status, headers: Object.fromEntries(answer.headers), body: await answer.text(), truncated: false, durationMs: 0 }
+    return {
+      status: answer.status,
+      headers: Object.fromEntries(answer.headers),
+      body: await answer.text(),
+      truncated: false,
+      durationMs: 0,
+    }
   }
   return { status: 200, headers: {}, body: '', truncated: false, durationMs: 0, ...answer }
 }
@@ -91,37 +108,59 @@ async function fakeResponse(answer: Partial<HttpResponse> | Response): Promise<H
  * ```
  */
 export async function runAction<P extends TObject, R extends TSchema, K>(
-  action: ActionDefinition<P, R, K>, options: RunActionOptions<K> = {},
+  action: ActionDefinition<P, R, K>,
+  options: RunActionOptions<K> = {},
 ): Promise<ActionOutcome<Static<R>>> {
   const traces: Traces = { logs: [], vars: {}, requests: [] }
   const now = options.now ?? Date.now()
   const vars = { ...(options.vars ?? {}) }
   const run = { ...RUN, ...options.run }
-  const lookup = (extra?: Record<string, unknown>) => (root: string): unknown => {
-    if (extra && Object.hasOwn(extra, root)) return extra[root]
-    if (options.scope && Object.hasOwn(options.scope, root)) return options.scope[root]
-    if (root === '$vars') return vars
-    if (root === '$run') return { id: run.id }
-    if (root === '$workflow') return { id: run.workflowId, version: run.workflowVersion, organizationId: run.organizationId }
-    if (root === '$trigger') return (options.scope?.root as { result?: unknown } | undefined)?.result
-    return undefined
-  }
+  const lookup =
+    (extra?: Record<string, unknown>) =>
+    (root: string): unknown => {
+      if (extra && Object.hasOwn(extra, root)) return extra[root]
+      if (options.scope && Object.hasOwn(options.scope, root)) return options.scope[root]
+      if (root === '$vars') return vars
+      if (root === '$run') return { id: run.id }
+      if (root === '$workflow')
+        return { id: run.workflowId, version: run.workflowVersion, organizationId: run.organizationId }
+      if (root === '$trigger') return (options.scope?.root as { result?: unknown } | undefined)?.result
+      return undefined
+    }
   const keep = new Set(action.raw ?? [])
   const resolved: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(options.payload ?? {})) resolved[k] = keep.has(k) ? v : resolveValue(v, lookup())
   const payload = Value.Default(action.payload, resolved) as Record<string, unknown>
   if (!Value.Check(action.payload, payload)) {
     const problems = [...Value.Errors(action.payload, payload)].slice(0, 5).map((e) => `${e.path || '/'}: ${e.message}`)
-    return toActionOutcome({ kind: 'failure', error: `the payload does not match the action's schema (${problems.join('; ')})`, code: 'invalid_payload' }, traces)
+    return toActionOutcome(
+      {
+        kind: 'failure',
+        error: `the payload does not match the action's schema (${problems.join('; ')})`,
+        code: 'invalid_payload',
+      },
+      traces,
+    )
   }
   traces.payload = payload
-  const requirement = action.connector as ({ type: string; data?: TObject } | null | undefined)
+  const requirement = action.connector as { type: string; data?: TObject } | null | undefined
   const connector = options.connector ?? null
-  if (requirement && !connector) return toActionOutcome({ kind: 'failure', error: `this node needs a ${requirement.type} connector: pass options.connector` }, traces)
+  if (requirement && !connector)
+    return toActionOutcome(
+      { kind: 'failure', error: `this node needs a ${requirement.type} connector: pass options.connector` },
+      traces,
+    )
   if (requirement?.data && !Value.Check(requirement.data, connector)) {
-    return toActionOutcome({ kind: 'failure', error: `options.connector does not match the ${requirement.type} connector's data schema` }, traces)
+    return toActionOutcome(
+      { kind: 'failure', error: `options.connector does not match the ${requirement.type} connector's data schema` },
+      traces,
+    )
   }
-  const secrets = requirement?.data ? secretFieldsOf(requirement.data).map((f) => (connector as Record<string, unknown>)[f]).filter((v): v is string => typeof v === 'string') : []
+  const secrets = requirement?.data
+    ? secretFieldsOf(requirement.data)
+        .map((f) => (connector as Record<string, unknown>)[f])
+        .filter((v): v is string => typeof v === 'string')
+    : []
   const redact = createRedactor(secrets)
   const node = { id: 'node', key: options.node?.id ?? 'node', attempt: 1, ...options.node }
   const signal = options.signal ?? new AbortController().signal
@@ -136,7 +175,8 @@ export async function runAction<P extends TObject, R extends TSchema, K>(
     http: {
       async send(request) {
         traces.requests.push(request)
-        if (!options.http) throw new Error(`no HTTP in this test: pass options.http to answer ${request.method} ${request.url}`)
+        if (!options.http)
+          throw new Error(`no HTTP in this test: pass options.http to answer ${request.method} ${request.url}`)
         return fakeResponse(await options.http(request))
       },
     },
@@ -197,7 +237,8 @@ export interface ResumeActionOptions {
  * when the action has none), else `resume(ctx, data)` (default: the data is the result).
  */
 export async function resumeAction<P extends TObject, R extends TSchema, K>(
-  action: ActionDefinition<P, R, K>, options: ResumeActionOptions = {},
+  action: ActionDefinition<P, R, K>,
+  options: ResumeActionOptions = {},
 ): Promise<ActionOutcome<Static<R>>> {
   const traces: Traces = { payload: options.payload ?? {}, logs: [], vars: {}, requests: [] }
   const now = options.now ?? Date.now()
@@ -212,7 +253,11 @@ export async function resumeAction<P extends TObject, R extends TSchema, K>(
   }
   try {
     if (options.timedOut) {
-      if (!action.timeout) return toActionOutcome({ kind: 'failure', error: `timed out after ${wait.timeoutMs} ms of waiting`, code: 'timeout' }, traces)
+      if (!action.timeout)
+        return toActionOutcome(
+          { kind: 'failure', error: `timed out after ${wait.timeoutMs} ms of waiting`, code: 'timeout' },
+          traces,
+        )
       return toActionOutcome(toOutcome(await action.timeout(ctx), options.payload, now), traces)
     }
     const output = action.resume ? await action.resume(ctx, options.data) : options.data

@@ -11,9 +11,23 @@ import { createRegistry, type Registry } from '../../core/plugin/registry.ts'
 import { type PluginDefinition, type PluginModule, sdk } from '../../core/plugin/sdk.ts'
 
 export { sdk }
-export { type ActionOutcome, type FakeHttp, resumeAction, type ResumeActionOptions, runAction, type RunActionOptions } from './action.ts'
+export {
+  type ActionOutcome,
+  type FakeHttp,
+  resumeAction,
+  type ResumeActionOptions,
+  runAction,
+  type RunActionOptions,
+} from './action.ts'
 export { matchTrigger, matchWait, TestKitError, triggerEvent } from './trigger.ts'
-export { answerWebhook, runWebhook, type RunWebhookOptions, webhookRequest, type WebhookRequestInit, type WebhookRun } from './webhook.ts'
+export {
+  answerWebhook,
+  runWebhook,
+  type RunWebhookOptions,
+  webhookRequest,
+  type WebhookRequestInit,
+  type WebhookRun,
+} from './webhook.ts'
 
 export interface LoadedTestPlugin {
   readonly plugin: PluginDefinition
@@ -32,7 +46,10 @@ export interface LoadedTestPlugin {
  * const greet = plugin.actions!.find((a) => a.type === 'greeter-greet')!
  * ```
  */
-export async function loadPlugin(module: { default: PluginModule } | PluginModule, options: { source?: string; alongside?: readonly PluginDefinition[] } = {}): Promise<LoadedTestPlugin> {
+export async function loadPlugin(
+  module: { default: PluginModule } | PluginModule,
+  options: { source?: string; alongside?: readonly PluginDefinition[] } = {},
+): Promise<LoadedTestPlugin> {
   const namespace = module && typeof module === 'object' && 'default' in module ? module : { default: module }
   const plugin = await pluginFromModule(namespace, options.source ?? 'the tested module')
   return { plugin, registry: createRegistry([...(options.alongside ?? []), plugin]) }

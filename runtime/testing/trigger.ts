@@ -21,7 +21,12 @@ function assertValid(schema: TSchema, value: unknown, what: string): void {
 }
 
 /** The event a run of this trigger would start with, around a body. */
-export function triggerEvent(trigger: { type: string }, body: unknown, headers: Record<string, string> = {}, receivedAt = new Date().toISOString()) {
+export function triggerEvent(
+  trigger: { type: string },
+  body: unknown,
+  headers: Record<string, string> = {},
+  receivedAt = new Date().toISOString(),
+) {
   return { type: trigger.type, body, headers, receivedAt }
 }
 
@@ -34,7 +39,9 @@ export function triggerEvent(trigger: { type: string }, body: unknown, headers: 
  * ```
  */
 export function matchTrigger<C extends TObject, E extends TSchema, W extends TObject>(
-  trigger: TriggerDefinition<C, E, W>, config: Static<C> | Record<string, unknown>, body: unknown,
+  trigger: TriggerDefinition<C, E, W>,
+  config: Static<C> | Record<string, unknown>,
+  body: unknown,
 ): boolean {
   const withDefaults = Value.Default(trigger.payload, structuredClone(config)) as Static<C>
   assertValid(trigger.payload, withDefaults, `the configuration of ${trigger.type}`)
@@ -45,10 +52,14 @@ export function matchTrigger<C extends TObject, E extends TSchema, W extends TOb
 
 /** Whether an event body resumes a node waiting on this trigger with `match` (its triggerConfig). */
 export function matchWait<C extends TObject, E extends TSchema, W extends TObject>(
-  trigger: TriggerDefinition<C, E, W>, match: Static<W> | Record<string, unknown>, body: unknown,
+  trigger: TriggerDefinition<C, E, W>,
+  match: Static<W> | Record<string, unknown>,
+  body: unknown,
 ): boolean {
   if (trigger.waitPayload) assertValid(trigger.waitPayload, match, `the wait match of ${trigger.type}`)
   const event = triggerEvent(trigger, body) as Static<E>
   assertValid(trigger.result, event, `the ${trigger.type} event`)
-  return trigger.matchesWait ? trigger.matchesWait(match as Static<W>, event) === true : fieldsMatch(match as Record<string, unknown>, event as { body?: unknown })
+  return trigger.matchesWait
+    ? trigger.matchesWait(match as Static<W>, event) === true
+    : fieldsMatch(match as Record<string, unknown>, event as { body?: unknown })
 }

@@ -4,7 +4,16 @@
  * returns is a well-formed reply. Routing, deduplication and storage are the host's and are
  * not simulated.
  */
-import type { ConnectorData, WebhookDefinition, WebhookEvent, WebhookReply, WebhookRequest, WebhookResponse, WebhookResult, WebhookVerdict } from '../../core/plugin/sdk.ts'
+import type {
+  ConnectorData,
+  WebhookDefinition,
+  WebhookEvent,
+  WebhookReply,
+  WebhookRequest,
+  WebhookResponse,
+  WebhookResult,
+  WebhookVerdict,
+} from '../../core/plugin/sdk.ts'
 import { webhookCrypto } from '../../core/plugin/webhook-crypto.ts'
 import { TestKitError } from './trigger.ts'
 
@@ -30,7 +39,15 @@ export function webhookRequest(init: WebhookRequestInit = {}): WebhookRequest {
     }
   }
   const headers = Object.fromEntries(Object.entries(init.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]))
-  return { method: 'POST', url: init.url ?? 'http://localhost/', params: init.params ?? {}, query: init.query ?? {}, headers, rawBody, body }
+  return {
+    method: 'POST',
+    url: init.url ?? 'http://localhost/',
+    params: init.params ?? {},
+    query: init.query ?? {},
+    headers,
+    rawBody,
+    body,
+  }
 }
 
 export interface RunWebhookOptions<K = ConnectorData> {
@@ -45,15 +62,26 @@ export interface RunWebhookOptions<K = ConnectorData> {
 
 export type WebhookRun =
   | { verdict: Extract<WebhookVerdict, { ok: false }>; status: number; events: []; logs: string[] }
-  | { verdict: { ok: true }; status: number; reply: WebhookReply; events: WebhookEvent[]; respond?: WebhookResponse; logs: string[] }
+  | {
+      verdict: { ok: true }
+      status: number
+      reply: WebhookReply
+      events: WebhookEvent[]
+      respond?: WebhookResponse
+      logs: string[]
+    }
 
 function checkReply(reply: unknown): WebhookReply {
   const r = reply as Record<string, unknown> | null
-  if (r && typeof r === 'object' && 'respond' in r && r.respond && typeof r.respond === 'object') return r as unknown as WebhookReply
-  if (!r || typeof r !== 'object' || !Array.isArray(r.events)) throw new TestKitError('receive() must return { events: [...] } or { respond: { body } }')
+  if (r && typeof r === 'object' && 'respond' in r && r.respond && typeof r.respond === 'object')
+    return r as unknown as WebhookReply
+  if (!r || typeof r !== 'object' || !Array.isArray(r.events))
+    throw new TestKitError('receive() must return { events: [...] } or { respond: { body } }')
   r.events.forEach((e: Partial<WebhookEvent>, i: number) => {
-    if (!e || typeof e.triggerType !== 'string' || !e.triggerType) throw new TestKitError(`events[${i}] needs a triggerType`)
-    if (typeof e.eventId !== 'string' || !e.eventId) throw new TestKitError(`events[${i}] needs an eventId (the provider's id, for deduplication)`)
+    if (!e || typeof e.triggerType !== 'string' || !e.triggerType)
+      throw new TestKitError(`events[${i}] needs a triggerType`)
+    if (typeof e.eventId !== 'string' || !e.eventId)
+      throw new TestKitError(`events[${i}] needs an eventId (the provider's id, for deduplication)`)
   })
   return r as unknown as WebhookReply
 }
@@ -67,7 +95,11 @@ function checkReply(reply: unknown): WebhookReply {
  * expect(out.events).toEqual([{ triggerType: 'weather-alert', eventId: 'a1', body }])
  * ```
  */
-export async function runWebhook<K>(webhook: WebhookDefinition<K>, request: WebhookRequest | WebhookRequestInit, options: RunWebhookOptions<K> = {}): Promise<WebhookRun> {
+export async function runWebhook<K>(
+  webhook: WebhookDefinition<K>,
+  request: WebhookRequest | WebhookRequestInit,
+  options: RunWebhookOptions<K> = {},
+): Promise<WebhookRun> {
   const req = 'rawBody' in request && 'method' in request ? (request as WebhookRequest) : webhookRequest(request)
   const logs: string[] = []
   const ctx = {
@@ -75,18 +107,25 @@ export async function runWebhook<K>(webhook: WebhookDefinition<K>, request: Webh
     connector: options.connector ?? null,
     secret: options.secret ?? null,
     now: () => options.now ?? Date.now(),
-    log: (message: string, fields?: Record<string, unknown>) => void logs.push(fields ? `${message} ${JSON.stringify(fields)}` : message),
+    log: (message: string, fields?: Record<string, unknown>) =>
+      void logs.push(fields ? `${message} ${JSON.stringify(fields)}` : message),
     crypto: webhookCrypto,
   }
   const verdict = await webhook.verify(req, ctx)
-  if (!verdict || typeof verdict !== 'object' || typeof verdict.ok !== 'boolean') throw new TestKitError('verify() must return { ok: true } or { ok: false, status, reason }')
+  if (!verdict || typeof verdict !== 'object' || typeof verdict.ok !== 'boolean')
+    throw new TestKitError('verify() must return { ok: true } or { ok: false, status, reason }')
   if (!verdict.ok) return { verdict, status: verdict.status, events: [], logs }
   const reply = checkReply(await webhook.receive(req, ctx))
-  if ('respond' in reply) return { verdict, status: reply.respond.status ?? 200, reply, events: [], respond: reply.respond, logs }
+  if ('respond' in reply)
+    return { verdict, status: reply.respond.status ?? 200, reply, events: [], respond: reply.respond, logs }
   return { verdict, status: 200, reply, events: [...reply.events], logs }
 }
 
 /** The HTTP answer the host would give for a routing result (the webhook's `answer`, or the result itself). */
-export function answerWebhook<K>(webhook: WebhookDefinition<K>, result: WebhookResult, request: WebhookRequest = webhookRequest()): WebhookResponse {
+export function answerWebhook<K>(
+  webhook: WebhookDefinition<K>,
+  result: WebhookResult,
+  request: WebhookRequest = webhookRequest(),
+): WebhookResponse {
   return webhook.answer ? webhook.answer(result, request) : { status: 200, body: result }
 }

@@ -77,7 +77,7 @@ export function describeBusContract(factory: BusFactory) {
       c.sub.unsubscribe()
     })
 
-    it('keeps the order of one turn\'s messages across subjects, whatever their size', async () => {
+    it("keeps the order of one turn's messages across subjects, whatever their size", async () => {
       const all = collect<{ s: string; i: number }>(bus, 'turn.>')
       const a = collect<{ s: string; i: number }>(bus, 'turn.a')
       const peerBus = factory.peer ? await factory.peer() : null
@@ -89,11 +89,16 @@ export function describeBusContract(factory: BusFactory) {
       // More than a megabyte in one turn on one subject: NATS's default limit for one message.
       const pad = 'x'.repeat(10_000)
       for (let i = 0; i < 120; i++) bus.publish('turn.big', { s: 'big', i, pad })
-      await eventually(() => all.got.length === sent.length + 120 && (!far || far.got.length === sent.length + 120), 5000)
+      await eventually(
+        () => all.got.length === sent.length + 120 && (!far || far.got.length === sent.length + 120),
+        5000,
+      )
       expect(all.got.slice(0, sent.length).map((m) => m.data)).toEqual(sent)
       expect(all.got.slice(0, sent.length).map((m) => m.subject)).toEqual(sent.map((m) => `turn.${m.s}`))
       expect(a.got.map((m) => m.data.i)).toEqual([0, 1, 2, 4, 7])
-      expect(all.got.slice(sent.length).map((m) => (m.data as { i: number }).i)).toEqual(Array.from({ length: 120 }, (_, i) => i))
+      expect(all.got.slice(sent.length).map((m) => (m.data as { i: number }).i)).toEqual(
+        Array.from({ length: 120 }, (_, i) => i),
+      )
       if (far) expect(far.got.map((m) => m.data.i)).toEqual(all.got.map((m) => m.data.i))
       for (const c of [all, a, ...(far ? [far] : [])]) c.sub.unsubscribe()
       await peerBus?.close()

@@ -55,7 +55,9 @@ const fresh = (url: string, init: RequestInit = {}) => fetch(url, { ...init, kee
 
 /** Resolves once the request held at `/hold/<name>` has reached the app. */
 const arrived = (base: string, name: string) =>
-  until(`the request ${name} to reach the app`, async () => ((await (await fresh(`${base}/held`)).json()) as string[]).includes(name))
+  until(`the request ${name} to reach the app`, async () =>
+    ((await (await fresh(`${base}/held`)).json()) as string[]).includes(name),
+  )
 
 export function describeHttpServerContract(factory: HttpServerFactory) {
   describe(`HTTP server contract: ${factory.name}`, () => {
@@ -74,15 +76,30 @@ export function describeHttpServerContract(factory: HttpServerFactory) {
         expect((await fresh(`${base}/echo`)).status).toBe(200)
       })
 
-      it('hands the app the method, path, query, headers and body, and the peer\'s address', async () => {
-        const r = await fresh(`${base}/echo?a=1&b=%20two`, { method: 'POST', headers: { 'x-contract': 'yes' }, body: 'hello, server' })
-        expect(await r.json()).toEqual({ method: 'POST', path: '/echo', query: '?a=1&b=%20two', header: 'yes', body: 'hello, server', peer: '127.0.0.1' })
+      it("hands the app the method, path, query, headers and body, and the peer's address", async () => {
+        const r = await fresh(`${base}/echo?a=1&b=%20two`, {
+          method: 'POST',
+          headers: { 'x-contract': 'yes' },
+          body: 'hello, server',
+        })
+        expect(await r.json()).toEqual({
+          method: 'POST',
+          path: '/echo',
+          query: '?a=1&b=%20two',
+          header: 'yes',
+          body: 'hello, server',
+          peer: '127.0.0.1',
+        })
       })
 
-      it('sends the app\'s status, headers and body as they are, a streamed body too', async () => {
+      it("sends the app's status, headers and body as they are, a streamed body too", async () => {
         const teapot = await fresh(`${base}/teapot`)
-        expect({ status: teapot.status, answer: teapot.headers.get('x-answer'), cookie: teapot.headers.get('set-cookie'), body: await teapot.text() })
-          .toEqual({ status: 418, answer: 'yes', cookie: 'a=1', body: 'short and stout' })
+        expect({
+          status: teapot.status,
+          answer: teapot.headers.get('x-answer'),
+          cookie: teapot.headers.get('set-cookie'),
+          body: await teapot.text(),
+        }).toEqual({ status: 418, answer: 'yes', cookie: 'a=1', body: 'short and stout' })
         expect(await (await fresh(`${base}/stream`)).text()).toBe('one two three')
         expect((await fresh(`${base}/nowhere`)).status).toBe(404)
       })
@@ -108,7 +125,12 @@ export function describeHttpServerContract(factory: HttpServerFactory) {
         const held = fresh(`${base}/hold/last`)
         await arrived(base, 'last')
         const stopping = served.stop(true)
-        await until('the server to refuse new connections', async () => fresh(`${base}/echo`).then(() => false, () => true))
+        await until('the server to refuse new connections', async () =>
+          fresh(`${base}/echo`).then(
+            () => false,
+            () => true,
+          ),
+        )
         await served.release('last')
         expect(await (await held).text()).toBe('released last')
         await stopping
@@ -123,7 +145,10 @@ export function describeHttpServerContract(factory: HttpServerFactory) {
       let served: ServedApp
       /** A request that trusts only `files`' certificate: it succeeds only if the server shows that one. */
       const trusting = (files: { cert: string }) =>
-        fetch(`https://localhost:${served.port}/echo`, { keepalive: false, tls: { ca: readFileSync(files.cert, 'utf8') } } as RequestInit).then((r) => r.status)
+        fetch(`https://localhost:${served.port}/echo`, {
+          keepalive: false,
+          tls: { ca: readFileSync(files.cert, 'utf8') },
+        } as RequestInit).then((r) => r.status)
 
       beforeAll(async () => {
         first = await makeCertificate(dir.path, 'first')

@@ -22,7 +22,8 @@ describeHttpServerContract({
 describeHttpServerContract({
   name: 'Deno.serve, in a Deno process',
   knownDefects: {
-    resetsConnectionsDuringReload: 'adapters/deno/serve.ts resets a connection that reaches the old listener while it shuts down after a reload',
+    resetsConnectionsDuringReload:
+      'adapters/deno/serve.ts resets a connection that reaches the old listener while it shuts down after a reload',
   },
   async serve({ tls }) {
     const script = join(ROOT, 'tests', 'contract', 'fixtures', 'serve-contract-app.ts')
@@ -40,14 +41,16 @@ describeHttpServerContract({
       }
     })()
     let nextId = 0
-    const command = (op: Record<string, unknown>) => new Promise<void>((resolve, reject) => {
-      const id = ++nextId
-      replies.set(id, (reply) => (reply.ok ? resolve() : reject(new Error(reply.error))))
-      child.stdin.write(`${JSON.stringify({ id, ...op })}\n`)
-      child.stdin.flush()
-    })
+    const command = (op: Record<string, unknown>) =>
+      new Promise<void>((resolve, reject) => {
+        const id = ++nextId
+        replies.set(id, (reply) => (reply.ok ? resolve() : reject(new Error(reply.error))))
+        child.stdin.write(`${JSON.stringify({ id, ...op })}\n`)
+        child.stdin.flush()
+      })
     const served: ServedApp = {
-      port, secure,
+      port,
+      secure,
       reloadTls: (pem) => command({ op: 'reload', ...pem }),
       release: (name) => command({ op: 'release', name }),
       async stop(graceful = true) {

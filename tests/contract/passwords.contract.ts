@@ -46,30 +46,43 @@ const NOT_ARGON2ID = [
  * The suite for `factory`; `peers` are the other adapters, whose hashes it must verify (each
  * peer's own suite verifies this one's).
  */
-export function describePasswordHasherContract(factory: PasswordHasherFactory, peers: readonly PasswordHasherFactory[]) {
+export function describePasswordHasherContract(
+  factory: PasswordHasherFactory,
+  peers: readonly PasswordHasherFactory[],
+) {
   describe(`password contract: ${factory.name}`, () => {
     const hasher = factory.create(TEST_COSTS)
 
     it('hashes to an argon2id PHC string with the costs it was given and a salt of its own', async () => {
       const hash = await hasher.hash('correct horse battery staple')
       const [, memory, time, lanes, salt] = PHC.exec(hash) ?? []
-      expect({ memory, time, lanes }).toEqual({ memory: String(TEST_COSTS.memoryCost), time: String(TEST_COSTS.timeCost), lanes: '1' })
+      expect({ memory, time, lanes }).toEqual({
+        memory: String(TEST_COSTS.memoryCost),
+        time: String(TEST_COSTS.timeCost),
+        lanes: '1',
+      })
       expect(Buffer.from(salt, 'base64').length).toBeGreaterThanOrEqual(16)
     })
 
     it('verifies the password it hashed and refuses any other', async () => {
-      await fc.assert(fc.asyncProperty(password, password, async (right, wrong) => {
-        fc.pre(right !== wrong)
-        const hash = await hasher.hash(right)
-        expect(await hasher.verify(right, hash)).toBe(true)
-        expect(await hasher.verify(wrong, hash)).toBe(false)
-      }), FEW)
+      await fc.assert(
+        fc.asyncProperty(password, password, async (right, wrong) => {
+          fc.pre(right !== wrong)
+          const hash = await hasher.hash(right)
+          expect(await hasher.verify(right, hash)).toBe(true)
+          expect(await hasher.verify(wrong, hash)).toBe(false)
+        }),
+        FEW,
+      )
     })
 
     it('salts every hash: one password hashed twice gives two hashes, each verifying it', async () => {
       const [a, b] = [await hasher.hash('the same password'), await hasher.hash('the same password')]
       expect(a).not.toBe(b)
-      expect([await hasher.verify('the same password', a), await hasher.verify('the same password', b)]).toEqual([true, true])
+      expect([await hasher.verify('the same password', a), await hasher.verify('the same password', b)]).toEqual([
+        true,
+        true,
+      ])
     })
 
     it('tells apart passwords that differ only in their last character, at the longest length allowed', async () => {
@@ -84,22 +97,30 @@ export function describePasswordHasherContract(factory: PasswordHasherFactory, p
 
     it('answers false, without throwing, for a hash that is not a whole argon2id hash', async () => {
       for (const hash of NOT_ARGON2ID) {
-        expect({ hash, verified: await hasher.verify('correct horse battery staple', hash) }).toEqual({ hash, verified: false })
+        expect({ hash, verified: await hasher.verify('correct horse battery staple', hash) }).toEqual({
+          hash,
+          verified: false,
+        })
       }
     })
 
     for (const peer of peers) {
       it(`verifies what ${peer.name} hashed, and refuses other passwords against it`, async () => {
         const other = peer.create(TEST_COSTS)
-        await fc.assert(fc.asyncProperty(anyString, async (secret) => {
-          const theirs = await other.hash(secret)
-          expect(await hasher.verify(secret, theirs)).toBe(true)
-          expect(await hasher.verify(`${secret}!`, theirs)).toBe(false)
-        }), FEW)
+        await fc.assert(
+          fc.asyncProperty(anyString, async (secret) => {
+            const theirs = await other.hash(secret)
+            expect(await hasher.verify(secret, theirs)).toBe(true)
+            expect(await hasher.verify(`${secret}!`, theirs)).toBe(false)
+          }),
+          FEW,
+        )
       })
 
       it(`verifies a hash ${peer.name} made with other costs: they travel in the hash`, async () => {
-        const costly = await peer.create({ memoryCost: TEST_COSTS.memoryCost * 2, timeCost: 3 }).hash('moved between runtimes')
+        const costly = await peer
+          .create({ memoryCost: TEST_COSTS.memoryCost * 2, timeCost: 3 })
+          .hash('moved between runtimes')
         expect(PHC.exec(costly)?.slice(1, 3)).toEqual([String(TEST_COSTS.memoryCost * 2), '3'])
         expect(await hasher.verify('moved between runtimes', costly)).toBe(true)
       })

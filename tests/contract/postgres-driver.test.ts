@@ -13,7 +13,10 @@ import { freshPostgresUrl, TEST_DATABASE_URL, warnSkipped } from '../helpers/ser
 
 const settled = (query: PromiseLike<unknown>) =>
   Promise.race([
-    Promise.resolve(query).then(() => 'answered', (error: { code?: string }) => error.code ?? String(error)),
+    Promise.resolve(query).then(
+      () => 'answered',
+      (error: { code?: string }) => error.code ?? String(error),
+    ),
     new Promise((resolve) => setTimeout(() => resolve('still waiting'), 5000)),
   ])
 
@@ -61,8 +64,12 @@ else {
           const outcomes: Array<{ value: number; ok: boolean; status?: number }> = []
           for (let i = 0; i < 40; i++) {
             const value = n++
-            const outcome = await store.write((tx) => tx.run('INSERT INTO driver_probe (n) VALUES ($1)', [value]))
-              .then(() => ({ value, ok: true }), (error: { status?: number }) => ({ value, ok: false, status: error.status }))
+            const outcome = await store
+              .write((tx) => tx.run('INSERT INTO driver_probe (n) VALUES ($1)', [value]))
+              .then(
+                () => ({ value, ok: true }),
+                (error: { status?: number }) => ({ value, ok: false, status: error.status }),
+              )
             outcomes.push(outcome)
           }
           return outcomes

@@ -16,12 +16,18 @@ import { eventually } from '../helpers/eventually.ts'
 /** What a query came to: 'ok', or the status (or code) it failed with, or 'hanging' after `ms`. */
 const outcome = (query: Promise<unknown>, ms = 5000) =>
   Promise.race([
-    query.then(() => 'ok', (error: { status?: number; code?: string }) => error.status ?? error.code ?? String(error)),
+    query.then(
+      () => 'ok',
+      (error: { status?: number; code?: string }) => error.status ?? error.code ?? String(error),
+    ),
     new Promise((resolve) => setTimeout(() => resolve('hanging'), ms)),
   ])
 
-
-const answers = (store: Store) => () => store.ping().then(() => true, () => false)
+const answers = (store: Store) => () =>
+  store.ping().then(
+    () => true,
+    () => false,
+  )
 
 if (!TEST_DATABASE_URL) warnSkipped('the Postgres outage suite', 'AUTOMATON_TEST_DATABASE_URL')
 else {
@@ -51,7 +57,9 @@ else {
       expect(await outcome(store.get('SELECT 1'))).toBe(503)
       const refused = await Promise.all([
         ...Array.from({ length: 20 }, () => outcome(store.all('SELECT n FROM outage_probe'))),
-        ...Array.from({ length: 20 }, (_, i) => outcome(store.write((tx) => tx.run('INSERT INTO outage_probe (n) VALUES ($1)', [i])))),
+        ...Array.from({ length: 20 }, (_, i) =>
+          outcome(store.write((tx) => tx.run('INSERT INTO outage_probe (n) VALUES ($1)', [i]))),
+        ),
         outcome(store.ping()),
       ])
       expect(new Set(refused)).toEqual(new Set([503]))
@@ -75,7 +83,12 @@ else {
 
     it('refuses at once the queries still waiting for a connection when the database goes away', async () => {
       // Every connection of the pool busy, and more queries waiting for one.
-      const busy = Array.from({ length: 4 }, () => outcome(store.write((tx) => tx.run('SELECT pg_sleep(30)')).catch(() => {}), 15_000))
+      const busy = Array.from({ length: 4 }, () =>
+        outcome(
+          store.write((tx) => tx.run('SELECT pg_sleep(30)')).catch(() => {}),
+          15_000,
+        ),
+      )
       const reads = Array.from({ length: 4 }, () => outcome(store.get('SELECT pg_sleep(30)'), 15_000))
       await new Promise((resolve) => setTimeout(resolve, 200))
       const waiting = Array.from({ length: 30 }, () => outcome(store.get('SELECT 1'), 15_000))
@@ -92,7 +105,10 @@ else {
       // Requests, heartbeats and loops keep asking all the while.
       const load = (async () => {
         while (Date.now() < stop) {
-          await Promise.all([store.get('SELECT 1').catch(() => {}), store.write((tx) => tx.run('SELECT 1')).catch(() => {})])
+          await Promise.all([
+            store.get('SELECT 1').catch(() => {}),
+            store.write((tx) => tx.run('SELECT 1')).catch(() => {}),
+          ])
           await new Promise((resolve) => setTimeout(resolve, 5))
         }
       })()

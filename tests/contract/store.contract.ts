@@ -47,7 +47,10 @@ export function describeStoreContract(kind: 'sqlite' | 'postgres') {
 
     it('applies migrations once, even when two connections migrate at the same time', async () => {
       const other = t.reopen()
-      const more: Migration[] = [...TEST_MIGRATIONS, { version: 3, name: 'extra', up: ['CREATE TABLE extra (id TEXT PRIMARY KEY)'] }]
+      const more: Migration[] = [
+        ...TEST_MIGRATIONS,
+        { version: 3, name: 'extra', up: ['CREATE TABLE extra (id TEXT PRIMARY KEY)'] },
+      ]
       const applied = await Promise.all([store.migrate(more), other.migrate(more)])
       expect(applied.sort()).toEqual([0, 1])
       const versions = await store.all<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')
@@ -56,13 +59,27 @@ export function describeStoreContract(kind: 'sqlite' | 'postgres') {
 
     it('round-trips millisecond timestamps, nulls, integer flags and JSON text', async () => {
       const at = Date.UTC(2026, 10, 22, 12, 30, 45, 123)
-      await store.run('INSERT INTO things (id, n, flag, body) VALUES ($1, $2, $3, $4)', ['rt', at, true, JSON.stringify({ a: [1, 'x'] })])
+      await store.run('INSERT INTO things (id, n, flag, body) VALUES ($1, $2, $3, $4)', [
+        'rt',
+        at,
+        true,
+        JSON.stringify({ a: [1, 'x'] }),
+      ])
       await store.run('INSERT INTO things (id, n, flag, body) VALUES ($1, $2, $3, $4)', ['rt2', null, false, null])
-      const row = await store.get<{ n: number; flag: number; body: string }>('SELECT n, flag, body FROM things WHERE id = $1', ['rt'])
+      const row = await store.get<{ n: number; flag: number; body: string }>(
+        'SELECT n, flag, body FROM things WHERE id = $1',
+        ['rt'],
+      )
       expect(row).toEqual({ n: at, flag: 1, body: '{"a":[1,"x"]}' })
-      const empty = await store.get<{ n: number | null; flag: number; body: string | null }>('SELECT n, flag, body FROM things WHERE id = $1', ['rt2'])
+      const empty = await store.get<{ n: number | null; flag: number; body: string | null }>(
+        'SELECT n, flag, body FROM things WHERE id = $1',
+        ['rt2'],
+      )
       expect(empty).toEqual({ n: null, flag: 0, body: null })
-      const count = await store.get<{ c: number }>('SELECT COUNT(*) AS c FROM things WHERE id IN ($1, $2)', ['rt', 'rt2'])
+      const count = await store.get<{ c: number }>('SELECT COUNT(*) AS c FROM things WHERE id IN ($1, $2)', [
+        'rt',
+        'rt2',
+      ])
       expect(count?.c).toBe(2)
     })
 
@@ -111,12 +128,16 @@ export function describeStoreContract(kind: 'sqlite' | 'postgres') {
           store.write(async (tx) => {
             await tx.run('INSERT INTO things (id, n) VALUES ($1, $2)', [`bulk-${i}`, i])
             await tx.run("UPDATE counters SET value = value + 1 WHERE name = 'hits'")
-            const c = await tx.get<{ value: number }>(`SELECT value FROM counters WHERE name = 'locked'${forUpdate(store.dialect)}`)
+            const c = await tx.get<{ value: number }>(
+              `SELECT value FROM counters WHERE name = 'locked'${forUpdate(store.dialect)}`,
+            )
             await tx.run("UPDATE counters SET value = $1 WHERE name = 'locked'", [c!.value + 1])
           }),
         ),
       )
-      const count = await store.get<{ c: number; s: number }>("SELECT COUNT(*) AS c, SUM(n) AS s FROM things WHERE id LIKE 'bulk-%'")
+      const count = await store.get<{ c: number; s: number }>(
+        "SELECT COUNT(*) AS c, SUM(n) AS s FROM things WHERE id LIKE 'bulk-%'",
+      )
       expect(Number(count?.c)).toBe(n)
       expect(Number(count?.s)).toBe((n * (n - 1)) / 2)
       // A lost update under concurrent batches would leave either counter short.
@@ -131,21 +152,33 @@ export function describeStoreContract(kind: 'sqlite' | 'postgres') {
       const seen = new Set<boolean>()
       const outcomes = await Promise.allSettled(
         Array.from({ length: n }, (_, i) =>
-          store.write(async (tx) => {
-            seen.add(tx.concurrent === true)
-            // Write 7 claims an id that exists: it alone must fail.
-            await tx.run('INSERT INTO things (id, n) VALUES ($1, $2)', [i === 7 ? 'together-taken' : `together-${i}`, i])
-            const row = await tx.get<{ value: number }>("UPDATE counters SET value = value + 1 WHERE name = 'together' RETURNING value")
-            return `${i}:${row!.value > 0}`
-          }, { concurrent: true }),
+          store.write(
+            async (tx) => {
+              seen.add(tx.concurrent === true)
+              // Write 7 claims an id that exists: it alone must fail.
+              await tx.run('INSERT INTO things (id, n) VALUES ($1, $2)', [
+                i === 7 ? 'together-taken' : `together-${i}`,
+                i,
+              ])
+              const row = await tx.get<{ value: number }>(
+                "UPDATE counters SET value = value + 1 WHERE name = 'together' RETURNING value",
+              )
+              return `${i}:${row!.value > 0}`
+            },
+            { concurrent: true },
+          ),
         ),
       )
       expect(outcomes.filter((o) => o.status === 'rejected').length).toBe(1)
       expect(isUniqueViolation((outcomes[7] as PromiseRejectedResult).reason)).toBe(true)
       expect((outcomes[3] as PromiseFulfilledResult<string>).value).toBe('3:true')
-      const count = await store.get<{ c: number }>("SELECT COUNT(*) AS c FROM things WHERE id LIKE 'together-%' AND id <> 'together-taken'")
+      const count = await store.get<{ c: number }>(
+        "SELECT COUNT(*) AS c FROM things WHERE id LIKE 'together-%' AND id <> 'together-taken'",
+      )
       expect(Number(count?.c)).toBe(n - 1)
-      expect((await store.get<{ value: number }>("SELECT value FROM counters WHERE name = 'together'"))?.value).toBe(n - 1)
+      expect((await store.get<{ value: number }>("SELECT value FROM counters WHERE name = 'together'"))?.value).toBe(
+        n - 1,
+      )
       // Postgres runs them concurrently (at least on the first attempt); SQLite runs every write in turn.
       expect(seen.has(true)).toBe(kind === 'postgres')
     })
@@ -155,12 +188,17 @@ export function describeStoreContract(kind: 'sqlite' | 'postgres') {
       const n = 300
       await Promise.all(
         Array.from({ length: n }, (_, i) =>
-          store.write(async (tx) => {
-            await tx.run('INSERT INTO things (id, n) VALUES ($1, $2)', [`serial-${i}`, i])
-            serialOnly(tx)
-            const c = await tx.get<{ value: number }>(`SELECT value FROM counters WHERE name = 'serial'${forUpdate(store.dialect)}`)
-            await tx.run("UPDATE counters SET value = $1 WHERE name = 'serial'", [c!.value + 1])
-          }, { concurrent: i % 2 === 0 }),
+          store.write(
+            async (tx) => {
+              await tx.run('INSERT INTO things (id, n) VALUES ($1, $2)', [`serial-${i}`, i])
+              serialOnly(tx)
+              const c = await tx.get<{ value: number }>(
+                `SELECT value FROM counters WHERE name = 'serial'${forUpdate(store.dialect)}`,
+              )
+              await tx.run("UPDATE counters SET value = $1 WHERE name = 'serial'", [c!.value + 1])
+            },
+            { concurrent: i % 2 === 0 },
+          ),
         ),
       )
       const count = await store.get<{ c: number }>("SELECT COUNT(*) AS c FROM things WHERE id LIKE 'serial-%'")
@@ -190,10 +228,15 @@ export function describeStoreContract(kind: 'sqlite' | 'postgres') {
       await isLocked
       // This process's line of batches now waits on that lock, and a plain write queues behind it.
       let blockedDone = false
-      const blocked = store.write((tx) => tx.run("UPDATE counters SET value = value + 10 WHERE name = 'held'")).then(() => (blockedDone = true))
+      const blocked = store
+        .write((tx) => tx.run("UPDATE counters SET value = value + 10 WHERE name = 'held'"))
+        .then(() => (blockedDone = true))
       await Bun.sleep(50)
       const plain = store.write((tx) => tx.run("INSERT INTO things (id) VALUES ('plain')"))
-      const apart = await Promise.race([apartWrite().then(() => 'committed'), Bun.sleep(3000).then(() => 'still waiting')])
+      const apart = await Promise.race([
+        apartWrite().then(() => 'committed'),
+        Bun.sleep(3000).then(() => 'still waiting'),
+      ])
       expect(apart).toBe('committed')
       expect(await store.get("SELECT id FROM things WHERE id = 'apart'")).toEqual({ id: 'apart' })
       expect(await store.get("SELECT id FROM things WHERE id = 'plain'")).toBeUndefined()
@@ -214,7 +257,9 @@ export function describeStoreContract(kind: 'sqlite' | 'postgres') {
 
     it('drains pending writes on close', async () => {
       const fourth = t.reopen()
-      const pending = Array.from({ length: 50 }, (_, i) => fourth.run('INSERT INTO things (id) VALUES ($1)', [`drain-${i}`]))
+      const pending = Array.from({ length: 50 }, (_, i) =>
+        fourth.run('INSERT INTO things (id) VALUES ($1)', [`drain-${i}`]),
+      )
       await fourth.close()
       await Promise.all(pending)
       const count = await store.get<{ c: number }>("SELECT COUNT(*) AS c FROM things WHERE id LIKE 'drain-%'")

@@ -16,7 +16,7 @@ import { createJsonLogger } from '../../core/logger.ts'
 import { TEST_NATS_URL, warnSkipped } from '../helpers/services.ts'
 import { until } from '../helpers/process.ts'
 
-if (!TEST_NATS_URL) warnSkipped('the JetStream work queue\'s repairs', 'AUTOMATON_TEST_NATS_URL')
+if (!TEST_NATS_URL) warnSkipped("the JetStream work queue's repairs", 'AUTOMATON_TEST_NATS_URL')
 
 describe.skipIf(!TEST_NATS_URL)('the JetStream work queue repairs itself', () => {
   const connections: NatsConnection[] = []
@@ -33,9 +33,19 @@ describe.skipIf(!TEST_NATS_URL)('the JetStream work queue repairs itself', () =>
     streams.push(stream)
     // The logger a process has: one line a second per kind of warning, with a count.
     const lines: Array<Record<string, unknown>> = []
-    const queue = await natsWorkQueue(nc, createJsonLogger('info', (line) => lines.push(JSON.parse(line))), { stream, ...options })
+    const queue = await natsWorkQueue(
+      nc,
+      createJsonLogger('info', (line) => lines.push(JSON.parse(line))),
+      { stream, ...options },
+    )
     const taken: string[] = []
-    return { stream, lines, queue, taken, consume: (concurrency = 4) => queue.consume(async (runId) => void taken.push(runId), concurrency) }
+    return {
+      stream,
+      lines,
+      queue,
+      taken,
+      consume: (concurrency = 4) => queue.consume(async (runId) => void taken.push(runId), concurrency),
+    }
   }
 
   afterAll(async () => {
@@ -43,8 +53,13 @@ describe.skipIf(!TEST_NATS_URL)('the JetStream work queue repairs itself', () =>
     for (const nc of connections) await nc.close()
   })
 
-  const exists = (what: Promise<unknown>) => what.then(() => true, () => false)
-  const linesOf = (lines: Array<Record<string, unknown>>, msg: string) => lines.filter((l) => String(l.msg).startsWith(msg))
+  const exists = (what: Promise<unknown>) =>
+    what.then(
+      () => true,
+      () => false,
+    )
+  const linesOf = (lines: Array<Record<string, unknown>>, msg: string) =>
+    lines.filter((l) => String(l.msg).startsWith(msg))
 
   /**
    * Deletes the queue's stream and puts in its place another that takes the same subjects and

@@ -34,7 +34,9 @@ export function describeWorkQueueContract(factory: WorkQueueFactory) {
       const consumer = await queue.consume(async (runId) => void taken.push(runId), 4)
       for (let i = 0; i < 20; i++) await queue.notify(`run_after_${i}`)
       await eventually(() => taken.length >= 22, 'every notification taken')
-      expect(new Set(taken)).toEqual(new Set(['run_before_1', 'run_before_2', ...Array.from({ length: 20 }, (_, i) => `run_after_${i}`)]))
+      expect(new Set(taken)).toEqual(
+        new Set(['run_before_1', 'run_before_2', ...Array.from({ length: 20 }, (_, i) => `run_after_${i}`)]),
+      )
       await consumer.stop()
       await queue.close()
     })

@@ -31,7 +31,10 @@ describe('the plugin walk-through of docs/plugins.md', () => {
     symlinkSync(ROOT, join(dir.path, 'node_modules', 'automaton'))
     receiver = startReceiver()
     receiver.respond(() => Response.json({ id: 'pg_42' }, { status: 201 }))
-    t = await openTestSystem('sqlite', { AUTOMATON_PLUGINS_DIR: dir.path, AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32' })
+    t = await openTestSystem('sqlite', {
+      AUTOMATON_PLUGINS_DIR: dir.path,
+      AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+    })
   })
   afterAll(async () => {
     await t?.close()
@@ -43,22 +46,36 @@ describe('the plugin walk-through of docs/plugins.md', () => {
     expect(Object.keys(files).sort()).toEqual(['connector.json', 'pager.mjs', 'pager.test.mjs', 'workflow.json'])
   })
 
-  it('step 3: the plugin\'s own tests pass with the test kit', async () => {
-    const child = Bun.spawn([BUN, 'test'], { cwd: dir.path, stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' } })
-    const [code, out, err] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()])
+  it("step 3: the plugin's own tests pass with the test kit", async () => {
+    const child = Bun.spawn([BUN, 'test'], {
+      cwd: dir.path,
+      stdout: 'pipe',
+      stderr: 'pipe',
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+    })
+    const [code, out, err] = await Promise.all([
+      child.exited,
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+    ])
     expect(`${out}${err}`).toContain(' 2 pass')
     expect(code).toBe(0)
   }, 30_000)
 
   it('steps 4 to 6: it loads, takes a connector and runs in a workflow', async () => {
-    expect((await t.call('GET', '/v1/actions/pager-page')).body.data).toMatchObject({ plugin: 'pager', connector: { type: 'pager' } })
+    expect((await t.call('GET', '/v1/actions/pager-page')).body.data).toMatchObject({
+      plugin: 'pager',
+      connector: { type: 'pager' },
+    })
     const connector = JSON.parse(files['connector.json'].replace('https://pager.example.com', receiver.url))
     const created = await t.call('POST', '/v1/connectors', { body: connector })
     expect(created.status).toBe(200)
     expect(created.body.data.maskedData.apiKey).toBe('••••cdef')
     const workflow = await t.call('POST', '/v1/workflows', { body: JSON.parse(files['workflow.json']) })
     expect(workflow.status).toBe(200)
-    const started = await t.call('POST', `/v1/workflows/${workflow.body.data.id}/run`, { body: { payload: { host: 'db-1' } } })
+    const started = await t.call('POST', `/v1/workflows/${workflow.body.data.id}/run`, {
+      body: { payload: { host: 'db-1' } },
+    })
     const run = await waitForRun(t, started.body.data.runId)
     expect(run.status).toBe('success')
     expect(run.nodes.page.result).toEqual({ pageId: 'pg_42' })

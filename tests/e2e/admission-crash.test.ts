@@ -34,7 +34,11 @@ for (const kind of storeKinds()) {
       const sender = async () => {
         while (!dead) {
           try {
-            const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ n: n++ }) })
+            const r = await fetch(url, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ n: n++ }),
+            })
             if (r.status !== 200) throw new Error(`webhook answered ${r.status}`)
             answered.push(((await r.json()) as { data: { runIds: string[] } }).data.runIds[0])
           } catch (error) {
@@ -51,9 +55,16 @@ for (const kind of storeKinds()) {
       const base = served.server.url
 
       // Each answered run ended when it was answered: nothing is left running, before or after a while.
-      const byStatus = async () => Object.fromEntries((await queryDatabase<{ status: string; n: number }>(
-        env, 'SELECT status, COUNT(*) AS n FROM runs WHERE workflow_id = $1 GROUP BY status', [w.id],
-      )).map((r) => [r.status, Number(r.n)]))
+      const byStatus = async () =>
+        Object.fromEntries(
+          (
+            await queryDatabase<{ status: string; n: number }>(
+              env,
+              'SELECT status, COUNT(*) AS n FROM runs WHERE workflow_id = $1 GROUP BY status',
+              [w.id],
+            )
+          ).map((r) => [r.status, Number(r.n)]),
+        )
       const stored = await byStatus()
       expect(Object.keys(stored)).toEqual(['success'])
       expect(stored.success).toBeGreaterThanOrEqual(answered.length)
@@ -65,17 +76,34 @@ for (const kind of storeKinds()) {
       }
 
       // The journal of every stored run: whole, in order, each node once, one end.
-      const journals = await queryDatabase<{ run_id: string; n: number; top: number; ends: number; says: number; keeps: number; started: number }>(env, `
+      const journals = await queryDatabase<{
+        run_id: string
+        n: number
+        top: number
+        ends: number
+        says: number
+        keeps: number
+        started: number
+      }>(
+        env,
+        `
         SELECT run_id, COUNT(*) AS n, MAX(seq) AS top,
           SUM(CASE WHEN type IN ('run.succeeded', 'run.failed', 'run.partial', 'run.cancelled') THEN 1 ELSE 0 END) AS ends,
           SUM(CASE WHEN type = 'node.succeeded' AND node_id = 'say' THEN 1 ELSE 0 END) AS says,
           SUM(CASE WHEN type = 'node.succeeded' AND node_id = 'keep' THEN 1 ELSE 0 END) AS keeps,
           SUM(CASE WHEN type = 'run.started' AND seq = 1 THEN 1 ELSE 0 END) AS started
-        FROM events WHERE workflow_id = $1 AND run_id IS NOT NULL GROUP BY run_id`, [w.id])
+        FROM events WHERE workflow_id = $1 AND run_id IS NOT NULL GROUP BY run_id`,
+        [w.id],
+      )
       expect(journals).toHaveLength(stored.success)
       for (const j of journals) {
-        expect({ contiguous: Number(j.n) === Number(j.top), ends: Number(j.ends), says: Number(j.says), keeps: Number(j.keeps), started: Number(j.started) })
-          .toEqual({ contiguous: true, ends: 1, says: 1, keeps: 1, started: 1 })
+        expect({
+          contiguous: Number(j.n) === Number(j.top),
+          ends: Number(j.ends),
+          says: Number(j.says),
+          keeps: Number(j.keeps),
+          started: Number(j.started),
+        }).toEqual({ contiguous: true, ends: 1, says: 1, keeps: 1, started: 1 })
       }
       const ids = new Set(journals.map((j) => j.run_id))
       expect(answered.every((id) => ids.has(id))).toBe(true)

@@ -10,7 +10,8 @@ describe('credits grant CLI', () => {
     const org = await runCli(['orgs', 'create', 'acme-ai'], env)
     expect(org.code).toBe(0)
     const orgId = JSON.parse(org.stdout).id as string
-    const key = JSON.parse((await runCli(['keys', 'create', '--org', 'acme-ai', '--name', 'k'], env)).stdout).key as string
+    const key = JSON.parse((await runCli(['keys', 'create', '--org', 'acme-ai', '--name', 'k'], env)).stdout)
+      .key as string
     const refused = await runCli(['credits', 'grant', '--org', 'acme-ai', '--amount', 'lots'], env)
     expect(refused.code).not.toBe(0)
     expect(refused.stderr).toContain('--amount')

@@ -37,14 +37,24 @@ describe('backup and restore of the embedded store', () => {
     for (let i = 0; i < WORKFLOWS; i++) {
       const created = await api(server.url, 'POST', '/v1/workflows', KEY, {
         name: `flow ${i}`,
-        definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['a'] }, a: { type: 'log', payload: { message: 'n {{$trigger.body.n}}' } } } },
+        definition: {
+          triggerNodeIds: ['root'],
+          nodes: {
+            root: { type: 'manual', children: ['a'] },
+            a: { type: 'log', payload: { message: 'n {{$trigger.body.n}}' } },
+          },
+        },
       })
       workflows.push((await api(server.url, 'POST', `/v1/workflows/${created.body.data.id}/publish`, KEY)).body.data)
     }
     const connectors: Array<{ id: string; token: string }> = []
     for (let i = 0; i < CONNECTORS; i++) {
       const token = `xoxb-backup-${i}-${crypto.randomUUID()}`
-      const r = await api(server.url, 'POST', '/v1/connectors', KEY, { type: 'chatapp', name: `team ${i}`, data: { teamId: `TB${i}`, botToken: token } })
+      const r = await api(server.url, 'POST', '/v1/connectors', KEY, {
+        type: 'chatapp',
+        name: `team ${i}`,
+        data: { teamId: `TB${i}`, botToken: token },
+      })
       expect(r.status).toBe(200)
       connectors.push({ id: r.body.data.id, token })
     }
@@ -56,16 +66,26 @@ describe('backup and restore of the embedded store', () => {
     const client = async () => {
       while (loading && n < 20_000) {
         const w = workflows[n % WORKFLOWS]
-        const response = await fetch(`${server.url}/v1/webhooks/${w.triggerSecret}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ n: n++ }) })
+        const response = await fetch(`${server.url}/v1/webhooks/${w.triggerSecret}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ n: n++ }),
+        })
         expect(response.status).toBe(200)
-        acknowledged.push({ runId: ((await response.json()) as { data: { runIds: string[] } }).data.runIds[0], at: performance.now() })
+        acknowledged.push({
+          runId: ((await response.json()) as { data: { runIds: string[] } }).data.runIds[0],
+          at: performance.now(),
+        })
       }
     }
     const clients = Array.from({ length: 8 }, client)
     while (acknowledged.length < 300) await Bun.sleep(10)
 
     const startedAt = performance.now()
-    const backup = await runCli(['backup', 'create', backupFile, '--passphrase-file', passphraseFile], { AUTOMATON_DATA_DIR: data, AUTOMATON_LOG_LEVEL: 'error' })
+    const backup = await runCli(['backup', 'create', backupFile, '--passphrase-file', passphraseFile], {
+      AUTOMATON_DATA_DIR: data,
+      AUTOMATON_LOG_LEVEL: 'error',
+    })
     const during = acknowledged.filter((a) => a.at > startedAt).length
     const beforeBackup = acknowledged.filter((a) => a.at < startedAt).map((a) => a.runId)
     loading = false
@@ -78,10 +98,16 @@ describe('backup and restore of the embedded store', () => {
     expect(readFileSync(backupFile).includes(Buffer.from(connectors[0].token))).toBe(false)
 
     // Refusals: a data dir in use, a wrong passphrase (from standard input).
-    const refused = await runCli(['backup', 'restore', backupFile, '--data-dir', data, '--passphrase-file', passphraseFile], {})
+    const refused = await runCli(
+      ['backup', 'restore', backupFile, '--data-dir', data, '--passphrase-file', passphraseFile],
+      {},
+    )
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain('is not empty')
-    const wrong = Bun.spawn([BUN, join(ROOT, 'main.ts'), 'backup', 'restore', backupFile, '--data-dir', join(dir.path, 'wrong')], { cwd: ROOT, stdin: 'pipe', stderr: 'pipe', stdout: 'pipe' })
+    const wrong = Bun.spawn(
+      [BUN, join(ROOT, 'main.ts'), 'backup', 'restore', backupFile, '--data-dir', join(dir.path, 'wrong')],
+      { cwd: ROOT, stdin: 'pipe', stderr: 'pipe', stdout: 'pipe' },
+    )
     wrong.stdin.write('not the passphrase\n')
     await wrong.stdin.end()
     expect(await wrong.exited).toBe(1)
@@ -90,7 +116,12 @@ describe('backup and restore of the embedded store', () => {
     // The passphrase from standard input, into an empty directory that exists.
     const target = join(dir.path, 'restored')
     mkdirSync(target)
-    const restore = Bun.spawn([BUN, join(ROOT, 'main.ts'), 'backup', 'restore', backupFile, '--data-dir', target], { cwd: ROOT, stdin: 'pipe', stderr: 'pipe', stdout: 'pipe' })
+    const restore = Bun.spawn([BUN, join(ROOT, 'main.ts'), 'backup', 'restore', backupFile, '--data-dir', target], {
+      cwd: ROOT,
+      stdin: 'pipe',
+      stderr: 'pipe',
+      stdout: 'pipe',
+    })
     restore.stdin.write(`${PASSPHRASE}\n`)
     await restore.stdin.end()
     expect(await restore.exited).toBe(0)
@@ -103,6 +134,7 @@ describe('backup and restore of the embedded store', () => {
       expect(r.status).toBe(200)
       expect(r.body.data.maskedData.botToken).toBe(`••••${c.token.slice(-4)}`)
     }
-    for (const runId of beforeBackup) expect((await api(restored.url, 'GET', `/v1/runs/${runId}?summary=true`, KEY)).status).toBe(200)
+    for (const runId of beforeBackup)
+      expect((await api(restored.url, 'GET', `/v1/runs/${runId}?summary=true`, KEY)).status).toBe(200)
   }, 120_000)
 })

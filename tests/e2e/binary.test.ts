@@ -17,10 +17,13 @@ describe('the single binary', () => {
   const binary = join(out.path, 'automaton')
 
   it('builds with the build script', async () => {
-    const script = (JSON.parse(await Bun.file(join(ROOT, 'package.json')).text()) as { scripts: { build: string } }).scripts.build
+    const script = (JSON.parse(await Bun.file(join(ROOT, 'package.json')).text()) as { scripts: { build: string } })
+      .scripts.build
     expect(script).toContain('--outfile dist/automaton')
     // Every step of the script (the console's build, then the compile) with this Bun.
-    const command = script.replace('--outfile dist/automaton', `--outfile ${binary}`).replace(/(^|&&\s*)bun /g, (_, before: string) => `${before}"${BUN}" `)
+    const command = script
+      .replace('--outfile dist/automaton', `--outfile ${binary}`)
+      .replace(/(^|&&\s*)bun /g, (_, before: string) => `${before}"${BUN}" `)
     const build = Bun.spawn(['sh', '-c', command], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
     const code = await build.exited
     expect({ code, stderr: code === 0 ? '' : await new Response(build.stderr).text() }).toEqual({ code: 0, stderr: '' })
@@ -52,7 +55,10 @@ describe('the single binary', () => {
         triggerNodeIds: ['cron', 'rule'],
         nodes: {
           cron: { type: 'cronjob', payload: { expression: '0 9 * * 1-5', timezone: 'Europe/Berlin' } },
-          rule: { type: 'schedule', payload: { rrule: 'DTSTART;TZID=Europe/Berlin:20260101T090000\nRRULE:FREQ=WEEKLY;BYDAY=MO,WE' } },
+          rule: {
+            type: 'schedule',
+            payload: { rrule: 'DTSTART;TZID=Europe/Berlin:20260101T090000\nRRULE:FREQ=WEEKLY;BYDAY=MO,WE' },
+          },
         },
       }
       const created = await api(server.url, 'POST', '/v1/workflows', raw, { definition })
@@ -66,7 +72,9 @@ describe('the single binary', () => {
       // The store's checkpoint thread is an entrypoint of the binary too (it says so when it cannot start).
       expect(server.logs()).not.toContain('checkpoint thread')
       // It executed itself again with the engine's memory hint (a compiled binary's arguments differ from bun's).
-      expect(readFileSync(`/proc/${server.pid}/environ`, 'utf8').split('\0')).toContain(`BUN_JSC_forceRAMSize=${512 * 2 ** 20}`)
+      expect(readFileSync(`/proc/${server.pid}/environ`, 'utf8').split('\0')).toContain(
+        `BUN_JSC_forceRAMSize=${512 * 2 ** 20}`,
+      )
     } finally {
       expect(await server.stop('SIGTERM')).toBe(0)
     }
@@ -74,7 +82,11 @@ describe('the single binary', () => {
 
   it('loads external plugins (TypeScript included) from AUTOMATON_PLUGINS_DIR at run time', async () => {
     const key = 'svcsk_binary_plugins_0123456789abcdef'
-    const env = { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_BOOTSTRAP_KEY: key, AUTOMATON_PLUGINS_DIR: join(ROOT, 'examples', 'weather') }
+    const env = {
+      AUTOMATON_DATA_DIR: dir.path,
+      AUTOMATON_BOOTSTRAP_KEY: key,
+      AUTOMATON_PLUGINS_DIR: join(ROOT, 'examples', 'weather'),
+    }
     const server = await startServer({ env, cmd: [binary, 'serve'] })
     try {
       const action = await api(server.url, 'GET', '/v1/actions/weather-current', key)

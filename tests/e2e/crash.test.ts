@@ -13,7 +13,6 @@ import { tempDir } from '../helpers/tmp.ts'
 const KEY = 'svcsk_crash_test_bootstrap_key_0123456789abcdef'
 const RUNS = 40
 
-
 for (const kind of storeKinds()) {
   describe(`kill -9 and restart (${kind})`, () => {
     const dir = tempDir()
@@ -40,11 +39,15 @@ for (const kind of storeKinds()) {
       const pg = kind === 'postgres' ? await freshPostgresUrl() : null
       drop = pg?.drop
       env = {
-        AUTOMATON_DATA_DIR: dir.path, AUTOMATON_DATABASE_URL: pg?.url ?? '', AUTOMATON_BOOTSTRAP_KEY: KEY,
-        AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', AUTOMATON_WORKER_CONCURRENCY: '16',
+        AUTOMATON_DATA_DIR: dir.path,
+        AUTOMATON_DATABASE_URL: pg?.url ?? '',
+        AUTOMATON_BOOTSTRAP_KEY: KEY,
+        AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+        AUTOMATON_WORKER_CONCURRENCY: '16',
         // On Postgres a restarted process cannot know the old one died: it takes its runs over once
         // the old heartbeat is this old (15 s by default).
-        AUTOMATON_WORKER_TIMEOUT_MS: '4000', AUTOMATON_HEARTBEAT_MS: '1000',
+        AUTOMATON_WORKER_TIMEOUT_MS: '4000',
+        AUTOMATON_HEARTBEAT_MS: '1000',
       }
       server = await startServer({ env })
     })
@@ -57,7 +60,9 @@ for (const kind of storeKinds()) {
 
     it('finishes every run exactly once after a crash', async () => {
       const create = async (nodes: Record<string, unknown>) => {
-        const w = await api(server.url, 'POST', '/v1/workflows', KEY, { definition: { triggerNodeIds: ['root'], nodes } })
+        const w = await api(server.url, 'POST', '/v1/workflows', KEY, {
+          definition: { triggerNodeIds: ['root'], nodes },
+        })
         expect(w.status).toBe(200)
         const live = await api(server.url, 'POST', `/v1/workflows/${w.body.data.id}/publish`, KEY)
         return live.body.data
@@ -72,7 +77,8 @@ for (const kind of storeKinds()) {
         pause: { type: 'delay', payload: { delayMs: 2500 }, children: ['call'] },
         call: { type: 'http-request', payload: { url: `${receiver.url}/delayed/{{$run.id}}` } },
       })
-      const fire = (w: { triggerSecret: string }, i: number) => api(server.url, 'POST', `/v1/webhooks/${w.triggerSecret}`, undefined, { i })
+      const fire = (w: { triggerSecret: string }, i: number) =>
+        api(server.url, 'POST', `/v1/webhooks/${w.triggerSecret}`, undefined, { i })
       const started = await Promise.all([
         ...Array.from({ length: RUNS }, (_, i) => fire(delayed, i)),
         ...Array.from({ length: RUNS }, (_, i) => fire(inflight, i)),
@@ -80,9 +86,13 @@ for (const kind of storeKinds()) {
       const runIds = started.map((r) => r.body.data.runIds[0] as string)
       expect(new Set(runIds).size).toBe(RUNS * 2)
 
-      const counts = (workflowId: string) => api(server.url, 'GET', `/v1/runs/status-counts?workflowId=${workflowId}`, KEY).then((r) => r.body.data.counts)
+      const counts = (workflowId: string) =>
+        api(server.url, 'GET', `/v1/runs/status-counts?workflowId=${workflowId}`, KEY).then((r) => r.body.data.counts)
       await until('delayed runs to wait', async () => (await counts(delayed.id)).waiting === RUNS)
-      await until('some HTTP calls in flight', async () => receiver.requests.filter((r) => r.path.startsWith('/inflight')).length >= 5)
+      await until(
+        'some HTTP calls in flight',
+        async () => receiver.requests.filter((r) => r.path.startsWith('/inflight')).length >= 5,
+      )
       const before = await counts(inflight.id)
       expect(before.success).toBeLessThan(RUNS) // the crash really happens mid-flight
 
@@ -91,15 +101,23 @@ for (const kind of storeKinds()) {
       release()
       server = await startServer({ env })
 
-      await until('every run to finish', async () => {
-        const [a, b] = await Promise.all([counts(inflight.id), counts(delayed.id)])
-        return a.success + a.failure + a.cancelled + a.partial === RUNS && b.success + b.failure + b.cancelled + b.partial === RUNS
-      }, 60_000)
+      await until(
+        'every run to finish',
+        async () => {
+          const [a, b] = await Promise.all([counts(inflight.id), counts(delayed.id)])
+          return (
+            a.success + a.failure + a.cancelled + a.partial === RUNS &&
+            b.success + b.failure + b.cancelled + b.partial === RUNS
+          )
+        },
+        60_000,
+      )
       expect(await counts(inflight.id)).toMatchObject({ success: RUNS, failure: 0, running: 0, waiting: 0 })
       expect(await counts(delayed.id)).toMatchObject({ success: RUNS, failure: 0, running: 0, waiting: 0 })
 
       const callsOf = (runId: string) => receiver.requests.filter((r) => r.path.endsWith(`/${runId}`))
-      for (const runId of runIds) expect((await api(server.url, 'GET', `/v1/runs/${runId}`, KEY)).body.data.status).toBe('success')
+      for (const runId of runIds)
+        expect((await api(server.url, 'GET', `/v1/runs/${runId}`, KEY)).body.data.status).toBe('success')
       // A delayed run waited through the crash and called once, after it.
       const delayedRuns = runIds.slice(0, RUNS)
       expect(delayedRuns.filter((runId) => callsOf(runId).length !== 1)).toEqual([])
@@ -107,17 +125,22 @@ for (const kind of storeKinds()) {
       // call or two, and a node re-executed repeats the same attempt (one idempotency key).
       const inflightRuns = runIds.slice(RUNS)
       expect(inflightRuns.filter((runId) => callsOf(runId).length !== 1 && callsOf(runId).length !== 2)).toEqual([])
-      for (const runId of inflightRuns) expect(new Set(callsOf(runId).map((c) => c.headers['idempotency-key'])).size).toBe(1)
+      for (const runId of inflightRuns)
+        expect(new Set(callsOf(runId).map((c) => c.headers['idempotency-key'])).size).toBe(1)
       // The held calls never answered the dead process: each of those nodes ran again.
       const heldRuns = held.paths.map((path) => path.split('/').at(-1)!)
       expect(heldRuns.map((runId) => callsOf(runId).length)).toEqual(heldRuns.map(() => 2))
       // The journal: every run ended exactly once, and its sequence has no gap and no repeat.
       const terminal = await queryDatabase<{ run_id: string; n: number }>(
-        env, "SELECT run_id, COUNT(*) AS n FROM events WHERE type IN ('run.succeeded', 'run.failed', 'run.partial', 'run.cancelled') GROUP BY run_id",
+        env,
+        "SELECT run_id, COUNT(*) AS n FROM events WHERE type IN ('run.succeeded', 'run.failed', 'run.partial', 'run.cancelled') GROUP BY run_id",
       )
       expect(terminal).toHaveLength(RUNS * 2)
       expect(terminal.every((r) => Number(r.n) === 1)).toBe(true)
-      const sequences = await queryDatabase<{ run_id: string; n: number; top: number }>(env, 'SELECT run_id, COUNT(*) AS n, MAX(seq) AS top FROM events WHERE run_id IS NOT NULL GROUP BY run_id')
+      const sequences = await queryDatabase<{ run_id: string; n: number; top: number }>(
+        env,
+        'SELECT run_id, COUNT(*) AS n, MAX(seq) AS top FROM events WHERE run_id IS NOT NULL GROUP BY run_id',
+      )
       for (const s of sequences) expect(Number(s.n)).toBe(Number(s.top))
     }, 120_000)
   })

@@ -28,10 +28,20 @@ describe.skipIf(!TEST_DATABASE_URL)('on Deno, with Postgres', () => {
     const server = await startServer({ env, cmd: [...DENO_CMD, 'serve'], timeoutMs: 90_000 })
     try {
       expect(server.logs()).toContain('"runtime":"deno"')
-      expect((await api(server.url, 'GET', '/readyz')).body).toMatchObject({ status: 'ready', checks: { store: 'ok', bus: 'ok' }, backlog: { total: 0, max: 100000 } })
-      const sa = await api(server.url, 'POST', '/v1/service-accounts', key, { name: 'from-deno', permissions: ['run:read'] })
+      expect((await api(server.url, 'GET', '/readyz')).body).toMatchObject({
+        status: 'ready',
+        checks: { store: 'ok', bus: 'ok' },
+        backlog: { total: 0, max: 100000 },
+      })
+      const sa = await api(server.url, 'POST', '/v1/service-accounts', key, {
+        name: 'from-deno',
+        permissions: ['run:read'],
+      })
       expect(sa.status).toBe(200)
-      const minted = await api(server.url, 'POST', '/v1/api-keys', key, { name: 'k', serviceAccountId: sa.body.data.id })
+      const minted = await api(server.url, 'POST', '/v1/api-keys', key, {
+        name: 'k',
+        serviceAccountId: sa.body.data.id,
+      })
       const me = await api(server.url, 'GET', '/v1/me', minted.body.data.key)
       expect(me.body.data.permissions).toEqual(['run:read'])
       const invalid = await api(server.url, 'POST', '/v1/api-keys', key, { name: 42 })

@@ -15,7 +15,6 @@ const KEY = 'svcsk_hooks_crash_test_bootstrap_key_0123456789ab'
 const RUNS = 30
 const CONCURRENCY = 4
 
-
 for (const kind of storeKinds()) {
   describe(`execution hooks survive kill -9 (${kind})`, () => {
     const dir = tempDir()
@@ -33,10 +32,14 @@ for (const kind of storeKinds()) {
       const pg = kind === 'postgres' ? await freshPostgresUrl() : null
       drop = pg?.drop
       env = {
-        AUTOMATON_DATA_DIR: dir.path, AUTOMATON_DATABASE_URL: pg?.url ?? '', AUTOMATON_BOOTSTRAP_KEY: KEY,
-        AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', AUTOMATON_HOOK_CONCURRENCY: String(CONCURRENCY),
+        AUTOMATON_DATA_DIR: dir.path,
+        AUTOMATON_DATABASE_URL: pg?.url ?? '',
+        AUTOMATON_BOOTSTRAP_KEY: KEY,
+        AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+        AUTOMATON_HOOK_CONCURRENCY: String(CONCURRENCY),
         // A lease is 2 × timeout + 1 s: what a Postgres restart waits for the rows that were in flight.
-        AUTOMATON_HOOK_TIMEOUT_MS: '1000', AUTOMATON_HOOK_POLL_MS: '200',
+        AUTOMATON_HOOK_TIMEOUT_MS: '1000',
+        AUTOMATON_HOOK_POLL_MS: '200',
       }
       server = await startServer({ env })
     }, 30_000)
@@ -48,14 +51,24 @@ for (const kind of storeKinds()) {
     })
 
     it('delivers every event after a crash with a backlog, duplicates only with the same webhook-id', async () => {
-      const hook = await api(server.url, 'POST', '/v1/execution-webhooks', KEY, { name: 'crash', url: `${receiver.url}/events` })
+      const hook = await api(server.url, 'POST', '/v1/execution-webhooks', KEY, {
+        name: 'crash',
+        url: `${receiver.url}/events`,
+      })
       expect(hook.status).toBe(200)
       const secret: string = hook.body.data.signingSecret
       const w = await api(server.url, 'POST', '/v1/workflows', KEY, {
-        definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['a'] }, a: { type: 'log', payload: { message: 'hi' } } } },
+        definition: {
+          triggerNodeIds: ['root'],
+          nodes: { root: { type: 'manual', children: ['a'] }, a: { type: 'log', payload: { message: 'hi' } } },
+        },
       })
       const live = (await api(server.url, 'POST', `/v1/workflows/${w.body.data.id}/publish`, KEY)).body.data
-      const fired = await Promise.all(Array.from({ length: RUNS }, (_, i) => api(server.url, 'POST', `/v1/webhooks/${live.triggerSecret}`, undefined, { i })))
+      const fired = await Promise.all(
+        Array.from({ length: RUNS }, (_, i) =>
+          api(server.url, 'POST', `/v1/webhooks/${live.triggerSecret}`, undefined, { i }),
+        ),
+      )
       const runIds = new Set(fired.map((r) => r.body.data.runIds[0] as string))
       expect(runIds.size).toBe(RUNS)
 
@@ -67,15 +80,29 @@ for (const kind of storeKinds()) {
       server = await startServer({ env })
 
       // Runs the crash interrupted finish after the restart; then every event of every run is delivered.
-      const counts = async () => (await api(server.url, 'GET', `/v1/runs/status-counts?workflowId=${live.id}`, KEY)).body.data.counts
+      const counts = async () =>
+        (await api(server.url, 'GET', `/v1/runs/status-counts?workflowId=${live.id}`, KEY)).body.data.counts
       await until('every run to finish', async () => (await counts()).success === RUNS, 60_000)
-      const events = await queryDatabase<{ id: number; run_id: string }>(env, "SELECT id, run_id FROM events WHERE type LIKE 'run.%' OR type LIKE 'node.%'")
+      const events = await queryDatabase<{ id: number; run_id: string }>(
+        env,
+        "SELECT id, run_id FROM events WHERE type LIKE 'run.%' OR type LIKE 'node.%'",
+      )
       const expected = new Set(events.filter((e) => runIds.has(e.run_id)).map((e) => `evt_${e.id}`))
       expect(expected.size).toBe(RUNS * 5)
-      await until('every event to be delivered', async () => {
-        const pending = await queryDatabase<{ n: number }>(env, "SELECT COUNT(*) AS n FROM hook_deliveries WHERE status <> 'success'")
-        return Number(pending[0].n) === 0 && new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size >= expected.size
-      }, 60_000)
+      await until(
+        'every event to be delivered',
+        async () => {
+          const pending = await queryDatabase<{ n: number }>(
+            env,
+            "SELECT COUNT(*) AS n FROM hook_deliveries WHERE status <> 'success'",
+          )
+          return (
+            Number(pending[0].n) === 0 &&
+            new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size >= expected.size
+          )
+        },
+        60_000,
+      )
 
       const byId = new Map<string, string[]>()
       for (const r of receiver.requests) {

@@ -41,7 +41,11 @@ describe('the receiver example of docs/hooks.md', () => {
     hook = await createHook(t, { url })
     const file = join(dir.path, 'receiver.ts')
     writeFileSync(file, receiverExample())
-    child = Bun.spawn([BUN, file], { env: { PATH: process.env.PATH ?? '', AUTOMATON_HOOK_SECRET: hook.signingSecret, PORT: String(port) }, stdout: 'pipe', stderr: 'inherit' })
+    child = Bun.spawn([BUN, file], {
+      env: { PATH: process.env.PATH ?? '', AUTOMATON_HOOK_SECRET: hook.signingSecret, PORT: String(port) },
+      stdout: 'pipe',
+      stderr: 'inherit',
+    })
     const reader = (child.stdout as ReadableStream<Uint8Array>).getReader()
     const decoder = new TextDecoder()
     void (async () => {
@@ -75,7 +79,11 @@ describe('the receiver example of docs/hooks.md', () => {
   it('verifies real deliveries and processes each event once, replays included', async () => {
     const w = await createWorkflow(t, { definition: linear({ a: { type: 'log', payload: { message: 'x' } } }, ['a']) })
     const run = await runAndWait(t, w.id)
-    const deliveries = await waitForDeliveries(t, `endpointId=${hook.endpoint.id}&runId=${run.id}`, (items) => items.length === 5 && settled(items))
+    const deliveries = await waitForDeliveries(
+      t,
+      `endpointId=${hook.endpoint.id}&runId=${run.id}`,
+      (items) => items.length === 5 && settled(items),
+    )
     expect(deliveries.map((d) => [d.status, d.responseStatus])).toEqual(Array(5).fill(['success', 204]))
     const lines = () => output.split('\n').filter((l) => l.includes(`run=${run.id}`))
     await printed('five lines', () => lines().length >= 5)
@@ -83,17 +91,35 @@ describe('the receiver example of docs/hooks.md', () => {
     expect(lines().some((l) => l.startsWith('received run.succeeded') && l.includes('status=success'))).toBe(true)
 
     const replay = await t.call('POST', `/v1/execution-webhooks/deliveries/${deliveries[0].id}/replay`)
-    await waitForDeliveries(t, `endpointId=${hook.endpoint.id}&runId=${run.id}`, (items) => items.length === 6 && settled(items))
-    expect((await t.call('GET', `/v1/execution-webhooks/deliveries/${replay.body.data.id}`)).body.data.responseStatus).toBe(204)
+    await waitForDeliveries(
+      t,
+      `endpointId=${hook.endpoint.id}&runId=${run.id}`,
+      (items) => items.length === 6 && settled(items),
+    )
+    expect(
+      (await t.call('GET', `/v1/execution-webhooks/deliveries/${replay.body.data.id}`)).body.data.responseStatus,
+    ).toBe(204)
     expect(lines()).toHaveLength(5)
   })
 
   it('refuses a forged signature and a replay of an old delivery', async () => {
-    const body = JSON.stringify({ type: 'run.failed', timestamp: new Date().toISOString(), data: { runId: 'run_forged' } })
-    const now = Math.floor(Date.now() / 1000)
-    const post = (timestamp: number, signature: string) => fetch(url, {
-      method: 'POST', body, headers: { 'content-type': 'application/json', 'webhook-id': 'evt_1', 'webhook-timestamp': String(timestamp), 'webhook-signature': signature },
+    const body = JSON.stringify({
+      type: 'run.failed',
+      timestamp: new Date().toISOString(),
+      data: { runId: 'run_forged' },
     })
+    const now = Math.floor(Date.now() / 1000)
+    const post = (timestamp: number, signature: string) =>
+      fetch(url, {
+        method: 'POST',
+        body,
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': 'evt_1',
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signature,
+        },
+      })
     const key = await importSigningKey(hook.signingSecret)
     expect((await post(now, 'v1,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=')).status).toBe(401)
     expect((await post(now - 600, await sign(key, 'evt_1', now - 600, body))).status).toBe(401)

@@ -15,7 +15,6 @@ import { tempDir } from '../helpers/tmp.ts'
 const KEY = 'svcsk_hooks_two_workers_bootstrap_key_0123456789'
 const RUNS_EACH = 40
 
-
 if (!TEST_DATABASE_URL) warnSkipped('two delivery workers on one Postgres', 'AUTOMATON_TEST_DATABASE_URL')
 
 describe.skipIf(!TEST_DATABASE_URL)('two delivery workers on one Postgres', () => {
@@ -46,9 +45,13 @@ describe.skipIf(!TEST_DATABASE_URL)('two delivery workers on one Postgres', () =
     const pg = await freshPostgresUrl()
     drop = pg.drop
     env = {
-      AUTOMATON_DATABASE_URL: pg.url, AUTOMATON_MASTER_KEY: generateMasterKey(), AUTOMATON_BOOTSTRAP_KEY: KEY,
-      AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', AUTOMATON_HOOK_CONCURRENCY: '8',
-      AUTOMATON_HOOK_RETRY_SCHEDULE: '300ms', AUTOMATON_HOOK_POLL_MS: '50',
+      AUTOMATON_DATABASE_URL: pg.url,
+      AUTOMATON_MASTER_KEY: generateMasterKey(),
+      AUTOMATON_BOOTSTRAP_KEY: KEY,
+      AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+      AUTOMATON_HOOK_CONCURRENCY: '8',
+      AUTOMATON_HOOK_RETRY_SCHEDULE: '300ms',
+      AUTOMATON_HOOK_POLL_MS: '50',
     }
     servers = await Promise.all(dirs.map((dir) => startServer({ env: { ...env, AUTOMATON_DATA_DIR: dir.path } })))
   }, 30_000)
@@ -61,19 +64,39 @@ describe.skipIf(!TEST_DATABASE_URL)('two delivery workers on one Postgres', () =
 
   it('sends each delivery attempt once, from one process or the other', async () => {
     const [a, b] = servers
-    const hook = await api(a.url, 'POST', '/v1/execution-webhooks', KEY, { name: 'shared', url: `${receiver.url}/events`, maxRetries: 3 })
+    const hook = await api(a.url, 'POST', '/v1/execution-webhooks', KEY, {
+      name: 'shared',
+      url: `${receiver.url}/events`,
+      maxRetries: 3,
+    })
     expect(hook.status).toBe(200)
     const w = await api(a.url, 'POST', '/v1/workflows', KEY, {
-      definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['a'] }, a: { type: 'log', payload: { message: 'hi' } } } },
+      definition: {
+        triggerNodeIds: ['root'],
+        nodes: { root: { type: 'manual', children: ['a'] }, a: { type: 'log', payload: { message: 'hi' } } },
+      },
     })
     const live = (await api(a.url, 'POST', `/v1/workflows/${w.body.data.id}/publish`, KEY)).body.data
-    await Promise.all([a, b].flatMap((server) => Array.from({ length: RUNS_EACH }, (_, i) => api(server.url, 'POST', `/v1/webhooks/${live.triggerSecret}`, undefined, { i }))))
+    await Promise.all(
+      [a, b].flatMap((server) =>
+        Array.from({ length: RUNS_EACH }, (_, i) =>
+          api(server.url, 'POST', `/v1/webhooks/${live.triggerSecret}`, undefined, { i }),
+        ),
+      ),
+    )
 
     const total = RUNS_EACH * 2 * 5
-    await until('every delivery to succeed', async () => {
-      const rows = await queryDatabase<{ n: number }>(env, "SELECT COUNT(*) AS n FROM hook_deliveries WHERE status = 'success'")
-      return Number(rows[0].n) === total
-    }, 60_000)
+    await until(
+      'every delivery to succeed',
+      async () => {
+        const rows = await queryDatabase<{ n: number }>(
+          env,
+          "SELECT COUNT(*) AS n FROM hook_deliveries WHERE status = 'success'",
+        )
+        return Number(rows[0].n) === total
+      },
+      60_000,
+    )
 
     const byId = new Map<string, typeof spans>()
     for (const s of spans) byId.set(s.id, [...(byId.get(s.id) ?? []), s])
@@ -82,7 +105,10 @@ describe.skipIf(!TEST_DATABASE_URL)('two delivery workers on one Postgres', () =
       expect(attempts.map((s) => s.status)).toEqual([500, 200])
       expect(attempts.map((s) => s.overlapped)).toEqual([false, false])
     }
-    const rows = await queryDatabase<{ attempts: string; retry_count: number }>(env, 'SELECT attempts, retry_count FROM hook_deliveries')
+    const rows = await queryDatabase<{ attempts: string; retry_count: number }>(
+      env,
+      'SELECT attempts, retry_count FROM hook_deliveries',
+    )
     expect(rows.every((r) => Number(r.retry_count) === 1)).toBe(true)
     const workers = new Set(rows.flatMap((r) => (JSON.parse(r.attempts) as Array<{ by: string }>).map((x) => x.by)))
     // Both processes sent attempts. (Whether a retry is taken by the other process than the

@@ -24,7 +24,10 @@ describe.skipIf(!TEST_DATABASE_URL)('integration webhooks across two processes (
     const pg = await freshPostgresUrl()
     drop = pg.drop
     env = {
-      AUTOMATON_DATA_DIR: dir.path, AUTOMATON_DATABASE_URL: pg.url, AUTOMATON_BOOTSTRAP_KEY: KEY, AUTOMATON_PG_POOL_SIZE: '4',
+      AUTOMATON_DATA_DIR: dir.path,
+      AUTOMATON_DATABASE_URL: pg.url,
+      AUTOMATON_BOOTSTRAP_KEY: KEY,
+      AUTOMATON_PG_POOL_SIZE: '4',
       AUTOMATON_MASTER_KEY: btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))),
     }
     servers.push(await startServer({ env }))
@@ -38,9 +41,23 @@ describe.skipIf(!TEST_DATABASE_URL)('integration webhooks across two processes (
 
   it('starts one run per provider event, however many deliveries race', async () => {
     const [a, b] = servers
-    expect((await api(a.url, 'POST', '/v1/connectors', KEY, { type: 'payprovider', name: 'main', data: { signingSecret: SECRET } })).status).toBe(200)
+    expect(
+      (
+        await api(a.url, 'POST', '/v1/connectors', KEY, {
+          type: 'payprovider',
+          name: 'main',
+          data: { signingSecret: SECRET },
+        })
+      ).status,
+    ).toBe(200)
     const created = await api(a.url, 'POST', '/v1/workflows', KEY, {
-      definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'payprovider-payment-receive', payload: {}, children: ['say'] }, say: { type: 'log', payload: { message: 'paid' } } } },
+      definition: {
+        triggerNodeIds: ['root'],
+        nodes: {
+          root: { type: 'payprovider-payment-receive', payload: {}, children: ['say'] },
+          say: { type: 'log', payload: { message: 'paid' } },
+        },
+      },
     })
     const workflowId = created.body.data.id
     expect((await api(a.url, 'POST', `/v1/workflows/${workflowId}/publish`, KEY)).status).toBe(200)
@@ -50,11 +67,18 @@ describe.skipIf(!TEST_DATABASE_URL)('integration webhooks across two processes (
     const deliver = async (base: string, id: string) => {
       const rawBody = JSON.stringify(paymentEvent(id, 700))
       const response = await fetch(`${base}/v1/orgs/${orgId}/integrations/payprovider`, {
-        method: 'POST', body: rawBody, headers: { 'content-type': 'application/json', 'payprovider-signature': await payproviderSignature([SECRET], rawBody) },
+        method: 'POST',
+        body: rawBody,
+        headers: {
+          'content-type': 'application/json',
+          'payprovider-signature': await payproviderSignature([SECRET], rawBody),
+        },
       })
       return { id, status: response.status, body: await response.json() }
     }
-    const answers = await Promise.all(ids.flatMap((id) => Array.from({ length: 6 }, (_, i) => deliver((i % 2 === 0 ? a : b).url, id))))
+    const answers = await Promise.all(
+      ids.flatMap((id) => Array.from({ length: 6 }, (_, i) => deliver((i % 2 === 0 ? a : b).url, id))),
+    )
     expect(answers.every((x) => x.status === 200)).toBe(true)
     for (const id of ids) {
       const mine = answers.filter((x) => x.id === id)
@@ -63,9 +87,14 @@ describe.skipIf(!TEST_DATABASE_URL)('integration webhooks across two processes (
       expect(new Set(mine.map((x) => x.body.eventId)).size).toBe(1)
       expect(new Set(mine.map((x) => JSON.stringify(x.body.runIds))).size).toBe(1)
     }
-    const runs = await queryDatabase<{ event_id: string }>(env, 'SELECT event_id FROM runs WHERE workflow_id = $1', [workflowId])
+    const runs = await queryDatabase<{ event_id: string }>(env, 'SELECT event_id FROM runs WHERE workflow_id = $1', [
+      workflowId,
+    ])
     expect(runs).toHaveLength(ids.length)
-    const stored = await queryDatabase<{ provider_event_id: string }>(env, 'SELECT provider_event_id FROM webhook_events ORDER BY provider_event_id')
+    const stored = await queryDatabase<{ provider_event_id: string }>(
+      env,
+      'SELECT provider_event_id FROM webhook_events ORDER BY provider_event_id',
+    )
     expect(stored.map((r) => r.provider_event_id)).toEqual(ids)
   }, 60_000)
 })

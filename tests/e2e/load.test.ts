@@ -34,7 +34,9 @@ for (const kind of storeKinds()) {
         while (next < requests.length) {
           const i = requests[next++]
           const response = await fetch(`${server.url}/v1/webhooks/${w.triggerSecret}`, {
-            method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': `order-${i}` }, body: JSON.stringify({ i }),
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'idempotency-key': `order-${i}` },
+            body: JSON.stringify({ i }),
           })
           expect(response.status).toBe(200)
           const body = (await response.json()) as { data: { action: string; runIds: string[] } }
@@ -55,10 +57,18 @@ for (const kind of storeKinds()) {
         await Bun.sleep(100)
       }
       expect(counts).toMatchObject({ success: UNIQUE, failure: 0, running: 0 })
-      const stored = await queryDatabase<{ n: number; keys: number }>(env, 'SELECT COUNT(*) AS n, COUNT(DISTINCT idempotency_key) AS keys FROM runs WHERE workflow_id = $1', [w.id])
+      const stored = await queryDatabase<{ n: number; keys: number }>(
+        env,
+        'SELECT COUNT(*) AS n, COUNT(DISTINCT idempotency_key) AS keys FROM runs WHERE workflow_id = $1',
+        [w.id],
+      )
       expect(Number(stored[0].n)).toBe(UNIQUE)
       expect(Number(stored[0].keys)).toBe(UNIQUE)
-      const ended = await queryDatabase<{ n: number }>(env, "SELECT COUNT(*) AS n FROM events WHERE workflow_id = $1 AND type = 'run.succeeded'", [w.id])
+      const ended = await queryDatabase<{ n: number }>(
+        env,
+        "SELECT COUNT(*) AS n FROM events WHERE workflow_id = $1 AND type = 'run.succeeded'",
+        [w.id],
+      )
       expect(Number(ended[0].n)).toBe(UNIQUE)
     }, 120_000)
   })

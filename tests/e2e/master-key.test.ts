@@ -20,33 +20,70 @@ async function fillSecrets(t: TestSystem, label: string): Promise<Array<{ id: st
   const made = []
   for (let i = 0; i < 3; i++) {
     const token = `xoxb-${label}-${i}-${crypto.randomUUID()}`
-    const r = await t.call('POST', '/v1/connectors', { body: { type: 'chatapp', name: `${label} ${i}`, data: { teamId: `T${label}${i}`, botToken: token } } })
+    const r = await t.call('POST', '/v1/connectors', {
+      body: { type: 'chatapp', name: `${label} ${i}`, data: { teamId: `T${label}${i}`, botToken: token } },
+    })
     expect(r.status).toBe(200)
     made.push({ id: r.body.data.id, token })
   }
   const hook = await t.call('POST', '/v1/execution-webhooks', { body: { name: `${label} hook`, url: PUBLIC_URL } })
   expect(hook.status).toBe(200)
-  expect((await t.call('POST', `/v1/execution-webhooks/${hook.body.data.endpoint.id}/regenerate-secret`)).status).toBe(200)
+  expect((await t.call('POST', `/v1/execution-webhooks/${hook.body.data.endpoint.id}/regenerate-secret`)).status).toBe(
+    200,
+  )
   expect((await t.call('GET', `/v1/organizations/${t.orgId}/webhook-secret`)).status).toBe(200)
   // A fork's sensitive prop values are sealed in its workflow.
   const template = await t.call('POST', '/v1/templates', {
     body: {
-      name: `${label} template`, templateProps: [{ key: 'token', name: 'Token', type: 'string', sensitive: true }],
-      definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: '{{$props.token}}' } } } },
+      name: `${label} template`,
+      templateProps: [{ key: 'token', name: 'Token', type: 'string', sensitive: true }],
+      definition: {
+        triggerNodeIds: ['root'],
+        nodes: {
+          root: { type: 'manual', children: ['say'] },
+          say: { type: 'log', payload: { message: '{{$props.token}}' } },
+        },
+      },
     },
   })
   expect(template.status).toBe(200)
-  const fork = await t.call('POST', `/v1/templates/${template.body.data.id}/fork`, { body: { propValues: { token: `prop-${label}-${crypto.randomUUID()}` } } })
+  const fork = await t.call('POST', `/v1/templates/${template.body.data.id}/fork`, {
+    body: { propValues: { token: `prop-${label}-${crypto.randomUUID()}` } },
+  })
   expect(fork.status).toBe(200)
   // A wallet's key is sealed too, and an agent card's details.
   expect((await t.call('POST', '/v1/wallets', { body: { name: `${label} wallet` } })).status).toBe(200)
-  expect((await t.call('POST', '/v1/agent-cards', { body: { name: `${label} card`, number: '4242424242424242', expMonth: 12, expYear: 2031, cvc: '123', holderName: 'Ops' } })).status).toBe(200)
+  expect(
+    (
+      await t.call('POST', '/v1/agent-cards', {
+        body: {
+          name: `${label} card`,
+          number: '4242424242424242',
+          expMonth: 12,
+          expYear: 2031,
+          cvc: '123',
+          holderName: 'Ops',
+        },
+      })
+    ).status,
+  ).toBe(200)
   // An agent run's worker session (its key sealed), as POST /v1/agent-runs stores it.
   const sealed = await t.system.secretBox.seal(`svcsk_${label}_${crypto.randomUUID()}`)
-  await t.system.store.write((tx) => agentStore.insertRun(tx, {
-    run_id: `run_${label}_${crypto.randomUUID().slice(0, 8)}`, organization_id: t.orgId, agent_type: 'researcher', conversation_id: 'conv_x', user_id: null,
-    key_id: 'key_x', sealed_key: sealed, parent_span: null, parent_project: null, created_at: Date.now(), ended_at: null,
-  }))
+  await t.system.store.write((tx) =>
+    agentStore.insertRun(tx, {
+      run_id: `run_${label}_${crypto.randomUUID().slice(0, 8)}`,
+      organization_id: t.orgId,
+      agent_type: 'researcher',
+      conversation_id: 'conv_x',
+      user_id: null,
+      key_id: 'key_x',
+      sealed_key: sealed,
+      parent_span: null,
+      parent_project: null,
+      created_at: Date.now(),
+      ended_at: null,
+    }),
+  )
   return made
 }
 
@@ -58,14 +95,18 @@ async function expectConnectorsWork(t: TestSystem, connectors: Array<{ id: strin
     expect(r.body.data.maskedData.botToken).toBe(`••••${c.token.slice(-4)}`)
     expect((await t.system.connectors.resolve(t.orgId, { id: c.id }, 'chatapp')).data.botToken).toBe(c.token)
   }
-  expect((await t.call('GET', `/v1/organizations/${t.orgId}/webhook-secret`)).body.data.webhookSecret).toMatch(/^whsec_/)
+  expect((await t.call('GET', `/v1/organizations/${t.orgId}/webhook-secret`)).body.data.webhookSecret).toMatch(
+    /^whsec_/,
+  )
 }
 
 /** Every stored sealed value, by column; each column must hold at least one. */
 async function sealedValues(t: TestSystem): Promise<string[]> {
   const out: string[] = []
   for (const c of SEALED_COLUMNS) {
-    const rows = await t.system.store.all<{ v: string }>(`SELECT ${c.column} AS v FROM ${c.table} WHERE ${c.column} IS NOT NULL`)
+    const rows = await t.system.store.all<{ v: string }>(
+      `SELECT ${c.column} AS v FROM ${c.table} WHERE ${c.column} IS NOT NULL`,
+    )
     expect(rows.length).toBeGreaterThan(0)
     out.push(...rows.map((r) => r.v))
   }
@@ -92,7 +133,10 @@ describe('master-key rotation, key in the data dir (SQLite, one transaction)', (
     const connectors = await fillSecrets(t, 'a')
     const before = await sealedValues(t)
 
-    const rotated = await runCli(['master-key', 'rotate'], { AUTOMATON_DATA_DIR: dataDir, AUTOMATON_LOG_LEVEL: 'error' })
+    const rotated = await runCli(['master-key', 'rotate'], {
+      AUTOMATON_DATA_DIR: dataDir,
+      AUTOMATON_LOG_LEVEL: 'error',
+    })
     expect(rotated.code).toBe(0)
     const out = JSON.parse(rotated.stdout)
     expect(out.resealed).toBe(before.length)
@@ -123,7 +167,11 @@ describe.skipIf(!TEST_DATABASE_URL)('master-key rotation, key in the environment
   it('moves every secret to the new key with both keys readable during the change; the old key opens nothing', async () => {
     t = await openTestSystem('postgres', { AUTOMATON_MASTER_KEY: oldKey })
     const connectors = await fillSecrets(t, 'a')
-    const env = { AUTOMATON_DATA_DIR: t.system.config.dataDir, AUTOMATON_DATABASE_URL: t.system.config.databaseUrl!, AUTOMATON_LOG_LEVEL: 'error' }
+    const env = {
+      AUTOMATON_DATA_DIR: t.system.config.dataDir,
+      AUTOMATON_DATABASE_URL: t.system.config.databaseUrl!,
+      AUTOMATON_LOG_LEVEL: 'error',
+    }
 
     // Without the previous key the command explains the steps instead of stranding the processes.
     const refused = await runCli(['master-key', 'rotate'], { ...env, AUTOMATON_MASTER_KEY: newKey })
@@ -146,7 +194,11 @@ describe.skipIf(!TEST_DATABASE_URL)('master-key rotation, key in the environment
         reads++
       }
     })()
-    const rotated = await runCli(['master-key', 'rotate'], { ...env, AUTOMATON_MASTER_KEY: newKey, AUTOMATON_MASTER_KEY_PREVIOUS: oldKey })
+    const rotated = await runCli(['master-key', 'rotate'], {
+      ...env,
+      AUTOMATON_MASTER_KEY: newKey,
+      AUTOMATON_MASTER_KEY_PREVIOUS: oldKey,
+    })
     reading = false
     await reader
     expect(rotated.code).toBe(0)

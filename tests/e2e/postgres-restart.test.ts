@@ -15,7 +15,6 @@ import { eventually } from '../helpers/eventually.ts'
 
 const KEY = 'svcsk_postgres_restart_suite_key_0123456789abcd'
 
-
 if (!postgresBinDir()) warnSkipped('the Postgres restart suite', 'a Postgres installation (initdb and pg_ctl)')
 else {
   describe('a serve process while its Postgres stops and starts', () => {
@@ -32,10 +31,26 @@ else {
       const sent: Promise<unknown>[] = []
       const loop = (async () => {
         for (let i = 0; !stopped; i++) {
-          const request = i % 2 === 0
-            ? fetch(`${server.url}/v1/webhooks/${secret}`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': `k${i}` }, body: '{}', signal: AbortSignal.timeout(10_000) })
-            : fetch(`${server.url}/v1/workflows`, { headers: { authorization: `Bearer ${KEY}` }, signal: AbortSignal.timeout(10_000) })
-          sent.push(request.then((r) => r.arrayBuffer().then(() => r.status), (e: Error) => e.name).then((status) => (seen[status] = (seen[status] ?? 0) + 1)))
+          const request =
+            i % 2 === 0
+              ? fetch(`${server.url}/v1/webhooks/${secret}`, {
+                  method: 'POST',
+                  headers: { 'content-type': 'application/json', 'idempotency-key': `k${i}` },
+                  body: '{}',
+                  signal: AbortSignal.timeout(10_000),
+                })
+              : fetch(`${server.url}/v1/workflows`, {
+                  headers: { authorization: `Bearer ${KEY}` },
+                  signal: AbortSignal.timeout(10_000),
+                })
+          sent.push(
+            request
+              .then(
+                (r) => r.arrayBuffer().then(() => r.status),
+                (e: Error) => e.name,
+              )
+              .then((status) => (seen[status] = (seen[status] ?? 0) + 1)),
+          )
           await Bun.sleep(25)
         }
       })()
@@ -52,11 +67,17 @@ else {
     beforeAll(async () => {
       pg = await startPrivatePostgres()
       const url = await pg.createDatabase('automaton')
-      server = await startServer({ env: { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_DATABASE_URL: url, AUTOMATON_BOOTSTRAP_KEY: KEY } })
-      const created = await api(server.url, 'POST', '/v1/workflows', KEY, {
-        definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'hi' } } } },
+      server = await startServer({
+        env: { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_DATABASE_URL: url, AUTOMATON_BOOTSTRAP_KEY: KEY },
       })
-      secret = (await api(server.url, 'POST', `/v1/workflows/${created.body.data.id}/publish`, KEY)).body.data.triggerSecret
+      const created = await api(server.url, 'POST', '/v1/workflows', KEY, {
+        definition: {
+          triggerNodeIds: ['root'],
+          nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'hi' } } },
+        },
+      })
+      secret = (await api(server.url, 'POST', `/v1/workflows/${created.body.data.id}/publish`, KEY)).body.data
+        .triggerSecret
       load = trickle()
     }, 60_000)
     afterAll(async () => {
@@ -93,7 +114,9 @@ else {
       const seen = await load.stop()
       // Every request was answered: 200 before and after, 503 in between; none waited for its timeout.
       expect(Object.keys(seen).sort()).toEqual(['200', '503'])
-      expect(await Promise.race([server.exited.then(() => 'exited'), Bun.sleep(10).then(() => 'running')])).toBe('running')
+      expect(await Promise.race([server.exited.then(() => 'exited'), Bun.sleep(10).then(() => 'running')])).toBe(
+        'running',
+      )
     }, 30_000)
   })
 }

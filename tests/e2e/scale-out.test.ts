@@ -12,7 +12,11 @@ import { tempDir } from '../helpers/tmp.ts'
 
 const KEY = 'svcsk_scale_out_bootstrap_key_0123456789abcdef'
 const enabled = Boolean(TEST_DATABASE_URL && TEST_NATS_URL)
-if (!enabled) warnSkipped('the scale-out tests (API and workers on Postgres and NATS)', TEST_DATABASE_URL ? 'AUTOMATON_TEST_NATS_URL' : 'AUTOMATON_TEST_DATABASE_URL')
+if (!enabled)
+  warnSkipped(
+    'the scale-out tests (API and workers on Postgres and NATS)',
+    TEST_DATABASE_URL ? 'AUTOMATON_TEST_NATS_URL' : 'AUTOMATON_TEST_DATABASE_URL',
+  )
 
 type Worker = Awaited<ReturnType<typeof startWorker>>
 
@@ -36,10 +40,16 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
     const pg = await freshPostgresUrl()
     drop = pg.drop
     env = {
-      AUTOMATON_DATA_DIR: dir.path, AUTOMATON_DATABASE_URL: pg.url, AUTOMATON_NATS_URL: nats.url, AUTOMATON_BOOTSTRAP_KEY: KEY,
+      AUTOMATON_DATA_DIR: dir.path,
+      AUTOMATON_DATABASE_URL: pg.url,
+      AUTOMATON_NATS_URL: nats.url,
+      AUTOMATON_BOOTSTRAP_KEY: KEY,
       AUTOMATON_MASTER_KEY: btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))),
-      AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', AUTOMATON_WORKER_TIMEOUT_MS: '2000', AUTOMATON_HEARTBEAT_MS: '300',
-      AUTOMATON_PG_POOL_SIZE: '6', AUTOMATON_LOG_LEVEL: 'info',
+      AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+      AUTOMATON_WORKER_TIMEOUT_MS: '2000',
+      AUTOMATON_HEARTBEAT_MS: '300',
+      AUTOMATON_PG_POOL_SIZE: '6',
+      AUTOMATON_LOG_LEVEL: 'info',
     }
     apiServer = await startServer({ env })
     workers = [await startWorker(env), await startWorker(env)]
@@ -68,7 +78,10 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
       },
     })
     expect(created.status).toBe(200)
-    return (await api(apiServer.url, 'POST', `/v1/workflows/${created.body.data.id}/publish`, KEY)).body.data as { id: string; triggerSecret: string }
+    return (await api(apiServer.url, 'POST', `/v1/workflows/${created.body.data.id}/publish`, KEY)).body.data as {
+      id: string
+      triggerSecret: string
+    }
   }
 
   /** Fires webhooks with some concurrency; returns the run ids of the accepted ones. */
@@ -83,7 +96,11 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
         // from `accepted`, and the tests require every request to have been accepted.
         for (let attempt = 0; attempt < 100; attempt++) {
           try {
-            const r = await fetch(`${apiServer.url}/v1/webhooks/${secret}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ i }) })
+            const r = await fetch(`${apiServer.url}/v1/webhooks/${secret}`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ i }),
+            })
             if (r.status === 200) {
               accepted.push(((await r.json()) as { data: { runIds: string[] } }).data.runIds[0])
               break
@@ -102,7 +119,11 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
   async function allFinished(workflowId: string, expected: number, timeoutMs = 90_000) {
     const deadline = Date.now() + timeoutMs
     for (;;) {
-      const rows = await queryDatabase<{ status: string; n: number }>(env, 'SELECT status, COUNT(*) AS n FROM runs WHERE workflow_id = $1 GROUP BY status', [workflowId])
+      const rows = await queryDatabase<{ status: string; n: number }>(
+        env,
+        'SELECT status, COUNT(*) AS n FROM runs WHERE workflow_id = $1 GROUP BY status',
+        [workflowId],
+      )
       const counts = Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]))
       if ((counts.success ?? 0) >= expected && !counts.running && !counts.waiting) return counts
       if (Date.now() > deadline) throw new Error(`runs did not finish: ${JSON.stringify(counts)}`)
@@ -112,11 +133,17 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
 
   async function exactlyOnce(workflowId: string, runIds: string[]) {
     const terminal = await queryDatabase<{ run_id: string; n: number }>(
-      env, "SELECT run_id, COUNT(*) AS n FROM events WHERE workflow_id = $1 AND type IN ('run.succeeded', 'run.failed', 'run.partial', 'run.cancelled') GROUP BY run_id", [workflowId],
+      env,
+      "SELECT run_id, COUNT(*) AS n FROM events WHERE workflow_id = $1 AND type IN ('run.succeeded', 'run.failed', 'run.partial', 'run.cancelled') GROUP BY run_id",
+      [workflowId],
     )
     const ended = new Map(terminal.map((r) => [r.run_id, Number(r.n)]))
     for (const id of runIds) expect(ended.get(id)).toBe(1)
-    const failed = await queryDatabase<{ n: number }>(env, "SELECT COUNT(*) AS n FROM runs WHERE workflow_id = $1 AND status <> 'success'", [workflowId])
+    const failed = await queryDatabase<{ n: number }>(
+      env,
+      "SELECT COUNT(*) AS n FROM runs WHERE workflow_id = $1 AND status <> 'success'",
+      [workflowId],
+    )
     expect(Number(failed[0].n)).toBe(0)
     for (const id of runIds) {
       const calls = receiver.requests.filter((r) => r.path.endsWith(`/${id}`))
@@ -136,7 +163,11 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
     expect(accepted).toHaveLength(1000)
     await allFinished(w.id, 1000)
     await exactlyOnce(w.id, accepted)
-    const owners = await queryDatabase<{ owner: string | null }>(env, 'SELECT DISTINCT owner FROM runs WHERE workflow_id = $1', [w.id])
+    const owners = await queryDatabase<{ owner: string | null }>(
+      env,
+      'SELECT DISTINCT owner FROM runs WHERE workflow_id = $1',
+      [w.id],
+    )
     expect(owners).toEqual([{ owner: null }])
     workers[0] = await startWorker(env)
   }, 120_000)
@@ -169,25 +200,35 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
     // Retried while the API restarts, every request ends accepted (one answered just before the
     // kill may have been stored twice: that is the client's retry, not a lost or doubled run).
     expect(accepted).toHaveLength(600)
-    const stored = await queryDatabase<{ n: number }>(env, 'SELECT COUNT(*) AS n FROM runs WHERE workflow_id = $1', [w.id])
+    const stored = await queryDatabase<{ n: number }>(env, 'SELECT COUNT(*) AS n FROM runs WHERE workflow_id = $1', [
+      w.id,
+    ])
     expect(Number(stored[0].n)).toBeGreaterThanOrEqual(accepted.length)
     await allFinished(w.id, Number(stored[0].n))
     await exactlyOnce(w.id, accepted)
   }, 120_000)
 
-  it('fires each durable timer once with two workers, streams a worker\'s run through the API, and delivers its hooks', async () => {
+  it("fires each durable timer once with two workers, streams a worker's run through the API, and delivers its hooks", async () => {
     const hook = await api(apiServer.url, 'POST', '/v1/execution-webhooks', KEY, {
-      name: 'scale', url: `${receiver.url}/hooks`, subscribedEventTypes: ['run.started', 'run.succeeded'],
+      name: 'scale',
+      url: `${receiver.url}/hooks`,
+      subscribedEventTypes: ['run.started', 'run.succeeded'],
     })
     expect(hook.status).toBe(200)
     const created = await api(apiServer.url, 'POST', '/v1/workflows', KEY, {
       definition: {
         triggerNodeIds: ['root'],
-        nodes: { root: { type: 'manual', children: ['pause'] }, pause: { type: 'delay', payload: { delayMs: 500 }, children: ['after'] }, after: { type: 'log', payload: { message: 'x' } } },
+        nodes: {
+          root: { type: 'manual', children: ['pause'] },
+          pause: { type: 'delay', payload: { delayMs: 500 }, children: ['after'] },
+          after: { type: 'log', payload: { message: 'x' } },
+        },
       },
     })
     const w = (await api(apiServer.url, 'POST', `/v1/workflows/${created.body.data.id}/publish`, KEY)).body.data
-    const stream = await fetch(`${apiServer.url}/v1/workflows/${w.id}/runs/stream`, { headers: { authorization: `Bearer ${KEY}` } })
+    const stream = await fetch(`${apiServer.url}/v1/workflows/${w.id}/runs/stream`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    })
     const reader = stream.body!.getReader()
     let text = ''
     const reading = (async () => {
@@ -201,16 +242,37 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
     })()
     const accepted = await fire(w.triggerSecret, 100)
     await allFinished(w.id, 100, 30_000)
-    const resumed = await queryDatabase<{ run_id: string; n: number }>(env, "SELECT run_id, COUNT(*) AS n FROM events WHERE workflow_id = $1 AND type = 'run.resumed' GROUP BY run_id", [w.id])
+    const resumed = await queryDatabase<{ run_id: string; n: number }>(
+      env,
+      "SELECT run_id, COUNT(*) AS n FROM events WHERE workflow_id = $1 AND type = 'run.resumed' GROUP BY run_id",
+      [w.id],
+    )
     expect(resumed).toHaveLength(100)
     expect(resumed.every((r) => Number(r.n) === 1)).toBe(true)
     await Promise.race([reading, Bun.sleep(10_000)])
     await reader.cancel().catch(() => {})
-    const missing = accepted.filter((id) => !text.includes(`"runId":"${id}"`) || !new RegExp(`event: run\\.succeeded\\ndata: [^\\n]*"runId":"${id}"`).test(text))
+    const missing = accepted.filter(
+      (id) =>
+        !text.includes(`"runId":"${id}"`) ||
+        !new RegExp(`event: run\\.succeeded\\ndata: [^\\n]*"runId":"${id}"`).test(text),
+    )
     if (missing.length > 0) {
-      const rows = await queryDatabase<{ id: number; run_id: string; type: string }>(env, "SELECT id, run_id, type FROM events WHERE workflow_id = $1 AND type = 'run.succeeded' ORDER BY id", [w.id])
+      const rows = await queryDatabase<{ id: number; run_id: string; type: string }>(
+        env,
+        "SELECT id, run_id, type FROM events WHERE workflow_id = $1 AND type = 'run.succeeded' ORDER BY id",
+        [w.id],
+      )
       const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]))
-      console.error('stream missed', missing.length, 'runs; their run.succeeded ids', rows.filter((r) => missing.includes(r.run_id)).map((r) => r.id), 'last id streamed', Math.max(...ids), 'ids streamed', ids.length)
+      console.error(
+        'stream missed',
+        missing.length,
+        'runs; their run.succeeded ids',
+        rows.filter((r) => missing.includes(r.run_id)).map((r) => r.id),
+        'last id streamed',
+        Math.max(...ids),
+        'ids streamed',
+        ids.length,
+      )
     }
     for (const id of accepted) expect(text).toContain(`"runId":"${id}"`)
     expect((text.match(/event: run\.succeeded/g) ?? []).length).toBe(100)
@@ -221,7 +283,12 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
     while (hooked().length < 200 && Date.now() < deadline) await Bun.sleep(100)
     const bodies = hooked().map((r) => JSON.parse(r.body) as { type: string; data: { runId: string } })
     for (const type of ['run.started', 'run.succeeded']) {
-      expect(bodies.filter((b) => b.type === type).map((b) => b.data.runId).sort()).toEqual([...accepted].sort())
+      expect(
+        bodies
+          .filter((b) => b.type === type)
+          .map((b) => b.data.runId)
+          .sort(),
+      ).toEqual([...accepted].sort())
     }
     expect(new Set(hooked().map((r) => r.headers['webhook-id'])).size).toBe(200)
   }, 60_000)

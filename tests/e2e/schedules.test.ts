@@ -11,7 +11,6 @@ import { tempDir } from '../helpers/tmp.ts'
 
 const KEY = 'svcsk_schedule_test_bootstrap_key_0123456789ab'
 
-
 for (const kind of storeKinds()) {
   describe(`schedule ticks across kill -9 and two processes (${kind})`, () => {
     const dir = tempDir()
@@ -23,8 +22,11 @@ for (const kind of storeKinds()) {
       const pg = kind === 'postgres' ? await freshPostgresUrl() : null
       drop = pg?.drop
       env = {
-        AUTOMATON_DATA_DIR: dir.path, AUTOMATON_DATABASE_URL: pg?.url ?? '', AUTOMATON_BOOTSTRAP_KEY: KEY,
-        AUTOMATON_MIN_SCHEDULE_INTERVAL_MS: '500', AUTOMATON_SQLITE_SYNCHRONOUS: 'normal',
+        AUTOMATON_DATA_DIR: dir.path,
+        AUTOMATON_DATABASE_URL: pg?.url ?? '',
+        AUTOMATON_BOOTSTRAP_KEY: KEY,
+        AUTOMATON_MIN_SCHEDULE_INTERVAL_MS: '500',
+        AUTOMATON_SQLITE_SYNCHRONOUS: 'normal',
       }
     })
     afterAll(async () => {
@@ -44,13 +46,17 @@ for (const kind of storeKinds()) {
       const created = await api(server.url, 'POST', '/v1/workflows', KEY, {
         definition: {
           triggerNodeIds: ['root'],
-          nodes: { root: { type: 'cronjob', payload: { expression: '* * * * * *' }, children: ['say'] }, say: { type: 'log', payload: { message: '{{$trigger.body.scheduledFor}}' } } },
+          nodes: {
+            root: { type: 'cronjob', payload: { expression: '* * * * * *' }, children: ['say'] },
+            say: { type: 'log', payload: { message: '{{$trigger.body.scheduledFor}}' } },
+          },
         },
       })
       expect(created.status).toBe(200)
       const id = created.body.data.id
       expect((await api(server.url, 'POST', `/v1/workflows/${id}/publish`, KEY)).status).toBe(200)
-      const count = async (base: string) => (await api(base, 'GET', `/v1/runs/status-counts?workflowId=${id}`, KEY)).body.data.total as number
+      const count = async (base: string) =>
+        (await api(base, 'GET', `/v1/runs/status-counts?workflowId=${id}`, KEY)).body.data.total as number
       await until('two ticks', async () => (await count(server.url)) >= 2)
 
       await server.stop('SIGKILL')
@@ -61,7 +67,9 @@ for (const kind of storeKinds()) {
       await Promise.all([a.stop('SIGKILL'), b.stop('SIGKILL')])
 
       const runs = await queryDatabase<{ idempotency_key: string; trigger_event: string; triggered_by: string }>(
-        env, 'SELECT idempotency_key, trigger_event, triggered_by FROM runs WHERE workflow_id = $1', [id],
+        env,
+        'SELECT idempotency_key, trigger_event, triggered_by FROM runs WHERE workflow_id = $1',
+        [id],
       )
       expect(runs.length).toBeGreaterThanOrEqual(4)
       expect(runs.every((r) => r.triggered_by === 'schedule')).toBe(true)

@@ -74,7 +74,10 @@ for (const kind of storeKinds()) {
     })
 
     it('keeps everything across a restart, and the bootstrap stays idempotent', async () => {
-      const created = await api(server.url, 'POST', '/v1/service-accounts', BOOTSTRAP, { name: 'persisted', permissions: ['run:read'] })
+      const created = await api(server.url, 'POST', '/v1/service-accounts', BOOTSTRAP, {
+        name: 'persisted',
+        permissions: ['run:read'],
+      })
       expect(created.status).toBe(200)
       expect(await server.stop('SIGTERM')).toBe(0)
       expect(server.logs()).toContain('automaton stopped')
@@ -87,7 +90,7 @@ for (const kind of storeKinds()) {
       expect(keys.body.data.items.filter((k: { name: string }) => k.name === 'bootstrap')).toHaveLength(1)
     })
 
-    it('sizes the JavaScript engine\'s garbage collection by AUTOMATON_GC_MEMORY_MB, in the same process', async () => {
+    it("sizes the JavaScript engine's garbage collection by AUTOMATON_GC_MEMORY_MB, in the same process", async () => {
       // The process the test started (its pid) is the one serving, with the engine's variable set.
       const environ = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')
       expect(environ(server.pid)).toContain(`BUN_JSC_forceRAMSize=${512 * 2 ** 20}`)

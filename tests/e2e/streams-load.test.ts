@@ -8,7 +8,13 @@ import { api, type ServerProcess, startServer, until } from '../helpers/process.
 import { tempDir } from '../helpers/tmp.ts'
 
 const KEY = 'svcsk_streams_load_bootstrap_key_0123456789ab'
-const TCP_STATES: Record<string, string> = { '01': 'ESTABLISHED', '06': 'TIME_WAIT', '07': 'CLOSE', '08': 'CLOSE_WAIT', '0A': 'LISTEN' }
+const TCP_STATES: Record<string, string> = {
+  '01': 'ESTABLISHED',
+  '06': 'TIME_WAIT',
+  '07': 'CLOSE',
+  '08': 'CLOSE_WAIT',
+  '0A': 'LISTEN',
+}
 
 /** The states of a process's TCP sockets, from /proc (its socket inodes matched in /proc/net/tcp). */
 function tcpStates(pid: number): string[] {
@@ -19,19 +25,29 @@ function tcpStates(pid: number): string[] {
       if (m) inodes.add(m[1])
     } catch {}
   }
-  return readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)
+  return readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .slice(1)
     .map((line) => line.trim().split(/\s+/))
     .filter((f) => f.length > 9 && inodes.has(f[9]))
     .map((f) => TCP_STATES[f[3]] ?? f[3])
 }
 
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
+const rssMb = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
 
 describe('streams under load', () => {
   const dir = tempDir()
   let server: ServerProcess
   beforeAll(async () => {
-    server = await startServer({ env: { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_BOOTSTRAP_KEY: KEY, AUTOMATON_SSE_BUFFER_BYTES: '262144', AUTOMATON_SQLITE_SYNCHRONOUS: 'normal' } })
+    server = await startServer({
+      env: {
+        AUTOMATON_DATA_DIR: dir.path,
+        AUTOMATON_BOOTSTRAP_KEY: KEY,
+        AUTOMATON_SSE_BUFFER_BYTES: '262144',
+        AUTOMATON_SQLITE_SYNCHRONOUS: 'normal',
+      },
+    })
   })
   afterAll(async () => {
     await server?.stop('SIGKILL')
@@ -54,23 +70,29 @@ describe('streams under load', () => {
 
     // Raw sockets: fetch keeps at most a few hundred connections per host open at once.
     const received = { bytes: 0, ok: 0, closed: 0 }
-    const idle = await Promise.all(Array.from({ length: 1000 }, () =>
-      Bun.connect({
-        hostname: '127.0.0.1',
-        port: server.port,
-        socket: {
-          open(socket) {
-            socket.write(`GET /v1/activity/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${KEY}\r\n\r\n`)
+    const idle = await Promise.all(
+      Array.from({ length: 1000 }, () =>
+        Bun.connect({
+          hostname: '127.0.0.1',
+          port: server.port,
+          socket: {
+            open(socket) {
+              socket.write(
+                `GET /v1/activity/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${KEY}\r\n\r\n`,
+              )
+            },
+            data(_socket, data) {
+              if (received.bytes === 0 || data.toString().startsWith('HTTP/1.1 200'))
+                received.ok += data.toString().startsWith('HTTP/1.1 200') ? 1 : 0
+              received.bytes += data.byteLength
+            },
+            close() {
+              received.closed++
+            },
           },
-          data(_socket, data) {
-            if (received.bytes === 0 || data.toString().startsWith('HTTP/1.1 200')) received.ok += data.toString().startsWith('HTTP/1.1 200') ? 1 : 0
-            received.bytes += data.byteLength
-          },
-          close() {
-            received.closed++
-          },
-        },
-      })))
+        }),
+      ),
+    )
     await until('every subscriber to be answered', async () => received.ok === 1000 || undefined)
     expect(received.ok).toBe(1000)
     const withSubscribers = rssMb(server.pid)
@@ -78,13 +100,31 @@ describe('streams under load', () => {
 
     // A client that asks for a run's execution detail and reads one byte a second.
     const runId = 'run_01SLOWREADER00000000000000'
-    const slow = Bun.spawn(['curl', '-sN', '--limit-rate', '1', '-H', `authorization: Bearer ${KEY}`, `${server.url}/v1/executions/${runId}/stream`], { stdout: 'pipe', stderr: 'pipe' })
+    const slow = Bun.spawn(
+      [
+        'curl',
+        '-sN',
+        '--limit-rate',
+        '1',
+        '-H',
+        `authorization: Bearer ${KEY}`,
+        `${server.url}/v1/executions/${runId}/stream`,
+      ],
+      { stdout: 'pipe', stderr: 'pipe' },
+    )
     await until('the slow client to connect', async () => tcpStates(slow.pid).includes('ESTABLISHED') || undefined)
     const blob = 'x'.repeat(60_000)
-    const started = await api(server.url, 'POST', `/v1/workflows/${workflowId}/run`, KEY, { runId, payload: { blob, items: Array.from({ length: 100 }, (_, i) => i) } })
+    const started = await api(server.url, 'POST', `/v1/workflows/${workflowId}/run`, KEY, {
+      runId,
+      payload: { blob, items: Array.from({ length: 100 }, (_, i) => i) },
+    })
     expect(started.status).toBe(200)
     const deadline = Date.now() + 30_000
-    while (Date.now() < deadline && (await api(server.url, 'GET', `/v1/runs/${runId}?summary=true`, KEY)).body.data.status !== 'success') await Bun.sleep(100)
+    while (
+      Date.now() < deadline &&
+      (await api(server.url, 'GET', `/v1/runs/${runId}?summary=true`, KEY)).body.data.status !== 'success'
+    )
+      await Bun.sleep(100)
     // The slow client is dropped: its connection is no longer established, long before it could
     // have read the ~20 MB of its stream at a byte a second.
     const dropDeadline = Date.now() + 15_000

@@ -38,11 +38,18 @@ describe('supervision', () => {
 
   it.skipIf(!systemdAnalyze)('the systemd unit of the docs verifies', async () => {
     // Verified with a binary that exists here in place of the installed one.
-    const unit = readFileSync(join(ROOT, 'examples', 'deploy', 'automaton.service'), 'utf8').replaceAll('/usr/local/bin/automaton', BUN)
+    const unit = readFileSync(join(ROOT, 'examples', 'deploy', 'automaton.service'), 'utf8').replaceAll(
+      '/usr/local/bin/automaton',
+      BUN,
+    )
     const path = join(dir.path, 'automaton.service')
     writeFileSync(path, unit)
     const child = Bun.spawn([systemdAnalyze!, 'verify', path], { stdout: 'pipe', stderr: 'pipe' })
-    const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+    const [out, err, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ])
     expect({ code, out, err }).toEqual({ code: 0, out: '', err: '' })
   })
 })

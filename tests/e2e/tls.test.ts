@@ -12,7 +12,10 @@ import { tempDir } from '../helpers/tmp.ts'
 
 /** A request that trusts only `caFile`: it succeeds only if the server shows that certificate. */
 async function getTrusting(port: number, caFile: string, path = '/healthz') {
-  const response = await fetch(`https://localhost:${port}${path}`, { tls: { ca: readFileSync(caFile, 'utf8') }, keepalive: false } as RequestInit)
+  const response = await fetch(`https://localhost:${port}${path}`, {
+    tls: { ca: readFileSync(caFile, 'utf8') },
+    keepalive: false,
+  } as RequestInit)
   return { status: response.status, body: await response.json() }
 }
 
@@ -37,13 +40,26 @@ function tlsSuite(runtime: 'bun' | 'deno') {
     second = await makeCertificate(dir.path, 'second')
     copyFileSync(first.cert, served.cert)
     copyFileSync(first.key, served.key)
-    const env: Record<string, string> = { AUTOMATON_DATA_DIR: join(dir.path, 'data'), AUTOMATON_TLS_CERT_FILE: served.cert, AUTOMATON_TLS_KEY_FILE: served.key }
+    const env: Record<string, string> = {
+      AUTOMATON_DATA_DIR: join(dir.path, 'data'),
+      AUTOMATON_TLS_CERT_FILE: served.cert,
+      AUTOMATON_TLS_KEY_FILE: served.key,
+    }
     let cmd: string[] | undefined
     if (runtime === 'deno') {
       const pg = await freshPostgresUrl()
       drop = pg.drop
       env.AUTOMATON_DATABASE_URL = pg.url
-      cmd = [DENO, 'run', '--allow-all', '--unstable-net', '--no-check', '--node-modules-dir=manual', join(ROOT, 'main.ts'), 'serve']
+      cmd = [
+        DENO,
+        'run',
+        '--allow-all',
+        '--unstable-net',
+        '--no-check',
+        '--node-modules-dir=manual',
+        join(ROOT, 'main.ts'),
+        'serve',
+      ]
     }
     server = await startServer({ env, cmd, timeoutMs: runtime === 'deno' ? 90_000 : 20_000 })
   }, 120_000)
@@ -56,7 +72,10 @@ function tlsSuite(runtime: 'bun' | 'deno') {
   it('answers HTTPS with the certificate of the files', async () => {
     expect(server.logs()).toContain('"scheme":"https"')
     expect(await servedName(server.port)).toBe('first')
-    expect(await getTrusting(server.port, first.cert)).toEqual({ status: 200, body: expect.objectContaining({ status: 'ok' }) })
+    expect(await getTrusting(server.port, first.cert)).toEqual({
+      status: 200,
+      body: expect.objectContaining({ status: 'ok' }),
+    })
     await expect(getTrusting(server.port, second.cert)).rejects.toThrow()
   })
 
@@ -65,7 +84,10 @@ function tlsSuite(runtime: 'bun' | 'deno') {
     copyFileSync(second.key, served.key)
     process.kill(server.pid, 'SIGHUP')
     await until(() => server.logs().includes('reloaded the TLS certificate'), 'the reload')
-    expect(await getTrusting(server.port, second.cert)).toEqual({ status: 200, body: expect.objectContaining({ status: 'ok' }) })
+    expect(await getTrusting(server.port, second.cert)).toEqual({
+      status: 200,
+      body: expect.objectContaining({ status: 'ok' }),
+    })
     expect(await servedName(server.port)).toBe('second')
     await expect(getTrusting(server.port, first.cert)).rejects.toThrow()
 

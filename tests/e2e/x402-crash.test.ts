@@ -33,18 +33,28 @@ for (const kind of storeKinds()) {
       const pg = kind === 'postgres' ? await freshPostgresUrl() : null
       drop = pg?.drop
       env = {
-        AUTOMATON_DATA_DIR: dir.path, AUTOMATON_DATABASE_URL: pg?.url ?? '', AUTOMATON_BOOTSTRAP_KEY: KEY,
+        AUTOMATON_DATA_DIR: dir.path,
+        AUTOMATON_DATABASE_URL: pg?.url ?? '',
+        AUTOMATON_BOOTSTRAP_KEY: KEY,
         AUTOMATON_CHAINS: chainsOf(devnet),
         AUTOMATON_X402_RELAYER_KEY: devnet.accounts[0].privateKey,
-        AUTOMATON_WORKER_TIMEOUT_MS: '4000', AUTOMATON_HEARTBEAT_MS: '1000',
+        AUTOMATON_WORKER_TIMEOUT_MS: '4000',
+        AUTOMATON_HEARTBEAT_MS: '1000',
       }
       recipient = devnet.accounts[3].address
       payer = x402Payer(devnet, devnet.accounts[2].privateKey, { to: recipient, value: PRICE })
       // The first process waits long for a settlement: it is killed while waiting.
       server = await startServer({ env: { ...env, AUTOMATON_X402_SETTLE_TIMEOUT_MS: '60000' } })
       const created = await api(server.url, 'POST', '/v1/workflows', KEY, {
-        name: 'paid', x402Config: { chainId: devnet.chainId, price: PRICE, token: devnet.token, recipient, discoverable: true },
-        definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'paid {{$trigger.body.n}}' } } } },
+        name: 'paid',
+        x402Config: { chainId: devnet.chainId, price: PRICE, token: devnet.token, recipient, discoverable: true },
+        definition: {
+          triggerNodeIds: ['root'],
+          nodes: {
+            root: { type: 'manual', children: ['say'] },
+            say: { type: 'log', payload: { message: 'paid {{$trigger.body.n}}' } },
+          },
+        },
       })
       expect(created.status).toBe(200)
       workflowId = created.body.data.id
@@ -61,10 +71,17 @@ for (const kind of storeKinds()) {
 
     const runs = () => queryDatabase<{ id: string }>(env, 'SELECT id FROM runs WHERE workflow_id = $1', [workflowId])
     const paymentOf = (nonce: string) =>
-      queryDatabase<{ status: string; transaction_hash: string | null; run_id: string | null }>(env, 'SELECT status, transaction_hash, run_id FROM x402_payments WHERE nonce = $1', [nonce.toLowerCase()])
-        .then((rows) => rows[0])
+      queryDatabase<{ status: string; transaction_hash: string | null; run_id: string | null }>(
+        env,
+        'SELECT status, transaction_hash, run_id FROM x402_payments WHERE nonce = $1',
+        [nonce.toLowerCase()],
+      ).then((rows) => rows[0])
     const pay = (url: string, header: string, n: number) =>
-      fetch(`${url}/v1/x402/workflows/${workflowId}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-payment': header }, body: JSON.stringify({ n }) })
+      fetch(`${url}/v1/x402/workflows/${workflowId}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-payment': header },
+        body: JSON.stringify({ n }),
+      })
 
     /** Pays, kills the process once the relayer's transaction is out, does `whileDead`, restarts. */
     async function crashMidSettlement(n: number, whileDead: (hash: string) => Promise<void>) {
@@ -72,10 +89,14 @@ for (const kind of storeKinds()) {
       const header = payer.v1(signed)
       await payer.rpc('evm_setAutomine', [false])
       const inFlight = pay(server!.url, header, n).catch(() => null)
-      const submitted = await until('the settlement to be submitted', async () => {
-        const row = await paymentOf(signed.authorization.nonce)
-        return row?.status === 'settling' && row.transaction_hash ? row : undefined
-      }, 20_000)
+      const submitted = await until(
+        'the settlement to be submitted',
+        async () => {
+          const row = await paymentOf(signed.authorization.nonce)
+          return row?.status === 'settling' && row.transaction_hash ? row : undefined
+        },
+        20_000,
+      )
       await server!.stop('SIGKILL')
       expect(await inFlight).toBeNull()
       await whileDead(submitted.transaction_hash!)
@@ -84,16 +105,23 @@ for (const kind of storeKinds()) {
     }
 
     it('finishes a settlement mined while the process was dead, and starts its run once', async () => {
-      const [payerBefore, recipientBefore] = await Promise.all([payer.balanceOf(payer.account.address), payer.balanceOf(recipient)])
+      const [payerBefore, recipientBefore] = await Promise.all([
+        payer.balanceOf(payer.account.address),
+        payer.balanceOf(recipient),
+      ])
       const { header, nonce } = await crashMidSettlement(1, async () => {
         await payer.rpc('evm_mine')
         await payer.rpc('evm_setAutomine', [true])
       })
       // Nobody asks again: the reconciler finds the transaction mined and starts the run.
-      const settled = await until('the payment to be reconciled', async () => {
-        const row = await paymentOf(nonce)
-        return row?.status === 'settled' && row.run_id ? row : undefined
-      }, 30_000)
+      const settled = await until(
+        'the payment to be reconciled',
+        async () => {
+          const row = await paymentOf(nonce)
+          return row?.status === 'settled' && row.run_id ? row : undefined
+        },
+        30_000,
+      )
       expect((await runs()).map((r) => r.id)).toEqual([settled.run_id!])
       expect(await payer.balanceOf(payer.account.address)).toBe(payerBefore - BigInt(PRICE))
       expect(await payer.balanceOf(recipient)).toBe(recipientBefore + BigInt(PRICE))
@@ -120,10 +148,14 @@ for (const kind of storeKinds()) {
         await payer.rpc('evm_setAutomine', [true])
         expect(await payer.balanceOf(payer.account.address)).toBe(before)
       })
-      const settled = await until('the payment to be broadcast again and settled', async () => {
-        const row = await paymentOf(nonce)
-        return row?.status === 'settled' && row.run_id ? row : undefined
-      }, 30_000)
+      const settled = await until(
+        'the payment to be broadcast again and settled',
+        async () => {
+          const row = await paymentOf(nonce)
+          return row?.status === 'settled' && row.run_id ? row : undefined
+        },
+        30_000,
+      )
       expect(await payer.balanceOf(payer.account.address)).toBe(before - BigInt(PRICE))
       expect((await runs()).length).toBe(runsBefore + 1)
       const again = await pay(server!.url, header, 2)

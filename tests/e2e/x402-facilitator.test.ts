@@ -47,7 +47,13 @@ for (const kind of storeKinds()) {
       payer = x402Payer(devnet, devnet.accounts[2].privateKey, { to: recipient, value: PRICE })
       paid = await createLive(t, {
         x402Config: { chainId: devnet.chainId, price: PRICE, token: devnet.token, recipient, discoverable: true },
-        definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'via facilitator {{$trigger.body.n}}' } } } },
+        definition: {
+          triggerNodeIds: ['root'],
+          nodes: {
+            root: { type: 'manual', children: ['say'] },
+            say: { type: 'log', payload: { message: 'via facilitator {{$trigger.body.n}}' } },
+          },
+        },
       })
     }, 60_000)
     afterAll(async () => {
@@ -58,10 +64,16 @@ for (const kind of storeKinds()) {
       await compiler.close()
     })
 
-    const call = (header: string, n: number) => t.call('POST', `/v1/x402/workflows/${paid.id}`, { key: null, body: { n }, headers: { 'x-payment': header } })
+    const call = (header: string, n: number) =>
+      t.call('POST', `/v1/x402/workflows/${paid.id}`, { key: null, body: { n }, headers: { 'x-payment': header } })
     /** The runs a call with body `{ n }` started: each test pays with its own n, so another test's late settlement never counts here. */
     const runsOf = async (n: number) =>
-      (await t.system.store.all<{ id: string; trigger_event: string }>('SELECT id, trigger_event FROM runs WHERE workflow_id = $1', [paid.id]))
+      (
+        await t.system.store.all<{ id: string; trigger_event: string }>(
+          'SELECT id, trigger_event FROM runs WHERE workflow_id = $1',
+          [paid.id],
+        )
+      )
         .filter((r) => (JSON.parse(r.trigger_event) as { body?: { n?: number } }).body?.n === n)
         .map((r) => r.id)
 
@@ -74,12 +86,27 @@ for (const kind of storeKinds()) {
       const r = await call(header, 1)
       expect(r.status).toBe(200)
       expect(r.body.data.payment.transaction).toMatch(/^0x[0-9a-f]{64}$/)
-      expect(JSON.parse(atob(r.headers.get('x-payment-response')!))).toMatchObject({ success: true, transaction: r.body.data.payment.transaction })
+      expect(JSON.parse(atob(r.headers.get('x-payment-response')!))).toMatchObject({
+        success: true,
+        transaction: r.body.data.payment.transaction,
+      })
       expect(facilitator.calls.map((c) => c.path)).toEqual(['/verify', '/settle'])
       expect(facilitator.calls[1].body).toMatchObject({
         x402Version: 1,
-        paymentPayload: { x402Version: 1, scheme: 'exact', network: 'anvil', payload: { signature: signed.signature, authorization: { nonce: signed.authorization.nonce, value: PRICE } } },
-        paymentRequirements: { scheme: 'exact', network: 'anvil', maxAmountRequired: PRICE, payTo: recipient, asset: devnet.token, extra: { name: 'USD Coin', version: '2' } },
+        paymentPayload: {
+          x402Version: 1,
+          scheme: 'exact',
+          network: 'anvil',
+          payload: { signature: signed.signature, authorization: { nonce: signed.authorization.nonce, value: PRICE } },
+        },
+        paymentRequirements: {
+          scheme: 'exact',
+          network: 'anvil',
+          maxAmountRequired: PRICE,
+          payTo: recipient,
+          asset: devnet.token,
+          extra: { name: 'USD Coin', version: '2' },
+        },
       })
       expect(await payer.balanceOf(payer.account.address)).toBe(before - BigInt(PRICE))
       const run = await waitForRun(t, r.body.data.runIds[0])
@@ -93,15 +120,23 @@ for (const kind of storeKinds()) {
     it('sends v2 payments in the v2 shape', async () => {
       facilitator.mode = 'normal'
       facilitator.calls.length = 0
-      const r = await t.call('POST', `/v1/x402/workflows/${paid.id}`, { key: null, body: { n: 2 }, headers: { 'payment-signature': payer.v2(await payer.sign()) } })
+      const r = await t.call('POST', `/v1/x402/workflows/${paid.id}`, {
+        key: null,
+        body: { n: 2 },
+        headers: { 'payment-signature': payer.v2(await payer.sign()) },
+      })
       expect(r.status).toBe(200)
       expect(facilitator.calls[1].body).toMatchObject({
-        x402Version: 2, paymentPayload: { x402Version: 2, accepted: { scheme: 'exact', network: `eip155:${devnet.chainId}`, amount: PRICE } },
+        x402Version: 2,
+        paymentPayload: {
+          x402Version: 2,
+          accepted: { scheme: 'exact', network: `eip155:${devnet.chainId}`, amount: PRICE },
+        },
         paymentRequirements: { network: `eip155:${devnet.chainId}`, amount: PRICE, payTo: recipient },
       })
     })
 
-    it('answers the facilitator\'s refusal as the 402\'s reason, and settles nothing', async () => {
+    it("answers the facilitator's refusal as the 402's reason, and settles nothing", async () => {
       facilitator.mode = 'refuse'
       facilitator.calls.length = 0
       const before = await payer.balanceOf(payer.account.address)
@@ -113,14 +148,27 @@ for (const kind of storeKinds()) {
       expect(await runsOf(3)).toEqual([])
     })
 
-    it('reconciles a settlement whose answer never came from the chain\'s state, and starts the run once', async () => {
+    it("reconciles a settlement whose answer never came from the chain's state, and starts the run once", async () => {
       const slow = await createLive(quick, {
         x402Config: { chainId: devnet.chainId, price: PRICE, token: devnet.token, recipient, discoverable: true },
-        definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'slow' } } } },
+        definition: {
+          triggerNodeIds: ['root'],
+          nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'slow' } } },
+        },
       })
-      const call = (header: string, n: number) => quick.call('POST', `/v1/x402/workflows/${slow.id}`, { key: null, body: { n }, headers: { 'x-payment': header } })
+      const call = (header: string, n: number) =>
+        quick.call('POST', `/v1/x402/workflows/${slow.id}`, {
+          key: null,
+          body: { n },
+          headers: { 'x-payment': header },
+        })
       const runsOf = async (n: number) =>
-        (await quick.system.store.all<{ id: string; trigger_event: string }>('SELECT id, trigger_event FROM runs WHERE workflow_id = $1', [slow.id]))
+        (
+          await quick.system.store.all<{ id: string; trigger_event: string }>(
+            'SELECT id, trigger_event FROM runs WHERE workflow_id = $1',
+            [slow.id],
+          )
+        )
           .filter((r) => (JSON.parse(r.trigger_event) as { body?: { n?: number } }).body?.n === n)
           .map((r) => r.id)
       facilitator.mode = 'settle-then-hang'
@@ -130,7 +178,11 @@ for (const kind of storeKinds()) {
       expect(r.status).toBe(409)
       expect(r.body.message).toContain('not confirmed')
       // Settled on chain by the facilitator, though it never said so (perhaps after the 409, on a loaded machine).
-      await until('the settlement to be mined', async () => (await payer.balanceOf(payer.account.address)) === before - BigInt(PRICE), 20_000)
+      await until(
+        'the settlement to be mined',
+        async () => (await payer.balanceOf(payer.account.address)) === before - BigInt(PRICE),
+        20_000,
+      )
       expect(await payer.balanceOf(payer.account.address)).toBe(before - BigInt(PRICE))
       facilitator.mode = 'normal'
       // The reconciler looks at payments left alone for the settle timeout and 5 s more, every 2 s.

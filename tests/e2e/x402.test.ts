@@ -35,7 +35,9 @@ for (const kind of storeKinds()) {
       model = startScriptedOpenAi()
       t = await openTestSystem(kind, {
         // The model writes an import's summaries, category and tags.
-        AUTOMATON_AI_BASE_URL: model.url, AUTOMATON_AI_MODEL: 'scripted', AUTOMATON_AI_DEFAULT_CREDITS: '5',
+        AUTOMATON_AI_BASE_URL: model.url,
+        AUTOMATON_AI_MODEL: 'scripted',
+        AUTOMATON_AI_DEFAULT_CREDITS: '5',
         AUTOMATON_CHAINS: chainsOf(devnet),
         AUTOMATON_X402_RELAYER_KEY: devnet.accounts[0].privateKey,
         // The import calls this installation's own paid workflow over HTTP, on 127.0.0.1.
@@ -70,13 +72,24 @@ for (const kind of storeKinds()) {
     let paid: { id: string }
     beforeAll(async () => {
       paid = await createLive(t, {
-        name: 'quote', description: 'A paid quote',
+        name: 'quote',
+        description: 'A paid quote',
         x402Config: {
-          chainId: devnet.chainId, price: PRICE, token: devnet.token, recipient, discoverable: true,
+          chainId: devnet.chainId,
+          price: PRICE,
+          token: devnet.token,
+          recipient,
+          discoverable: true,
           discoveryInput: { schema: { type: 'object', required: ['symbol'] }, example: { symbol: 'ETH' } },
           discoveryMetadata: { name: 'Quote', description: 'A price quote', tags: ['markets'] },
         },
-        definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'quote for {{$trigger.body.symbol}}' } } } },
+        definition: {
+          triggerNodeIds: ['root'],
+          nodes: {
+            root: { type: 'manual', children: ['say'] },
+            say: { type: 'log', payload: { message: 'quote for {{$trigger.body.symbol}}' } },
+          },
+        },
       })
     }, 60_000)
 
@@ -88,11 +101,24 @@ for (const kind of storeKinds()) {
       expect(r.status).toBe(402)
       expect(r.body).toMatchObject({
         x402Version: 1,
-        accepts: [{ scheme: 'exact', network: 'anvil', maxAmountRequired: PRICE, payTo: recipient, asset: devnet.token, extra: { name: 'USD Coin', version: '2' }, mimeType: 'application/json' }],
+        accepts: [
+          {
+            scheme: 'exact',
+            network: 'anvil',
+            maxAmountRequired: PRICE,
+            payTo: recipient,
+            asset: devnet.token,
+            extra: { name: 'USD Coin', version: '2' },
+            mimeType: 'application/json',
+          },
+        ],
       })
       expect(r.body.accepts[0].resource).toContain(`/v1/x402/workflows/${paid.id}`)
       const v2Required = JSON.parse(atob(r.headers.get('payment-required')!))
-      expect(v2Required).toMatchObject({ x402Version: 2, accepts: [{ scheme: 'exact', network: `eip155:${devnet.chainId}`, amount: PRICE, payTo: recipient }] })
+      expect(v2Required).toMatchObject({
+        x402Version: 2,
+        accepts: [{ scheme: 'exact', network: `eip155:${devnet.chainId}`, amount: PRICE, payTo: recipient }],
+      })
       expect(r.headers.get('access-control-expose-headers')).toContain('PAYMENT-REQUIRED')
       const noInput = await call({ 'x-payment': v1(await sign()) }, {})
       expect(noInput.status).toBe(400)
@@ -105,10 +131,18 @@ for (const kind of storeKinds()) {
       const r = await call({ 'x-payment': header })
       expect(r.status).toBe(200)
       // (Bun's toMatchObject writes asymmetric matchers into what it checks: check a copy.)
-      expect(structuredClone(r.body.data)).toMatchObject({ action: 'triggered', runIds: [expect.stringMatching(/^run_/)], payment: { network: 'anvil', amount: PRICE, payer: payer.address } })
+      expect(structuredClone(r.body.data)).toMatchObject({
+        action: 'triggered',
+        runIds: [expect.stringMatching(/^run_/)],
+        payment: { network: 'anvil', amount: PRICE, payer: payer.address },
+      })
       expect(r.body.data.payment.transaction).toMatch(/^0x[0-9a-f]{64}$/)
       const confirmation = JSON.parse(atob(r.headers.get('x-payment-response')!))
-      expect(confirmation).toMatchObject({ success: true, transaction: r.body.data.payment.transaction, payer: payer.address })
+      expect(confirmation).toMatchObject({
+        success: true,
+        transaction: r.body.data.payment.transaction,
+        payer: payer.address,
+      })
       expect(await balanceOf(payer.address)).toBe(payerBefore - BigInt(PRICE))
       expect(await balanceOf(recipient)).toBe(recipientBefore + BigInt(PRICE))
       const run = await waitForRun(t, r.body.data.runIds[0])
@@ -125,7 +159,10 @@ for (const kind of storeKinds()) {
     it('takes a v2 payment and answers PAYMENT-RESPONSE', async () => {
       const r = await call({ 'payment-signature': v2(await sign()) })
       expect(r.status).toBe(200)
-      expect(JSON.parse(atob(r.headers.get('payment-response')!))).toMatchObject({ success: true, payer: payer.address })
+      expect(JSON.parse(atob(r.headers.get('payment-response')!))).toMatchObject({
+        success: true,
+        payer: payer.address,
+      })
     })
 
     it('answers a settlement that times out with "not confirmed", never a fresh 402, and settles it once when mined', async () => {
@@ -133,10 +170,15 @@ for (const kind of storeKinds()) {
       const before = await balanceOf(payer.address)
       const slow = await createLive(quick, {
         x402Config: { chainId: devnet.chainId, price: PRICE, token: devnet.token, recipient, discoverable: true },
-        definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'slow' } } } },
+        definition: {
+          triggerNodeIds: ['root'],
+          nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'slow' } } },
+        },
       })
-      const call = (headers: Record<string, string>) => quick.call('POST', `/v1/x402/workflows/${slow.id}`, { key: null, body: {}, headers })
-      const runsOf = async () => (await quick.system.store.all<{ id: string }>('SELECT id FROM runs WHERE workflow_id = $1', [slow.id])).length
+      const call = (headers: Record<string, string>) =>
+        quick.call('POST', `/v1/x402/workflows/${slow.id}`, { key: null, body: {}, headers })
+      const runsOf = async () =>
+        (await quick.system.store.all<{ id: string }>('SELECT id FROM runs WHERE workflow_id = $1', [slow.id])).length
       const runsBefore = await runsOf()
       const asked = v1(await sign())
       const reconciled = v1(await sign())
@@ -168,8 +210,12 @@ for (const kind of storeKinds()) {
       expect(await runsOf()).toBe(runsBefore + 2)
       expect(await balanceOf(payer.address)).toBe(before - 2n * BigInt(PRICE))
       const rows = await quick.system.store.all<{ status: string; run_id: string | null }>(
-        "SELECT status, run_id FROM x402_payments WHERE workflow_id = $1", [slow.id])
-      expect(rows.filter((r) => r.status === 'unknown' || r.status === 'settling' || r.status === 'verified')).toEqual([])
+        'SELECT status, run_id FROM x402_payments WHERE workflow_id = $1',
+        [slow.id],
+      )
+      expect(rows.filter((r) => r.status === 'unknown' || r.status === 'settling' || r.status === 'verified')).toEqual(
+        [],
+      )
       expect((await call({ 'x-payment': reconciled })).body.data.runIds).toHaveLength(1)
     }, 90_000)
 
@@ -178,10 +224,22 @@ for (const kind of storeKinds()) {
       const now = BigInt(Math.floor(Date.now() / 1000))
       const cases: Array<[string, Record<string, string>]> = [
         ['invalid_exact_evm_payload_authorization_value', { 'x-payment': v1(await sign({ value: '1' })) }],
-        ['invalid_exact_evm_payload_recipient_mismatch', { 'x-payment': v1(await sign({ to: devnet.accounts[1].address })) }],
-        ['invalid_exact_evm_payload_authorization_valid_before', { 'x-payment': v1(await sign({ validBefore: now + 2n })) }],
-        ['invalid_exact_evm_payload_authorization_valid_after', { 'x-payment': v1(await sign({ validAfter: now + 600n })) }],
-        ['invalid_exact_evm_payload_signature', { 'x-payment': v1({ ...(await sign()), signature: (await sign()).signature }) }],
+        [
+          'invalid_exact_evm_payload_recipient_mismatch',
+          { 'x-payment': v1(await sign({ to: devnet.accounts[1].address })) },
+        ],
+        [
+          'invalid_exact_evm_payload_authorization_valid_before',
+          { 'x-payment': v1(await sign({ validBefore: now + 2n })) },
+        ],
+        [
+          'invalid_exact_evm_payload_authorization_valid_after',
+          { 'x-payment': v1(await sign({ validAfter: now + 600n })) },
+        ],
+        [
+          'invalid_exact_evm_payload_signature',
+          { 'x-payment': v1({ ...(await sign()), signature: (await sign()).signature }) },
+        ],
         ['invalid_exact_evm_payload_signature', { 'x-payment': v1(await sign({ chainId: 1 })) }],
         // Signed for another token (asset): its domain differs, so the signature does not verify.
         ['invalid_exact_evm_payload_signature', { 'x-payment': v1(await sign({ token: devnet.accounts[1].address })) }],
@@ -201,9 +259,16 @@ for (const kind of storeKinds()) {
       const before = await balanceOf(payer.address)
       const other = await createLive(t, {
         x402Config: { chainId: devnet.chainId, price: PRICE, token: devnet.token, recipient, discoverable: true },
-        definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'other' } } } },
+        definition: {
+          triggerNodeIds: ['root'],
+          nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'other' } } },
+        },
       })
-      const r = await t.call('POST', `/v1/x402/workflows/${other.id}`, { key: null, body: {}, headers: { 'x-payment': v1(await sign({ nonce })) } })
+      const r = await t.call('POST', `/v1/x402/workflows/${other.id}`, {
+        key: null,
+        body: {},
+        headers: { 'x-payment': v1(await sign({ nonce })) },
+      })
       expect(r.status).toBe(402)
       expect(r.body.error).toBe('invalid_exact_evm_payload_authorization_nonce_used')
       expect(await balanceOf(payer.address)).toBe(before)
@@ -214,119 +279,273 @@ for (const kind of storeKinds()) {
       const r = await t.call('GET', '/v1/x402/discovery/resources', { key: null })
       expect(r.status).toBe(200)
       const item = r.body.items.find((i: { resource: string }) => i.resource.endsWith(`/v1/x402/workflows/${paid.id}`))
-      expect(item).toMatchObject({ type: 'http', x402Version: 1, accepts: [{ maxAmountRequired: PRICE, payTo: recipient }], metadata: { name: 'Quote', tags: ['markets'] } })
+      expect(item).toMatchObject({
+        type: 'http',
+        x402Version: 1,
+        accepts: [{ maxAmountRequired: PRICE, payTo: recipient }],
+        metadata: { name: 'Quote', tags: ['markets'] },
+      })
       expect(r.body.pagination.total).toBeGreaterThanOrEqual(1)
       expect((await t.call('GET', '/v1/x402/discovery/resources?type=mcp', { key: null })).body.items).toEqual([])
     })
 
-    it('imports another organization\'s paid workflow in one step: probes, pays once from a wallet, records the endpoint', async () => {
+    it("imports another organization's paid workflow in one step: probes, pays once from a wallet, records the endpoint", async () => {
       served = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (request) => t.system.app.handle(request) })
       const base = `http://127.0.0.1:${served.port}`
       const buyer = await t.newOrganization(`x402-buyer-${kind}`)
-      const wallet = (await t.call('POST', '/v1/wallets', { key: buyer.key, body: { name: 'buyer', privateKey: devnet.accounts[1].privateKey } })).body.data
+      const wallet = (
+        await t.call('POST', '/v1/wallets', {
+          key: buyer.key,
+          body: { name: 'buyer', privateKey: devnet.accounts[1].privateKey },
+        })
+      ).body.data
       const [buyerBefore, recipientBefore] = await Promise.all([balanceOf(wallet.address), balanceOf(recipient)])
       const resourceUrl = `${base}/v1/x402/workflows/${paid.id}`
       // Found in a Bazaar first (this installation's own discovery list): payable, not imported yet.
-      const listed = await t.call('POST', '/v1/x402-endpoints/discover', { key: buyer.key, body: { url: `${base}/v1/x402/discovery/resources`, limit: 20 } })
+      const listed = await t.call('POST', '/v1/x402-endpoints/discover', {
+        key: buyer.key,
+        body: { url: `${base}/v1/x402/discovery/resources`, limit: 20 },
+      })
       expect(listed.status).toBe(200)
       const found = listed.body.data.items.find((i: { resource: string }) => i.resource === resourceUrl)
-      expect(found).toMatchObject({ type: 'http', price: PRICE, network: 'anvil', payable: true, importedEndpointId: null })
-      const notBazaar = await t.call('POST', '/v1/x402-endpoints/discover', { key: buyer.key, body: { url: `${base}/healthz` } })
+      expect(found).toMatchObject({
+        type: 'http',
+        price: PRICE,
+        network: 'anvil',
+        payable: true,
+        importedEndpointId: null,
+      })
+      const notBazaar = await t.call('POST', '/v1/x402-endpoints/discover', {
+        key: buyer.key,
+        body: { url: `${base}/healthz` },
+      })
       expect(notBazaar.status).toBe(400)
       expect(notBazaar.body.message).toContain('Bazaar')
-      expect((await t.call('POST', '/v1/x402-endpoints/discover', { key: buyer.key, body: { url: 'ftp://x' } })).status).toBe(400)
-      model.queue({ steps: [textDelta(JSON.stringify({ inputSummary: 'A ticker symbol', outputSummary: 'The run that quotes it', category: 'Markets', tags: ['Quotes', 'crypto'] })), finish('stop'), usageOnly(200, 30)] })
-      const imported = await t.call('POST', '/v1/x402-endpoints/import', { key: buyer.key, body: { resourceUrl, method: 'POST', body: { symbol: 'BTC' } } })
+      expect(
+        (await t.call('POST', '/v1/x402-endpoints/discover', { key: buyer.key, body: { url: 'ftp://x' } })).status,
+      ).toBe(400)
+      model.queue({
+        steps: [
+          textDelta(
+            JSON.stringify({
+              inputSummary: 'A ticker symbol',
+              outputSummary: 'The run that quotes it',
+              category: 'Markets',
+              tags: ['Quotes', 'crypto'],
+            }),
+          ),
+          finish('stop'),
+          usageOnly(200, 30),
+        ],
+      })
+      const imported = await t.call('POST', '/v1/x402-endpoints/import', {
+        key: buyer.key,
+        body: { resourceUrl, method: 'POST', body: { symbol: 'BTC' } },
+      })
       expect(imported.status).toBe(200)
       const { endpoint, paymentDetails } = structuredClone(imported.body.data)
       expect(endpoint).toMatchObject({
-        source: 'provider_bazaar', baseUrl: resourceUrl, method: 'POST', price: PRICE, maxAllowedPrice: String(BigInt(PRICE) * 5n), network: 'anvil',
-        payTo: recipient, tokenAddress: devnet.token, totalCalls: 1, successCount: 1, spentByToken: { [devnet.token]: PRICE }, defaultBody: { symbol: 'BTC' },
+        source: 'provider_bazaar',
+        baseUrl: resourceUrl,
+        method: 'POST',
+        price: PRICE,
+        maxAllowedPrice: String(BigInt(PRICE) * 5n),
+        network: 'anvil',
+        payTo: recipient,
+        tokenAddress: devnet.token,
+        totalCalls: 1,
+        successCount: 1,
+        spentByToken: { [devnet.token]: PRICE },
+        defaultBody: { symbol: 'BTC' },
       })
       expect(endpoint.id).toMatch(/^x402_/)
-      expect(endpoint).toMatchObject({ inputSummary: 'A ticker symbol', outputSummary: 'The run that quotes it', category: 'markets', tags: ['quotes', 'crypto'] })
+      expect(endpoint).toMatchObject({
+        inputSummary: 'A ticker symbol',
+        outputSummary: 'The run that quotes it',
+        category: 'markets',
+        tags: ['quotes', 'crypto'],
+      })
       expect(JSON.stringify(model.requests.at(-1))).toContain(resourceUrl)
       expect(endpoint.exampleOutput.data.action).toBe('triggered')
       expect(endpoint.name.length).toBeLessThanOrEqual(100)
-      expect(paymentDetails).toMatchObject({ amountPaid: PRICE, asset: devnet.token, network: 'anvil', payer: wallet.address })
+      expect(paymentDetails).toMatchObject({
+        amountPaid: PRICE,
+        asset: devnet.token,
+        network: 'anvil',
+        payer: wallet.address,
+      })
       expect(paymentDetails.transaction).toMatch(/^0x[0-9a-f]{64}$/)
       // The token moved on chain by exactly the price, and the seller's run happened.
       expect(await balanceOf(wallet.address)).toBe(buyerBefore - BigInt(PRICE))
       expect(await balanceOf(recipient)).toBe(recipientBefore + BigInt(PRICE))
       await waitForRun(t, endpoint.exampleOutput.data.runIds[0])
-      const relisted = await t.call('POST', '/v1/x402-endpoints/discover', { key: buyer.key, body: { url: `${base}/v1/x402/discovery/resources` } })
-      expect(relisted.body.data.items.find((i: { resource: string }) => i.resource === resourceUrl).importedEndpointId).toBe(endpoint.id)
+      const relisted = await t.call('POST', '/v1/x402-endpoints/discover', {
+        key: buyer.key,
+        body: { url: `${base}/v1/x402/discovery/resources` },
+      })
+      expect(
+        relisted.body.data.items.find((i: { resource: string }) => i.resource === resourceUrl).importedEndpointId,
+      ).toBe(endpoint.id)
 
       // The same resource again: 409, and nothing paid.
-      const again = await t.call('POST', '/v1/x402-endpoints/import', { key: buyer.key, body: { resourceUrl, method: 'POST', body: { symbol: 'BTC' } } })
+      const again = await t.call('POST', '/v1/x402-endpoints/import', {
+        key: buyer.key,
+        body: { resourceUrl, method: 'POST', body: { symbol: 'BTC' } },
+      })
       expect(again.status).toBe(409)
       expect(await balanceOf(wallet.address)).toBe(buyerBefore - BigInt(PRICE))
       // Not a paid resource, or one too dear to import: 400 naming why, nothing paid.
-      const free = await t.call('POST', '/v1/x402-endpoints/import', { key: buyer.key, body: { resourceUrl: `${base}/healthz` } })
+      const free = await t.call('POST', '/v1/x402-endpoints/import', {
+        key: buyer.key,
+        body: { resourceUrl: `${base}/healthz` },
+      })
       expect(free.status).toBe(400)
       expect(free.body.message).toContain('not 402')
       const dear = await createLive(t, {
         x402Config: { chainId: devnet.chainId, price: '2000000', token: devnet.token, recipient, discoverable: true },
-        definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'dear' } } } },
+        definition: {
+          triggerNodeIds: ['root'],
+          nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'dear' } } },
+        },
       })
-      const tooDear = await t.call('POST', '/v1/x402-endpoints/import', { key: buyer.key, body: { resourceUrl: `${base}/v1/x402/workflows/${dear.id}`, method: 'POST', body: {} } })
+      const tooDear = await t.call('POST', '/v1/x402-endpoints/import', {
+        key: buyer.key,
+        body: { resourceUrl: `${base}/v1/x402/workflows/${dear.id}`, method: 'POST', body: {} },
+      })
       expect(tooDear.status).toBe(400)
       expect(tooDear.body.message).toContain('AUTOMATON_X402_MAX_IMPORT_PRICE')
-      expect((await t.call('POST', '/v1/x402-endpoints/import', { key: buyer.key, body: { resourceUrl, walletAddress: '0x0000000000000000000000000000000000000001' } })).status).toBe(400)
-      expect((await t.call('POST', '/v1/x402-endpoints/import', { key: buyer.key, body: { resourceUrl, name: 'x'.repeat(101) } })).status).toBe(400)
+      expect(
+        (
+          await t.call('POST', '/v1/x402-endpoints/import', {
+            key: buyer.key,
+            body: { resourceUrl, walletAddress: '0x0000000000000000000000000000000000000001' },
+          })
+        ).status,
+      ).toBe(400)
+      expect(
+        (
+          await t.call('POST', '/v1/x402-endpoints/import', {
+            key: buyer.key,
+            body: { resourceUrl, name: 'x'.repeat(101) },
+          })
+        ).status,
+      ).toBe(400)
       expect(await balanceOf(wallet.address)).toBe(buyerBefore - BigInt(PRICE))
 
       // A workflow of the buyer calls the endpoint with the x402-request node: it pays the price once more.
-      const buying = await createLive(t, {
-        definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['buy'] }, buy: { type: 'x402-request', payload: { endpointId: endpoint.id, body: { symbol: '{{$trigger.body.symbol}}' } } } } },
-      }, buyer.key)
+      const buying = await createLive(
+        t,
+        {
+          definition: {
+            triggerNodeIds: ['root'],
+            nodes: {
+              root: { type: 'manual', children: ['buy'] },
+              buy: {
+                type: 'x402-request',
+                payload: { endpointId: endpoint.id, body: { symbol: '{{$trigger.body.symbol}}' } },
+              },
+            },
+          },
+        },
+        buyer.key,
+      )
       const runBuying = async (symbol: string) => {
-        const started = await t.call('POST', `/v1/workflows/${buying.id}/run`, { key: buyer.key, body: { payload: { symbol } } })
+        const started = await t.call('POST', `/v1/workflows/${buying.id}/run`, {
+          key: buyer.key,
+          body: { payload: { symbol } },
+        })
         expect(started.status).toBe(200)
         return waitForRun(t, started.body.data.runId, undefined, 20_000, buyer.key)
       }
       const bought = await runBuying('SOL')
       expect(bought.status).toBe('success')
-      expect(structuredClone(bought.nodes.buy.result)).toMatchObject({ status: 200, body: { data: { action: 'triggered' } }, payment: { amount: PRICE, asset: devnet.token } })
+      expect(structuredClone(bought.nodes.buy.result)).toMatchObject({
+        status: 200,
+        body: { data: { action: 'triggered' } },
+        payment: { amount: PRICE, asset: devnet.token },
+      })
       expect(bought.nodes.buy.result.payment.transaction).toMatch(/^0x[0-9a-f]{64}$/)
       const sellerRun = await waitForRun(t, bought.nodes.buy.result.body.data.runIds[0])
       expect(sellerRun.nodes.say.result.message).toBe('quote for SOL')
       expect(await balanceOf(wallet.address)).toBe(buyerBefore - 2n * BigInt(PRICE))
       const counted = (await t.call('GET', `/v1/x402-endpoints/${endpoint.id}`, { key: buyer.key })).body.data
-      expect(counted).toMatchObject({ totalCalls: 2, successCount: 2, spentByToken: { [devnet.token]: String(2n * BigInt(PRICE)) } })
+      expect(counted).toMatchObject({
+        totalCalls: 2,
+        successCount: 2,
+        spentByToken: { [devnet.token]: String(2n * BigInt(PRICE)) },
+      })
       // A node executed again after a crash signs the same nonce (from its idempotency key): the
       // seller answers with the run it already paid for, and nothing moves twice.
-      const first = await t.system.x402Endpoints.call(buyer.orgId, { endpointId: endpoint.id, body: { symbol: 'ADA' } }, undefined, 'run_crashed:buy:1')
-      const second = await t.system.x402Endpoints.call(buyer.orgId, { endpointId: endpoint.id, body: { symbol: 'ADA' } }, undefined, 'run_crashed:buy:1')
+      const first = await t.system.x402Endpoints.call(
+        buyer.orgId,
+        { endpointId: endpoint.id, body: { symbol: 'ADA' } },
+        undefined,
+        'run_crashed:buy:1',
+      )
+      const second = await t.system.x402Endpoints.call(
+        buyer.orgId,
+        { endpointId: endpoint.id, body: { symbol: 'ADA' } },
+        undefined,
+        'run_crashed:buy:1',
+      )
       expect(first.payment?.transaction).toMatch(/^0x[0-9a-f]{64}$/)
       expect(second.payment?.transaction).toBe(first.payment!.transaction)
-      expect((second.body as { data: { runIds: string[] } }).data.runIds).toEqual((first.body as { data: { runIds: string[] } }).data.runIds)
+      expect((second.body as { data: { runIds: string[] } }).data.runIds).toEqual(
+        (first.body as { data: { runIds: string[] } }).data.runIds,
+      )
       expect(await balanceOf(wallet.address)).toBe(buyerBefore - 3n * BigInt(PRICE))
       // Above the endpoint's maxAllowedPrice the node fails and pays nothing.
-      expect((await t.call('PUT', `/v1/x402-endpoints/${endpoint.id}`, { key: buyer.key, body: { maxAllowedPrice: '1000' } })).status).toBe(200)
+      expect(
+        (
+          await t.call('PUT', `/v1/x402-endpoints/${endpoint.id}`, {
+            key: buyer.key,
+            body: { maxAllowedPrice: '1000' },
+          })
+        ).status,
+      ).toBe(200)
       const refused = await runBuying('DOGE')
       expect(refused.status).toBe('failure')
       expect(JSON.stringify(refused.nodes.buy.error)).toContain('maxAllowedPrice')
       expect(await balanceOf(wallet.address)).toBe(buyerBefore - 3n * BigInt(PRICE))
-      expect((await t.call('GET', `/v1/x402-endpoints/${endpoint.id}`, { key: buyer.key })).body.data).toMatchObject({ totalCalls: 5, failureCount: 1 })
+      expect((await t.call('GET', `/v1/x402-endpoints/${endpoint.id}`, { key: buyer.key })).body.data).toMatchObject({
+        totalCalls: 5,
+        failureCount: 1,
+      })
 
       // The records.
-      expect((await t.call('GET', '/v1/x402-endpoints', { key: buyer.key })).body.data.items.map((e: { id: string }) => e.id)).toEqual([endpoint.id])
+      expect(
+        (await t.call('GET', '/v1/x402-endpoints', { key: buyer.key })).body.data.items.map(
+          (e: { id: string }) => e.id,
+        ),
+      ).toEqual([endpoint.id])
       expect((await t.call('GET', `/v1/x402-endpoints/${endpoint.id}`)).status).toBe(404)
-      const renamed = await t.call('PUT', `/v1/x402-endpoints/${endpoint.id}`, { key: buyer.key, body: { name: 'BTC quote', maxAllowedPrice: '30000' } })
+      const renamed = await t.call('PUT', `/v1/x402-endpoints/${endpoint.id}`, {
+        key: buyer.key,
+        body: { name: 'BTC quote', maxAllowedPrice: '30000' },
+      })
       expect(renamed.body.data).toMatchObject({ name: 'BTC quote', maxAllowedPrice: '30000' })
       expect((await t.call('DELETE', `/v1/x402-endpoints/${endpoint.id}`, { key: buyer.key })).status).toBe(200)
       expect((await t.call('GET', `/v1/x402-endpoints/${endpoint.id}`, { key: buyer.key })).status).toBe(404)
     }, 60_000)
 
     it('asks for payment on the webhook as soon as a paid version is live, and starts nothing unpaid', async () => {
-      const definition = { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'soon paid' } } } }
+      const definition = {
+        triggerNodeIds: ['root'],
+        nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'soon paid' } } },
+      }
       const free = await createLive(t, { definition })
-      const before = await t.call('POST', `/v1/webhooks/${free.triggerSecret}`, { key: null, body: {}, headers: { 'idempotency-key': 'order-1' } })
+      const before = await t.call('POST', `/v1/webhooks/${free.triggerSecret}`, {
+        key: null,
+        body: {},
+        headers: { 'idempotency-key': 'order-1' },
+      })
       expect(before.status).toBe(200)
       expect(before.body.data.action).toBe('triggered')
       const updated = await t.call('PUT', `/v1/workflows/${free.id}`, {
-        body: { definition, x402Config: { chainId: devnet.chainId, price: PRICE, token: devnet.token, recipient, discoverable: false } },
+        body: {
+          definition,
+          x402Config: { chainId: devnet.chainId, price: PRICE, token: devnet.token, recipient, discoverable: false },
+        },
       })
       expect(updated.status).toBe(200)
       await publish(t, free.id)
@@ -334,10 +553,16 @@ for (const kind of storeKinds()) {
       expect(unpaid.status).toBe(402)
       expect(unpaid.headers.get('payment-required')).toBeTruthy()
       // A key it used before tells an unpaid caller nothing: the answer is the same 402.
-      const repeated = await t.call('POST', `/v1/webhooks/${free.triggerSecret}`, { key: null, body: {}, headers: { 'idempotency-key': 'order-1' } })
+      const repeated = await t.call('POST', `/v1/webhooks/${free.triggerSecret}`, {
+        key: null,
+        body: {},
+        headers: { 'idempotency-key': 'order-1' },
+      })
       expect(repeated.status).toBe(402)
       // Nor is its public run free.
-      expect((await t.call('PUT', `/v1/workflows/${free.id}/visibility`, { body: { visibility: 'public_execute' } })).status).toBe(200)
+      expect(
+        (await t.call('PUT', `/v1/workflows/${free.id}/visibility`, { body: { visibility: 'public_execute' } })).status,
+      ).toBe(200)
       const publicRun = await t.call('POST', `/v1/public/workflows/${free.id}/run`, { key: null, body: {} })
       expect(publicRun.status).toBe(409)
       expect(publicRun.body.message).toContain('paid')
@@ -350,12 +575,19 @@ for (const kind of storeKinds()) {
     it('needs both the webhook secret and a payment for a paid workflow that is not discoverable', async () => {
       const hidden = await createLive(t, {
         x402Config: { chainId: devnet.chainId, price: PRICE, token: devnet.token, recipient, discoverable: false },
-        definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'hidden' } } } },
+        definition: {
+          triggerNodeIds: ['root'],
+          nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'hidden' } } },
+        },
       })
       expect((await t.call('POST', `/v1/x402/workflows/${hidden.id}`, { key: null, body: {} })).status).toBe(404)
       const unpaid = await t.call('POST', `/v1/webhooks/${hidden.triggerSecret}`, { key: null, body: {} })
       expect(unpaid.status).toBe(402)
-      const ok = await t.call('POST', `/v1/webhooks/${hidden.triggerSecret}`, { key: null, body: {}, headers: { 'x-payment': v1(await sign()) } })
+      const ok = await t.call('POST', `/v1/webhooks/${hidden.triggerSecret}`, {
+        key: null,
+        body: {},
+        headers: { 'x-payment': v1(await sign()) },
+      })
       expect(ok.status).toBe(200)
       expect(ok.body.data.action).toBe('triggered')
     })

@@ -21,7 +21,14 @@ function gatedHttp() {
     async checkTarget() {},
     async send(): Promise<OutboundResponse> {
       await gate
-      return { status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}', truncated: false, durationMs: 1, remoteAddress: null }
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: '{"ok":true}',
+        truncated: false,
+        durationMs: 1,
+        remoteAddress: null,
+      }
     },
   }
   return {
@@ -55,7 +62,11 @@ for (const kind of storeKinds()) {
     let third: { orgId: string; key: string }
     beforeAll(async () => {
       // Six runs not started in all, three of them per organization; one run executes at a time.
-      t = await openTestSystem(kind, { AUTOMATON_WORKER_CONCURRENCY: '1', AUTOMATON_MAX_BACKLOG: '6', AUTOMATON_MAX_BACKLOG_ORG_SHARE: '50' }, { http: http.client })
+      t = await openTestSystem(
+        kind,
+        { AUTOMATON_WORKER_CONCURRENCY: '1', AUTOMATON_MAX_BACKLOG: '6', AUTOMATON_MAX_BACKLOG_ORG_SHARE: '50' },
+        { http: http.client },
+      )
       other = await t.newOrganization('beta')
       third = await t.newOrganization('gamma')
     })
@@ -65,12 +76,14 @@ for (const kind of storeKinds()) {
       await t?.close()
     })
 
-    it('answers 429 with Retry-After past an organization\'s share and past the installation\'s bound, and runs everything it accepted', async () => {
+    it("answers 429 with Retry-After past an organization's share and past the installation's bound, and runs everything it accepted", async () => {
       http.close()
       const a = await createLive(t, { definition: held })
       const b = await createLive(t, { definition: held }, other.key)
       const c = await createLive(t, { definition: held }, third.key)
-      await t.call('POST', '/v1/connectors', { body: { type: 'payprovider', name: 'main', data: { signingSecret: SIGNING_SECRET } } })
+      await t.call('POST', '/v1/connectors', {
+        body: { type: 'payprovider', name: 'main', data: { signingSecret: SIGNING_SECRET } },
+      })
       const paid = await triggered(t, 'payprovider-payment-receive', {})
 
       // The first run starts and is held in its HTTP call: the worker is busy.
@@ -87,7 +100,11 @@ for (const kind of storeKinds()) {
       expect(refused.status).toBe(429)
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
       expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(60)
-      expect(refused.body).toMatchObject({ code: 429, message: expect.stringContaining('share of the backlog'), requestId: expect.any(String) })
+      expect(refused.body).toMatchObject({
+        code: 429,
+        message: expect.stringContaining('share of the backlog'),
+        requestId: expect.any(String),
+      })
       // An API run of the same organization is refused as well.
       const manual = await t.call('POST', `/v1/workflows/${a.id}/run`, { body: { payload: {} } })
       expect(manual.status).toBe(429)
@@ -113,7 +130,12 @@ for (const kind of storeKinds()) {
       // Released, the backlog drains: every accepted run succeeds, no refused one was stored.
       http.open()
       for (const runId of acceptedA) expect((await waitForRun(t, runId)).status).toBe('success')
-      await until(async () => (await t.call('GET', `/v1/runs/status-counts?workflowId=${b.id}`, { key: other.key })).body.data.counts.success === 3, 'the second organization\'s runs')
+      await until(
+        async () =>
+          (await t.call('GET', `/v1/runs/status-counts?workflowId=${b.id}`, { key: other.key })).body.data.counts
+            .success === 3,
+        "the second organization's runs",
+      )
       const countsA = (await t.call('GET', `/v1/runs/status-counts?workflowId=${a.id}`)).body.data
       expect(countsA).toMatchObject({ total: 4, counts: { success: 4, running: 0 } })
       const countsC = (await t.call('GET', `/v1/runs/status-counts?workflowId=${c.id}`, { key: third.key })).body.data
@@ -125,22 +147,38 @@ for (const kind of storeKinds()) {
       // And admission is open again.
       const again = await webhook(t, c.triggerSecret, 1)
       expect(again.status).toBe(200)
-      await until(async () => (await t.call('GET', `/v1/runs/${again.body.data.runIds[0]}`, { key: third.key })).body.data?.status === 'success', 'the third organization\'s run')
+      await until(
+        async () =>
+          (await t.call('GET', `/v1/runs/${again.body.data.runIds[0]}`, { key: third.key })).body.data?.status ===
+          'success',
+        "the third organization's run",
+      )
     })
   })
 }
 
 const scaled = Boolean(TEST_DATABASE_URL && TEST_NATS_URL)
-if (!scaled) warnSkipped('the admission backlog of an API process', TEST_DATABASE_URL ? 'AUTOMATON_TEST_NATS_URL' : 'AUTOMATON_TEST_DATABASE_URL')
+if (!scaled)
+  warnSkipped(
+    'the admission backlog of an API process',
+    TEST_DATABASE_URL ? 'AUTOMATON_TEST_NATS_URL' : 'AUTOMATON_TEST_DATABASE_URL',
+  )
 
 describe.skipIf(!scaled)('the admission backlog of an API process (Postgres and NATS)', () => {
   let api: TestSystem
   let worker: TestSystem | undefined
   beforeAll(async () => {
     // The API process executes nothing: with no worker up, every admitted run waits in the store.
-    api = await openTestSystem('postgres', {
-      AUTOMATON_NATS_URL: TEST_NATS_URL!, AUTOMATON_NATS_STREAM: `T_BACKLOG_${Date.now()}`, AUTOMATON_MAX_BACKLOG: '4', AUTOMATON_MAX_BACKLOG_ORG_SHARE: '50',
-    }, { role: 'api' })
+    api = await openTestSystem(
+      'postgres',
+      {
+        AUTOMATON_NATS_URL: TEST_NATS_URL!,
+        AUTOMATON_NATS_STREAM: `T_BACKLOG_${Date.now()}`,
+        AUTOMATON_MAX_BACKLOG: '4',
+        AUTOMATON_MAX_BACKLOG_ORG_SHARE: '50',
+      },
+      { role: 'api' },
+    )
   })
   afterAll(async () => {
     await worker?.stop()
@@ -149,7 +187,12 @@ describe.skipIf(!scaled)('the admission backlog of an API process (Postgres and 
 
   it('counts runs waiting for workers in the store, refuses past the bound, and accepts again once workers drain it', async () => {
     // A delay first: runs of pure nodes alone would end at admission, in the API process.
-    const w = await createLive(api, { definition: linear({ pause: { type: 'delay', payload: { delayMs: 10 } }, say: { type: 'log', payload: { message: 'hi' } } }, ['pause', 'say']) })
+    const w = await createLive(api, {
+      definition: linear(
+        { pause: { type: 'delay', payload: { delayMs: 10 } }, say: { type: 'log', payload: { message: 'hi' } } },
+        ['pause', 'say'],
+      ),
+    })
     const accepted = []
     for (let i = 0; i < 2; i++) {
       const r = await webhook(api, w.triggerSecret, i)
@@ -162,12 +205,20 @@ describe.skipIf(!scaled)('the admission backlog of an API process (Postgres and 
     // Still refused after the store is read again: the runs are there, not started.
     await Bun.sleep(600)
     expect((await webhook(api, w.triggerSecret, 3)).status).toBe(429)
-    expect((await api.call('GET', '/readyz', { key: null })).body.backlog).toMatchObject({ total: 2, max: 4, perOrganizationMax: 2 })
+    expect((await api.call('GET', '/readyz', { key: null })).body.backlog).toMatchObject({
+      total: 2,
+      max: 4,
+      perOrganizationMax: 2,
+    })
 
     worker = await api.openSibling({}, { role: 'worker' })
     for (const runId of accepted) expect((await waitForRun(api, runId, undefined, 20_000)).status).toBe('success')
     let again
-    await until(async () => (again = await webhook(api, w.triggerSecret, 4)).status === 200, 'admission to open again', 10_000)
+    await until(
+      async () => (again = await webhook(api, w.triggerSecret, 4)).status === 200,
+      'admission to open again',
+      10_000,
+    )
     expect((await waitForRun(api, again!.body.data.runIds[0], undefined, 20_000)).status).toBe('success')
   })
 })

@@ -14,7 +14,8 @@ for (const kind of storeKinds()) {
     })
     afterAll(() => t.close())
 
-    const hook = (secret: string, body: unknown, headers: Record<string, string> = {}) => t.call('POST', `/v1/webhooks/${secret}`, { key: null, body, headers })
+    const hook = (secret: string, body: unknown, headers: Record<string, string> = {}) =>
+      t.call('POST', `/v1/webhooks/${secret}`, { key: null, body, headers })
 
     it('starts the live version from the inbound webhook and answers the Webhook result object', async () => {
       const w = await createLive(t, { definition: echo })
@@ -25,7 +26,12 @@ for (const kind of storeKinds()) {
       expect(r.body.data.eventId).toMatch(/^evt_/)
       expect(r.body.data.runIds).toHaveLength(1)
       const run = await waitForRun(t, r.body.data.runIds[0])
-      expect(run).toMatchObject({ status: 'success', triggeredBy: 'webhook', eventId: r.body.data.eventId, workflowVersion: 1 })
+      expect(run).toMatchObject({
+        status: 'success',
+        triggeredBy: 'webhook',
+        eventId: r.body.data.eventId,
+        workflowVersion: 1,
+      })
       expect(run.nodes.say.result.message).toBe('got 5')
       expect(run.nodes.root.result.headers['x-source']).toBe('crm')
       expect(run.nodes.root.result.headers.authorization).toBeUndefined()
@@ -34,7 +40,11 @@ for (const kind of storeKinds()) {
     it('answers 404 for an unknown secret, an archived workflow; skips a draft-only or paused one', async () => {
       expect((await hook('nope', {})).status).toBe(404)
       const draft = await createWorkflow(t, { definition: echo })
-      expect((await hook(draft.triggerSecret, {})).body.data).toMatchObject({ action: 'skipped', reason: 'not_published', runIds: [] })
+      expect((await hook(draft.triggerSecret, {})).body.data).toMatchObject({
+        action: 'skipped',
+        reason: 'not_published',
+        runIds: [],
+      })
       const live = await createLive(t, { definition: echo })
       await t.call('POST', `/v1/workflows/${live.id}/pause`)
       expect((await hook(live.triggerSecret, {})).body.data).toMatchObject({ action: 'skipped', reason: 'paused' })
@@ -44,11 +54,14 @@ for (const kind of storeKinds()) {
 
     it('deduplicates webhooks by Idempotency-Key, also when they arrive together', async () => {
       const w = await createLive(t, { definition: echo })
-      const same = await Promise.all(Array.from({ length: 10 }, () => hook(w.triggerSecret, { n: 1 }, { 'idempotency-key': 'order-77' })))
+      const same = await Promise.all(
+        Array.from({ length: 10 }, () => hook(w.triggerSecret, { n: 1 }, { 'idempotency-key': 'order-77' })),
+      )
       const triggered = same.filter((r) => r.body.data.action === 'triggered')
       expect(triggered).toHaveLength(1)
       const runId = triggered[0].body.data.runIds[0]
-      for (const r of same.filter((x) => x.body.data.action === 'skipped')) expect(r.body.data).toMatchObject({ reason: 'duplicate', runIds: [runId] })
+      for (const r of same.filter((x) => x.body.data.action === 'skipped'))
+        expect(r.body.data).toMatchObject({ reason: 'duplicate', runIds: [runId] })
       const runs = (await t.call('GET', `/v1/workflows/${w.id}/runs`)).body.data.items
       expect(runs).toHaveLength(1)
     })
@@ -95,7 +108,10 @@ for (const kind of storeKinds()) {
       expect((await hook(w.triggerSecret, {})).body.data.action).toBe('triggered')
       const paused = (await t.call('GET', `/v1/workflows/${w.id}`)).body.data
       expect(paused).toMatchObject({ remainRuns: 0, status: 'paused', pausedReason: 'max_runs_exhausted' })
-      expect((await hook(w.triggerSecret, {})).body.data).toMatchObject({ action: 'skipped', reason: 'max_runs_exhausted' })
+      expect((await hook(w.triggerSecret, {})).body.data).toMatchObject({
+        action: 'skipped',
+        reason: 'max_runs_exhausted',
+      })
       expect((await t.call('POST', `/v1/workflows/${w.id}/resume`)).status).toBe(409)
       const refilled = (await t.call('POST', `/v1/workflows/${w.id}/refill`, { body: { remainRuns: 1 } })).body.data
       expect(refilled).toMatchObject({ status: 'active', remainRuns: 1, pausedReason: null })
@@ -115,14 +131,33 @@ for (const kind of storeKinds()) {
       expect(limited.status).toBe(429)
       expect(limited.headers.get('retry-after')).toBeTruthy()
       const privateOne = await createLive(t, { definition: echo })
-      expect((await t.call('POST', `/v1/public/workflows/${privateOne.id}/run`, { key: null, body: {} })).status).toBe(404)
-      const cooled = await createLive(t, { definition: echo, visibility: 'public_execute', publicRunCooldownSeconds: 60 })
+      expect((await t.call('POST', `/v1/public/workflows/${privateOne.id}/run`, { key: null, body: {} })).status).toBe(
+        404,
+      )
+      const cooled = await createLive(t, {
+        definition: echo,
+        visibility: 'public_execute',
+        publicRunCooldownSeconds: 60,
+      })
       expect((await t.call('POST', `/v1/public/workflows/${cooled.id}/run`, { key: null, body: {} })).status).toBe(200)
       expect((await t.call('POST', `/v1/public/workflows/${cooled.id}/run`, { key: null, body: {} })).status).toBe(429)
     })
 
     it('lists runs newest first, filters them, counts them by status, and summarizes', async () => {
-      const w = await createWorkflow(t, { definition: linear({ check: { type: 'code-transform', payload: { code: 'function transform(i) { if (i) throw new Error("no"); return 1 }', input: '{{$trigger.body.fail}}' } } }, ['check']) })
+      const w = await createWorkflow(t, {
+        definition: linear(
+          {
+            check: {
+              type: 'code-transform',
+              payload: {
+                code: 'function transform(i) { if (i) throw new Error("no"); return 1 }',
+                input: '{{$trigger.body.fail}}',
+              },
+            },
+          },
+          ['check'],
+        ),
+      })
       const ok = await runAndWait(t, w.id, { fail: false })
       const bad = await runAndWait(t, w.id, { fail: true })
       const list = (await t.call('GET', `/v1/workflows/${w.id}/runs`)).body.data
@@ -131,7 +166,10 @@ for (const kind of storeKinds()) {
       const failures = (await t.call('GET', `/v1/runs?workflowId=${w.id}&status=failure`)).body.data.items
       expect(failures.map((r: { id: string }) => r.id)).toEqual([bad.id])
       const counts = (await t.call('GET', `/v1/runs/status-counts?workflowId=${w.id}`)).body.data
-      expect(counts).toEqual({ total: 2, counts: { running: 0, waiting: 0, success: 1, partial: 0, failure: 1, cancelled: 0 } })
+      expect(counts).toEqual({
+        total: 2,
+        counts: { running: 0, waiting: 0, success: 1, partial: 0, failure: 1, cancelled: 0 },
+      })
       const summary = (await t.call('GET', `/v1/runs/${bad.id}?summary=true`)).body.data
       expect(summary.nodes.check.status).toBe('failure')
       expect(summary.nodes.check.input).toBeUndefined()
@@ -144,7 +182,24 @@ for (const kind of storeKinds()) {
 
     it('reports the failure rate of a time range, at most 365 days long', async () => {
       const other = await t.newOrganization(`rate-${kind}`)
-      const w = await createWorkflow(t, { definition: linear({ check: { type: 'code-transform', payload: { code: 'function transform(i) { if (i) throw new Error("no"); return 1 }', input: '{{$trigger.body.fail}}' } } }, ['check']) }, other.key)
+      const w = await createWorkflow(
+        t,
+        {
+          definition: linear(
+            {
+              check: {
+                type: 'code-transform',
+                payload: {
+                  code: 'function transform(i) { if (i) throw new Error("no"); return 1 }',
+                  input: '{{$trigger.body.fail}}',
+                },
+              },
+            },
+            ['check'],
+          ),
+        },
+        other.key,
+      )
       const run = async (fail: boolean) => {
         const r = await t.call('POST', `/v1/workflows/${w.id}/run`, { key: other.key, body: { payload: { fail } } })
         await t.call('GET', '/healthz')
@@ -165,9 +220,13 @@ for (const kind of storeKinds()) {
       expect(rate.body.data).toEqual({ total: 4, failed: 2, partial: 0, failureRate: 50 })
       const empty = await t.call('GET', `/v1/metrics/failure-rate?from=0&to=1000`, { key: other.key })
       expect(empty.body.data).toEqual({ total: 0, failed: 0, partial: 0, failureRate: 0 })
-      const tooLong = await t.call('GET', `/v1/metrics/failure-rate?from=0&to=${366 * 24 * 3600 * 1000}`, { key: other.key })
+      const tooLong = await t.call('GET', `/v1/metrics/failure-rate?from=0&to=${366 * 24 * 3600 * 1000}`, {
+        key: other.key,
+      })
       expect(tooLong.status).toBe(400)
-      expect((await t.call('GET', `/v1/metrics/failure-rate?from=${to}&to=${from}`, { key: other.key })).status).toBe(400)
+      expect((await t.call('GET', `/v1/metrics/failure-rate?from=${to}&to=${from}`, { key: other.key })).status).toBe(
+        400,
+      )
       expect((await t.call('GET', '/v1/metrics/failure-rate?from=abc&to=1', { key: other.key })).status).toBe(400)
       expect((await t.call('GET', '/v1/metrics/failure-rate?to=1', { key: other.key })).status).toBe(400)
     })

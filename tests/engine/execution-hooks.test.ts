@@ -18,7 +18,10 @@ const ANSWER_MS = 1234
 /** The real client, reporting ANSWER_MS for every answer it got (a timeout is still measured by the clock). */
 function reportingClient(): HttpClient {
   const real = createGuardedHttpClient({ allow: ['127.0.0.1/32'] })
-  return { checkTarget: (url) => real.checkTarget(url), send: async (request) => ({ ...(await real.send(request)), durationMs: ANSWER_MS }) }
+  return {
+    checkTarget: (url) => real.checkTarget(url),
+    send: async (request) => ({ ...(await real.send(request)), durationMs: ANSWER_MS }),
+  }
 }
 
 for (const kind of storeKinds()) {
@@ -35,13 +38,23 @@ for (const kind of storeKinds()) {
         const plan = plans.get(path)
         return plan ? plan(req, receiver.requests.filter((r) => r.path === path).length) : Response.json({ ok: true })
       })
-      t = await openTestSystem(kind, {
-        AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', AUTOMATON_HOOK_RETRY_SCHEDULE: '0,50ms,100ms',
-        AUTOMATON_HOOK_TIMEOUT_MS: '400', AUTOMATON_HOOK_POLL_MS: '100',
-      }, { http: reportingClient() })
-      workflowId = (await createWorkflow(t, {
-        definition: linear({ greet: { type: 'log', payload: { message: 'hello {{root.result.body.name}}' } } }, ['greet']),
-      })).id
+      t = await openTestSystem(
+        kind,
+        {
+          AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+          AUTOMATON_HOOK_RETRY_SCHEDULE: '0,50ms,100ms',
+          AUTOMATON_HOOK_TIMEOUT_MS: '400',
+          AUTOMATON_HOOK_POLL_MS: '100',
+        },
+        { http: reportingClient() },
+      )
+      workflowId = (
+        await createWorkflow(t, {
+          definition: linear({ greet: { type: 'log', payload: { message: 'hello {{root.result.body.name}}' } } }, [
+            'greet',
+          ]),
+        })
+      ).id
     })
     afterAll(async () => {
       await t.close()
@@ -49,7 +62,11 @@ for (const kind of storeKinds()) {
     })
 
     /** A hook on its own path; disabled again after the test so later runs do not reach it. */
-    async function withHook(path: string, body: Record<string, unknown>, test: (hook: { id: string; secret: string }) => Promise<void>) {
+    async function withHook(
+      path: string,
+      body: Record<string, unknown>,
+      test: (hook: { id: string; secret: string }) => Promise<void>,
+    ) {
       const created = await createHook(t, { url: `${receiver.url}${path}`, ...body })
       try {
         await test({ id: created.endpoint.id, secret: created.signingSecret })
@@ -58,17 +75,32 @@ for (const kind of storeKinds()) {
       }
     }
 
-    const deliveriesOf = (hookId: string, runId: string) => waitForDeliveries(t, `endpointId=${hookId}&runId=${runId}`, settled)
+    const deliveriesOf = (hookId: string, runId: string) =>
+      waitForDeliveries(t, `endpointId=${hookId}&runId=${runId}`, settled)
 
     it('delivers every run and node event of a run, signed the Standard Webhooks way', async () => {
       await withHook('/all', {}, async (hook) => {
         const run = await runAndWait(t, workflowId, { name: 'Ada' }, undefined)
-        const deliveries = await waitForDeliveries(t, `endpointId=${hook.id}&runId=${run.id}`, (items) => items.length === 5 && settled(items))
-        expect(deliveries.every((d) => d.status === 'success' && d.responseStatus === 200 && d.retryCount === 0)).toBe(true)
+        const deliveries = await waitForDeliveries(
+          t,
+          `endpointId=${hook.id}&runId=${run.id}`,
+          (items) => items.length === 5 && settled(items),
+        )
+        expect(deliveries.every((d) => d.status === 'success' && d.responseStatus === 200 && d.retryCount === 0)).toBe(
+          true,
+        )
         // Deliveries are sent concurrently and may arrive in any order; data.sequence orders a run's events.
-        const received = requestsTo(receiver.requests, '/all').filter((r) => r.json.data.runId === run.id).sort((a, b) => a.json.data.sequence - b.json.data.sequence)
+        const received = requestsTo(receiver.requests, '/all')
+          .filter((r) => r.json.data.runId === run.id)
+          .sort((a, b) => a.json.data.sequence - b.json.data.sequence)
         expect(received.map((r) => r.json.data.sequence)).toEqual([1, 2, 3, 4, 5])
-        expect(received.map((r) => r.json.type)).toEqual(['run.started', 'node.succeeded', 'node.started', 'node.succeeded', 'run.succeeded'])
+        expect(received.map((r) => r.json.type)).toEqual([
+          'run.started',
+          'node.succeeded',
+          'node.started',
+          'node.succeeded',
+          'run.succeeded',
+        ])
         for (const r of received) {
           expect(await verifyWebhook(hook.secret, r.headers, r.body)).toBeNull()
           expect(r.headers['content-type']).toBe('application/json')
@@ -83,10 +115,26 @@ for (const kind of storeKinds()) {
         // The delivery log names the same event ids the receiver got.
         expect(new Set(deliveries.map((d) => d.eventId))).toEqual(new Set(received.map((r) => r.headers['webhook-id'])))
         const [started, trigger, nodeStarted, nodeDone, done] = received.map((r) => r.json.data)
-        expect(started).toMatchObject({ status: 'running', workflowVersion: 1, triggerNodeId: 'root', triggeredBy: 'key' })
-        expect(trigger).toMatchObject({ nodeId: 'root', status: 'success', trigger: true, result: { body: { name: 'Ada' } } })
+        expect(started).toMatchObject({
+          status: 'running',
+          workflowVersion: 1,
+          triggerNodeId: 'root',
+          triggeredBy: 'key',
+        })
+        expect(trigger).toMatchObject({
+          nodeId: 'root',
+          status: 'success',
+          trigger: true,
+          result: { body: { name: 'Ada' } },
+        })
         expect(trigger.result.headers).toBeUndefined()
-        expect(nodeStarted).toMatchObject({ nodeId: 'greet', nodeKey: 'greet', nodeType: 'log', status: 'running', attempt: 1 })
+        expect(nodeStarted).toMatchObject({
+          nodeId: 'greet',
+          nodeKey: 'greet',
+          nodeType: 'log',
+          status: 'running',
+          attempt: 1,
+        })
         expect(nodeDone).toMatchObject({ nodeId: 'greet', status: 'success', result: { message: 'hello Ada' } })
         expect(nodeDone.input).toBeUndefined()
         expect(done).toMatchObject({ status: 'success' })
@@ -110,7 +158,13 @@ for (const kind of storeKinds()) {
       await withHook('/flaky', { subscribedEventTypes: ['run.succeeded'] }, async (hook) => {
         const run = await runAndWait(t, workflowId, { name: 'Cy' })
         const [delivery] = await deliveriesOf(hook.id, run.id)
-        expect(delivery).toMatchObject({ status: 'success', retryCount: 2, responseStatus: 200, errorMessage: null, nextRetryAt: null })
+        expect(delivery).toMatchObject({
+          status: 'success',
+          retryCount: 2,
+          responseStatus: 200,
+          errorMessage: null,
+          nextRetryAt: null,
+        })
         expect(delivery.attempts.map((a: { responseStatus: number }) => a.responseStatus)).toEqual([503, 503, 200])
         expect(delivery.attempts[0].errorMessage).toBe('answered 503')
         const sent = requestsTo(receiver.requests, '/flaky')
@@ -128,7 +182,14 @@ for (const kind of storeKinds()) {
       await withHook('/down', { subscribedEventTypes: ['run.succeeded'], maxRetries: 1 }, async (hook) => {
         const run = await runAndWait(t, workflowId, { name: 'Di' })
         const [delivery] = await deliveriesOf(hook.id, run.id)
-        expect(delivery).toMatchObject({ status: 'failure', retryCount: 1, maxRetries: 1, responseStatus: 500, errorMessage: 'answered 500', nextRetryAt: null })
+        expect(delivery).toMatchObject({
+          status: 'failure',
+          retryCount: 1,
+          maxRetries: 1,
+          responseStatus: 500,
+          errorMessage: 'answered 500',
+          nextRetryAt: null,
+        })
         expect(delivery.responseBody).toBe('x'.repeat(4096))
         // The time the client measured for the last answer, and for each attempt its own.
         expect(delivery.durationMs).toBe(ANSWER_MS)
@@ -150,7 +211,9 @@ for (const kind of storeKinds()) {
     })
 
     it('waits as long as Retry-After asks when that is later than the schedule', async () => {
-      plans.set('/slow-down', (_, n) => (n === 1 ? new Response('later', { status: 429, headers: { 'retry-after': '1' } }) : Response.json({ ok: true })))
+      plans.set('/slow-down', (_, n) =>
+        n === 1 ? new Response('later', { status: 429, headers: { 'retry-after': '1' } }) : Response.json({ ok: true }),
+      )
       await withHook('/slow-down', { subscribedEventTypes: ['run.succeeded'] }, async (hook) => {
         const run = await runAndWait(t, workflowId, { name: 'Ed' })
         const [delivery] = await waitForDeliveries(t, `endpointId=${hook.id}&runId=${run.id}`, settled, 5000)
@@ -164,8 +227,15 @@ for (const kind of storeKinds()) {
       plans.set('/moving', () => new Response('moved on', { status: 503, headers: { 'retry-after': '1' } }))
       await withHook('/moving', { subscribedEventTypes: ['run.succeeded'] }, async (hook) => {
         const run = await runAndWait(t, workflowId, { name: 'Mo' })
-        await waitForDeliveries(t, `endpointId=${hook.id}&runId=${run.id}`, (items) => items[0]?.status === 'retrying', 5000)
-        const patched = await t.call('PATCH', `/v1/execution-webhooks/${hook.id}`, { body: { url: `${receiver.url}/moved` } })
+        await waitForDeliveries(
+          t,
+          `endpointId=${hook.id}&runId=${run.id}`,
+          (items) => items[0]?.status === 'retrying',
+          5000,
+        )
+        const patched = await t.call('PATCH', `/v1/execution-webhooks/${hook.id}`, {
+          body: { url: `${receiver.url}/moved` },
+        })
         expect(patched.status).toBe(200)
         const [delivery] = await waitForDeliveries(t, `endpointId=${hook.id}&runId=${run.id}`, settled, 5000)
         expect(delivery.status).toBe('success')
@@ -181,7 +251,12 @@ for (const kind of storeKinds()) {
       plans.set('/deleted', () => new Response('later', { status: 503, headers: { 'retry-after': '1' } }))
       await withHook('/deleted', { subscribedEventTypes: ['run.succeeded'] }, async (hook) => {
         const run = await runAndWait(t, workflowId, { name: 'Ny' })
-        await waitForDeliveries(t, `endpointId=${hook.id}&runId=${run.id}`, (items) => items[0]?.status === 'retrying', 5000)
+        await waitForDeliveries(
+          t,
+          `endpointId=${hook.id}&runId=${run.id}`,
+          (items) => items[0]?.status === 'retrying',
+          5000,
+        )
         expect((await t.call('DELETE', `/v1/execution-webhooks/${hook.id}`)).status).toBe(200)
         const [delivery] = await waitForDeliveries(t, `endpointId=${hook.id}&runId=${run.id}`, settled, 5000)
         expect(delivery).toMatchObject({ status: 'failure', errorMessage: 'not sent: the endpoint no longer exists' })
@@ -191,7 +266,10 @@ for (const kind of storeKinds()) {
         await withHook('/witness', { subscribedEventTypes: ['run.succeeded'] }, async (witness) => {
           const next = await runAndWait(t, workflowId, { name: 'Ob' })
           await deliveriesOf(witness.id, next.id)
-          expect((await t.call('GET', `/v1/execution-webhooks/deliveries?runId=${next.id}&endpointId=${hook.id}`)).body.data.items).toEqual([])
+          expect(
+            (await t.call('GET', `/v1/execution-webhooks/deliveries?runId=${next.id}&endpointId=${hook.id}`)).body.data
+              .items,
+          ).toEqual([])
         })
       })
     })
@@ -208,7 +286,10 @@ for (const kind of storeKinds()) {
         expect(endpoint.disabledReason).toContain('410')
         // Nothing more is queued for it: deliveries commit with their events, so a finished run has all of its own.
         const next = await runAndWait(t, workflowId, { name: 'Gu' })
-        expect((await t.call('GET', `/v1/execution-webhooks/deliveries?endpointId=${hook.id}&runId=${next.id}`)).body.data.items).toEqual([])
+        expect(
+          (await t.call('GET', `/v1/execution-webhooks/deliveries?endpointId=${hook.id}&runId=${next.id}`)).body.data
+            .items,
+        ).toEqual([])
         expect(requestsTo(receiver.requests, '/gone')).toHaveLength(1)
       })
     })
@@ -249,22 +330,44 @@ for (const kind of storeKinds()) {
         const retried = await t.call('POST', `/v1/execution-webhooks/deliveries/${failed.id}/retry`)
         expect(retried.status).toBe(200)
         expect(retried.body.data).toMatchObject({ id: failed.id, status: 'retrying' })
-        const [delivered] = await waitForDeliveries(t, `endpointId=${hook.id}&runId=${run.id}`, (items) => items[0]?.status === 'success')
+        const [delivered] = await waitForDeliveries(
+          t,
+          `endpointId=${hook.id}&runId=${run.id}`,
+          (items) => items[0]?.status === 'success',
+        )
         expect(delivered).toMatchObject({ id: failed.id, retryCount: 1, responseStatus: 200 })
         expect((await t.call('POST', `/v1/execution-webhooks/deliveries/${failed.id}/retry`)).status).toBe(409)
 
         // Another organization cannot see, retry or replay it.
         const other = await t.newOrganization(`other-${kind}`)
-        for (const [method, path] of [['GET', ''], ['POST', '/retry'], ['POST', '/replay']] as const) {
-          expect((await t.call(method, `/v1/execution-webhooks/deliveries/${failed.id}${path}`, { key: other.key })).status).toBe(404)
+        for (const [method, path] of [
+          ['GET', ''],
+          ['POST', '/retry'],
+          ['POST', '/replay'],
+        ] as const) {
+          expect(
+            (await t.call(method, `/v1/execution-webhooks/deliveries/${failed.id}${path}`, { key: other.key })).status,
+          ).toBe(404)
         }
-        expect((await t.call('GET', `/v1/execution-webhooks/deliveries?runId=${run.id}`, { key: other.key })).body.data.items).toEqual([])
+        expect(
+          (await t.call('GET', `/v1/execution-webhooks/deliveries?runId=${run.id}`, { key: other.key })).body.data
+            .items,
+        ).toEqual([])
 
         const replayed = await t.call('POST', `/v1/execution-webhooks/deliveries/${failed.id}/replay`)
         expect(replayed.status).toBe(200)
-        expect(replayed.body.data).toMatchObject({ status: 'pending', replayOf: failed.id, eventId: failed.eventId, retryCount: 0 })
+        expect(replayed.body.data).toMatchObject({
+          status: 'pending',
+          replayOf: failed.id,
+          eventId: failed.eventId,
+          retryCount: 0,
+        })
         expect(replayed.body.data.id).not.toBe(failed.id)
-        const all = await waitForDeliveries(t, `endpointId=${hook.id}&runId=${run.id}`, (items) => items.length === 2 && settled(items))
+        const all = await waitForDeliveries(
+          t,
+          `endpointId=${hook.id}&runId=${run.id}`,
+          (items) => items.length === 2 && settled(items),
+        )
         expect(all.every((d) => d.status === 'success')).toBe(true)
         const sent = requestsTo(receiver.requests, '/manual')
         expect(sent).toHaveLength(3)
@@ -275,7 +378,9 @@ for (const kind of storeKinds()) {
 
     it('signs with both the new and the previous secret while the previous one is honoured', async () => {
       await withHook('/rotate', { subscribedEventTypes: ['run.succeeded'] }, async (hook) => {
-        const rotated = await t.call('POST', `/v1/execution-webhooks/${hook.id}/regenerate-secret`, { body: { previousSecretTtlSeconds: 60 } })
+        const rotated = await t.call('POST', `/v1/execution-webhooks/${hook.id}/regenerate-secret`, {
+          body: { previousSecretTtlSeconds: 60 },
+        })
         expect(rotated.status).toBe(200)
         const fresh = rotated.body.data.signingSecret
         expect(fresh).toMatch(/^whsec_/)
@@ -288,7 +393,10 @@ for (const kind of storeKinds()) {
         expect(await verifyWebhook(fresh, sent.headers, sent.body)).toBeNull()
         expect(await verifyWebhook(hook.secret, sent.headers, sent.body)).toBeNull()
 
-        await t.call('POST', `/v1/execution-webhooks/${hook.id}/regenerate-secret`, { body: { previousSecretTtlSeconds: 0 } })
+        await t
+          .call('POST', `/v1/execution-webhooks/${hook.id}/regenerate-secret`, {
+            body: { previousSecretTtlSeconds: 0 },
+          })
           .then(async (r) => {
             const newest = r.body.data.signingSecret
             const again = await runAndWait(t, workflowId, { name: 'Lu' })

@@ -14,7 +14,10 @@ for (const kind of storeKinds()) {
     let receiver: Receiver
     beforeAll(async () => {
       receiver = startReceiver()
-      t = await openTestSystem(kind, { AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', AUTOMATON_CONSECUTIVE_FAILURES_PAUSE: '2' })
+      t = await openTestSystem(kind, {
+        AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+        AUTOMATON_CONSECUTIVE_FAILURES_PAUSE: '2',
+      })
     })
     afterAll(async () => {
       await t.close()
@@ -24,25 +27,58 @@ for (const kind of storeKinds()) {
     it('retries a failing node with backoff, with a new idempotency key per attempt', async () => {
       receiver.respond((_req, i) => (i % 3 < 2 ? new Response('busy', { status: 503 }) : Response.json({ ok: true })))
       const before = receiver.requests.length
-      const w = await createWorkflow(t, { definition: linear({ call: { type: 'http-request', payload: { url: `${receiver.url}/flaky` }, retry: { maxAttempts: 3, backoffMs: 50 } } }, ['call']) })
+      const w = await createWorkflow(t, {
+        definition: linear(
+          {
+            call: {
+              type: 'http-request',
+              payload: { url: `${receiver.url}/flaky` },
+              retry: { maxAttempts: 3, backoffMs: 50 },
+            },
+          },
+          ['call'],
+        ),
+      })
       const run = await runAndWait(t, w.id)
       expect(run.status).toBe('success')
       expect(run.nodes.call.attempts).toBe(3)
       const calls = receiver.requests.slice(before)
       expect(calls.map((c) => c.headers['idempotency-key'])).toEqual([1, 2, 3].map((a) => `${run.id}:call:${a}`))
       expect(calls[2].at - calls[1].at).toBeGreaterThanOrEqual(90) // 50 ms, then 100 ms
-      const types = (await t.system.store.all<{ type: string }>('SELECT type FROM events WHERE run_id = $1 ORDER BY seq', [run.id])).map((e) => e.type)
+      const types = (
+        await t.system.store.all<{ type: string }>('SELECT type FROM events WHERE run_id = $1 ORDER BY seq', [run.id])
+      ).map((e) => e.type)
       expect(types.filter((x) => x === 'node.retrying')).toHaveLength(2)
     })
 
     it('fails the run on a node failure, or carries on as partial with onError continue', async () => {
-      const stop = await createWorkflow(t, { definition: linear({ boom: { type: 'code-transform', payload: { code: 'function transform() { throw new Error("kaput") }' } }, never: { type: 'log', payload: { message: 'x' } } }, ['boom', 'never']) })
+      const stop = await createWorkflow(t, {
+        definition: linear(
+          {
+            boom: { type: 'code-transform', payload: { code: 'function transform() { throw new Error("kaput") }' } },
+            never: { type: 'log', payload: { message: 'x' } },
+          },
+          ['boom', 'never'],
+        ),
+      })
       const failed = await runAndWait(t, stop.id)
       expect(failed.status).toBe('failure')
       expect(failed.error).toMatchObject({ nodeId: 'boom' })
       expect(failed.error.message).toContain('kaput')
       expect(failed.nodes.never.status).toBe('pending')
-      const go = await createWorkflow(t, { definition: linear({ boom: { type: 'code-transform', payload: { code: 'function transform() { throw new Error("kaput") }' }, onError: 'continue' }, next: { type: 'log', payload: { message: 'saw {{boom.error}}' } } }, ['boom', 'next']) })
+      const go = await createWorkflow(t, {
+        definition: linear(
+          {
+            boom: {
+              type: 'code-transform',
+              payload: { code: 'function transform() { throw new Error("kaput") }' },
+              onError: 'continue',
+            },
+            next: { type: 'log', payload: { message: 'saw {{boom.error}}' } },
+          },
+          ['boom', 'next'],
+        ),
+      })
       const partial = await runAndWait(t, go.id)
       expect(partial.status).toBe('partial')
       expect(partial.nodes.next.result.message).toContain('kaput')
@@ -56,7 +92,12 @@ for (const kind of storeKinds()) {
         await late
         return Response.json({ late: true })
       })
-      const w = await createWorkflow(t, { definition: linear({ slow: { type: 'http-request', payload: { url: `${receiver.url}/slow` }, timeoutMs: 200 } }, ['slow']) })
+      const w = await createWorkflow(t, {
+        definition: linear(
+          { slow: { type: 'http-request', payload: { url: `${receiver.url}/slow` }, timeoutMs: 200 } },
+          ['slow'],
+        ),
+      })
       const run = await runAndWait(t, w.id)
       answer()
       expect(run.status).toBe('failure')
@@ -66,13 +107,18 @@ for (const kind of storeKinds()) {
 
     it('retries a failed run as a new run that reuses the nodes that succeeded', async () => {
       let healthy = false
-      receiver.respond((req) => (req.path === '/step2' && !healthy ? new Response('down', { status: 500 }) : Response.json({ path: req.path })))
+      receiver.respond((req) =>
+        req.path === '/step2' && !healthy ? new Response('down', { status: 500 }) : Response.json({ path: req.path }),
+      )
       const w = await createWorkflow(t, {
-        definition: linear({
-          one: { type: 'http-request', payload: { url: `${receiver.url}/step1` } },
-          two: { type: 'http-request', payload: { url: `${receiver.url}/step2` } },
-          three: { type: 'log', payload: { message: '{{one.result.body.path}} {{two.result.body.path}}' } },
-        }, ['one', 'two', 'three']),
+        definition: linear(
+          {
+            one: { type: 'http-request', payload: { url: `${receiver.url}/step1` } },
+            two: { type: 'http-request', payload: { url: `${receiver.url}/step2` } },
+            three: { type: 'log', payload: { message: '{{one.result.body.path}} {{two.result.body.path}}' } },
+          },
+          ['one', 'two', 'three'],
+        ),
       })
       const failed = await runAndWait(t, w.id)
       expect(failed.status).toBe('failure')
@@ -91,8 +137,13 @@ for (const kind of storeKinds()) {
       expect((await t.call('POST', `/v1/runs/${again.id}/retry`)).status).toBe(409)
     })
 
-    it('refuses a retry of an archived workflow\'s run as any admission does', async () => {
-      const w = await createWorkflow(t, { definition: linear({ boom: { type: 'code-transform', payload: { code: 'function transform() { throw new Error("kaput") }' } } }, ['boom']) })
+    it("refuses a retry of an archived workflow's run as any admission does", async () => {
+      const w = await createWorkflow(t, {
+        definition: linear(
+          { boom: { type: 'code-transform', payload: { code: 'function transform() { throw new Error("kaput") }' } } },
+          ['boom'],
+        ),
+      })
       const failed = await runAndWait(t, w.id)
       expect(failed.status).toBe('failure')
       await t.call('DELETE', `/v1/workflows/${w.id}`)
@@ -105,7 +156,20 @@ for (const kind of storeKinds()) {
     })
 
     it('pauses a live workflow after consecutive automatic failures, and a success resets the count', async () => {
-      const w = await createLive(t, { definition: linear({ check: { type: 'code-transform', payload: { code: 'function transform(i) { if (!i.ok) throw new Error("bad"); return 1 }', input: { ok: '{{$trigger.body.ok}}' } } } }, ['check']) })
+      const w = await createLive(t, {
+        definition: linear(
+          {
+            check: {
+              type: 'code-transform',
+              payload: {
+                code: 'function transform(i) { if (!i.ok) throw new Error("bad"); return 1 }',
+                input: { ok: '{{$trigger.body.ok}}' },
+              },
+            },
+          },
+          ['check'],
+        ),
+      })
       const hook = (body: unknown) => t.call('POST', `/v1/webhooks/${w.triggerSecret}`, { key: null, body })
       const fail = async () => waitForRun(t, (await hook({ ok: false })).body.data.runIds[0])
       await fail()
@@ -125,12 +189,32 @@ for (const kind of storeKinds()) {
       // Another process on the same data, with a plugin this one does not load, publishes a workflow using it.
       const extra = definePlugin({
         id: 'extra',
-        actions: [defineAction({ type: 'extra-ping', name: 'Ping', description: 'ping', payload: Type.Object({}), result: Type.Object({ pong: Type.Boolean() }), run: () => ({ pong: true }) })],
+        actions: [
+          defineAction({
+            type: 'extra-ping',
+            name: 'Ping',
+            description: 'ping',
+            payload: Type.Object({}),
+            result: Type.Object({ pong: Type.Boolean() }),
+            run: () => ({ pong: true }),
+          }),
+        ],
       })
       const other = await openSystem(t.system.config, { logger: silentLogger, plugins: [extra], engine: false })
-      const owner = await other.apiKeys.issue({ organizationId: t.orgId, name: 'other', scope: 'read-write', role: 'owner', serviceAccountId: null, userId: null, createdBy: 'test', expiresAt: null })
+      const owner = await other.apiKeys.issue({
+        organizationId: t.orgId,
+        name: 'other',
+        scope: 'read-write',
+        role: 'owner',
+        serviceAccountId: null,
+        userId: null,
+        createdBy: 'test',
+        expiresAt: null,
+      })
       const principal = await other.auth.authenticate(`Bearer ${owner.key}`, { ip: null, userAgent: null })
-      const created = await other.workflows.create(principal, { definition: linear({ ping: { type: 'extra-ping', payload: {} } }, ['ping']) as never })
+      const created = await other.workflows.create(principal, {
+        definition: linear({ ping: { type: 'extra-ping', payload: {} } }, ['ping']) as never,
+      })
       await other.workflows.publish(principal, created.id)
       await other.close()
 

@@ -19,8 +19,12 @@ const probe = definePlugin({
   id: 'probe',
   actions: [
     defineAction({
-      type: 'probe-double', name: 'Double', description: 'Doubles a number; fails on a negative one.', pure: true,
-      payload: Type.Object({ n: Type.Number() }), result: Type.Object({ n: Type.Number() }),
+      type: 'probe-double',
+      name: 'Double',
+      description: 'Doubles a number; fails on a negative one.',
+      pure: true,
+      payload: Type.Object({ n: Type.Number() }),
+      result: Type.Object({ n: Type.Number() }),
       run(ctx) {
         calls.push({ action: 'double', runId: ctx.run.id, key: ctx.node.key })
         if (ctx.payload.n < 0) throw new Error(`cannot double ${ctx.payload.n}`)
@@ -28,8 +32,11 @@ const probe = definePlugin({
       },
     }),
     defineAction({
-      type: 'probe-look', name: 'Look', description: 'Reads its own run from the API (not pure).',
-      payload: Type.Object({}), result: Type.Object({ status: Type.String() }),
+      type: 'probe-look',
+      name: 'Look',
+      description: 'Reads its own run from the API (not pure).',
+      payload: Type.Object({}),
+      result: Type.Object({ status: Type.String() }),
       async run(ctx) {
         const seen = await system.call('GET', `/v1/runs/${ctx.run.id}`)
         calls.push({ action: 'look', runId: ctx.run.id, key: ctx.node.key, stored: seen.body.data?.status })
@@ -51,15 +58,19 @@ for (const kind of storeKinds()) {
 
     const hook = (secret: string, body: unknown) => t.call('POST', `/v1/webhooks/${secret}`, { key: null, body })
     /** The run's journal as the store reads it back (what a stream replays). */
-    const journal = async (runId: string) => (await events.forRun(t.system.store, runId, 0)).map(toRecordedEvent).map((e) => ({ ...e, seq: Number(e.seq) }))
+    const journal = async (runId: string) =>
+      (await events.forRun(t.system.store, runId, 0)).map(toRecordedEvent).map((e) => ({ ...e, seq: Number(e.seq) }))
 
     it('is over when the webhook answers: its row, its nodes and its whole journal are stored, each node executed once', async () => {
       const w = await createLive(t, {
-        definition: linear({
-          twice: { type: 'probe-double', payload: { n: '{{$trigger.body.n}}' } },
-          keep: { type: 'set-variable', payload: { name: 'last', value: '{{twice.result.n}}' } },
-          say: { type: 'log', payload: { message: 'doubled to {{$vars.last}}' } },
-        }, ['twice', 'keep', 'say']),
+        definition: linear(
+          {
+            twice: { type: 'probe-double', payload: { n: '{{$trigger.body.n}}' } },
+            keep: { type: 'set-variable', payload: { name: 'last', value: '{{twice.result.n}}' } },
+            say: { type: 'log', payload: { message: 'doubled to {{$vars.last}}' } },
+          },
+          ['twice', 'keep', 'say'],
+        ),
       })
       const r = await hook(w.triggerSecret, { n: 21 })
       expect(r.status).toBe(200)
@@ -74,28 +85,54 @@ for (const kind of storeKinds()) {
       const events = await journal(runId)
       expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))
       expect(events.map((e) => `${e.type} ${e.nodeId ?? ''}`.trim())).toEqual([
-        'run.started', 'node.succeeded root', 'node.started twice', 'node.succeeded twice', 'node.started keep', 'node.succeeded keep',
-        'node.started say', 'node.succeeded say', 'run.succeeded',
+        'run.started',
+        'node.succeeded root',
+        'node.started twice',
+        'node.succeeded twice',
+        'node.started keep',
+        'node.succeeded keep',
+        'node.started say',
+        'node.succeeded say',
+        'run.succeeded',
       ])
-      expect(events[0].data).toMatchObject({ runId, workflowId: w.id, workflowVersion: 1, triggeredBy: 'webhook', eventId: r.body.data.eventId })
-      const [row] = await t.system.store.all<{ status: string; owner: string | null; last_seq: number; snapshot: string | null }>(
-        'SELECT status, owner, last_seq, snapshot FROM runs WHERE id = $1', [runId],
-      )
-      expect({ status: row.status, owner: row.owner, lastSeq: Number(row.last_seq) }).toEqual({ status: 'success', owner: null, lastSeq: events.length })
+      expect(events[0].data).toMatchObject({
+        runId,
+        workflowId: w.id,
+        workflowVersion: 1,
+        triggeredBy: 'webhook',
+        eventId: r.body.data.eventId,
+      })
+      const [row] = await t.system.store.all<{
+        status: string
+        owner: string | null
+        last_seq: number
+        snapshot: string | null
+      }>('SELECT status, owner, last_seq, snapshot FROM runs WHERE id = $1', [runId])
+      expect({ status: row.status, owner: row.owner, lastSeq: Number(row.last_seq) }).toEqual({
+        status: 'success',
+        owner: null,
+        lastSeq: events.length,
+      })
       expect(row.snapshot).not.toBeNull()
     })
 
     it('applies the run controls: persisted variables for the next run, consecutive failures pausing the workflow', async () => {
       const w = await createLive(t, {
-        definition: linear({
-          twice: { type: 'probe-double', payload: { n: '{{$trigger.body.n}}' } },
-          keep: { type: 'set-variable', payload: { name: 'total', value: '{{twice.result.n}}' } },
-        }, ['twice', 'keep']),
+        definition: linear(
+          {
+            twice: { type: 'probe-double', payload: { n: '{{$trigger.body.n}}' } },
+            keep: { type: 'set-variable', payload: { name: 'total', value: '{{twice.result.n}}' } },
+          },
+          ['twice', 'keep'],
+        ),
         variableDefs: [{ name: 'total', type: 'number', lifetime: 'persist', default: 0 }],
       })
       const first = (await hook(w.triggerSecret, { n: 4 })).body.data.runIds[0]
       expect((await t.call('GET', `/v1/runs/${first}`)).body.data.status).toBe('success')
-      const [stored] = await t.system.store.all<{ value: string }>('SELECT value FROM workflow_variables WHERE workflow_id = $1 AND name = $2', [w.id, 'total'])
+      const [stored] = await t.system.store.all<{ value: string }>(
+        'SELECT value FROM workflow_variables WHERE workflow_id = $1 AND name = $2',
+        [w.id, 'total'],
+      )
       expect(JSON.parse(stored.value)).toBe(8)
 
       // Two failed runs in a row pause the live version (AUTOMATON_CONSECUTIVE_FAILURES_PAUSE=2).
@@ -105,16 +142,25 @@ for (const kind of storeKinds()) {
         expect(run).toMatchObject({ status: 'failure' })
         expect(run.nodes.twice.error).toContain(`cannot double ${n}`)
       }
-      expect((await t.call('GET', `/v1/workflows/${w.id}`)).body.data).toMatchObject({ status: 'paused', pausedReason: 'consecutive_failures' })
-      expect((await hook(w.triggerSecret, { n: 1 })).body.data).toMatchObject({ action: 'skipped', reason: 'consecutive_failures' })
+      expect((await t.call('GET', `/v1/workflows/${w.id}`)).body.data).toMatchObject({
+        status: 'paused',
+        pausedReason: 'consecutive_failures',
+      })
+      expect((await hook(w.triggerSecret, { n: 1 })).body.data).toMatchObject({
+        action: 'skipped',
+        reason: 'consecutive_failures',
+      })
     })
 
     it('stores a run with a node that is not pure before anything of it executes, and executes its nodes once', async () => {
       const w = await createLive(t, {
-        definition: linear({
-          twice: { type: 'probe-double', payload: { n: 1 } },
-          look: { type: 'probe-look', payload: {} },
-        }, ['twice', 'look']),
+        definition: linear(
+          {
+            twice: { type: 'probe-double', payload: { n: 1 } },
+            look: { type: 'probe-look', payload: {} },
+          },
+          ['twice', 'look'],
+        ),
       })
       const runId = (await hook(w.triggerSecret, {})).body.data.runIds[0]
       const run = await waitForRun(t, runId)
@@ -157,10 +203,13 @@ for (const kind of storeKinds()) {
 
     it('ends a retry of such a run at once too, reusing the nodes that succeeded', async () => {
       const w = await createLive(t, {
-        definition: linear({
-          twice: { type: 'probe-double', payload: { n: '{{$trigger.body.n}}' } },
-          bad: { type: 'probe-double', payload: { n: -1 } },
-        }, ['twice', 'bad']),
+        definition: linear(
+          {
+            twice: { type: 'probe-double', payload: { n: '{{$trigger.body.n}}' } },
+            bad: { type: 'probe-double', payload: { n: -1 } },
+          },
+          ['twice', 'bad'],
+        ),
       })
       const original = (await hook(w.triggerSecret, { n: 3 })).body.data.runIds[0]
       expect((await t.call('GET', `/v1/runs/${original}`)).body.data.status).toBe('failure')

@@ -31,7 +31,11 @@ describe('the SSRF guard when hooks and HTTP nodes send', () => {
 
   beforeAll(async () => {
     receiver = startReceiver()
-    t = await openTestSystem('sqlite', { AUTOMATON_HOOK_ALLOW_HTTP: 'true' }, { http: createGuardedHttpClient({ resolve: dns.resolve }) })
+    t = await openTestSystem(
+      'sqlite',
+      { AUTOMATON_HOOK_ALLOW_HTTP: 'true' },
+      { http: createGuardedHttpClient({ resolve: dns.resolve }) },
+    )
   })
   afterAll(async () => {
     await t.close()
@@ -40,7 +44,11 @@ describe('the SSRF guard when hooks and HTTP nodes send', () => {
 
   it('refuses a hook target that rebinds to loopback after it was accepted, as a failed attempt', async () => {
     const port = new URL(receiver.url).port
-    const hook = await createHook(t, { url: `http://rebind.example:${port}/hook`, subscribedEventTypes: ['run.succeeded'], maxRetries: 0 })
+    const hook = await createHook(t, {
+      url: `http://rebind.example:${port}/hook`,
+      subscribedEventTypes: ['run.succeeded'],
+      maxRetries: 0,
+    })
     expect(dns.answers).toEqual(['93.184.215.14'])
     const w = await createWorkflow(t, { definition: linear({ a: { type: 'log', payload: { message: 'x' } } }, ['a']) })
     const run = await runAndWait(t, w.id)
@@ -62,9 +70,14 @@ describe('the SSRF guard when hooks and HTTP nodes send', () => {
       rebound: `http://rebind.example:${port}/x`,
     }
     const nodes: Record<string, { type: string; payload: unknown; onError: 'continue' }> = {
-      metadata: { type: 'send-webhook', payload: { url: 'http://169.254.169.254/latest/meta-data', body: { a: 1 } }, onError: 'continue' },
+      metadata: {
+        type: 'send-webhook',
+        payload: { url: 'http://169.254.169.254/latest/meta-data', body: { a: 1 } },
+        onError: 'continue',
+      },
     }
-    for (const [id, url] of Object.entries(probes)) nodes[id] = { type: 'http-request', payload: { url }, onError: 'continue' }
+    for (const [id, url] of Object.entries(probes))
+      nodes[id] = { type: 'http-request', payload: { url }, onError: 'continue' }
     const w = await createWorkflow(t, { definition: linear(nodes, Object.keys(nodes)) })
     const run = await runAndWait(t, w.id)
     for (const id of Object.keys(nodes)) {

@@ -15,7 +15,6 @@ import { eventually } from '../helpers/eventually.ts'
 
 const TIMEOUT_MS = 2000
 
-
 const ready = (t: TestSystem) => async () => (await t.call('GET', '/readyz', { key: null })).status === 200
 
 if (!TEST_DATABASE_URL) warnSkipped('run ownership across a Postgres outage', 'AUTOMATON_TEST_DATABASE_URL')
@@ -43,7 +42,11 @@ else {
         await answered
         return Response.json({ ok: true })
       })
-      const env = { AUTOMATON_WORKER_TIMEOUT_MS: String(TIMEOUT_MS), AUTOMATON_HEARTBEAT_MS: '200', AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32' }
+      const env = {
+        AUTOMATON_WORKER_TIMEOUT_MS: String(TIMEOUT_MS),
+        AUTOMATON_HEARTBEAT_MS: '200',
+        AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+      }
       owner = await openTestSystem('postgres', { ...env, AUTOMATON_DATABASE_URL: first.via(db.url) })
       other = await owner.openSibling({ AUTOMATON_DATABASE_URL: second.via(db.url) })
       const w = await createLive(owner, {

@@ -21,15 +21,26 @@ for (const kind of storeKinds()) {
       t = await openTestStore(kind)
       await t.store.migrate(MIGRATIONS)
       await t.store.write(async (tx) => {
-        for (const [id, heartbeat] of [['wkr_me', NOW], ['wkr_alive', NOW - 1000], ['wkr_dead', NOW - 60_000]] as const) {
-          await tx.run('INSERT INTO workers (id, role, host, started_at, heartbeat_at) VALUES ($1, $2, $3, $4, $5)', [id, 'worker', 'h', 0, heartbeat])
+        for (const [id, heartbeat] of [
+          ['wkr_me', NOW],
+          ['wkr_alive', NOW - 1000],
+          ['wkr_dead', NOW - 60_000],
+        ] as const) {
+          await tx.run('INSERT INTO workers (id, role, host, started_at, heartbeat_at) VALUES ($1, $2, $3, $4, $5)', [
+            id,
+            'worker',
+            'h',
+            0,
+            heartbeat,
+          ])
         }
-        const run = (id: string, status: string, owner: string | null, updatedAt = NOW) => tx.run(
-          `INSERT INTO runs (id, organization_id, workflow_id, workflow_version, status, trigger_type, trigger_node_id, triggered_by,
+        const run = (id: string, status: string, owner: string | null, updatedAt = NOW) =>
+          tx.run(
+            `INSERT INTO runs (id, organization_id, workflow_id, workflow_version, status, trigger_type, trigger_node_id, triggered_by,
              automatic, live, definition_hash, trigger_event, prop_values, vars, last_seq, started_at, updated_at, owner)
            VALUES ($1, 'org_1', 'wf_1', 1, $2, 'manual', 'root', 'api', 0, 1, 'h', '{}', '{}', '{}', 0, 0, $3, $4)`,
-          [id, status, updatedAt, owner],
-        )
+            [id, status, updatedAt, owner],
+          )
         await run('run_unowned', 'running', null, NOW - 60_000)
         // Admitted by an API process a moment ago: the work queue hands it to a worker first.
         await run('run_unowned_new', 'running', null)
@@ -41,7 +52,12 @@ for (const kind of storeKinds()) {
         await run('run_waiting', 'waiting', null)
         await run('run_done', 'success', 'wkr_dead')
         await run('run_waiting_with_inbox', 'waiting', 'wkr_alive')
-        await tx.run('INSERT INTO run_inbox (id, run_id, event, created_at) VALUES ($1, $2, $3, $4)', ['evt_1', 'run_waiting_with_inbox', '{}', NOW])
+        await tx.run('INSERT INTO run_inbox (id, run_id, event, created_at) VALUES ($1, $2, $3, $4)', [
+          'evt_1',
+          'run_waiting_with_inbox',
+          '{}',
+          NOW,
+        ])
       })
     })
     afterAll(() => t.dispose())
@@ -63,23 +79,32 @@ for (const kind of storeKinds()) {
       expect(await counts({ workflowId: 'wf_1' })).toEqual({ running: 7, waiting: 2, success: 1 })
       expect(await counts({ workflowId: 'wf_other' })).toEqual({})
       expect(await counts({ since: 1 })).toEqual({})
-      expect(Object.fromEntries((await runs.statusCounts(t.store, 'org_other', {})).map((r) => [r.status, r.n]))).toEqual({})
+      expect(
+        Object.fromEntries((await runs.statusCounts(t.store, 'org_other', {})).map((r) => [r.status, r.n])),
+      ).toEqual({})
     })
 
     if (kind === 'sqlite') {
       /** The store's own queries, explained: a query function given this asks for its plan instead. */
-      const explain = () => ({ all: (sql: string, params: readonly SqlValue[]) => t.store.all(`EXPLAIN QUERY PLAN ${sql}`, params) }) as unknown as Store
+      const explain = () =>
+        ({
+          all: (sql: string, params: readonly SqlValue[]) => t.store.all(`EXPLAIN QUERY PLAN ${sql}`, params),
+        }) as unknown as Store
       const details = (plan: unknown) => (plan as Array<{ detail: string }>).map((row) => row.detail)
 
       it('counts statuses from the index alone', async () => {
         for (const filter of [{}, { workflowId: 'wf_1' }, { workflowId: 'wf_1', since: 0 }, { since: 0 }]) {
-          expect(details(await runs.statusCounts(explain(), 'org_1', filter)).join(' | ')).toContain('USING COVERING INDEX runs_status_counts')
+          expect(details(await runs.statusCounts(explain(), 'org_1', filter)).join(' | ')).toContain(
+            'USING COVERING INDEX runs_status_counts',
+          )
         }
       })
 
       it('reads running runs by owner through the partial index, never scanning them', async () => {
         for (const own of [true, false]) {
-          const onRuns = details(await runs.needingExecution(explain(), 'wkr_me', STALE_BEFORE, { own })).filter((d) => / runs\b/.test(d))
+          const onRuns = details(await runs.needingExecution(explain(), 'wkr_me', STALE_BEFORE, { own })).filter((d) =>
+            / runs\b/.test(d),
+          )
           expect(onRuns.length).toBeGreaterThan(0)
           for (const detail of onRuns) expect(detail).toContain('runs_running_owner')
         }

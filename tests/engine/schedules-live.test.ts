@@ -15,12 +15,18 @@ import { createLive } from '../helpers/workflows.ts'
 const everySecond = {
   definition: {
     triggerNodeIds: ['root'],
-    nodes: { root: { type: 'cronjob', payload: { expression: '* * * * * *' }, children: ['say'] }, say: { type: 'log', payload: { message: '{{$trigger.body.scheduledFor}}' } } },
+    nodes: {
+      root: { type: 'cronjob', payload: { expression: '* * * * * *' }, children: ['say'] },
+      say: { type: 'log', payload: { message: '{{$trigger.body.scheduledFor}}' } },
+    },
   },
 }
 
 async function ticksOf(t: TestSystem, workflowId: string): Promise<number[]> {
-  const rows = await t.system.store.all<{ trigger_event: string }>('SELECT trigger_event FROM runs WHERE workflow_id = $1', [workflowId])
+  const rows = await t.system.store.all<{ trigger_event: string }>(
+    'SELECT trigger_event FROM runs WHERE workflow_id = $1',
+    [workflowId],
+  )
   return rows.map((r) => Date.parse(JSON.parse(r.trigger_event).body.scheduledFor)).sort((a, b) => a - b)
 }
 
@@ -40,10 +46,12 @@ function expectOneRunPerTick(ticks: number[], skipped?: number) {
   expect(ticks.every((tick) => tick % 1000 === 0)).toBe(true)
   const gaps = ticks.slice(1).map((tick, i) => tick - ticks[i])
   expect(gaps.filter((gap) => gap <= 0)).toEqual([])
-  if (skipped !== undefined) expect(ticks.length + skipped).toBeGreaterThanOrEqual((ticks.at(-1)! - ticks[0]) / 1000 + 1)
+  if (skipped !== undefined)
+    expect(ticks.length + skipped).toBeGreaterThanOrEqual((ticks.at(-1)! - ticks[0]) / 1000 + 1)
 }
 
-const skippedOf = async (t: TestSystem, workflowId: string): Promise<number> => (await t.call('GET', `/v1/workflows/${workflowId}/schedule`)).body.data.triggers[0].skippedTicks
+const skippedOf = async (t: TestSystem, workflowId: string): Promise<number> =>
+  (await t.call('GET', `/v1/workflows/${workflowId}/schedule`)).body.data.triggers[0].skippedTicks
 
 for (const kind of storeKinds()) {
   describe(`schedules on the system clock (${kind})`, () => {
@@ -57,7 +65,9 @@ for (const kind of storeKinds()) {
       const w = await createLive(t, everySecond)
       const witness = await createLive(t, everySecond)
       await ticked(t, w.id, 3)
-      const statuses = await t.system.store.all<{ status: string }>('SELECT status FROM runs WHERE workflow_id = $1', [w.id])
+      const statuses = await t.system.store.all<{ status: string }>('SELECT status FROM runs WHERE workflow_id = $1', [
+        w.id,
+      ])
       expect(statuses.every((r) => ['success', 'running'].includes(r.status))).toBe(true)
       expect((await t.call('POST', `/v1/workflows/${w.id}/pause`)).status).toBe(200)
       const pausedAt = systemClock.now()

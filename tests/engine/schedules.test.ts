@@ -24,16 +24,31 @@ const cronFlow = (expression: string, extra: Record<string, unknown> = {}, setti
   },
 })
 
-interface TickRun { id: string; scheduledFor: string; catchUp: boolean; triggeredBy: string; triggerNodeId: string }
+interface TickRun {
+  id: string
+  scheduledFor: string
+  catchUp: boolean
+  triggeredBy: string
+  triggerNodeId: string
+}
 
 async function runsOf(t: TestSystem, workflowId: string): Promise<TickRun[]> {
-  const rows = await t.system.store.all<{ id: string; trigger_event: string; triggered_by: string; trigger_node_id: string }>(
-    'SELECT id, trigger_event, triggered_by, trigger_node_id FROM runs WHERE workflow_id = $1', [workflowId],
-  )
+  const rows = await t.system.store.all<{
+    id: string
+    trigger_event: string
+    triggered_by: string
+    trigger_node_id: string
+  }>('SELECT id, trigger_event, triggered_by, trigger_node_id FROM runs WHERE workflow_id = $1', [workflowId])
   return rows
     .map((r) => {
       const body = JSON.parse(r.trigger_event).body
-      return { id: r.id, scheduledFor: body.scheduledFor, catchUp: body.catchUp, triggeredBy: r.triggered_by, triggerNodeId: r.trigger_node_id }
+      return {
+        id: r.id,
+        scheduledFor: body.scheduledFor,
+        catchUp: body.catchUp,
+        triggeredBy: r.triggered_by,
+        triggerNodeId: r.trigger_node_id,
+      }
     })
     .sort((a, b) => a.scheduledFor.localeCompare(b.scheduledFor))
 }
@@ -75,17 +90,35 @@ for (const kind of storeKinds()) {
       await tick(t)
       const [first, ...rest] = await runsOf(t, w.id)
       expect(rest).toEqual([])
-      expect(first).toMatchObject({ scheduledFor: at(5), catchUp: false, triggeredBy: 'schedule', triggerNodeId: 'root' })
+      expect(first).toMatchObject({
+        scheduledFor: at(5),
+        catchUp: false,
+        triggeredBy: 'schedule',
+        triggerNodeId: 'root',
+      })
       const run = await waitForRun(t, first.id)
       expect(run).toMatchObject({ status: 'success', triggerType: 'cronjob', triggeredBy: 'schedule' })
       expect(run.nodes.root.result).toMatchObject({
-        type: 'cronjob', headers: {},
-        body: { scheduledFor: at(5), firedAt: at(5, 0.3), expression: '*/5 * * * *', timezone: 'UTC', catchUp: false, scheduleId: expect.stringMatching(/^sch_/) },
+        type: 'cronjob',
+        headers: {},
+        body: {
+          scheduledFor: at(5),
+          firedAt: at(5, 0.3),
+          expression: '*/5 * * * *',
+          timezone: 'UTC',
+          catchUp: false,
+          scheduleId: expect.stringMatching(/^sch_/),
+        },
       })
       expect(run.nodes.say.result.message).toBe(`tick ${at(5)}`)
       await moveTo(START + 10 * MINUTE)
       expect((await runsOf(t, w.id)).map((r) => r.scheduledFor)).toEqual([at(5), at(10)])
-      expect((await schedule(w.id)).triggers[0]).toMatchObject({ nextFireAt: at(15), lastFiredAt: at(10), lastOutcome: 'triggered', skippedTicks: 0 })
+      expect((await schedule(w.id)).triggers[0]).toMatchObject({
+        nextFireAt: at(15),
+        lastFiredAt: at(10),
+        lastOutcome: 'triggered',
+        skippedTicks: 0,
+      })
     })
 
     it('starts exactly one run per tick when two schedulers race on the same store', async () => {
@@ -95,9 +128,14 @@ for (const kind of storeKinds()) {
       // scheduler on the same store, because one process cannot hold two SQLite writers without
       // blocking itself (tests/e2e/schedules.test.ts races two processes on one SQLite file).
       const other = kind === 'postgres' ? await t.openSibling({}, { clock }) : null
-      const rival = other?.system.engine.schedules ?? createScheduleTicker({
-        ...t.system, dispatcher: t.system.engine.dispatcher, reconciler: t.system.engine.reconciler, graceMs: 60_000,
-      })
+      const rival =
+        other?.system.engine.schedules ??
+        createScheduleTicker({
+          ...t.system,
+          dispatcher: t.system.engine.dispatcher,
+          reconciler: t.system.engine.reconciler,
+          graceMs: 60_000,
+        })
       try {
         for (let minute = 1; minute <= 12; minute++) {
           clock.set(START + minute * MINUTE)
@@ -132,7 +170,10 @@ for (const kind of storeKinds()) {
       const limited = await createLive(t, cronFlow('*/5 * * * *', {}, { maxRuns: 2 }))
       await moveTo(START + 5 * MINUTE)
       await moveTo(START + 10 * MINUTE)
-      expect((await t.call('GET', `/v1/workflows/${limited.id}`)).body.data).toMatchObject({ status: 'paused', pausedReason: 'max_runs_exhausted' })
+      expect((await t.call('GET', `/v1/workflows/${limited.id}`)).body.data).toMatchObject({
+        status: 'paused',
+        pausedReason: 'max_runs_exhausted',
+      })
       expect(await schedule(limited.id)).toMatchObject({ active: false, reason: 'paused' })
       await moveTo(START + 15 * MINUTE)
       expect(await runsOf(t, limited.id)).toHaveLength(2)
@@ -145,7 +186,11 @@ for (const kind of storeKinds()) {
       for (const minute of [5, 10, 15]) await moveTo(START + minute * MINUTE)
       expect((await runsOf(t, cooled.id)).map((r) => r.scheduledFor)).toEqual([at(5), at(15)])
       await moveTo(START + 20 * MINUTE)
-      expect((await schedule(cooled.id)).triggers[0]).toMatchObject({ lastFiredAt: at(20), lastOutcome: 'cooldown', lastRunId: null })
+      expect((await schedule(cooled.id)).triggers[0]).toMatchObject({
+        lastFiredAt: at(20),
+        lastOutcome: 'cooldown',
+        lastRunId: null,
+      })
     })
 
     it('skips ticks missed while the service was down, and counts them', async () => {
@@ -157,7 +202,11 @@ for (const kind of storeKinds()) {
       t = await t.openSibling({}, { clock })
       await tick(t)
       expect((await runsOf(t, w.id)).map((r) => r.scheduledFor)).toEqual([at(5), at(30)])
-      expect((await schedule(w.id)).triggers[0]).toMatchObject({ skippedTicks: 4, lastSkippedAt: at(31), nextFireAt: at(35) })
+      expect((await schedule(w.id)).triggers[0]).toMatchObject({
+        skippedTicks: 4,
+        lastSkippedAt: at(31),
+        nextFireAt: at(35),
+      })
     })
 
     it('runs the latest missed tick once with catchUp "last", and each missed tick up to the limit with "all"', async () => {
@@ -169,7 +218,11 @@ for (const kind of storeKinds()) {
       t = await t.openSibling({}, { clock })
       for (let i = 0; i < 5; i++) await tick(t)
       expect(await runsOf(t, last.id)).toEqual([expect.objectContaining({ scheduledFor: at(30), catchUp: true })])
-      expect((await runsOf(t, all.id)).map((r) => [r.scheduledFor, r.catchUp])).toEqual([[at(20), true], [at(25), true], [at(30), true]])
+      expect((await runsOf(t, all.id)).map((r) => [r.scheduledFor, r.catchUp])).toEqual([
+        [at(20), true],
+        [at(25), true],
+        [at(30), true],
+      ])
       expect((await schedule(last.id)).triggers[0]).toMatchObject({ skippedTicks: 5, nextFireAt: at(35) })
       expect((await schedule(all.id)).triggers[0]).toMatchObject({ skippedTicks: 3, nextFireAt: at(35) })
     })

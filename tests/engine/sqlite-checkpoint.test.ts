@@ -48,7 +48,9 @@ describe('SQLite checkpoints on a worker thread', () => {
     const store = sqliteStore({ path, backgroundCheckpoint: true })
     await store.run('CREATE TABLE blobs (id INTEGER PRIMARY KEY, body TEXT NOT NULL)')
     for (let b = 0; b < 50; b++) {
-      await Promise.all(Array.from({ length: 20 }, (_, i) => store.run('INSERT INTO blobs (body) VALUES ($1)', [`${b}-${i}-${ROW}`])))
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) => store.run('INSERT INTO blobs (body) VALUES ($1)', [`${b}-${i}-${ROW}`])),
+      )
     }
     expect(Number((await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM blobs'))!.n)).toBe(1000)
     await store.close()

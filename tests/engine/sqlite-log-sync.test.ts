@@ -15,10 +15,11 @@ function heldFlusher() {
   const pending: Array<{ resolve: () => void; reject: (error: Error) => void }> = []
   let started = 0
   const flusher: Flusher = {
-    flush: () => new Promise<void>((resolve, reject) => {
-      started++
-      pending.push({ resolve, reject })
-    }),
+    flush: () =>
+      new Promise<void>((resolve, reject) => {
+        started++
+        pending.push({ resolve, reject })
+      }),
     async close() {},
   }
   return {
@@ -34,7 +35,10 @@ function heldFlusher() {
 /** Whether a promise has settled yet, read without waiting for it. */
 function watch(p: Promise<unknown>) {
   const w = { settled: false }
-  p.then(() => (w.settled = true), () => (w.settled = true))
+  p.then(
+    () => (w.settled = true),
+    () => (w.settled = true),
+  )
   return w
 }
 
@@ -66,7 +70,10 @@ describe('SQLite log flushed off the event loop', () => {
     // Committed while that flush runs: the flush in progress does not cover it.
     const second = store.run("INSERT INTO t (v) VALUES ('b')")
     const secondAcked = watch(second)
-    await until('the second commit', async () => (await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM t'))!.n === 2)
+    await until(
+      'the second commit',
+      async () => (await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM t'))!.n === 2,
+    )
     held.finish()
     expect(await first).toBe(1)
     expect(secondAcked.settled).toBe(false)
@@ -91,7 +98,7 @@ describe('SQLite log flushed off the event loop', () => {
     await store.close()
   })
 
-  it('flushes the -wal file for the server\'s store, and every acknowledged row is in the file when it is opened again', async () => {
+  it("flushes the -wal file for the server's store, and every acknowledged row is in the file when it is opened again", async () => {
     const path = files.next()
     const wal = walFlusher(path)
     let flushes = 0
@@ -112,7 +119,12 @@ describe('SQLite log flushed off the event loop', () => {
 
   it('flushes nothing itself when the store is not asked to be durable on power loss (synchronous normal)', async () => {
     const held = heldFlusher()
-    const store = sqliteStore({ path: files.next(), synchronous: 'normal', backgroundSync: true, logFlusher: held.flusher })
+    const store = sqliteStore({
+      path: files.next(),
+      synchronous: 'normal',
+      backgroundSync: true,
+      logFlusher: held.flusher,
+    })
     await store.run('CREATE TABLE t (v TEXT NOT NULL)')
     expect(await store.run("INSERT INTO t (v) VALUES ('a')")).toBe(1)
     expect(held.started).toBe(0)

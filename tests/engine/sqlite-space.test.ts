@@ -78,13 +78,18 @@ describe('a full disk under SQLite', () => {
 
   it('refuses writes with a 503 error while the disk is full, keeps reading, and writes again once there is room', async () => {
     const lines: Array<Record<string, unknown>> = []
-    const store = sqliteStore({ path: files.next(), logger: createJsonLogger('info', (line) => lines.push(JSON.parse(line))) })
+    const store = sqliteStore({
+      path: files.next(),
+      logger: createJsonLogger('info', (line) => lines.push(JSON.parse(line))),
+    })
     await store.run('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)')
     await store.run('INSERT INTO notes (body) VALUES ($1)', ['kept'])
     await fillUp(store)
 
     // One batch of writes: each is refused, none is tried again alone.
-    const refused = await Promise.allSettled(Array.from({ length: 50 }, () => store.run('INSERT INTO notes (body) VALUES ($1)', [BLOB])))
+    const refused = await Promise.allSettled(
+      Array.from({ length: 50 }, () => store.run('INSERT INTO notes (body) VALUES ($1)', [BLOB])),
+    )
     for (const outcome of refused) {
       expect(outcome.status).toBe('rejected')
       const error = (outcome as PromiseRejectedResult).reason
@@ -100,7 +105,15 @@ describe('a full disk under SQLite', () => {
     await makeRoom(store)
     await store.run('INSERT INTO notes (body) VALUES ($1)', [BLOB])
     // Ready again once writes have gone through for a moment.
-    await until('the store to be ready', () => store.ping().then(() => true, () => false), 5000)
+    await until(
+      'the store to be ready',
+      () =>
+        store.ping().then(
+          () => true,
+          () => false,
+        ),
+      5000,
+    )
     await store.run('INSERT INTO notes (body) VALUES ($1)', [BLOB])
     expect(Number((await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM notes'))!.n)).toBe(3)
     expect(lines.some((l) => l.msg === 'the disk has room again: writes are stored')).toBe(true)
@@ -109,19 +122,31 @@ describe('a full disk under SQLite', () => {
 
   it('answers a request that needs the disk 503 with Retry-After and the error body, logs about once a second, and serves again once there is room', async () => {
     const lines: Array<Record<string, unknown>> = []
-    const t = await openTestSystem('sqlite', {}, { logger: createJsonLogger('info', (line) => lines.push(JSON.parse(line))) })
+    const t = await openTestSystem(
+      'sqlite',
+      {},
+      { logger: createJsonLogger('info', (line) => lines.push(JSON.parse(line))) },
+    )
     try {
-      const w = await createLive(t, { definition: linear({ say: { type: 'log', payload: { message: 'hi' } } }, ['say']) })
+      const w = await createLive(t, {
+        definition: linear({ say: { type: 'log', payload: { message: 'hi' } } }, ['say']),
+      })
       await fillUp(t.system.store)
       const from = lines.length
       const started = performance.now()
       const answers = []
-      for (let i = 0; i < 200; i++) answers.push(await t.call('POST', `/v1/workflows/${w.id}/run`, { body: { payload: { blob: BLOB } } }))
+      for (let i = 0; i < 200; i++)
+        answers.push(await t.call('POST', `/v1/workflows/${w.id}/run`, { body: { payload: { blob: BLOB } } }))
       const seconds = (performance.now() - started) / 1000
       for (const r of answers) {
         expect(r.status).toBe(503)
         expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0)
-        expect(r.body).toEqual({ code: 503, message: expect.stringContaining('the disk is full'), details: [], requestId: r.headers.get('x-request-id') })
+        expect(r.body).toEqual({
+          code: 503,
+          message: expect.stringContaining('the disk is full'),
+          details: [],
+          requestId: r.headers.get('x-request-id'),
+        })
       }
       // Reads still answer.
       expect((await t.call('GET', `/v1/workflows/${w.id}`)).status).toBe(200)
@@ -167,7 +192,12 @@ describe.skipIf(Boolean(noTmpfs))('SQLite on a really full disk (a tmpfs of its 
     writer.run('PRAGMA wal_autocheckpoint = 0')
     writer.run('CREATE TABLE blobs (id INTEGER PRIMARY KEY, body TEXT NOT NULL)')
     const lines: Array<Record<string, unknown>> = []
-    const checkpointer = startCheckpointer({ path, synchronous: 'FULL', intervalMs: 10, logger: createJsonLogger('info', (line) => lines.push(JSON.parse(line))) })
+    const checkpointer = startCheckpointer({
+      path,
+      synchronous: 'FULL',
+      intervalMs: 10,
+      logger: createJsonLogger('info', (line) => lines.push(JSON.parse(line))),
+    })
     await until('the checkpoint thread', async () => checkpointer.active, 15_000)
     // About 4 MB in the log that the database file has not received yet.
     const insert = writer.prepare('INSERT INTO blobs (body) VALUES (?)')
@@ -181,13 +211,17 @@ describe.skipIf(Boolean(noTmpfs))('SQLite on a really full disk (a tmpfs of its 
     await until('the checkpoint to stall', async () => checkpointer.stalled, 10_000)
     const rounds = checkpointer.rounds
     expect(checkpointer.active).toBe(true)
-    expect(lines.some((l) => String(l.msg).startsWith('the store\'s checkpoint thread cannot write'))).toBe(true)
-    expect(lines.some((l) => String(l.msg).startsWith('the store\'s checkpoint thread stopped'))).toBe(false)
+    expect(lines.some((l) => String(l.msg).startsWith("the store's checkpoint thread cannot write"))).toBe(true)
+    expect(lines.some((l) => String(l.msg).startsWith("the store's checkpoint thread stopped"))).toBe(false)
 
     disk.free()
-    await until('a checkpoint after space was freed', async () => checkpointer.rounds > rounds && !checkpointer.stalled, 10_000)
+    await until(
+      'a checkpoint after space was freed',
+      async () => checkpointer.rounds > rounds && !checkpointer.stalled,
+      10_000,
+    )
     expect(statSync(path).size).toBeGreaterThan(before + 3 * 2 ** 20)
-    expect(lines.some((l) => l.msg === 'the store\'s checkpoint thread writes again')).toBe(true)
+    expect(lines.some((l) => l.msg === "the store's checkpoint thread writes again")).toBe(true)
     await checkpointer.stop()
     writer.close()
   })
@@ -196,14 +230,25 @@ describe.skipIf(Boolean(noTmpfs))('SQLite on a really full disk (a tmpfs of its 
     const disk = await mount(48)
     const t = await openTestSystem('sqlite', { AUTOMATON_DATA_DIR: disk.path, AUTOMATON_SQLITE_SYNCHRONOUS: 'full' })
     try {
-      const w = await createLive(t, { definition: linear({ say: { type: 'log', payload: { message: 'hi' } } }, ['say']) })
+      const w = await createLive(t, {
+        definition: linear({ say: { type: 'log', payload: { message: 'hi' } } }, ['say']),
+      })
       disk.fill()
       // What still fits in the log's file is written (it is reused, not grown): big runs do not.
-      let refused = await t.call('POST', `/v1/workflows/${w.id}/run`, { body: { payload: { blob: 'b'.repeat(200_000) } } })
-      for (let i = 0; i < 100 && refused.status === 200; i++) refused = await t.call('POST', `/v1/workflows/${w.id}/run`, { body: { payload: { blob: 'b'.repeat(200_000) } } })
+      let refused = await t.call('POST', `/v1/workflows/${w.id}/run`, {
+        body: { payload: { blob: 'b'.repeat(200_000) } },
+      })
+      for (let i = 0; i < 100 && refused.status === 200; i++)
+        refused = await t.call('POST', `/v1/workflows/${w.id}/run`, {
+          body: { payload: { blob: 'b'.repeat(200_000) } },
+        })
       expect(refused.status).toBe(503)
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
-      expect(refused.body).toMatchObject({ code: 503, message: expect.stringContaining('the disk is full'), details: [] })
+      expect(refused.body).toMatchObject({
+        code: 503,
+        message: expect.stringContaining('the disk is full'),
+        details: [],
+      })
       expect((await t.call('GET', '/readyz', { key: null })).status).toBe(503)
 
       disk.free()
@@ -219,18 +264,32 @@ describe.skipIf(Boolean(noTmpfs))('SQLite on a really full disk (a tmpfs of its 
 
   it('refuses writes with StoreFullError on a full disk and takes them again once space is freed', async () => {
     const disk = await mount(24)
-    const store = sqliteStore({ path: join(disk.path, 'automaton.db'), backgroundCheckpoint: true, backgroundSync: true })
+    const store = sqliteStore({
+      path: join(disk.path, 'automaton.db'),
+      backgroundCheckpoint: true,
+      backgroundSync: true,
+    })
     await store.run('CREATE TABLE blobs (id INTEGER PRIMARY KEY, body TEXT NOT NULL)')
     await store.run('INSERT INTO blobs (body) VALUES ($1)', ['kept'])
     disk.fill()
-    const refused = await Promise.allSettled(Array.from({ length: 20 }, () => store.run('INSERT INTO blobs (body) VALUES ($1)', ['z'.repeat(100_000)])))
+    const refused = await Promise.allSettled(
+      Array.from({ length: 20 }, () => store.run('INSERT INTO blobs (body) VALUES ($1)', ['z'.repeat(100_000)])),
+    )
     expect(refused.every((r) => r.status === 'rejected' && r.reason instanceof StoreFullError)).toBe(true)
     expect(Number((await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM blobs'))!.n)).toBe(1)
     await expect(store.ping()).rejects.toBeInstanceOf(StoreFullError)
 
     disk.free()
     await store.run('INSERT INTO blobs (body) VALUES ($1)', ['z'.repeat(100_000)])
-    await until('the store to be ready', () => store.ping().then(() => true, () => false), 5000)
+    await until(
+      'the store to be ready',
+      () =>
+        store.ping().then(
+          () => true,
+          () => false,
+        ),
+      5000,
+    )
     expect(Number((await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM blobs'))!.n)).toBe(2)
     await store.close()
   })

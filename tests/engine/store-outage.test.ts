@@ -13,7 +13,6 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts'
 import { createLive, waitForRun } from '../helpers/workflows.ts'
 import { eventually } from '../helpers/eventually.ts'
 
-
 if (!TEST_DATABASE_URL) warnSkipped('runs during a Postgres outage', 'AUTOMATON_TEST_DATABASE_URL')
 else {
   describe('runs executing while Postgres is unreachable', () => {
@@ -32,7 +31,10 @@ else {
         await answered
         return Response.json({ ok: true })
       })
-      t = await openTestSystem('postgres', { AUTOMATON_DATABASE_URL: proxy.via(db.url), AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32' })
+      t = await openTestSystem('postgres', {
+        AUTOMATON_DATABASE_URL: proxy.via(db.url),
+        AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+      })
     })
     afterAll(async () => {
       answer()
@@ -56,7 +58,10 @@ else {
       })
       // More runs than the failures in a row that pause a workflow (5 by default), started by webhook.
       const runIds: string[] = []
-      for (let i = 0; i < 7; i++) runIds.push((await t.call('POST', `/v1/webhooks/${w.triggerSecret}`, { key: null, body: { i } })).body.data.runIds[0])
+      for (let i = 0; i < 7; i++)
+        runIds.push(
+          (await t.call('POST', `/v1/webhooks/${w.triggerSecret}`, { key: null, body: { i } })).body.data.runIds[0],
+        )
       await eventually(() => receiver.requests.length === runIds.length, 'every run calling out')
       await proxy.cut()
       // Longer than the organization's masks are kept (a second): the next node has to read them.

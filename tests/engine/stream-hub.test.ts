@@ -13,7 +13,8 @@ import { createStreamHub } from '../../runtime/streams.ts'
 import { TEST_DATABASE_URL, warnSkipped } from '../helpers/services.ts'
 import { openTestStore, type TestStore } from '../helpers/stores.ts'
 
-if (!TEST_DATABASE_URL) warnSkipped('activity streams over out-of-order Postgres commits', 'AUTOMATON_TEST_DATABASE_URL')
+if (!TEST_DATABASE_URL)
+  warnSkipped('activity streams over out-of-order Postgres commits', 'AUTOMATON_TEST_DATABASE_URL')
 
 const GAP_WAIT = 400
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -34,7 +35,14 @@ describe.skipIf(!TEST_DATABASE_URL)('activity streams on Postgres', () => {
   })
 
   const event = (type: string) => ({
-    organizationId: 'org_a', workflowId: 'wf_1', runId: null, seq: null, nodeId: null, type, data: {}, at: Date.now(),
+    organizationId: 'org_a',
+    workflowId: 'wf_1',
+    runId: null,
+    seq: null,
+    nodeId: null,
+    type,
+    data: {},
+    at: Date.now(),
   })
   /** Writes and announces an event the normal way. */
   async function record(type: string): Promise<RecordedEvent> {

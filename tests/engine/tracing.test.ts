@@ -26,14 +26,28 @@ describe('traces', () => {
     return exporter.getFinishedSpans().filter((s) => s.attributes['automaton.run.id'] === runId)
   }
 
-  it('continues the caller\'s trace: the run span is the caller\'s child, each node the run\'s', async () => {
+  it("continues the caller's trace: the run span is the caller's child, each node the run's", async () => {
     const w = await createLive(t, {
-      definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'hi' }, children: ['again'] }, again: { type: 'log', payload: { message: 'again' } } } },
+      definition: {
+        triggerNodeIds: ['root'],
+        nodes: {
+          root: { type: 'manual', children: ['say'] },
+          say: { type: 'log', payload: { message: 'hi' }, children: ['again'] },
+          again: { type: 'log', payload: { message: 'again' } },
+        },
+      },
     })
-    const started = await t.call('POST', `/v1/webhooks/${w.triggerSecret}`, { key: null, body: {}, headers: { traceparent: CALLER } })
+    const started = await t.call('POST', `/v1/webhooks/${w.triggerSecret}`, {
+      key: null,
+      body: {},
+      headers: { traceparent: CALLER },
+    })
     const runId = started.body.data.runIds[0]
     await waitForRun(t, runId)
-    const row = await t.system.store.get<{ traceparent: string; trace_caller: string }>('SELECT traceparent, trace_caller FROM runs WHERE id = $1', [runId])
+    const row = await t.system.store.get<{ traceparent: string; trace_caller: string }>(
+      'SELECT traceparent, trace_caller FROM runs WHERE id = $1',
+      [runId],
+    )
     const own = parseTraceparent(row!.traceparent)!
     expect(own.traceId).toBe('0af7651916cd43dd8448eb211c80319c')
     expect(row!.trace_caller).toBe(CALLER)
@@ -55,11 +69,23 @@ describe('traces', () => {
 
   it('starts a trace of its own without a traceparent, and links a resumed run to its span', async () => {
     const w = await createLive(t, {
-      definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['pause'] }, pause: { type: 'delay', payload: { delayMs: 50 }, children: ['say'] }, say: { type: 'log', payload: { message: 'later' } } } },
+      definition: {
+        triggerNodeIds: ['root'],
+        nodes: {
+          root: { type: 'manual', children: ['pause'] },
+          pause: { type: 'delay', payload: { delayMs: 50 }, children: ['say'] },
+          say: { type: 'log', payload: { message: 'later' } },
+        },
+      },
     })
-    const runId = (await t.call('POST', `/v1/workflows/${w.id}/run`, { body: {}, headers: { traceparent: 'not-a-traceparent' } })).body.data.runId
+    const runId = (
+      await t.call('POST', `/v1/workflows/${w.id}/run`, { body: {}, headers: { traceparent: 'not-a-traceparent' } })
+    ).body.data.runId
     await waitForRun(t, runId)
-    const row = await t.system.store.get<{ traceparent: string; trace_caller: string | null }>('SELECT traceparent, trace_caller FROM runs WHERE id = $1', [runId])
+    const row = await t.system.store.get<{ traceparent: string; trace_caller: string | null }>(
+      'SELECT traceparent, trace_caller FROM runs WHERE id = $1',
+      [runId],
+    )
     expect(parseTraceparent(row!.traceparent)).not.toBeNull()
     expect(row!.trace_caller).toBeNull()
     let spans = await spansOf(runId)

@@ -18,13 +18,22 @@ for (const kind of storeKinds()) {
 
     it('puts a delayed run away as a durable timer and finishes it on time', async () => {
       const w = await createWorkflow(t, {
-        definition: linear({ pause: { type: 'delay', payload: { delayMs: 400 } }, after: { type: 'log', payload: { message: 'slept {{pause.result.delayedMs}} for {{$trigger.body.who}}' } } }, ['pause', 'after']),
+        definition: linear(
+          {
+            pause: { type: 'delay', payload: { delayMs: 400 } },
+            after: { type: 'log', payload: { message: 'slept {{pause.result.delayedMs}} for {{$trigger.body.who}}' } },
+          },
+          ['pause', 'after'],
+        ),
       })
       const started = Date.now()
       const runId = await start(w.id, { who: 'ada-lovelace-1815', note: 'kept-once-in-the-row' })
       const waiting = await waitForRun(t, runId, (r) => r.status === 'waiting')
       expect(waiting.nodes.pause.status).toBe('scheduled')
-      const timers = await t.system.store.all<{ fire_at: number; kind: string }>('SELECT fire_at, kind FROM timers WHERE run_id = $1', [runId])
+      const timers = await t.system.store.all<{ fire_at: number; kind: string }>(
+        'SELECT fire_at, kind FROM timers WHERE run_id = $1',
+        [runId],
+      )
       expect(timers).toHaveLength(1)
       expect(timers[0].kind).toBe('wake')
       expect(t.system.engine.executor.active).toBe(0)
@@ -34,11 +43,16 @@ for (const kind of storeKinds()) {
       // Restored from the store: the trigger event, which the stored snapshot leaves to the row, is back.
       expect(done.nodes.after.result.message).toBe('slept 400 for ada-lovelace-1815')
       expect(done.nodes.root.result.body).toEqual({ who: 'ada-lovelace-1815', note: 'kept-once-in-the-row' })
-      const [row] = await t.system.store.all<{ snapshot: string; trigger_event: string }>('SELECT snapshot, trigger_event FROM runs WHERE id = $1', [runId])
+      const [row] = await t.system.store.all<{ snapshot: string; trigger_event: string }>(
+        'SELECT snapshot, trigger_event FROM runs WHERE id = $1',
+        [runId],
+      )
       expect(row.trigger_event).toContain('kept-once-in-the-row')
       expect(row.snapshot).not.toContain('kept-once-in-the-row')
       expect(await t.system.store.all('SELECT * FROM timers WHERE run_id = $1', [runId])).toHaveLength(0)
-      const types = (await t.system.store.all<{ type: string }>('SELECT type FROM events WHERE run_id = $1 ORDER BY seq', [runId])).map((e) => e.type)
+      const types = (
+        await t.system.store.all<{ type: string }>('SELECT type FROM events WHERE run_id = $1 ORDER BY seq', [runId])
+      ).map((e) => e.type)
       expect(types).toContain('run.waiting')
       expect(types).toContain('run.resumed')
     })
@@ -98,17 +112,28 @@ for (const kind of storeKinds()) {
       })
       const first = await start(w.id)
       await waitForRun(t, first, (r) => r.status === 'waiting')
-      const anonymous = await t.call('POST', `/v1/runs/${first}/nodes/ok/resume`, { key: null, body: { data: { approved: true } } })
+      const anonymous = await t.call('POST', `/v1/runs/${first}/nodes/ok/resume`, {
+        key: null,
+        body: { data: { approved: true } },
+      })
       expect(anonymous.status).toBe(400)
-      const wrong = await t.call('POST', `/v1/runs/${first}/nodes/ok/resume?secret=nope`, { key: null, body: { data: { approved: true } } })
+      const wrong = await t.call('POST', `/v1/runs/${first}/nodes/ok/resume?secret=nope`, {
+        key: null,
+        body: { data: { approved: true } },
+      })
       expect(wrong.status).toBe(401)
-      const bySecret = await t.call('POST', `/v1/runs/${first}/nodes/ok/resume?secret=${w.triggerSecret}`, { key: null, body: { data: { approved: true } } })
+      const bySecret = await t.call('POST', `/v1/runs/${first}/nodes/ok/resume?secret=${w.triggerSecret}`, {
+        key: null,
+        body: { data: { approved: true } },
+      })
       expect(bySecret.status).toBe(200)
       expect((await waitForRun(t, first)).nodes.yes.status).toBe('success')
 
       const second = await start(w.id)
       await waitForRun(t, second, (r) => r.status === 'waiting')
-      await t.call('POST', `/v1/runs/${second}/nodes/ok/resume`, { body: { data: { approved: false, reason: 'not today' } } })
+      await t.call('POST', `/v1/runs/${second}/nodes/ok/resume`, {
+        body: { data: { approved: false, reason: 'not today' } },
+      })
       const rejected = await waitForRun(t, second)
       expect(rejected.nodes.ok.result).toEqual({ approved: false, data: { approved: false, reason: 'not today' } })
       expect(rejected.nodes.no.status).toBe('success')
@@ -123,26 +148,55 @@ for (const kind of storeKinds()) {
           triggerNodeIds: ['root'],
           nodes: {
             root: { type: 'erc20-receive', payload: { chainId: 1, address: WALLET }, children: ['hold'] },
-            hold: { type: 'wait', payload: { triggerType: 'erc20-receive', triggerConfig: { transactionHash: hash('b') }, timeoutMs: 60_000 }, children: ['paid'] },
+            hold: {
+              type: 'wait',
+              payload: {
+                triggerType: 'erc20-receive',
+                triggerConfig: { transactionHash: hash('b') },
+                timeoutMs: 60_000,
+              },
+              children: ['paid'],
+            },
             paid: { type: 'log', branch: 'resumed', payload: { message: 'second {{hold.result.data.amount}}' } },
           },
         },
       })
-      const watcher = await createLive(t, { definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'erc20-receive', payload: { chainId: 1, address: WALLET } } } } })
-      const first = await postSource(t, t.orgId, secret, { id: 'wait-1', type: 'erc20-receive', data: transfer(WALLET, '100', 'a') })
+      const watcher = await createLive(t, {
+        definition: {
+          triggerNodeIds: ['root'],
+          nodes: { root: { type: 'erc20-receive', payload: { chainId: 1, address: WALLET } } },
+        },
+      })
+      const first = await postSource(t, t.orgId, secret, {
+        id: 'wait-1',
+        type: 'erc20-receive',
+        data: transfer(WALLET, '100', 'a'),
+      })
       expect(first.body.action).toBe('triggered')
       expect(first.body.runIds).toHaveLength(2)
-      const runs = await Promise.all(first.body.runIds.map((id: string) => waitForRun(t, id, (r) => r.status !== 'running')))
+      const runs = await Promise.all(
+        first.body.runIds.map((id: string) => waitForRun(t, id, (r) => r.status !== 'running')),
+      )
       const held = runs.find((r) => r.workflowId === waiting.id)!
       expect(held.status).toBe('waiting')
       // Another transfer to the wallet: not the awaited one, so it starts both workflows again and resumes nothing.
-      const other = await postSource(t, t.orgId, secret, { id: 'wait-2', type: 'erc20-receive', data: transfer(WALLET, '5', 'c') })
+      const other = await postSource(t, t.orgId, secret, {
+        id: 'wait-2',
+        type: 'erc20-receive',
+        data: transfer(WALLET, '5', 'c'),
+      })
       expect(other.body.runIds).toHaveLength(2)
       expect(other.body.runIds).not.toContain(held.id)
-      const alsoHeld = (await Promise.all(other.body.runIds.map((id: string) => waitForRun(t, id, (r) => r.status !== 'running')))).find((r) => r.workflowId === waiting.id)!
+      const alsoHeld = (
+        await Promise.all(other.body.runIds.map((id: string) => waitForRun(t, id, (r) => r.status !== 'running')))
+      ).find((r) => r.workflowId === waiting.id)!
       expect((await waitForRun(t, held.id, (r) => r.status !== 'running')).status).toBe('waiting')
 
-      const second = await postSource(t, t.orgId, secret, { id: 'wait-3', type: 'erc20-receive', data: transfer(WALLET, '250', 'b') })
+      const second = await postSource(t, t.orgId, secret, {
+        id: 'wait-3',
+        type: 'erc20-receive',
+        data: transfer(WALLET, '250', 'b'),
+      })
       expect(second.body.action).toBe('triggered')
       expect(second.body.runIds).toHaveLength(3)
       expect(second.body.runIds).toContain(held.id)
@@ -153,7 +207,11 @@ for (const kind of storeKinds()) {
       expect(done.nodes.hold.result).toEqual({ resumed: true, data: transfer(WALLET, '250', 'b') })
       expect(done.nodes.paid.result.message).toBe('second 250')
       expect(await t.system.store.all('SELECT * FROM waits WHERE run_id = $1', [held.id])).toHaveLength(0)
-      const again = await postSource(t, t.orgId, secret, { id: 'wait-4', type: 'erc20-receive', data: transfer(OTHER, '1', 'b') })
+      const again = await postSource(t, t.orgId, secret, {
+        id: 'wait-4',
+        type: 'erc20-receive',
+        data: transfer(OTHER, '1', 'b'),
+      })
       expect(again.body).toMatchObject({ action: 'skipped', reason: 'no_matching_workflow' })
     })
 
@@ -172,16 +230,28 @@ for (const kind of storeKinds()) {
       })
       const runId = await start(w.id)
       await waitForRun(t, runId, (r) => r.status === 'waiting')
-      const r = await postSource(t, t.orgId, secret, { id: 'decision-1', type: 'approval', runId, data: { approved: true, by: 'ada' } })
+      const r = await postSource(t, t.orgId, secret, {
+        id: 'decision-1',
+        type: 'approval',
+        runId,
+        data: { approved: true, by: 'ada' },
+      })
       expect(r.body).toMatchObject({ action: 'resumed', runIds: [runId] })
       const done = await waitForRun(t, runId)
       expect(done.nodes.yes.result.message).toBe('shipped by ada')
-      const late = await postSource(t, t.orgId, secret, { id: 'decision-2', type: 'approval', runId, data: { approved: false } })
+      const late = await postSource(t, t.orgId, secret, {
+        id: 'decision-2',
+        type: 'approval',
+        runId,
+        data: { approved: false },
+      })
       expect(late.body).toMatchObject({ action: 'skipped', reason: 'not_waiting', runIds: [] })
     })
 
     it('cancels a waiting run and a running one; a finished run cannot be cancelled', async () => {
-      const w = await createWorkflow(t, { definition: linear({ pause: { type: 'delay', payload: { delayMs: 60_000 } } }, ['pause']) })
+      const w = await createWorkflow(t, {
+        definition: linear({ pause: { type: 'delay', payload: { delayMs: 60_000 } } }, ['pause']),
+      })
       const runId = await start(w.id)
       await waitForRun(t, runId, (r) => r.status === 'waiting')
       const cancelled = await t.call('POST', `/v1/runs/${runId}/cancel`)
@@ -192,7 +262,19 @@ for (const kind of storeKinds()) {
       expect(await t.system.store.all('SELECT * FROM timers WHERE run_id = $1', [runId])).toHaveLength(0)
       expect((await t.call('POST', `/v1/runs/${runId}/cancel`)).status).toBe(409)
 
-      const busy = await createWorkflow(t, { definition: linear({ spin: { type: 'code-transform', payload: { code: 'function transform() { var s = Date.now(); while (Date.now() - s < 800) {} return 1 }' } } }, ['spin']) })
+      const busy = await createWorkflow(t, {
+        definition: linear(
+          {
+            spin: {
+              type: 'code-transform',
+              payload: {
+                code: 'function transform() { var s = Date.now(); while (Date.now() - s < 800) {} return 1 }',
+              },
+            },
+          },
+          ['spin'],
+        ),
+      })
       const busyRun = await start(busy.id)
       await waitForRun(t, busyRun, (r) => r.nodes?.spin?.status === 'running')
       const stopped = await t.call('POST', `/v1/runs/${busyRun}/cancel`)
@@ -201,7 +283,9 @@ for (const kind of storeKinds()) {
     })
 
     it('keeps waiting runs out of memory: many delayed runs, no live actors', async () => {
-      const w = await createWorkflow(t, { definition: linear({ pause: { type: 'delay', payload: { delayMs: 60_000 } } }, ['pause']) })
+      const w = await createWorkflow(t, {
+        definition: linear({ pause: { type: 'delay', payload: { delayMs: 60_000 } } }, ['pause']),
+      })
       const ids = await Promise.all(Array.from({ length: 50 }, () => start(w.id)))
       for (const id of ids) await waitForRun(t, id, (r) => r.status === 'waiting')
       await t.system.engine.executor.idle()

@@ -23,13 +23,18 @@ describe('taking a run from the work queue', () => {
   it('rejects the notification when the store fails as the run is taken, and takes it once the store answers', async () => {
     const t = await openTestSystem('sqlite')
     try {
-      const w = await createLive(t, { definition: linear({ pause: { type: 'delay', payload: { delayMs: 60_000 } } }, ['pause']) })
+      const w = await createLive(t, {
+        definition: linear({ pause: { type: 'delay', payload: { delayMs: 60_000 } } }, ['pause']),
+      })
       const runId = (await t.call('POST', `/v1/workflows/${w.id}/run`, { body: { payload: {} } })).body.data.runId
       await waitForRun(t, runId, (r) => r.status === 'waiting')
       const { store } = t.system
       const write = store.write
       store.write = () => Promise.reject(new StoreUnavailableError(new Error('connection refused')))
-      const failure = await t.system.engine.executor.take(runId).then(() => null, (error: unknown) => error)
+      const failure = await t.system.engine.executor.take(runId).then(
+        () => null,
+        (error: unknown) => error,
+      )
       store.write = write
       expect(failure).toBeInstanceOf(StoreUnavailableError)
       // Handed out again: now it is taken (a waiting run with nothing to deliver stays put away).
@@ -41,7 +46,11 @@ describe('taking a run from the work queue', () => {
 })
 
 const enabled = Boolean(TEST_DATABASE_URL && TEST_NATS_URL)
-if (!enabled) warnSkipped('runs across a lost work stream', TEST_DATABASE_URL ? 'AUTOMATON_TEST_NATS_URL' : 'AUTOMATON_TEST_DATABASE_URL')
+if (!enabled)
+  warnSkipped(
+    'runs across a lost work stream',
+    TEST_DATABASE_URL ? 'AUTOMATON_TEST_NATS_URL' : 'AUTOMATON_TEST_DATABASE_URL',
+  )
 
 /** Well under the sweep's minute: what the repair promises. */
 const WITHIN_MS = 8000
@@ -62,7 +71,16 @@ describe.skipIf(!enabled)('runs across a lost work stream (Postgres and NATS)', 
   async function deployment(natsUrl: string, withWorker: boolean) {
     const stream = `T_WQLOSS_${Date.now()}_${process.pid}_${streams.length}`
     streams.push(stream)
-    const api = await openTestSystem('postgres', { AUTOMATON_NATS_URL: natsUrl, AUTOMATON_NATS_STREAM: stream, AUTOMATON_WORKER_TIMEOUT_MS: '60000', AUTOMATON_HEARTBEAT_MS: '500' }, { role: 'api' })
+    const api = await openTestSystem(
+      'postgres',
+      {
+        AUTOMATON_NATS_URL: natsUrl,
+        AUTOMATON_NATS_STREAM: stream,
+        AUTOMATON_WORKER_TIMEOUT_MS: '60000',
+        AUTOMATON_HEARTBEAT_MS: '500',
+      },
+      { role: 'api' },
+    )
     systems.push(api)
     const openWorker = async () => {
       const worker = await api.openSibling({}, { role: 'worker' })
@@ -70,7 +88,12 @@ describe.skipIf(!enabled)('runs across a lost work stream (Postgres and NATS)', 
       return worker
     }
     // A delay first: a run of pure nodes alone would end at admission, in the API process.
-    const w = await createLive(api, { definition: linear({ pause: { type: 'delay', payload: { delayMs: 10 } }, say: { type: 'log', payload: { message: 'hi' } } }, ['pause', 'say']) })
+    const w = await createLive(api, {
+      definition: linear(
+        { pause: { type: 'delay', payload: { delayMs: 10 } }, say: { type: 'log', payload: { message: 'hi' } } },
+        ['pause', 'say'],
+      ),
+    })
     const start = async () => {
       const r = await api.call('POST', `/v1/workflows/${w.id}/run`, { body: { payload: {} } })
       expect(r.status).toBe(200)

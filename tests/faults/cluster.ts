@@ -117,8 +117,12 @@ export async function startCluster(topology: Topology, extra: Record<string, str
       return { child, url: `http://127.0.0.1:${port}` }
     })
 
-  const apis = topology.kind === 'serve-pair' ? [serve('serve-1'), serve('serve-2')] : [serve(topology.kind === 'embedded' ? 'embedded' : 'api')]
-  const workers = topology.kind === 'api-workers' ? Array.from({ length: topology.workers }, (_, i) => worker(`worker-${i + 1}`)) : []
+  const apis =
+    topology.kind === 'serve-pair'
+      ? [serve('serve-1'), serve('serve-2')]
+      : [serve(topology.kind === 'embedded' ? 'embedded' : 'api')]
+  const workers =
+    topology.kind === 'api-workers' ? Array.from({ length: topology.workers }, (_, i) => worker(`worker-${i + 1}`)) : []
   const stopAll = async () => {
     for (const m of [...apis, ...workers]) await m.stop().catch(() => {})
     dataDir?.remove()
@@ -143,7 +147,10 @@ export async function startCluster(topology: Topology, extra: Record<string, str
 
 /** Creates and publishes a workflow of these nodes (trigger `root`); answers its id and webhook secret. */
 export async function publish(base: string, name: string, nodes: Record<string, unknown>) {
-  const created = await api(base, 'POST', '/v1/workflows', KEY, { name, definition: { triggerNodeIds: ['root'], nodes } })
+  const created = await api(base, 'POST', '/v1/workflows', KEY, {
+    name,
+    definition: { triggerNodeIds: ['root'], nodes },
+  })
   if (created.status !== 200) throw new Error(`could not create workflow ${name}: ${JSON.stringify(created.body)}`)
   const live = await api(base, 'POST', `/v1/workflows/${created.body.data.id}/publish`, KEY)
   if (live.status !== 200) throw new Error(`could not publish workflow ${name}: ${JSON.stringify(live.body)}`)

@@ -11,7 +11,13 @@ import { cleanUpAbandoned, missing, runScenario, type ScenarioOptions, scenario 
 
 /** The CI subset's load and heartbeats: small enough for two shared cores, long enough to see each promise. */
 export const CI_OPTIONS: ScenarioOptions = {
-  rate: 30, warmMs: 3_000, afterMs: 4_000, outageMs: 10_000, drainMs: 60_000, workerTimeoutMs: 4_000, heartbeatMs: 500,
+  rate: 30,
+  warmMs: 3_000,
+  afterMs: 4_000,
+  outageMs: 10_000,
+  drainMs: 60_000,
+  workerTimeoutMs: 4_000,
+  heartbeatMs: 500,
 }
 
 /** A test's bound: starting the dependencies and processes, the load, the outage, the drain. */
@@ -28,11 +34,16 @@ export async function describeFault(name: string, title: string, options: Partia
   describe(`faults: ${title}`, () => {
     // A test that timed out leaves its Postgres, NATS, tmpfs and processes behind: remove them.
     afterAll(cleanUpAbandoned, 120_000)
-    it('keeps every promise: no exit, every accepted run ended once, no second run, no duplicate call, 503s and /readyz', async () => {
-      const result = await runScenario(s, { ...CI_OPTIONS, ...options })
-      const broken = brokenPromises(result)
-      if (broken.length > 0) console.error(`fault scenario ${name} broke promises; the processes' last log lines:\n${result.logs()}`)
-      expect(broken).toEqual([])
-    }, TEST_TIMEOUT_MS)
+    it(
+      'keeps every promise: no exit, every accepted run ended once, no second run, no duplicate call, 503s and /readyz',
+      async () => {
+        const result = await runScenario(s, { ...CI_OPTIONS, ...options })
+        const broken = brokenPromises(result)
+        if (broken.length > 0)
+          console.error(`fault scenario ${name} broke promises; the processes' last log lines:\n${result.logs()}`)
+        expect(broken).toEqual([])
+      },
+      TEST_TIMEOUT_MS,
+    )
   })
 }

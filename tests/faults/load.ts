@@ -74,7 +74,9 @@ export async function publishFaultWorkflows(base: string, receiver: Receiver, de
     },
   }
   const byKey = new Map<string, { id: string; triggerSecret: string }>()
-  for (const kind of KINDS) for (const channel of CHANNELS) byKey.set(`${kind}/${channel}`, await publish(base, `fault ${kind} ${channel}`, nodes[kind]))
+  for (const kind of KINDS)
+    for (const channel of CHANNELS)
+      byKey.set(`${kind}/${channel}`, await publish(base, `fault ${kind} ${channel}`, nodes[kind]))
   return { byKey, ids: () => [...byKey.values()].map((w) => w.id) }
 }
 
@@ -150,9 +152,16 @@ export function startLoad(options: LoadOptions): Load {
       const channel = CHANNELS[Math.floor(n / KINDS.length) % CHANNELS.length]
       const workflow = options.workflows.byKey.get(`${kind}/${channel}`)!
       const run: SentRun = {
-        n, kind, channel, workflowId: workflow.id,
+        n,
+        kind,
+        channel,
+        workflowId: workflow.id,
         id: channel === 'api' ? `run_flt${unique}${String(n).padStart(7, '0')}` : `fault-${unique}-${n}`,
-        firstSentAt: Date.now(), attempts: [], acceptedAt: null, runIds: new Set(), outcome: 'pending',
+        firstSentAt: Date.now(),
+        attempts: [],
+        acceptedAt: null,
+        runIds: new Set(),
+        outcome: 'pending',
       }
       sent.push(run)
       const task = sendUntilAnswered(run, workflow.triggerSecret).finally(() => inFlight.delete(task))
@@ -204,9 +213,14 @@ export function resendDelayMs(failures: number, retryAfterSeconds: number): numb
 
 async function sendOnce(run: SentRun, base: string, secret: string, timeoutMs: number): Promise<Attempt> {
   const sentAt = Date.now()
-  const request: { url: string; headers: Record<string, string>; body: unknown } = run.channel === 'api'
-    ? { url: `${base}/v1/workflows/${run.workflowId}/run`, headers: { authorization: `Bearer ${KEY}` }, body: { runId: run.id, payload: { n: run.n } } }
-    : { url: `${base}/v1/webhooks/${secret}`, headers: { 'idempotency-key': run.id }, body: { n: run.n } }
+  const request: { url: string; headers: Record<string, string>; body: unknown } =
+    run.channel === 'api'
+      ? {
+          url: `${base}/v1/workflows/${run.workflowId}/run`,
+          headers: { authorization: `Bearer ${KEY}` },
+          body: { runId: run.id, payload: { n: run.n } },
+        }
+      : { url: `${base}/v1/webhooks/${secret}`, headers: { 'idempotency-key': run.id }, body: { n: run.n } }
   try {
     const response = await fetch(request.url, {
       method: 'POST',
@@ -223,12 +237,25 @@ async function sendOnce(run: SentRun, base: string, secret: string, timeoutMs: n
     const ok = response.status >= 200 && response.status < 300
     if (ok) accept(run, body)
     return {
-      sentAt, ms, status: response.status, retryAfter: response.headers.get('retry-after'),
-      errorBody: !ok && body?.code === response.status && typeof body?.message === 'string' && typeof body?.requestId === 'string',
+      sentAt,
+      ms,
+      status: response.status,
+      retryAfter: response.headers.get('retry-after'),
+      errorBody:
+        !ok &&
+        body?.code === response.status &&
+        typeof body?.message === 'string' &&
+        typeof body?.requestId === 'string',
     }
   } catch (error) {
     const timedOut = (error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError'
-    return { sentAt, ms: Date.now() - sentAt, status: timedOut ? 'timeout' : 'network-error', retryAfter: null, errorBody: false }
+    return {
+      sentAt,
+      ms: Date.now() - sentAt,
+      status: timedOut ? 'timeout' : 'network-error',
+      retryAfter: null,
+      errorBody: false,
+    }
   }
 }
 

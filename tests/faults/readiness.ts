@@ -53,6 +53,6 @@ export function watchReadiness(procs: Proc[], everyMs = 200, timeoutMs = 5_000):
 export function readyForGoodAt(samples: ReadySample[], since: number): number | null {
   const after = samples.filter((s) => s.at >= since)
   let first: ReadySample | null = null
-  for (const s of after) first = s.status === 200 ? first ?? s : null
+  for (const s of after) first = s.status === 200 ? (first ?? s) : null
   return first ? first.at + first.ms : null
 }

@@ -86,7 +86,11 @@ export function missing(needs: Need[]): string | null {
 }
 
 const sleep = (ms: number) => Bun.sleep(ms)
-const outage = async (before: () => Promise<void>, after: () => Promise<void>, outageMs: number): Promise<FaultWindow> => {
+const outage = async (
+  before: () => Promise<void>,
+  after: () => Promise<void>,
+  outageMs: number,
+): Promise<FaultWindow> => {
   const faultAt = Date.now()
   await before()
   await sleep(outageMs)
@@ -94,7 +98,12 @@ const outage = async (before: () => Promise<void>, after: () => Promise<void>, o
   return { faultAt, returnAt: Date.now() }
 }
 
-const pgStop: Scenario['fault'] = ({ pg, outageMs }) => outage(() => pg!.stop(), () => pg!.start(), outageMs)
+const pgStop: Scenario['fault'] = ({ pg, outageMs }) =>
+  outage(
+    () => pg!.stop(),
+    () => pg!.start(),
+    outageMs,
+  )
 const pgRestart: Scenario['fault'] = async ({ pg }) => {
   const faultAt = Date.now()
   await pg!.restart()
@@ -103,39 +112,108 @@ const pgRestart: Scenario['fault'] = async ({ pg }) => {
 
 export const SCENARIOS: Scenario[] = [
   {
-    name: 'pg-restart-serve-pair', title: 'Postgres fast restart, two `serve` on Postgres', needs: ['postgres'], topology: 'serve-pair',
-    crash: false, refuses: false, unready: false, fault: pgRestart,
+    name: 'pg-restart-serve-pair',
+    title: 'Postgres fast restart, two `serve` on Postgres',
+    needs: ['postgres'],
+    topology: 'serve-pair',
+    crash: false,
+    refuses: false,
+    unready: false,
+    fault: pgRestart,
   },
   {
-    name: 'pg-stop-serve-pair', title: 'Postgres stopped, two `serve` on Postgres', needs: ['postgres'], topology: 'serve-pair',
-    crash: false, refuses: true, unready: true, outageMs: 30_000, fault: pgStop,
+    name: 'pg-stop-serve-pair',
+    title: 'Postgres stopped, two `serve` on Postgres',
+    needs: ['postgres'],
+    topology: 'serve-pair',
+    crash: false,
+    refuses: true,
+    unready: true,
+    outageMs: 30_000,
+    fault: pgStop,
   },
   {
-    name: 'pg-restart-api-workers', title: 'Postgres fast restart, API + 2 workers', needs: ['postgres', 'nats'], topology: 'api-workers', workers: 2,
-    crash: false, refuses: false, unready: false, fault: pgRestart,
+    name: 'pg-restart-api-workers',
+    title: 'Postgres fast restart, API + 2 workers',
+    needs: ['postgres', 'nats'],
+    topology: 'api-workers',
+    workers: 2,
+    crash: false,
+    refuses: false,
+    unready: false,
+    fault: pgRestart,
   },
   {
-    name: 'pg-stop-api-workers', title: 'Postgres stopped, API + 2 workers', needs: ['postgres', 'nats'], topology: 'api-workers', workers: 2,
-    crash: false, refuses: true, unready: true, outageMs: 30_000, fault: pgStop,
+    name: 'pg-stop-api-workers',
+    title: 'Postgres stopped, API + 2 workers',
+    needs: ['postgres', 'nats'],
+    topology: 'api-workers',
+    workers: 2,
+    crash: false,
+    refuses: true,
+    unready: true,
+    outageMs: 30_000,
+    fault: pgStop,
   },
   {
-    name: 'nats-kill', title: 'NATS killed (SIGKILL), API + workers', needs: ['postgres', 'nats'], topology: 'api-workers', workers: 2,
-    crash: false, refuses: false, unready: true, outageMs: 20_000,
-    fault: ({ nats, outageMs }) => outage(() => nats!.kill(), () => nats!.start(), outageMs),
+    name: 'nats-kill',
+    title: 'NATS killed (SIGKILL), API + workers',
+    needs: ['postgres', 'nats'],
+    topology: 'api-workers',
+    workers: 2,
+    crash: false,
+    refuses: false,
+    unready: true,
+    outageMs: 20_000,
+    fault: ({ nats, outageMs }) =>
+      outage(
+        () => nats!.kill(),
+        () => nats!.start(),
+        outageMs,
+      ),
   },
   {
-    name: 'nats-wipe', title: 'NATS killed and its JetStream store wiped, API + 2 workers', needs: ['postgres', 'nats'], topology: 'api-workers', workers: 2,
-    crash: false, refuses: false, unready: false,
-    fault: ({ nats }) => outage(() => nats!.wipe(), async () => {}, 0),
+    name: 'nats-wipe',
+    title: 'NATS killed and its JetStream store wiped, API + 2 workers',
+    needs: ['postgres', 'nats'],
+    topology: 'api-workers',
+    workers: 2,
+    crash: false,
+    refuses: false,
+    unready: false,
+    fault: ({ nats }) =>
+      outage(
+        () => nats!.wipe(),
+        async () => {},
+        0,
+      ),
   },
   {
-    name: 'worker-freeze', title: 'a worker frozen (SIGSTOP) past its timeout, then woken', needs: ['postgres', 'nats'], topology: 'api-workers', workers: 2,
-    crash: true, refuses: false, unready: false, outageMs: 20_000,
-    fault: ({ cluster, outageMs }) => outage(async () => cluster.workers[0].signal('SIGSTOP'), async () => cluster.workers[0].signal('SIGCONT'), outageMs),
+    name: 'worker-freeze',
+    title: 'a worker frozen (SIGSTOP) past its timeout, then woken',
+    needs: ['postgres', 'nats'],
+    topology: 'api-workers',
+    workers: 2,
+    crash: true,
+    refuses: false,
+    unready: false,
+    outageMs: 20_000,
+    fault: ({ cluster, outageMs }) =>
+      outage(
+        async () => cluster.workers[0].signal('SIGSTOP'),
+        async () => cluster.workers[0].signal('SIGCONT'),
+        outageMs,
+      ),
   },
   {
-    name: 'embedded-kill', title: 'kill -9 of the embedded server (SQLite), restarted', needs: [], topology: 'embedded',
-    crash: true, down: true, refuses: false, unready: false,
+    name: 'embedded-kill',
+    title: 'kill -9 of the embedded server (SQLite), restarted',
+    needs: [],
+    topology: 'embedded',
+    crash: true,
+    down: true,
+    refuses: false,
+    unready: false,
     fault: async ({ cluster }) => {
       const faultAt = Date.now()
       await cluster.apis[0].restart()
@@ -143,9 +221,20 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
-    name: 'disk-full', title: 'full disk under the embedded server (SQLite on a full tmpfs)', needs: ['tmpfs'], topology: 'embedded',
-    crash: false, refuses: true, unready: true, outageMs: 20_000,
-    fault: ({ tmpfs, outageMs }) => outage(async () => void tmpfs!.fill(), async () => tmpfs!.free(), outageMs),
+    name: 'disk-full',
+    title: 'full disk under the embedded server (SQLite on a full tmpfs)',
+    needs: ['tmpfs'],
+    topology: 'embedded',
+    crash: false,
+    refuses: true,
+    unready: true,
+    outageMs: 20_000,
+    fault: ({ tmpfs, outageMs }) =>
+      outage(
+        async () => void tmpfs!.fill(),
+        async () => tmpfs!.free(),
+        outageMs,
+      ),
   },
 ]
 
@@ -196,9 +285,12 @@ async function startDependencies(s: Scenario, options: ScenarioOptions, cleanups
   const databaseUrl = pg ? await pg.createDatabase('automaton_faults') : ''
   const sqliteDir = s.topology === 'embedded' && !tmpfs ? tempDir('automaton-faults-') : null
   if (sqliteDir) cleanups.push(() => sqliteDir.remove())
-  const topology: Topology = s.topology === 'serve-pair' ? { kind: 'serve-pair', databaseUrl }
-    : s.topology === 'api-workers' ? { kind: 'api-workers', databaseUrl, natsUrl: nats!.url, workers: options.workers ?? s.workers ?? 1 }
-    : { kind: 'embedded', dataDir: tmpfs ? `${tmpfs.path}/data` : sqliteDir!.path }
+  const topology: Topology =
+    s.topology === 'serve-pair'
+      ? { kind: 'serve-pair', databaseUrl }
+      : s.topology === 'api-workers'
+        ? { kind: 'api-workers', databaseUrl, natsUrl: nats!.url, workers: options.workers ?? s.workers ?? 1 }
+        : { kind: 'embedded', dataDir: tmpfs ? `${tmpfs.path}/data` : sqliteDir!.path }
   return { pg, nats, tmpfs, topology }
 }
 
@@ -211,10 +303,12 @@ export async function runScenario(s: Scenario, options: ScenarioOptions): Promis
   }
   try {
     const { pg, nats, tmpfs, topology } = await startDependencies(s, options, cleanups)
-    const cluster = later(await startCluster(topology, {
-      ...(options.workerTimeoutMs ? { AUTOMATON_WORKER_TIMEOUT_MS: String(options.workerTimeoutMs) } : {}),
-      ...(options.heartbeatMs ? { AUTOMATON_HEARTBEAT_MS: String(options.heartbeatMs) } : {}),
-    }))
+    const cluster = later(
+      await startCluster(topology, {
+        ...(options.workerTimeoutMs ? { AUTOMATON_WORKER_TIMEOUT_MS: String(options.workerTimeoutMs) } : {}),
+        ...(options.heartbeatMs ? { AUTOMATON_HEARTBEAT_MS: String(options.heartbeatMs) } : {}),
+      }),
+    )
     const calls = later(startCallCounter())
     const workflows = await publishFaultWorkflows(cluster.apis[0].url(), calls.receiver)
     const readiness = later(watchReadiness(cluster.all))
@@ -229,10 +323,22 @@ export async function runScenario(s: Scenario, options: ScenarioOptions): Promis
     const allEnded = await drained(cluster.env, workflows.ids(), options.drainMs)
     await readiness.stop()
     const verdict = await judge({
-      env: cluster.env, workflowIds: workflows.ids(), sent: load.sent, window, readiness: readiness.samples, calls, exits: cluster.exits,
+      env: cluster.env,
+      workflowIds: workflows.ids(),
+      sent: load.sent,
+      window,
+      readiness: readiness.samples,
+      calls,
+      exits: cluster.exits,
     })
     return {
-      scenario: s, window, drained: allEnded, verdict, clientLagMs: lag.maxMs(), sent: load.sent, readiness: readiness.samples,
+      scenario: s,
+      window,
+      drained: allEnded,
+      verdict,
+      clientLagMs: lag.maxMs(),
+      sent: load.sent,
+      readiness: readiness.samples,
       logs: () => cluster.all.map((p) => `--- ${p.name}\n${p.logs().slice(-4000)}`).join('\n'),
     }
   } finally {

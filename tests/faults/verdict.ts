@@ -107,10 +107,14 @@ export async function judge(input: {
   const { env, workflowIds, sent, window } = input
   const list = workflowIds.map((_, i) => `$${i + 1}`).join(', ')
   const rows = await queryDatabase<RunRow>(
-    env, `SELECT id, workflow_id, status, idempotency_key, finished_at, error FROM runs WHERE workflow_id IN (${list})`, workflowIds,
+    env,
+    `SELECT id, workflow_id, status, idempotency_key, finished_at, error FROM runs WHERE workflow_id IN (${list})`,
+    workflowIds,
   )
   const ends = await queryDatabase<{ run_id: string; n: number }>(
-    env, `SELECT run_id, COUNT(*) AS n FROM events WHERE workflow_id IN (${list}) AND type IN ${TERMINAL_EVENTS} GROUP BY run_id`, workflowIds,
+    env,
+    `SELECT run_id, COUNT(*) AS n FROM events WHERE workflow_id IN (${list}) AND type IN ${TERMINAL_EVENTS} GROUP BY run_id`,
+    workflowIds,
   )
   const byId = new Map(rows.map((r) => [r.id, r]))
   const accepted = sent.filter((s) => s.outcome === 'accepted')
@@ -118,23 +122,39 @@ export async function judge(input: {
   const readiness = [...input.readiness].map(([name, samples]) => ({ name, ...readinessOf(samples, window) }))
   const readyTimes = readiness.map((r) => r.readyAfterReturnMs)
   // Runs asked for before the return (then or, resent, later): the ones the outage held up.
-  const before = accepted.filter((s) => s.firstSentAt < window.returnAt).map((s) => byId.get([...s.runIds][0])?.finished_at)
-  const ended = (since: number) => (before.some((f) => f == null) ? null : Math.max(0, maxOf(before.map((f) => Number(f) - since))))
-  const answeredAfter = sent.flatMap((s) => s.attempts).filter((a) => a.sentAt >= window.returnAt && isOk(a.status)).map((a) => a.sentAt + a.ms)
+  const before = accepted
+    .filter((s) => s.firstSentAt < window.returnAt)
+    .map((s) => byId.get([...s.runIds][0])?.finished_at)
+  const ended = (since: number) =>
+    before.some((f) => f == null) ? null : Math.max(0, maxOf(before.map((f) => Number(f) - since)))
+  const answeredAfter = sent
+    .flatMap((s) => s.attempts)
+    .filter((a) => a.sentAt >= window.returnAt && isOk(a.status))
+    .map((a) => a.sentAt + a.ms)
   return {
     sent: sent.length,
     accepted: accepted.length,
     skipped: sent.filter((s) => s.outcome === 'skipped').map((s) => ({ id: s.id, reason: s.skipReason })),
     gaveUp: sent.filter((s) => s.outcome === 'gave-up').map((s) => s.id),
     outage: outageAnswers(sent, window),
-    lateFailures: tally(sent.flatMap((s) => s.attempts).filter((a) => a.sentAt > window.returnAt + 5_000 && !isOk(a.status)).map((a) => a.status)),
+    lateFailures: tally(
+      sent
+        .flatMap((s) => s.attempts)
+        .filter((a) => a.sentAt > window.returnAt + 5_000 && !isOk(a.status))
+        .map((a) => a.status),
+    ),
     readiness,
     runs: {
       lost: accepted.filter((s) => [...s.runIds].some((id) => !byId.has(id))).map((s) => s.id),
       notEnded: rows.filter((r) => !TERMINAL.includes(r.status)).map((r) => r.id),
       endedTwice: ends.filter((e) => Number(e.n) > 1).map((e) => e.run_id),
-      notSuccess: rows.filter((r) => TERMINAL.includes(r.status) && r.status !== 'success')
-        .map((r) => ({ id: r.id, status: r.status, error: typeof r.error === 'string' ? r.error : JSON.stringify(r.error) })),
+      notSuccess: rows
+        .filter((r) => TERMINAL.includes(r.status) && r.status !== 'success')
+        .map((r) => ({
+          id: r.id,
+          status: r.status,
+          error: typeof r.error === 'string' ? r.error : JSON.stringify(r.error),
+        })),
       secondRuns: secondRuns(sent, rows),
     },
     duplicates: {
@@ -147,7 +167,9 @@ export async function judge(input: {
       readyAfterReturnMs: readyTimes.some((t) => t === null) ? null : maxOf(readyTimes as number[]),
       endedAfterReturnMs: ended(window.returnAt),
       endedAfterFaultMs: ended(window.faultAt),
-      acceptedAfterReturnMs: answeredAfter.length ? answeredAfter.reduce((a, b) => Math.min(a, b)) - window.returnAt : null,
+      acceptedAfterReturnMs: answeredAfter.length
+        ? answeredAfter.reduce((a, b) => Math.min(a, b)) - window.returnAt
+        : null,
     },
   }
 }
@@ -157,7 +179,8 @@ function secondRuns(sent: SentRun[], rows: RunRow[]): string[] {
   const found = new Set<string>()
   for (const s of sent) {
     if (s.runIds.size > 1) found.add(`${s.id}: answered ${[...s.runIds].join(', ')}`)
-    if (s.channel === 'api' && s.runIds.size === 1 && !s.runIds.has(s.id)) found.add(`${s.id}: answered ${[...s.runIds][0]}`)
+    if (s.channel === 'api' && s.runIds.size === 1 && !s.runIds.has(s.id))
+      found.add(`${s.id}: answered ${[...s.runIds][0]}`)
   }
   const apiIds = new Set(sent.filter((s) => s.channel === 'api').map((s) => s.id))
   const keys = new Set(sent.filter((s) => s.channel === 'webhook').map((s) => s.id))
@@ -166,7 +189,8 @@ function secondRuns(sent: SentRun[], rows: RunRow[]): string[] {
   for (const r of rows) {
     if (apiWorkflows.has(r.workflow_id)) {
       if (!apiIds.has(r.id)) found.add(`${r.id}: a run no client asked for`)
-    } else if (!r.idempotency_key || !keys.has(r.idempotency_key)) found.add(`${r.id}: a run of key ${r.idempotency_key}`)
+    } else if (!r.idempotency_key || !keys.has(r.idempotency_key))
+      found.add(`${r.id}: a run of key ${r.idempotency_key}`)
     else runsPerKey.set(r.idempotency_key, (runsPerKey.get(r.idempotency_key) ?? 0) + 1)
   }
   for (const [key, n] of runsPerKey) if (n > 1) found.add(`${key}: ${n} runs`)
@@ -175,13 +199,21 @@ function secondRuns(sent: SentRun[], rows: RunRow[]): string[] {
 
 /** The attempts sent during the fault: what they were answered, and which answers broke the promise. */
 function outageAnswers(sent: SentRun[], window: FaultWindow): Verdict['outage'] {
-  const during = sent.flatMap((s) => s.attempts.map((a) => ({ s, a }))).filter(({ a }) => a.sentAt >= window.faultAt && a.sentAt < window.returnAt)
+  const during = sent
+    .flatMap((s) => s.attempts.map((a) => ({ s, a })))
+    .filter(({ a }) => a.sentAt >= window.faultAt && a.sentAt < window.returnAt)
   const byStatus = tally(during.map(({ a }) => a.status))
   const refusal = (a: Attempt) => (a.status === 503 || a.status === 429) && Boolean(a.retryAfter) && a.errorBody
   const bad = during
     .filter(({ a }) => a.ms > HANG_MS || (!isOk(a.status) && !refusal(a)))
     .map(({ s, a }) => ({ id: s.id, status: a.status, ms: a.ms, retryAfter: a.retryAfter, errorBody: a.errorBody }))
-  return { attempts: during.length, byStatus, refusals: byStatus['503'] ?? 0, bad, slowestMs: maxOf(during.map(({ a }) => a.ms)) }
+  return {
+    attempts: during.length,
+    byStatus,
+    refusals: byStatus['503'] ?? 0,
+    bad,
+    slowestMs: maxOf(during.map(({ a }) => a.ms)),
+  }
 }
 
 function readinessOf(samples: ReadySample[], window: FaultWindow) {

@@ -6,7 +6,12 @@
 export async function eventually(check: () => boolean | Promise<boolean>, what: string, ms = 15_000): Promise<void> {
   const deadline = Date.now() + ms
   while (Date.now() < deadline) {
-    if (await Promise.resolve().then(check).catch(() => false)) return
+    if (
+      await Promise.resolve()
+        .then(check)
+        .catch(() => false)
+    )
+      return
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
   throw new Error(`${what} did not happen within ${ms} ms`)

@@ -14,20 +14,29 @@ export async function createHook(t: TestSystem, body: Record<string, unknown>): 
 }
 
 /** Polls the delivery log until `until` holds for the listed deliveries. */
-export async function waitForDeliveries(t: TestSystem, query: string, until: (items: any[]) => boolean, timeoutMs = 10_000): Promise<any[]> {
+export async function waitForDeliveries(
+  t: TestSystem,
+  query: string,
+  until: (items: any[]) => boolean,
+  timeoutMs = 10_000,
+): Promise<any[]> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const r = await t.call('GET', `/v1/execution-webhooks/deliveries?limit=100&${query}`)
     if (r.status !== 200) throw new Error(`deliveries: ${r.status} ${JSON.stringify(r.body)}`)
     if (until(r.body.data.items)) return r.body.data.items
-    if (Date.now() > deadline) throw new Error(`deliveries (${query}) did not settle: ${JSON.stringify(r.body.data.items).slice(0, 3000)}`)
+    if (Date.now() > deadline)
+      throw new Error(`deliveries (${query}) did not settle: ${JSON.stringify(r.body.data.items).slice(0, 3000)}`)
     await Bun.sleep(20)
   }
 }
 
-export const settled = (items: any[]) => items.length > 0 && items.every((d) => d.status === 'success' || d.status === 'failure')
+export const settled = (items: any[]) =>
+  items.length > 0 && items.every((d) => d.status === 'success' || d.status === 'failure')
 
 /** The receiver's requests for one path, with their bodies parsed. */
 export function requestsTo(requests: readonly Received[], path: string) {
-  return requests.filter((r) => r.path === path).map((r) => ({ ...r, json: JSON.parse(r.body) as { type: string; timestamp: string; data: Record<string, any> } }))
+  return requests
+    .filter((r) => r.path === path)
+    .map((r) => ({ ...r, json: JSON.parse(r.body) as { type: string; timestamp: string; data: Record<string, any> } }))
 }

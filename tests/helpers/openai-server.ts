@@ -30,7 +30,10 @@ export function textDelta(text: string): ScriptStep {
 
 export function toolFragment(index: number, part: { id?: string; name?: string; arguments?: string }): ScriptStep {
   const call: Record<string, unknown> = { index }
-  if (part.id) { call.id = part.id; call.type = 'function' }
+  if (part.id) {
+    call.id = part.id
+    call.type = 'function'
+  }
   const fn: Record<string, string> = {}
   if (part.name !== undefined) fn.name = part.name
   if (part.arguments !== undefined) fn.arguments = part.arguments
@@ -43,11 +46,20 @@ export function finish(reason: string): ScriptStep {
 }
 
 export function usageOnly(prompt: number, completion: number, choices: null | [] = null): ScriptStep {
-  return { chunk: { ...chunk(choices), usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } } }
+  return {
+    chunk: {
+      ...chunk(choices),
+      usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+    },
+  }
 }
 
 /** A model turn that calls one tool, its arguments split across three chunks. */
-export function toolTurn(name: string, args: unknown, opts: { text?: string; tokens?: [number, number]; id?: string } = {}): Script {
+export function toolTurn(
+  name: string,
+  args: unknown,
+  opts: { text?: string; tokens?: [number, number]; id?: string } = {},
+): Script {
   const json = JSON.stringify(args)
   const third = Math.ceil(json.length / 3)
   return {
@@ -62,10 +74,24 @@ export function toolTurn(name: string, args: unknown, opts: { text?: string; tok
   }
 }
 /** A model turn that answers text, in two deltas after a comment line. */
-export const textTurn = (text: string, tokens: [number, number] = [800, 200]): Script => ({ steps: [{ comment: 'thinking' }, textDelta(text.slice(0, 3)), textDelta(text.slice(3)), finish('stop'), usageOnly(...tokens, [])] })
+export const textTurn = (text: string, tokens: [number, number] = [800, 200]): Script => ({
+  steps: [
+    { comment: 'thinking' },
+    textDelta(text.slice(0, 3)),
+    textDelta(text.slice(3)),
+    finish('stop'),
+    usageOnly(...tokens, []),
+  ],
+})
 
 function chunk(choices: unknown): Record<string, unknown> {
-  return { id: 'chatcmpl-scripted', object: 'chat.completion.chunk', created: 1_767_225_600, model: 'scripted', choices }
+  return {
+    id: 'chatcmpl-scripted',
+    object: 'chat.completion.chunk',
+    created: 1_767_225_600,
+    model: 'scripted',
+    choices,
+  }
 }
 
 export function startScriptedOpenAi(): ScriptedOpenAi {
@@ -77,17 +103,26 @@ export function startScriptedOpenAi(): ScriptedOpenAi {
     hostname: '127.0.0.1',
     async fetch(request) {
       const url = new URL(request.url)
-      if (request.method !== 'POST' || !url.pathname.endsWith('/chat/completions')) return new Response('not found', { status: 404 })
-      requests.push(await request.json() as Record<string, unknown>)
+      if (request.method !== 'POST' || !url.pathname.endsWith('/chat/completions'))
+        return new Response('not found', { status: 404 })
+      requests.push((await request.json()) as Record<string, unknown>)
       const script = scripts.shift()
-      if (!script) return Response.json({ error: { message: 'no script queued', type: 'server_error' } }, { status: 500 })
+      if (!script)
+        return Response.json({ error: { message: 'no script queued', type: 'server_error' } }, { status: 500 })
       if ('status' in script) {
-        return Response.json(script.body ?? { error: { message: 'scripted failure', type: 'server_error' } }, { status: script.status, headers: script.headers })
+        return Response.json(script.body ?? { error: { message: 'scripted failure', type: 'server_error' } }, {
+          status: script.status,
+          headers: script.headers,
+        })
       }
       const body = new ReadableStream<Uint8Array>({
         async pull(controller) {
           for (const step of script.steps) {
-            if ('disconnect' in step) { await step.when; controller.error(new Error('scripted disconnect')); return }
+            if ('disconnect' in step) {
+              await step.when
+              controller.error(new Error('scripted disconnect'))
+              return
+            }
             if ('comment' in step) controller.enqueue(encoder.encode(`: ${step.comment}\n\n`))
             else controller.enqueue(encoder.encode(`data: ${JSON.stringify(step.chunk)}\n\n`))
             await Bun.sleep(0)
@@ -102,8 +137,14 @@ export function startScriptedOpenAi(): ScriptedOpenAi {
   return {
     url: `http://127.0.0.1:${server.port}/v1`,
     requests,
-    queue: (...next) => { scripts.push(...next) },
-    clear: () => { scripts.length = 0 },
-    stop: async () => { await server.stop(true) },
+    queue: (...next) => {
+      scripts.push(...next)
+    },
+    clear: () => {
+      scripts.length = 0
+    },
+    stop: async () => {
+      await server.stop(true)
+    },
   }
 }

@@ -12,10 +12,22 @@ export interface Person {
 }
 
 /** Invites `email` with `role` (by the owner key, or `inviterKey`) and accepts as a new person. */
-export async function addMember(t: TestSystem, email: string, role = 'developer', options: { inviterKey?: string; inviterHeaders?: Record<string, string> } = {}): Promise<Person> {
-  const invited = await t.call('POST', '/v1/members', { body: { email, role }, key: options.inviterKey, headers: options.inviterHeaders })
+export async function addMember(
+  t: TestSystem,
+  email: string,
+  role = 'developer',
+  options: { inviterKey?: string; inviterHeaders?: Record<string, string> } = {},
+): Promise<Person> {
+  const invited = await t.call('POST', '/v1/members', {
+    body: { email, role },
+    key: options.inviterKey,
+    headers: options.inviterHeaders,
+  })
   if (invited.status !== 200) throw new Error(`invite failed: ${invited.status} ${JSON.stringify(invited.body)}`)
-  const accepted = await t.call('POST', '/v1/auth/accept-invitation', { key: null, body: { token: invited.body.data.token, name: email.split('@')[0], password: PASSWORD } })
+  const accepted = await t.call('POST', '/v1/auth/accept-invitation', {
+    key: null,
+    body: { token: invited.body.data.token, name: email.split('@')[0], password: PASSWORD },
+  })
   if (accepted.status !== 200) throw new Error(`accept failed: ${accepted.status} ${JSON.stringify(accepted.body)}`)
   return { userId: accepted.body.data.user.id, email: accepted.body.data.user.email, token: accepted.body.data.token }
 }
@@ -27,7 +39,11 @@ export async function signIn(t: TestSystem, email: string, password = PASSWORD):
 /** Calls as a session by bearer token, optionally in an organization (X-Org-ID). */
 export function asSession(t: TestSystem, token: string, orgId?: string) {
   return (method: string, path: string, options: CallOptions = {}) =>
-    t.call(method, path, { ...options, key: token, headers: { ...(orgId ? { 'x-org-id': orgId } : {}), ...options.headers } })
+    t.call(method, path, {
+      ...options,
+      key: token,
+      headers: { ...(orgId ? { 'x-org-id': orgId } : {}), ...options.headers },
+    })
 }
 
 /** Calls from a client at `address`, as the server adapter records the peer; no key unless given. */

@@ -22,7 +22,12 @@ export interface PrivateNats {
 
 /** The installed nats-server, or null (NATS_SERVER_BIN names another). */
 export function natsServerBin(): string | null {
-  const candidates = [process.env.NATS_SERVER_BIN, '/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server']
+  const candidates = [
+    process.env.NATS_SERVER_BIN,
+    '/usr/sbin/nats-server',
+    '/usr/bin/nats-server',
+    '/usr/local/bin/nats-server',
+  ]
   return candidates.find((p): p is string => Boolean(p) && existsSync(p!)) ?? null
 }
 

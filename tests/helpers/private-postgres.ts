@@ -33,7 +33,9 @@ export interface PrivatePostgres {
 export function postgresBinDir(): string | null {
   const root = '/usr/lib/postgresql'
   if (!existsSync(root)) return null
-  const versions = readdirSync(root).filter((v) => /^\d+(\.\d+)?$/.test(v)).sort((a, b) => Number(b) - Number(a))
+  const versions = readdirSync(root)
+    .filter((v) => /^\d+(\.\d+)?$/.test(v))
+    .sort((a, b) => Number(b) - Number(a))
   for (const version of versions) {
     const bin = join(root, version, 'bin')
     if (existsSync(join(bin, 'initdb')) && existsSync(join(bin, 'pg_ctl'))) return bin
@@ -46,9 +48,17 @@ const isRoot = () => process.getuid?.() === 0
 /** Runs a command as the postgres OS user when this process is root, else as itself; throws with its output on failure. */
 async function runAsOwner(cmd: string[], timeoutMs = 60_000): Promise<string> {
   const full = isRoot() ? ['runuser', '-u', 'postgres', '--', ...cmd] : cmd
-  const child = Bun.spawn(full, { stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C' } })
+  const child = Bun.spawn(full, {
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C' },
+  })
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
-  const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  const [out, err, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ])
   clearTimeout(timer)
   if (code !== 0) throw new Error(`${cmd.join(' ')} failed (${code}):\n${out}${err}`.slice(-4000))
   return out

@@ -26,7 +26,13 @@ export async function startServer(options: {
   const cmd = options.cmd ?? [BUN, join(ROOT, 'main.ts'), 'serve']
   const child = Bun.spawn(cmd, {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOST: '127.0.0.1', ...options.env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ...options.env,
+    },
     stdout: 'pipe',
     stderr: 'pipe',
   })
@@ -71,21 +77,32 @@ export async function startServer(options: {
 }
 
 /** Runs the CLI to completion. */
-export async function runCli(args: string[], env: Record<string, string>, cmd: string[] = [BUN, join(ROOT, 'main.ts')]) {
+export async function runCli(
+  args: string[],
+  env: Record<string, string>,
+  cmd: string[] = [BUN, join(ROOT, 'main.ts')],
+) {
   const child = Bun.spawn([...cmd, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdout: 'pipe',
     stderr: 'pipe',
   })
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ])
   return { stdout, stderr, code }
 }
 
 export async function api(base: string, method: string, path: string, key?: string, body?: unknown) {
   const response = await fetch(`${base}${path}`, {
     method,
-    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   })
   const text = await response.text()
@@ -139,12 +156,17 @@ export async function startWorker(env: Record<string, string>, timeoutMs = 20_00
 
 /** A NATS server with JetStream of the test's own (so a test may restart it), on a free port. */
 export async function startNats(storeDir: string, port?: number) {
-  const bin = process.env.NATS_SERVER_BIN ?? ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find((p) => Bun.file(p).size > 0)
+  const bin =
+    process.env.NATS_SERVER_BIN ??
+    ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find((p) => Bun.file(p).size > 0)
   if (!bin) throw new Error('nats-server was not found; set NATS_SERVER_BIN')
   // A random port may be taken: another one is tried, unless the caller named the port.
   for (let attempt = 1; ; attempt++) {
     const chosen = port ?? 20_000 + Math.floor(Math.random() * 20_000)
-    const child = Bun.spawn([bin, '-a', '127.0.0.1', '-p', String(chosen), '-js', '-sd', storeDir], { stdout: 'pipe', stderr: 'pipe' })
+    const child = Bun.spawn([bin, '-a', '127.0.0.1', '-p', String(chosen), '-js', '-sd', storeDir], {
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     let exited = false
     void child.exited.then(() => (exited = true))
     const deadline = Date.now() + 10_000
@@ -172,12 +194,17 @@ export async function startNats(storeDir: string, port?: number) {
     }
     child.kill('SIGKILL')
     const output = `${await new Response(child.stdout).text()}${await new Response(child.stderr).text()}`
-    if (port !== undefined || attempt >= 5) throw new Error(`nats-server did not listen on ${chosen}:\n${output.slice(-2000)}`)
+    if (port !== undefined || attempt >= 5)
+      throw new Error(`nats-server did not listen on ${chosen}:\n${output.slice(-2000)}`)
   }
 }
 
 /** Polls `probe` until it answers something truthy; throws naming `what` after `timeoutMs`. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await probe()

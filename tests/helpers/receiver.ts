@@ -24,7 +24,11 @@ export function startReceiver(): Receiver {
     async fetch(request) {
       const url = new URL(request.url)
       const received: Received = {
-        method: request.method, path: url.pathname + url.search, headers: Object.fromEntries(request.headers), body: await request.text(), at: Date.now(),
+        method: request.method,
+        path: url.pathname + url.search,
+        headers: Object.fromEntries(request.headers),
+        body: await request.text(),
+        at: Date.now(),
       }
       requests.push(received)
       return plan(received, requests.length - 1)

@@ -18,22 +18,36 @@ export interface Resources {
   person: Person
 }
 
-const CARD = { name: 'Ops Visa', number: '4242 4242 4242 4242', expMonth: 12, expYear: 2031, cvc: '737', holderName: 'Ada Ops' }
+const CARD = {
+  name: 'Ops Visa',
+  number: '4242 4242 4242 4242',
+  expMonth: 12,
+  expYear: 2031,
+  cvc: '737',
+  holderName: 'Ada Ops',
+}
 const WALLET = '0x1111111111111111111111111111111111111111'
 
 const flow = (nodes: Record<string, unknown>) => ({ definition: { triggerNodeIds: ['root'], nodes } })
-const FINISHING = flow({ root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'said {{$trigger.body.n}}' } } })
+const FINISHING = flow({
+  root: { type: 'manual', children: ['say'] },
+  say: { type: 'log', payload: { message: 'said {{$trigger.body.n}}' } },
+})
 const WAITING = flow({
   root: { type: 'manual', children: ['hold'] },
   hold: { type: 'wait', payload: { timeoutMs: 3_600_000 }, children: ['got'] },
   got: { type: 'log', branch: 'resumed', payload: { message: 'resumed' } },
 })
-const SCHEDULED = flow({ root: { type: 'cronjob', payload: { expression: '0 9 * * *' }, children: ['say'] }, say: { type: 'log', payload: { message: 'tick' } } })
+const SCHEDULED = flow({
+  root: { type: 'cronjob', payload: { expression: '0 9 * * *' }, children: ['say'] },
+  say: { type: 'log', payload: { message: 'tick' } },
+})
 
 /** Calls as the owner key and answers `data`, or throws naming the call. */
 async function made(t: TestSystem, method: string, path: string, body?: unknown): Promise<any> {
   const r = await t.call(method, path, { body })
-  if (r.status !== 200) throw new Error(`${method} ${path} while making resources: ${r.status} ${JSON.stringify(r.body).slice(0, 500)}`)
+  if (r.status !== 200)
+    throw new Error(`${method} ${path} while making resources: ${r.status} ${JSON.stringify(r.body).slice(0, 500)}`)
   return r.body.data
 }
 
@@ -55,14 +69,27 @@ async function workflowsAndRuns(t: TestSystem, hookUrl: string, suffix: string) 
   await made(t, 'PUT', `/v1/workflows/${workflow.id}/visibility`, { visibility: 'public_execute' })
   const waiting = await liveTwice(t, WAITING)
   const scheduled = await liveTwice(t, SCHEDULED)
-  const finished = await waitForRun(t, (await made(t, 'POST', `/v1/workflows/${workflow.id}/run`, { payload: { n: 1 } })).runId)
+  const finished = await waitForRun(
+    t,
+    (await made(t, 'POST', `/v1/workflows/${workflow.id}/run`, { payload: { n: 1 } })).runId,
+  )
   // Two waiting runs: resuming one and cancelling the other both end it.
-  const [held, cancelled] = await Promise.all([0, 1].map(async () => {
-    const runId: string = (await made(t, 'POST', `/v1/workflows/${waiting.id}/run`, { payload: {} })).runId
-    await waitForRun(t, runId, (run) => run.status === 'waiting')
-    return runId
-  }))
-  return { hookId: hook.endpoint.id as string, delivery: await firstDelivery(t, hook.endpoint.id), workflow, scheduledId: scheduled.id as string, finishedId: finished.id as string, held, cancelled }
+  const [held, cancelled] = await Promise.all(
+    [0, 1].map(async () => {
+      const runId: string = (await made(t, 'POST', `/v1/workflows/${waiting.id}/run`, { payload: {} })).runId
+      await waitForRun(t, runId, (run) => run.status === 'waiting')
+      return runId
+    }),
+  )
+  return {
+    hookId: hook.endpoint.id as string,
+    delivery: await firstDelivery(t, hook.endpoint.id),
+    workflow,
+    scheduledId: scheduled.id as string,
+    finishedId: finished.id as string,
+    held,
+    cancelled,
+  }
 }
 
 /**
@@ -71,13 +98,24 @@ async function workflowsAndRuns(t: TestSystem, hookUrl: string, suffix: string) 
  * model that answers (a scripted one), for an agent run.
  */
 export async function createResources(t: TestSystem, hookUrl: string, suffix: string): Promise<Resources> {
-  const { hookId, delivery, workflow, scheduledId, finishedId, held, cancelled } = await workflowsAndRuns(t, hookUrl, suffix)
-  const account = await made(t, 'POST', '/v1/service-accounts', { name: `account ${suffix}`, permissions: ['workflow:read'] })
+  const { hookId, delivery, workflow, scheduledId, finishedId, held, cancelled } = await workflowsAndRuns(
+    t,
+    hookUrl,
+    suffix,
+  )
+  const account = await made(t, 'POST', '/v1/service-accounts', {
+    name: `account ${suffix}`,
+    permissions: ['workflow:read'],
+  })
   const key = await made(t, 'POST', '/v1/api-keys', { name: `key ${suffix}`, scope: 'read' })
   const person = await addMember(t, `person-${suffix}@example.com`, 'owner')
   const member = await addMember(t, `member-${suffix}@example.com`, 'viewer')
   const invitation = await made(t, 'POST', '/v1/members', { email: `invited-${suffix}@example.com`, role: 'developer' })
-  const connector = await made(t, 'POST', '/v1/connectors', { type: 'payprovider', name: `pay ${suffix}`, data: { signingSecret: `whsec_${suffix}_0123456789` } })
+  const connector = await made(t, 'POST', '/v1/connectors', {
+    type: 'payprovider',
+    name: `pay ${suffix}`,
+    data: { signingSecret: `whsec_${suffix}_0123456789` },
+  })
   const tag = await made(t, 'POST', '/v1/tags', { slug: `tag-${suffix}`, name: `Tag ${suffix}` })
   const template = await made(t, 'POST', '/v1/templates', { name: `Template ${suffix}`, ...FINISHING })
   const app = await made(t, 'POST', '/v1/apps', { name: `app ${suffix}`, files: { 'index.html': '<h1>app</h1>' } })
@@ -158,9 +196,20 @@ async function firstDelivery(t: TestSystem, endpointId: string): Promise<string>
 /** An event received by the organization's event-source webhook (stored, matching no workflow). */
 async function receivedEvent(t: TestSystem, suffix: string): Promise<string> {
   const secret = (await made(t, 'GET', `/v1/organizations/${t.orgId}/webhook-secret`)).webhookSecret
-  const transfer = { chainId: 1, tokenAddress: WALLET, tokenSymbol: 'USDC', from: WALLET, to: WALLET, amount: '1', transactionHash: `0x${'a'.repeat(64)}`, blockNumber: 1, logIndex: 0 }
+  const transfer = {
+    chainId: 1,
+    tokenAddress: WALLET,
+    tokenSymbol: 'USDC',
+    from: WALLET,
+    to: WALLET,
+    amount: '1',
+    transactionHash: `0x${'a'.repeat(64)}`,
+    blockNumber: 1,
+    logIndex: 0,
+  }
   const r = await t.call('POST', `/v1/orgs/${t.orgId}/integrations/eventsource?secret=${encodeURIComponent(secret)}`, {
-    key: null, body: { id: `event-${suffix}`, type: 'erc20-receive', data: transfer },
+    key: null,
+    body: { id: `event-${suffix}`, type: 'erc20-receive', data: transfer },
   })
   if (r.status !== 200) throw new Error(`the event-source webhook: ${r.status} ${JSON.stringify(r.body)}`)
   return r.body.eventId
@@ -171,15 +220,50 @@ async function seedChainResources(t: TestSystem, suffix: string) {
   const now = Date.now()
   const contractId = `contract_${suffix}`
   await contracts.insert(t.system.store, {
-    id: contractId, organization_id: t.orgId, name: `Token ${suffix}`, status: 'compiled', plan: null, source: 'contract T {}', abi: '[]', bytecode: '0x6000',
-    compile_error: null, created_by: 'test', created_at: now, updated_at: now,
+    id: contractId,
+    organization_id: t.orgId,
+    name: `Token ${suffix}`,
+    status: 'compiled',
+    plan: null,
+    source: 'contract T {}',
+    abi: '[]',
+    bytecode: '0x6000',
+    compile_error: null,
+    created_by: 'test',
+    created_at: now,
+    updated_at: now,
   })
   const endpointId = `x402_${suffix}`
   await endpoints.insert(t.system.store, {
-    id: endpointId, organization_id: t.orgId, name: `Quote ${suffix}`, description: '', category: 'markets', base_url: `https://seller.example/${suffix}`,
-    method: 'POST', mime_type: 'application/json', source: 'user_import', details: '{}', input_summary: '', output_summary: '', price: '1000',
-    max_allowed_price: '5000', network: 'base', pay_to: WALLET, token_address: WALLET, token_symbol: 'USDC', token_decimals: 6, spent_by_token: '{}',
-    total_calls: 0, success_count: 0, failure_count: 0, avg_response_ms: 0, last_called_at: null, last_error: null, last_error_at: null, created_at: now, updated_at: now,
+    id: endpointId,
+    organization_id: t.orgId,
+    name: `Quote ${suffix}`,
+    description: '',
+    category: 'markets',
+    base_url: `https://seller.example/${suffix}`,
+    method: 'POST',
+    mime_type: 'application/json',
+    source: 'user_import',
+    details: '{}',
+    input_summary: '',
+    output_summary: '',
+    price: '1000',
+    max_allowed_price: '5000',
+    network: 'base',
+    pay_to: WALLET,
+    token_address: WALLET,
+    token_symbol: 'USDC',
+    token_decimals: 6,
+    spent_by_token: '{}',
+    total_calls: 0,
+    success_count: 0,
+    failure_count: 0,
+    avg_response_ms: 0,
+    last_called_at: null,
+    last_error: null,
+    last_error_at: null,
+    created_at: now,
+    updated_at: now,
   })
   return { contractId, endpointId }
 }

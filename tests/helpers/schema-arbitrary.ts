@@ -25,7 +25,19 @@ export interface JsonSchema {
 
 /** Values no validator is likely to expect, for any place of a body or a query. */
 export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom('', '\u0000', 'a\u0000b', '\ud800', '\u202e\u0000x', '%00', '../../etc/passwd', 'x'.repeat(20_000), "' OR 1=1--", '{{$env}}', '__proto__'),
+  fc.constantFrom(
+    '',
+    '\u0000',
+    'a\u0000b',
+    '\ud800',
+    '\u202e\u0000x',
+    '%00',
+    '../../etc/passwd',
+    'x'.repeat(20_000),
+    "' OR 1=1--",
+    '{{$env}}',
+    '__proto__',
+  ),
   fc.constantFrom(-1, 0, 2 ** 53, -(2 ** 63), 1e308, -1e308, 0.5, true, null, [], {}),
   fc.jsonValue({ maxDepth: 2 }),
 )
@@ -35,7 +47,11 @@ function stringOf(schema: JsonSchema): fc.Arbitrary<string> {
   const minLength = schema.minLength ?? 0
   const maxLength = Math.max(minLength, Math.min(schema.maxLength ?? 40, 40))
   const plain = fc.string({ minLength, maxLength })
-  return fc.oneof({ arbitrary: plain, weight: 3 }, { arbitrary: plain.map((s) => (s.length > 1 ? `${s.slice(0, -1)}\u0000` : s)), weight: 1 }, { arbitrary: plain.map((s) => (s.length > 1 ? `\ud800${s.slice(1)}` : s)), weight: 1 })
+  return fc.oneof(
+    { arbitrary: plain, weight: 3 },
+    { arbitrary: plain.map((s) => (s.length > 1 ? `${s.slice(0, -1)}\u0000` : s)), weight: 1 },
+    { arbitrary: plain.map((s) => (s.length > 1 ? `\ud800${s.slice(1)}` : s)), weight: 1 },
+  )
 }
 
 function typedArbitrary(schema: JsonSchema, depth: number): fc.Arbitrary<unknown> {
@@ -60,7 +76,9 @@ function typedArbitrary(schema: JsonSchema, depth: number): fc.Arbitrary<unknown
     case 'null':
       return fc.constant(null)
     case 'array':
-      return fc.array(schema.items ? arbitraryOf(schema.items, depth + 1) : hostileValue, { maxLength: Math.min(schema.maxItems ?? 3, 3) })
+      return fc.array(schema.items ? arbitraryOf(schema.items, depth + 1) : hostileValue, {
+        maxLength: Math.min(schema.maxItems ?? 3, 3),
+      })
     case 'object':
       return objectOf(schema, depth)
     default:
@@ -70,10 +88,16 @@ function typedArbitrary(schema: JsonSchema, depth: number): fc.Arbitrary<unknown
 
 function objectOf(schema: JsonSchema, depth: number): fc.Arbitrary<unknown> {
   const named = Object.entries(schema.properties ?? {})
-  const free = schema.patternProperties ?? (typeof schema.additionalProperties === 'object' ? { '': schema.additionalProperties } : null)
-  const extra = free ? fc.dictionary(fc.string({ maxLength: 12 }), arbitraryOf(Object.values(free)[0] ?? {}, depth + 1), { maxKeys: 3 }) : fc.constant({})
+  const free =
+    schema.patternProperties ??
+    (typeof schema.additionalProperties === 'object' ? { '': schema.additionalProperties } : null)
+  const extra = free
+    ? fc.dictionary(fc.string({ maxLength: 12 }), arbitraryOf(Object.values(free)[0] ?? {}, depth + 1), { maxKeys: 3 })
+    : fc.constant({})
   if (named.length === 0) return extra
-  const record = fc.record(Object.fromEntries(named.map(([key, s]) => [key, arbitraryOf(s, depth + 1)])), { requiredKeys: schema.required?.filter((k) => schema.properties?.[k]) ?? [] })
+  const record = fc.record(Object.fromEntries(named.map(([key, s]) => [key, arbitraryOf(s, depth + 1)])), {
+    requiredKeys: schema.required?.filter((k) => schema.properties?.[k]) ?? [],
+  })
   return fc.tuple(record, extra).map(([known, more]) => ({ ...more, ...known }))
 }
 

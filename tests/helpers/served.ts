@@ -14,14 +14,23 @@ export interface Served {
   env: Record<string, string>
 }
 
-export function servedPerStore(kind: 'sqlite' | 'postgres', bootstrapKey: string, extra: Record<string, string> = {}): Served {
+export function servedPerStore(
+  kind: 'sqlite' | 'postgres',
+  bootstrapKey: string,
+  extra: Record<string, string> = {},
+): Served {
   const dir = tempDir()
   let drop: (() => Promise<void>) | undefined
   const served = { env: {} } as Served
   beforeAll(async () => {
     const pg = kind === 'postgres' ? await freshPostgresUrl() : null
     drop = pg?.drop
-    served.env = { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_DATABASE_URL: pg?.url ?? '', AUTOMATON_BOOTSTRAP_KEY: bootstrapKey, ...extra }
+    served.env = {
+      AUTOMATON_DATA_DIR: dir.path,
+      AUTOMATON_DATABASE_URL: pg?.url ?? '',
+      AUTOMATON_BOOTSTRAP_KEY: bootstrapKey,
+      ...extra,
+    }
     served.server = await startServer({ env: served.env })
   })
   afterAll(async () => {
@@ -36,5 +45,8 @@ export function servedPerStore(kind: 'sqlite' | 'postgres', bootstrapKey: string
 export async function publishWorkflow(base: string, key: string, nodes: Record<string, unknown>) {
   const created = await api(base, 'POST', '/v1/workflows', key, { definition: { triggerNodeIds: ['root'], nodes } })
   if (created.status !== 200) throw new Error(`could not create the workflow: ${JSON.stringify(created.body)}`)
-  return (await api(base, 'POST', `/v1/workflows/${created.body.data.id}/publish`, key)).body.data as { id: string; triggerSecret: string }
+  return (await api(base, 'POST', `/v1/workflows/${created.body.data.id}/publish`, key)).body.data as {
+    id: string
+    triggerSecret: string
+  }
 }

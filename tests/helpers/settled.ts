@@ -5,7 +5,10 @@
  */
 export async function settlesAtOnce(promise: Promise<unknown>): Promise<boolean> {
   let settled = false
-  promise.then(() => (settled = true), () => (settled = true))
+  promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  )
   for (let turn = 0; turn < 50 && !settled; turn++) await Promise.resolve()
   return settled
 }

@@ -53,10 +53,18 @@ export async function openTestStore(kind: 'sqlite' | 'postgres'): Promise<TestSt
 }
 
 /** Reads the database of a server process under test, as SQL rows; for black-box assertions. */
-export async function queryDatabase<T = Record<string, unknown>>(env: { AUTOMATON_DATA_DIR?: string; AUTOMATON_DATABASE_URL?: string }, sql: string, params: unknown[] = []): Promise<T[]> {
+export async function queryDatabase<T = Record<string, unknown>>(
+  env: { AUTOMATON_DATA_DIR?: string; AUTOMATON_DATABASE_URL?: string },
+  sql: string,
+  params: unknown[] = [],
+): Promise<T[]> {
   if (env.AUTOMATON_DATABASE_URL) {
     const { default: postgres } = await import('postgres')
-    const db = postgres(env.AUTOMATON_DATABASE_URL, { max: 1, onnotice: () => {}, types: { bigint: { to: 20, from: [20], serialize: String, parse: Number } } as never })
+    const db = postgres(env.AUTOMATON_DATABASE_URL, {
+      max: 1,
+      onnotice: () => {},
+      types: { bigint: { to: 20, from: [20], serialize: String, parse: Number } } as never,
+    })
     try {
       return [...(await db.unsafe(sql, params as never[]))] as T[]
     } finally {

@@ -62,15 +62,30 @@ export function recordingLogger(): Logger & { lines: string[] } {
     const write = (level: string) => (msg: string, fields?: Record<string, unknown>) => {
       lines.push(JSON.stringify({ level, msg, ...bound, ...fields }))
     }
-    return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error'), child: (fields) => make({ ...bound, ...fields }) }
+    return {
+      debug: write('debug'),
+      info: write('info'),
+      warn: write('warn'),
+      error: write('error'),
+      child: (fields) => make({ ...bound, ...fields }),
+    }
   }
   return Object.assign(make({}), { lines })
 }
 
-export async function openTestSystem(kind: 'sqlite' | 'postgres', env: Record<string, string> = {}, options: TestSystemOptions = {}): Promise<TestSystem> {
+export async function openTestSystem(
+  kind: 'sqlite' | 'postgres',
+  env: Record<string, string> = {},
+  options: TestSystemOptions = {},
+): Promise<TestSystem> {
   const dir = tempDir()
   const pg = kind === 'postgres' ? await freshPostgresUrl() : null
-  const t = await openOn(kind, { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_DATABASE_URL: pg?.url ?? '', ...env }, options, null)
+  const t = await openOn(
+    kind,
+    { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_DATABASE_URL: pg?.url ?? '', ...env },
+    options,
+    null,
+  )
   const closeSystem = t.close
   return {
     ...t,
@@ -82,7 +97,12 @@ export async function openTestSystem(kind: 'sqlite' | 'postgres', env: Record<st
   }
 }
 
-async function openOn(kind: 'sqlite' | 'postgres', env: Record<string, string>, options: TestSystemOptions, owner: { orgId: string; key: string } | null): Promise<TestSystem> {
+async function openOn(
+  kind: 'sqlite' | 'postgres',
+  env: Record<string, string>,
+  options: TestSystemOptions,
+  owner: { orgId: string; key: string } | null,
+): Promise<TestSystem> {
   const config = loadConfig({
     AUTOMATON_SQLITE_SYNCHRONOUS: 'normal',
     AUTOMATON_PG_POOL_SIZE: '4',
@@ -90,17 +110,30 @@ async function openOn(kind: 'sqlite' | 'postgres', env: Record<string, string>, 
     AUTOMATON_PASSWORD_HASH_MEMORY_KIB: '19456',
     ...env,
   })
-  const system = await openSystem(config, { logger: options.logger ?? silentLogger, clock: options.clock, plugins: options.plugins, role: options.role, http: options.http, tracing: options.tracing })
+  const system = await openSystem(config, {
+    logger: options.logger ?? silentLogger,
+    clock: options.clock,
+    plugins: options.plugins,
+    role: options.role,
+    http: options.http,
+    tracing: options.tracing,
+  })
 
   async function newOrganization(name: string) {
     const org = await system.organizations.create(name)
     const issued = await system.apiKeys.issue({
-      organizationId: org.id, name: 'owner', scope: 'read-write', role: 'owner',
-      serviceAccountId: null, userId: null, createdBy: 'test', expiresAt: null,
+      organizationId: org.id,
+      name: 'owner',
+      scope: 'read-write',
+      role: 'owner',
+      serviceAccountId: null,
+      userId: null,
+      createdBy: 'test',
+      expiresAt: null,
     })
     return { orgId: org.id, key: issued.key }
   }
-  const first = owner ?? await newOrganization('acme')
+  const first = owner ?? (await newOrganization('acme'))
   let closed = false
   const stop = async () => {
     if (closed) return

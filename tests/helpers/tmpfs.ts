@@ -21,7 +21,11 @@ const FILLER = '.fault-filler'
 
 async function run(cmd: string[]): Promise<{ code: number; output: string }> {
   const child = Bun.spawn(cmd, { stdout: 'pipe', stderr: 'pipe' })
-  const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  const [out, err, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ])
   return { code, output: `${out}${err}`.trim() }
 }
 

@@ -16,9 +16,19 @@ for (const kind of storeKinds()) {
       const before = await t.call('GET', '/v1/ai/workflow/chat/preflight')
       expect(before.status).toBe(200)
       expect(before.body).toEqual({ allowed: false })
-      await t.system.store.write((tx) => aiCredits.grant(tx, { id: 'acr_http_1', organizationId: t.orgId, amount: 2, at: Date.now() }))
+      await t.system.store.write((tx) =>
+        aiCredits.grant(tx, { id: 'acr_http_1', organizationId: t.orgId, amount: 2, at: Date.now() }),
+      )
       expect((await t.call('GET', '/v1/ai/workflow/chat/preflight')).body).toEqual({ allowed: true })
-      await t.system.store.write((tx) => aiCredits.reserve(tx, { id: 'acr_http_2', organizationId: t.orgId, turnId: 'turn_http', amount: 2, at: Date.now() }))
+      await t.system.store.write((tx) =>
+        aiCredits.reserve(tx, {
+          id: 'acr_http_2',
+          organizationId: t.orgId,
+          turnId: 'turn_http',
+          amount: 2,
+          at: Date.now(),
+        }),
+      )
       expect((await t.call('GET', '/v1/ai/workflow/chat/preflight')).body).toEqual({ allowed: false })
     })
 
@@ -26,7 +36,10 @@ for (const kind of storeKinds()) {
       const mine = await t.call('GET', '/v1/ai/credits')
       expect(mine.status).toBe(200)
       expect(mine.body.data.balance).toBe(0)
-      expect(mine.body.data.items.map((i: { kind: string; amount: number }) => [i.kind, i.amount])).toEqual([['reserve', -2], ['grant', 2]])
+      expect(mine.body.data.items.map((i: { kind: string; amount: number }) => [i.kind, i.amount])).toEqual([
+        ['reserve', -2],
+        ['grant', 2],
+      ])
       const other = await t.newOrganization('other-ai')
       const theirs = await t.call('GET', '/v1/ai/credits', { key: other.key })
       expect(theirs.body.data).toEqual({ balance: 0, items: [] })

@@ -19,7 +19,14 @@ for (const kind of storeKinds()) {
       expect(key.key).toMatch(/^svcsk_[A-Za-z0-9_-]{43,}$/)
       expect(key.keyPrefix).toBe(key.key.slice(0, key.keyPrefix.length))
       expect(key.keyPrefix.length).toBeLessThan(16)
-      expect(key).toMatchObject({ name: 'deploy', description: 'CI deploys', scope: 'read-write', organizationId: t.orgId, revokedAt: null, expiresAt: null })
+      expect(key).toMatchObject({
+        name: 'deploy',
+        description: 'CI deploys',
+        scope: 'read-write',
+        organizationId: t.orgId,
+        revokedAt: null,
+        expiresAt: null,
+      })
       const rows = await t.system.store.all<Record<string, unknown>>('SELECT * FROM api_keys WHERE id = $1', [key.id])
       const stored = JSON.stringify(rows)
       expect(stored).not.toContain(key.key)
@@ -108,7 +115,10 @@ for (const kind of storeKinds()) {
       const created = (await t.call('POST', '/v1/api-keys', { body: { name: 'tracked' } })).body.data
       await t.call('GET', '/v1/me', { key: created.key, headers: { 'user-agent': 'probe/1.0' } })
       await t.call('GET', '/v1/me', { key: created.key, headers: { 'user-agent': 'probe/2.0' } })
-      const before = await t.system.store.get<{ last_used_at: number | null }>('SELECT last_used_at FROM api_keys WHERE id = $1', [created.id])
+      const before = await t.system.store.get<{ last_used_at: number | null }>(
+        'SELECT last_used_at FROM api_keys WHERE id = $1',
+        [created.id],
+      )
       expect(before?.last_used_at).toBeNull()
       await t.system.auth.flush()
       const after = (await t.call('GET', `/v1/api-keys/${created.id}`)).body.data
@@ -116,7 +126,7 @@ for (const kind of storeKinds()) {
       expect(after.lastUsedUserAgent).toBe('probe/2.0')
     })
 
-    it('keeps organizations apart: another organization\'s key is a 404', async () => {
+    it("keeps organizations apart: another organization's key is a 404", async () => {
       const other = await t.newOrganization(`other-${kind}`)
       const mine = (await t.call('POST', '/v1/api-keys', { body: { name: 'mine' } })).body.data
       const r = await t.call('GET', `/v1/api-keys/${mine.id}`, { key: other.key })

@@ -36,7 +36,9 @@ for (const kind of storeKinds()) {
     })
 
     it('answers every validation failure with 400 and one detail per problem', async () => {
-      const r = await t.call('POST', '/v1/service-accounts', { body: { name: 7, permissions: 'all', description: 'x'.repeat(600) } })
+      const r = await t.call('POST', '/v1/service-accounts', {
+        body: { name: 7, permissions: 'all', description: 'x'.repeat(600) },
+      })
       expect(r.status).toBe(400)
       expect(r.body.code).toBe(400)
       const paths = r.body.details.map((d: { path: string }) => d.path).sort()
@@ -54,7 +56,10 @@ for (const kind of storeKinds()) {
     })
 
     it('answers malformed JSON with 400', async () => {
-      const r = await t.call('POST', '/v1/service-accounts', { rawBody: '{"name": ', headers: { 'content-type': 'application/json' } })
+      const r = await t.call('POST', '/v1/service-accounts', {
+        rawBody: '{"name": ',
+        headers: { 'content-type': 'application/json' },
+      })
       expect(r.status).toBe(400)
       expect(r.body.message).toContain('not valid JSON')
     })
@@ -70,7 +75,10 @@ for (const kind of storeKinds()) {
 
     it('answers 413 past the body limit, with or without a Content-Length', async () => {
       const big = JSON.stringify({ name: 'x', permissions: [], description: 'y'.repeat(5000) })
-      const r = await t.call('POST', '/v1/service-accounts', { rawBody: big, headers: { 'content-type': 'application/json' } })
+      const r = await t.call('POST', '/v1/service-accounts', {
+        rawBody: big,
+        headers: { 'content-type': 'application/json' },
+      })
       expect(r.status).toBe(413)
       expect(r.body.code).toBe(413)
       const stream = new ReadableStream({
@@ -79,9 +87,13 @@ for (const kind of storeKinds()) {
           c.close()
         },
       })
-      const res = await t.system.app.handle(new Request('http://localhost/v1/service-accounts', {
-        method: 'POST', body: stream, headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' },
-      }))
+      const res = await t.system.app.handle(
+        new Request('http://localhost/v1/service-accounts', {
+          method: 'POST',
+          body: stream,
+          headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' },
+        }),
+      )
       expect(res.status).toBe(413)
     })
 
@@ -91,7 +103,11 @@ for (const kind of storeKinds()) {
       expect(h.body.status).toBe('ok')
       const r = await t.call('GET', '/readyz', { key: null })
       expect(r.status).toBe(200)
-      expect(r.body).toEqual({ status: 'ready', checks: { store: 'ok', bus: 'ok' }, backlog: { total: 0, max: 100000, perOrganizationMax: 50000, drainPerSecond: expect.any(Number) } })
+      expect(r.body).toEqual({
+        status: 'ready',
+        checks: { store: 'ok', bus: 'ok' },
+        backlog: { total: 0, max: 100000, perOrganizationMax: 50000, drainPerSecond: expect.any(Number) },
+      })
     })
 
     it('describes itself in OpenAPI generated from the route schemas, and renders it at /docs', async () => {
@@ -101,7 +117,9 @@ for (const kind of storeKinds()) {
       const create = r.body.paths['/v1/api-keys'].post
       expect(create['x-permission']).toBe('apikey:create')
       expect(create.requestBody.content['application/json'].schema.required).toContain('name')
-      expect(create.responses['200'].content['application/json'].schema.properties.data.properties.key.type).toBe('string')
+      expect(create.responses['200'].content['application/json'].schema.properties.data.properties.key.type).toBe(
+        'string',
+      )
       const getSa = r.body.paths['/v1/service-accounts/{id}'].get
       expect(getSa.parameters[0]).toMatchObject({ name: 'id', in: 'path', required: true })
       const list = r.body.paths['/v1/api-keys'].get
@@ -117,7 +135,10 @@ for (const kind of storeKinds()) {
     it('never answers 500 for a wrong content type or an empty body', async () => {
       const empty = await t.call('POST', '/v1/service-accounts', { rawBody: '' })
       expect(empty.status).toBe(400)
-      const text = await t.call('POST', '/v1/service-accounts', { rawBody: 'hello', headers: { 'content-type': 'text/plain' } })
+      const text = await t.call('POST', '/v1/service-accounts', {
+        rawBody: 'hello',
+        headers: { 'content-type': 'text/plain' },
+      })
       expect(text.status).toBe(400)
     })
   })

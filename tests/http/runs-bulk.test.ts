@@ -7,7 +7,10 @@ import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { createLive } from '../helpers/workflows.ts'
 
-const HOLD = { triggerNodeIds: ['root'], nodes: { root: { type: 'manual', children: ['hold'] }, hold: { type: 'delay', payload: { delayMs: 3_600_000 } } } }
+const HOLD = {
+  triggerNodeIds: ['root'],
+  nodes: { root: { type: 'manual', children: ['hold'] }, hold: { type: 'delay', payload: { delayMs: 3_600_000 } } },
+}
 
 for (const kind of storeKinds()) {
   describe(`runs by time range and in bulk (${kind})`, () => {
@@ -48,7 +51,10 @@ for (const kind of storeKinds()) {
     afterAll(() => t.close())
 
     it('lists and counts runs by start time: since ≤ startedAt < until', async () => {
-      const ids = async (q: string) => (await t.call('GET', `/v1/runs?workflowId=${a.id}&${q}`)).body.data.items.map((r: { id: string }) => r.id).sort()
+      const ids = async (q: string) =>
+        (await t.call('GET', `/v1/runs?workflowId=${a.id}&${q}`)).body.data.items
+          .map((r: { id: string }) => r.id)
+          .sort()
       expect(await ids(`since=${mid}`)).toEqual([...later].sort())
       expect(await ids(`until=${mid}`)).toEqual([...first].sort())
       expect(await ids(`since=${mid}&until=${mid}`)).toEqual([])
@@ -70,10 +76,16 @@ for (const kind of storeKinds()) {
     it('refuses a status the action cannot take, an unknown workflow and a missing count', async () => {
       const wrong = await t.call('POST', '/v1/runs/bulk-cancel', { body: { status: 'success', expectedCount: 1 } })
       expect(wrong.status).toBe(400)
-      expect((await t.call('POST', '/v1/runs/bulk-retry', { body: { status: 'waiting', expectedCount: 1 } })).status).toBe(400)
-      expect((await t.call('POST', '/v1/runs/bulk-cancel', { body: { workflowId: 'wf_nothing', expectedCount: 1 } })).status).toBe(404)
+      expect(
+        (await t.call('POST', '/v1/runs/bulk-retry', { body: { status: 'waiting', expectedCount: 1 } })).status,
+      ).toBe(400)
+      expect(
+        (await t.call('POST', '/v1/runs/bulk-cancel', { body: { workflowId: 'wf_nothing', expectedCount: 1 } })).status,
+      ).toBe(404)
       expect((await t.call('POST', '/v1/runs/bulk-cancel', { body: { workflowId: a.id } })).status).toBe(400)
-      expect((await t.call('POST', '/v1/runs/bulk-cancel', { body: { workflowId: a.id, expectedCount: 0 } })).status).toBe(400)
+      expect(
+        (await t.call('POST', '/v1/runs/bulk-cancel', { body: { workflowId: a.id, expectedCount: 0 } })).status,
+      ).toBe(400)
     })
 
     it('touches no run of another organization', async () => {
@@ -84,7 +96,9 @@ for (const kind of storeKinds()) {
     })
 
     it('retries the cancelled runs, each as a new run, up to the count confirmed', async () => {
-      const retried = await t.call('POST', '/v1/runs/bulk-retry', { body: { workflowId: a.id, status: 'cancelled', expectedCount: 2 } })
+      const retried = await t.call('POST', '/v1/runs/bulk-retry', {
+        body: { workflowId: a.id, status: 'cancelled', expectedCount: 2 },
+      })
       expect(retried.status).toBe(200)
       expect(retried.body.data.retried).toBe(2)
       expect(retried.body.data.runIds).toHaveLength(2)
@@ -97,8 +111,12 @@ for (const kind of storeKinds()) {
       // Asked again (a double click, a client's retry), runs already retried are left alone.
       const again = await t.call('POST', '/v1/runs/bulk-retry', { body: { workflowId: a.id, expectedCount: 10 } })
       expect(again.body.data.retried).toBe(1)
-      expect((await t.call('GET', `/v1/runs/${again.body.data.runIds[0]}?summary=true`)).body.data.retryOf).toBe(later[0])
-      expect((await t.call('POST', '/v1/runs/bulk-retry', { body: { workflowId: a.id, expectedCount: 10 } })).body.data).toEqual({ retried: 0, runIds: [] })
+      expect((await t.call('GET', `/v1/runs/${again.body.data.runIds[0]}?summary=true`)).body.data.retryOf).toBe(
+        later[0],
+      )
+      expect(
+        (await t.call('POST', '/v1/runs/bulk-retry', { body: { workflowId: a.id, expectedCount: 10 } })).body.data,
+      ).toEqual({ retried: 0, runIds: [] })
     })
   })
 }

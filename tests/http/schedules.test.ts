@@ -7,7 +7,10 @@ import { createLive, createWorkflow, publish } from '../helpers/workflows.ts'
 
 const trigger = (type: string, payload: Record<string, unknown>) => ({
   triggerNodeIds: ['root'],
-  nodes: { root: { type, payload, children: ['say'] }, say: { type: 'log', payload: { message: 'tick {{$trigger.body.scheduledFor}}' } } },
+  nodes: {
+    root: { type, payload, children: ['say'] },
+    say: { type: 'log', payload: { message: 'tick {{$trigger.body.scheduledFor}}' } },
+  },
 })
 const cron = (expression: string, extra: Record<string, unknown> = {}) => trigger('cronjob', { expression, ...extra })
 const rrule = (text: string, extra: Record<string, unknown> = {}) => trigger('schedule', { rrule: text, ...extra })
@@ -33,17 +36,31 @@ for (const kind of storeKinds()) {
       const cases: Array<[unknown, string, string]> = [
         [cron('* * *'), '/definition/nodes/root/payload/expression', 'has 3 fields'],
         [cron('0 25 * * *'), '/definition/nodes/root/payload/expression', 'not a valid cron expression'],
-        [cron('0 9 * * *', { timezone: 'Europe/Atlantis' }), '/definition/nodes/root/payload/timezone', 'not a known time zone'],
+        [
+          cron('0 9 * * *', { timezone: 'Europe/Atlantis' }),
+          '/definition/nodes/root/payload/timezone',
+          'not a known time zone',
+        ],
         [rrule('RRULE:FREQ=DAILY'), '/definition/nodes/root/payload/rrule', 'needs a DTSTART'],
-        [rrule('DTSTART:20260101T090000Z\nRRULE:FREQ=DAILY;BYHOUR=24'), '/definition/nodes/root/payload/rrule', 'BYHOUR'],
-        [rrule('DTSTART;TZID=Mars/Base:20260101T090000\nRRULE:FREQ=DAILY'), '/definition/nodes/root/payload/rrule', 'TZID'],
+        [
+          rrule('DTSTART:20260101T090000Z\nRRULE:FREQ=DAILY;BYHOUR=24'),
+          '/definition/nodes/root/payload/rrule',
+          'BYHOUR',
+        ],
+        [
+          rrule('DTSTART;TZID=Mars/Base:20260101T090000\nRRULE:FREQ=DAILY'),
+          '/definition/nodes/root/payload/rrule',
+          'TZID',
+        ],
         [trigger('cronjob', {}), '/definition/nodes/root/payload/expression', ''],
         [cron('0 9 * * *', { catchUp: 'sometimes' }), '/definition/nodes/root/payload/catchUp', ''],
       ]
       for (const [definition, path, message] of cases) {
         const r = await create(definition)
         expect(r.status).toBe(400)
-        expect(r.body.details).toContainEqual(expect.objectContaining({ path, message: expect.stringContaining(message) }))
+        expect(r.body.details).toContainEqual(
+          expect.objectContaining({ path, message: expect.stringContaining(message) }),
+        )
       }
     })
 
@@ -51,16 +68,27 @@ for (const kind of storeKinds()) {
       const w = await createWorkflow(t, { definition: cron('0 9 * * *') })
       const r = await t.call('PUT', `/v1/workflows/${w.id}`, { body: { definition: cron('0 9 * * * * *') } })
       expect(r.status).toBe(400)
-      expect(r.body.details[0]).toMatchObject({ path: '/definition/nodes/root/payload/expression', message: expect.stringContaining('7 fields') })
+      expect(r.body.details[0]).toMatchObject({
+        path: '/definition/nodes/root/payload/expression',
+        message: expect.stringContaining('7 fields'),
+      })
     })
 
     it('refuses at publish a schedule that ticks more often than the minimum interval', async () => {
-      for (const definition of [cron('*/30 * * * * *'), rrule('DTSTART:20260101T000000Z\nRRULE:FREQ=SECONDLY;INTERVAL=10'), cron('0,30 0 9 * * *')]) {
+      for (const definition of [
+        cron('*/30 * * * * *'),
+        rrule('DTSTART:20260101T000000Z\nRRULE:FREQ=SECONDLY;INTERVAL=10'),
+        cron('0,30 0 9 * * *'),
+      ]) {
         const w = await createWorkflow(t, { definition })
         const r = await t.call('POST', `/v1/workflows/${w.id}/publish`)
         expect(r.status).toBe(400)
         expect(r.body.message).toBe('the workflow cannot be published')
-        expect(r.body.details[0]).toMatchObject({ path: '/definition/nodes/root/payload', minIntervalMs: 60000, intervalMs: expect.any(Number) })
+        expect(r.body.details[0]).toMatchObject({
+          path: '/definition/nodes/root/payload',
+          minIntervalMs: 60000,
+          intervalMs: expect.any(Number),
+        })
         expect(r.body.details[0].message).toContain('the minimum interval between two ticks is 60 s')
         expect((await t.call('GET', `/v1/workflows/${w.id}`)).body.data.status).toBe('draft')
       }
@@ -72,38 +100,79 @@ for (const kind of storeKinds()) {
       expect((await t.call('GET', '/v1/workflows/wf_nope/schedule')).status).toBe(404)
       const draft = await createWorkflow(t, { definition: cron('0 9 * * *') })
       expect((await t.call('GET', `/v1/workflows/${draft.id}/schedule`)).body.data).toEqual({
-        workflowId: draft.id, liveVersion: null, active: false, reason: 'not_published', triggers: [],
+        workflowId: draft.id,
+        liveVersion: null,
+        active: false,
+        reason: 'not_published',
+        triggers: [],
       })
-      const manual = await createLive(t, { definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual' } } } })
-      expect((await t.call('GET', `/v1/workflows/${manual.id}/schedule`)).body.data).toMatchObject({ active: false, reason: 'no_schedule_triggers', triggers: [] })
+      const manual = await createLive(t, {
+        definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'manual' } } },
+      })
+      expect((await t.call('GET', `/v1/workflows/${manual.id}/schedule`)).body.data).toMatchObject({
+        active: false,
+        reason: 'no_schedule_triggers',
+        triggers: [],
+      })
     })
 
-    it('shows the next fire time and the next ticks, in the trigger\'s time zone across the change to summer time', async () => {
-      const w = await createLive(t, { definition: rrule('DTSTART;TZID=Europe/Berlin:20260101T090000\nRRULE:FREQ=DAILY') })
+    it("shows the next fire time and the next ticks, in the trigger's time zone across the change to summer time", async () => {
+      const w = await createLive(t, {
+        definition: rrule('DTSTART;TZID=Europe/Berlin:20260101T090000\nRRULE:FREQ=DAILY'),
+      })
       const r = await t.call('GET', `/v1/workflows/${w.id}/schedule`)
       expect(r.status).toBe(200)
       expect(r.body.data).toMatchObject({ workflowId: w.id, liveVersion: 1, active: true, reason: null })
-      expect(r.body.data.triggers).toEqual([{
-        triggerNodeId: 'root', type: 'schedule', expression: 'DTSTART;TZID=Europe/Berlin:20260101T090000\nRRULE:FREQ=DAILY',
-        timezone: 'Europe/Berlin', catchUp: 'skip', catchUpLimit: 10, active: true,
-        nextFireAt: '2026-03-27T08:00:00.000Z',
-        upcoming: ['2026-03-27T08:00:00.000Z', '2026-03-28T08:00:00.000Z', '2026-03-29T07:00:00.000Z', '2026-03-30T07:00:00.000Z', '2026-03-31T07:00:00.000Z'],
-        lastFiredAt: null, lastRunId: null, lastOutcome: null, skippedTicks: 0, lastSkippedAt: null,
-      }])
+      expect(r.body.data.triggers).toEqual([
+        {
+          triggerNodeId: 'root',
+          type: 'schedule',
+          expression: 'DTSTART;TZID=Europe/Berlin:20260101T090000\nRRULE:FREQ=DAILY',
+          timezone: 'Europe/Berlin',
+          catchUp: 'skip',
+          catchUpLimit: 10,
+          active: true,
+          nextFireAt: '2026-03-27T08:00:00.000Z',
+          upcoming: [
+            '2026-03-27T08:00:00.000Z',
+            '2026-03-28T08:00:00.000Z',
+            '2026-03-29T07:00:00.000Z',
+            '2026-03-30T07:00:00.000Z',
+            '2026-03-31T07:00:00.000Z',
+          ],
+          lastFiredAt: null,
+          lastRunId: null,
+          lastOutcome: null,
+          skippedTicks: 0,
+          lastSkippedAt: null,
+        },
+      ])
     })
 
     it('shows paused and archived schedules as inactive, and needs workflow:read', async () => {
-      const w = await createLive(t, { definition: cron('0 9 * * *', { timezone: 'America/New_York', catchUp: 'all', catchUpLimit: 3 }) })
+      const w = await createLive(t, {
+        definition: cron('0 9 * * *', { timezone: 'America/New_York', catchUp: 'all', catchUpLimit: 3 }),
+      })
       await t.call('POST', `/v1/workflows/${w.id}/pause`)
       let s = (await t.call('GET', `/v1/workflows/${w.id}/schedule`)).body.data
       expect(s).toMatchObject({ active: false, reason: 'paused' })
-      expect(s.triggers[0]).toMatchObject({ active: false, nextFireAt: null, upcoming: [], catchUp: 'all', catchUpLimit: 3, timezone: 'America/New_York' })
+      expect(s.triggers[0]).toMatchObject({
+        active: false,
+        nextFireAt: null,
+        upcoming: [],
+        catchUp: 'all',
+        catchUpLimit: 3,
+        timezone: 'America/New_York',
+      })
       await t.call('POST', `/v1/workflows/${w.id}/resume`)
       s = (await t.call('GET', `/v1/workflows/${w.id}/schedule`)).body.data
       expect(s).toMatchObject({ active: true, reason: null })
       expect(s.triggers[0].nextFireAt).toBe('2026-03-26T13:00:00.000Z')
       await t.call('DELETE', `/v1/workflows/${w.id}`)
-      expect((await t.call('GET', `/v1/workflows/${w.id}/schedule`)).body.data).toMatchObject({ active: false, reason: 'archived' })
+      expect((await t.call('GET', `/v1/workflows/${w.id}/schedule`)).body.data).toMatchObject({
+        active: false,
+        reason: 'archived',
+      })
       const other = await t.newOrganization('elsewhere')
       expect((await t.call('GET', `/v1/workflows/${w.id}/schedule`, { key: other.key })).status).toBe(404)
       expect((await t.call('GET', `/v1/workflows/${w.id}/schedule`, { key: null })).status).toBe(401)
@@ -114,25 +183,36 @@ for (const kind of storeKinds()) {
         triggerNodeIds: ['morning', 'evening', 'hook'],
         nodes: {
           morning: { type: 'cronjob', payload: { expression: '0 8 * * *' }, children: ['say'] },
-          evening: { type: 'schedule', payload: { rrule: 'DTSTART:20260101T200000Z\nRRULE:FREQ=DAILY' }, children: ['say'] },
+          evening: {
+            type: 'schedule',
+            payload: { rrule: 'DTSTART:20260101T200000Z\nRRULE:FREQ=DAILY' },
+            children: ['say'],
+          },
           hook: { type: 'manual', children: ['say'] },
           say: { type: 'log', payload: { message: 'hi' } },
         },
       }
       const w = await createLive(t, { definition })
       let s = (await t.call('GET', `/v1/workflows/${w.id}/schedule`)).body.data
-      expect(s.triggers.map((x: any) => [x.triggerNodeId, x.nextFireAt])).toEqual([['evening', '2026-03-26T20:00:00.000Z'], ['morning', '2026-03-27T08:00:00.000Z']])
+      expect(s.triggers.map((x: any) => [x.triggerNodeId, x.nextFireAt])).toEqual([
+        ['evening', '2026-03-26T20:00:00.000Z'],
+        ['morning', '2026-03-27T08:00:00.000Z'],
+      ])
       const changed = structuredClone(definition)
       changed.nodes.morning.payload.expression = '0 6 * * *'
       ;(changed as any).triggerNodeIds = ['morning', 'hook']
       delete (changed.nodes as any).evening
       expect((await t.call('PUT', `/v1/workflows/${w.id}`, { body: { definition: changed } })).status).toBe(200)
       s = (await t.call('GET', `/v1/workflows/${w.id}/schedule`)).body.data
-      expect(s.triggers.map((x: any) => x.expression)).toEqual(['0 8 * * *', 'DTSTART:20260101T200000Z\nRRULE:FREQ=DAILY'].reverse())
+      expect(s.triggers.map((x: any) => x.expression)).toEqual(
+        ['0 8 * * *', 'DTSTART:20260101T200000Z\nRRULE:FREQ=DAILY'].reverse(),
+      )
       await publish(t, w.id)
       s = (await t.call('GET', `/v1/workflows/${w.id}/schedule`)).body.data
       expect(s).toMatchObject({ liveVersion: 2, active: true })
-      expect(s.triggers.map((x: any) => [x.triggerNodeId, x.expression, x.nextFireAt])).toEqual([['morning', '0 6 * * *', '2026-03-27T06:00:00.000Z']])
+      expect(s.triggers.map((x: any) => [x.triggerNodeId, x.expression, x.nextFireAt])).toEqual([
+        ['morning', '0 6 * * *', '2026-03-27T06:00:00.000Z'],
+      ])
     })
   })
 }

@@ -20,7 +20,14 @@ for (const kind of storeKinds()) {
       expect(r.status).toBe(200)
       const sa = r.body.data
       expect(sa.id).toMatch(/^sa_/)
-      expect(sa).toMatchObject({ name: 'runner', description: 'runs things', permissions: ['workflow:execute', 'run:read'], status: 'active', disabledAt: null, organizationId: t.orgId })
+      expect(sa).toMatchObject({
+        name: 'runner',
+        description: 'runs things',
+        permissions: ['workflow:execute', 'run:read'],
+        status: 'active',
+        disabledAt: null,
+        organizationId: t.orgId,
+      })
       const got = await t.call('GET', `/v1/service-accounts/${sa.id}`)
       expect(got.body.data).toEqual(sa)
     })
@@ -31,7 +38,7 @@ for (const kind of storeKinds()) {
       expect(r.body.details.map((d: { path: string }) => d.path)).toEqual(['/permissions/1', '/permissions/2'])
     })
 
-    it('gives a key minted for an account exactly the account\'s permissions', async () => {
+    it("gives a key minted for an account exactly the account's permissions", async () => {
       const sa = (await createAccount(['workflow:execute', 'run:read'])).body.data
       const key = (await mintFor(sa.id)).body.data
       expect(key.serviceAccountId).toBe(sa.id)
@@ -52,13 +59,17 @@ for (const kind of storeKinds()) {
     })
 
     it('lets a caller grant only permissions it holds (403 naming the missing ones)', async () => {
-      const delegator = (await createAccount(['service_account:write', 'apikey:create', 'run:read', 'workflow:read'])).body.data
+      const delegator = (await createAccount(['service_account:write', 'apikey:create', 'run:read', 'workflow:read']))
+        .body.data
       const key = (await mintFor(delegator.id)).body.data.key
       const ok = await createAccount(['run:read'], key)
       expect(ok.status).toBe(200)
       const tooMuch = await createAccount(['run:read', 'workflow:delete', 'org:update'], key)
       expect(tooMuch.status).toBe(403)
-      expect(tooMuch.body.details.map((d: { permission: string }) => d.permission)).toEqual(['workflow:delete', 'org:update'])
+      expect(tooMuch.body.details.map((d: { permission: string }) => d.permission)).toEqual([
+        'workflow:delete',
+        'org:update',
+      ])
       // Minting a key for a more powerful account is granting too.
       const strong = (await createAccount(['workflow:delete'])).body.data
       expect((await mintFor(strong.id, key)).status).toBe(403)
@@ -84,14 +95,17 @@ for (const kind of storeKinds()) {
         expect({ path, method, status: r.status }).toEqual({ path, method, status: 403 })
       }
       // The stronger account and its key are untouched.
-      expect((await t.call('GET', `/v1/service-accounts/${strong.id}`)).body.data).toMatchObject({ status: 'active', description: 'runs things' })
+      expect((await t.call('GET', `/v1/service-accounts/${strong.id}`)).body.data).toMatchObject({
+        status: 'active',
+        description: 'runs things',
+      })
       expect((await t.call('GET', '/v1/runs', { key: strongKey })).status).toBe(200)
       // An account within the caller's permissions it may manage.
       expect((await t.call('POST', `/v1/service-accounts/${weak.id}/disable`, { key })).status).toBe(200)
       expect((await t.call('DELETE', `/v1/service-accounts/${weak.id}`, { key })).status).toBe(200)
     })
 
-    it('stops an account\'s keys at once when it is disabled, and restores them on enable', async () => {
+    it("stops an account's keys at once when it is disabled, and restores them on enable", async () => {
       const sa = (await createAccount(['run:read'])).body.data
       const key = (await mintFor(sa.id)).body.data.key
       expect((await t.call('GET', '/v1/me', { key })).status).toBe(200)
@@ -111,8 +125,14 @@ for (const kind of storeKinds()) {
       const sa = (await createAccount(['run:read'])).body.data
       const key = (await mintFor(sa.id)).body.data.key
       expect((await t.call('GET', '/v1/service-accounts', { key })).status).toBe(403)
-      const patched = await t.call('PATCH', `/v1/service-accounts/${sa.id}`, { body: { permissions: ['run:read', 'service_account:read'], name: 'renamed' } })
-      expect(patched.body.data).toMatchObject({ name: 'renamed', permissions: ['run:read', 'service_account:read'], description: 'runs things' })
+      const patched = await t.call('PATCH', `/v1/service-accounts/${sa.id}`, {
+        body: { permissions: ['run:read', 'service_account:read'], name: 'renamed' },
+      })
+      expect(patched.body.data).toMatchObject({
+        name: 'renamed',
+        permissions: ['run:read', 'service_account:read'],
+        description: 'runs things',
+      })
       expect((await t.call('GET', '/v1/service-accounts', { key })).status).toBe(200)
     })
 
@@ -136,7 +156,10 @@ for (const kind of storeKinds()) {
       const mine = list.body.data.items[0]
       expect((await t.call('GET', `/v1/service-accounts/${mine.id}`, { key: other.key })).status).toBe(404)
       expect((await t.call('POST', `/v1/service-accounts/${mine.id}/disable`, { key: other.key })).status).toBe(404)
-      expect((await t.call('POST', '/v1/api-keys', { key: other.key, body: { name: 'x', serviceAccountId: mine.id } })).status).toBe(400)
+      expect(
+        (await t.call('POST', '/v1/api-keys', { key: other.key, body: { name: 'x', serviceAccountId: mine.id } }))
+          .status,
+      ).toBe(400)
     })
   })
 }

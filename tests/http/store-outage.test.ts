@@ -21,7 +21,6 @@ function expectUnavailable(answer: CallResult, what: string) {
   expect(answer.body).toEqual({ code: 503, message: expect.any(String), details: [], requestId: expect.any(String) })
 }
 
-
 if (!TEST_DATABASE_URL) warnSkipped('the API during a Postgres outage', 'AUTOMATON_TEST_DATABASE_URL')
 else {
   describe('the API while Postgres is unreachable', () => {
@@ -36,7 +35,9 @@ else {
       db = await freshPostgresUrl()
       proxy = await startTcpProxy(db.url)
       t = await openTestSystem('postgres', { AUTOMATON_DATABASE_URL: proxy.via(db.url) })
-      const created = await t.call('POST', '/v1/workflows', { body: { definition: { triggerNodeIds: ['root'], nodes: NODES } } })
+      const created = await t.call('POST', '/v1/workflows', {
+        body: { definition: { triggerNodeIds: ['root'], nodes: NODES } },
+      })
       workflow = (await t.call('POST', `/v1/workflows/${created.body.data.id}/publish`)).body.data
       // A key and a session that no request has used yet: checking them needs the database.
       fresh = await t.newOrganization('other')
@@ -54,15 +55,33 @@ else {
       const started = Date.now()
       const answers: Array<[string, Promise<CallResult>]> = [
         // The key is checked in the body hook, before the body is read: this was a 400.
-        ['a write with a key not checked yet', t.call('POST', '/v1/workflows', { key: fresh.key, body: { definition: { triggerNodeIds: ['root'], nodes: NODES } } })],
+        [
+          'a write with a key not checked yet',
+          t.call('POST', '/v1/workflows', {
+            key: fresh.key,
+            body: { definition: { triggerNodeIds: ['root'], nodes: NODES } },
+          }),
+        ],
         ['a read with a key not checked yet', t.call('GET', '/v1/workflows', { key: fresh.key })],
-        ['a write with a key checked before', t.call('POST', '/v1/workflows', { body: { definition: { triggerNodeIds: ['root'], nodes: NODES } } })],
+        [
+          'a write with a key checked before',
+          t.call('POST', '/v1/workflows', { body: { definition: { triggerNodeIds: ['root'], nodes: NODES } } }),
+        ],
         ['a read with a key checked before', t.call('GET', `/v1/workflows/${workflow.id}`)],
         ['a list of runs', t.call('GET', '/v1/runs')],
         ['a run of the API', t.call('POST', `/v1/workflows/${workflow.id}/run`, { body: {} })],
-        ['a webhook', t.call('POST', `/v1/webhooks/${workflow.triggerSecret}`, { key: null, body: { hello: 'world' } })],
+        [
+          'a webhook',
+          t.call('POST', `/v1/webhooks/${workflow.triggerSecret}`, { key: null, body: { hello: 'world' } }),
+        ],
         ['a session', t.call('GET', '/v1/auth/session', { key: session })],
-        ['a sign-in', t.call('POST', '/v1/auth/login', { key: null, body: { email: 'ada@example.com', password: 'wrong password, but who can tell' } })],
+        [
+          'a sign-in',
+          t.call('POST', '/v1/auth/login', {
+            key: null,
+            body: { email: 'ada@example.com', password: 'wrong password, but who can tell' },
+          }),
+        ],
       ]
       for (const [what, answer] of answers) expectUnavailable(await answer, what)
       // Generous: the point is that nothing waits for a client's timeout.
@@ -76,10 +95,16 @@ else {
 
     it('answers as before once the database is back', async () => {
       await proxy.restore()
-      await eventually(async () => (await t.call('GET', '/readyz', { key: null })).status === 200, '/readyz answering 200')
+      await eventually(
+        async () => (await t.call('GET', '/readyz', { key: null })).status === 200,
+        '/readyz answering 200',
+      )
       expect((await t.call('GET', '/v1/workflows', { key: fresh.key })).status).toBe(200)
       expect((await t.call('GET', '/v1/auth/session', { key: session })).status).toBe(200)
-      const run = await t.call('POST', `/v1/webhooks/${workflow.triggerSecret}`, { key: null, body: { hello: 'again' } })
+      const run = await t.call('POST', `/v1/webhooks/${workflow.triggerSecret}`, {
+        key: null,
+        body: { hello: 'again' },
+      })
       expect(run.status).toBe(200)
     })
   })

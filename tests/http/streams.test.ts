@@ -5,32 +5,51 @@ import { readSse } from '../helpers/sse.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { createLive, createWorkflow, linear, waitForRun } from '../helpers/workflows.ts'
 
-const variants: Array<{ name: string; kind: 'sqlite' | 'postgres'; env: Record<string, string> }> = storeKinds().map((kind) => ({ name: kind, kind, env: {} }))
+const variants: Array<{ name: string; kind: 'sqlite' | 'postgres'; env: Record<string, string> }> = storeKinds().map(
+  (kind) => ({ name: kind, kind, env: {} }),
+)
 if (TEST_DATABASE_URL && TEST_NATS_URL) {
-  variants.push({ name: 'postgres + NATS', kind: 'postgres', env: { AUTOMATON_NATS_URL: TEST_NATS_URL, AUTOMATON_NATS_STREAM: `T_STREAMS_${Date.now()}` } })
+  variants.push({
+    name: 'postgres + NATS',
+    kind: 'postgres',
+    env: { AUTOMATON_NATS_URL: TEST_NATS_URL, AUTOMATON_NATS_STREAM: `T_STREAMS_${Date.now()}` },
+  })
 }
 
 const TERMINAL = ['run.succeeded', 'run.partial', 'run.failed', 'run.cancelled']
-const three = linear({
-  a: { type: 'log', payload: { message: 'first {{root.result.body.n}}' } },
-  b: { type: 'code-transform', payload: { code: 'function transform(i) { return i * 2 }', input: '{{root.result.body.n}}' } },
-  c: { type: 'log', payload: { message: 'done' } },
-}, ['a', 'b', 'c'])
+const three = linear(
+  {
+    a: { type: 'log', payload: { message: 'first {{root.result.body.n}}' } },
+    b: {
+      type: 'code-transform',
+      payload: { code: 'function transform(i) { return i * 2 }', input: '{{root.result.body.n}}' },
+    },
+    c: { type: 'log', payload: { message: 'done' } },
+  },
+  ['a', 'b', 'c'],
+)
 
 for (const variant of variants) {
   describe(`event streams (${variant.name})`, () => {
     let t: TestSystem
     beforeAll(async () => {
-      t = await openTestSystem(variant.kind, { AUTOMATON_SSE_HEARTBEAT_MS: '100', ...variant.env }, { role: 'embedded' })
+      t = await openTestSystem(
+        variant.kind,
+        { AUTOMATON_SSE_HEARTBEAT_MS: '100', ...variant.env },
+        { role: 'embedded' },
+      )
     })
     afterAll(() => t.close())
 
     const open = (path: string, headers: Record<string, string> = {}, key?: string) =>
-      t.system.app.handle(new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${key ?? t.key}`, ...headers } }))
+      t.system.app.handle(
+        new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${key ?? t.key}`, ...headers } }),
+      )
 
     it('follows a run from run.started to its end, numbered by the journal, and then closes', async () => {
       const w = await createWorkflow(t, { definition: three })
-      const runId = (await t.call('POST', `/v1/workflows/${w.id}/run`, { body: { payload: { n: 21 } } })).body.data.runId
+      const runId = (await t.call('POST', `/v1/workflows/${w.id}/run`, { body: { payload: { n: 21 } } })).body.data
+        .runId
       const response = await open(`/v1/runs/${runId}/stream`)
       expect(response.status).toBe(200)
       expect(response.headers.get('content-type')).toContain('text/event-stream')
@@ -40,7 +59,12 @@ for (const variant of variants) {
       expect(events.map((e) => Number(e.id))).toEqual(events.map((_, i) => i + 1))
       expect(events[0].event).toBe('run.started')
       expect(events.at(-1)!.event).toBe('run.succeeded')
-      expect(events.filter((e) => e.event === 'node.succeeded').map((e) => e.data.nodeId)).toEqual(['root', 'a', 'b', 'c'])
+      expect(events.filter((e) => e.event === 'node.succeeded').map((e) => e.data.nodeId)).toEqual([
+        'root',
+        'a',
+        'b',
+        'c',
+      ])
       for (const e of events) {
         expect(e.data.runId).toBe(runId)
         expect(e.data.data.input).toBeUndefined()
@@ -51,24 +75,35 @@ for (const variant of variants) {
     it('gives node inputs and results on the execution stream', async () => {
       const w = await createWorkflow(t, { definition: three })
       const runId = (await t.call('POST', `/v1/workflows/${w.id}/run`, { body: { payload: { n: 4 } } })).body.data.runId
-      const events = await readSse(await open(`/v1/executions/${runId}/stream`)).until((e) => TERMINAL.includes(e.event))
+      const events = await readSse(await open(`/v1/executions/${runId}/stream`)).until((e) =>
+        TERMINAL.includes(e.event),
+      )
       const b = events.find((e) => e.event === 'node.succeeded' && e.data.nodeId === 'b')!
       expect(b.data.data.result).toEqual({ output: 8 })
       expect(b.data.data.input.input).toBe(4)
     })
 
     it('resumes after Last-Event-ID with no gap and no duplicate', async () => {
-      const w = await createWorkflow(t, { definition: linear({ pause: { type: 'delay', payload: { delayMs: 300 } }, after: { type: 'log', payload: { message: 'x' } } }, ['pause', 'after']) })
+      const w = await createWorkflow(t, {
+        definition: linear(
+          { pause: { type: 'delay', payload: { delayMs: 300 } }, after: { type: 'log', payload: { message: 'x' } } },
+          ['pause', 'after'],
+        ),
+      })
       const runId = (await t.call('POST', `/v1/workflows/${w.id}/run`, { body: {} })).body.data.runId
       const first = readSse(await open(`/v1/runs/${runId}/stream`))
       const seen = [await first.next(), await first.next(), await first.next()]
       await first.cancel()
       const last = seen.at(-1)!.id
-      const rest = await readSse(await open(`/v1/runs/${runId}/stream`, { 'last-event-id': last })).until((e) => TERMINAL.includes(e.event))
+      const rest = await readSse(await open(`/v1/runs/${runId}/stream`, { 'last-event-id': last })).until((e) =>
+        TERMINAL.includes(e.event),
+      )
       const all = [...seen, ...rest].map((e) => Number(e!.id))
       expect(all).toEqual(all.map((_, i) => i + 1))
       expect(rest.at(-1)!.event).toBe('run.succeeded')
-      const whole = await readSse(await open(`/v1/runs/${runId}/stream?lastEventId=0`)).until((e) => TERMINAL.includes(e.event))
+      const whole = await readSse(await open(`/v1/runs/${runId}/stream?lastEventId=0`)).until((e) =>
+        TERMINAL.includes(e.event),
+      )
       expect(whole.map((e) => Number(e.id))).toEqual(all)
     })
 
@@ -92,26 +127,30 @@ for (const variant of variants) {
       await sse.cancel()
     })
 
-    it('follows the organization\'s activity and resumes it by event id', async () => {
+    it("follows the organization's activity and resumes it by event id", async () => {
       const sse = readSse(await open('/v1/activity/stream'))
       const w = await createLive(t, { definition: three })
-      const runId = (await t.call('POST', `/v1/webhooks/${w.triggerSecret}`, { key: null, body: { n: 2 } })).body.data.runIds[0]
+      const runId = (await t.call('POST', `/v1/webhooks/${w.triggerSecret}`, { key: null, body: { n: 2 } })).body.data
+        .runIds[0]
       const events = await sse.until((e) => e.event === 'run.succeeded' && e.data.runId === runId)
       await sse.cancel()
       expect(events.map((e) => e.event)).toContain('workflow.published')
       const ids = events.map((e) => Number(e.id))
       expect([...ids].sort((a, b) => a - b)).toEqual(ids)
       const cut = events.findIndex((e) => e.event === 'run.started')
-      const resumed = await readSse(await open('/v1/activity/stream', { 'last-event-id': events[cut].id })).until((e) => e.event === 'run.succeeded' && e.data.runId === runId)
+      const resumed = await readSse(await open('/v1/activity/stream', { 'last-event-id': events[cut].id })).until(
+        (e) => e.event === 'run.succeeded' && e.data.runId === runId,
+      )
       expect(resumed.map((e) => e.id)).toEqual(events.slice(cut + 1).map((e) => e.id))
     })
 
-    it('streams one workflow\'s runs only', async () => {
+    it("streams one workflow's runs only", async () => {
       const mine = await createLive(t, { definition: three })
       const other = await createLive(t, { definition: three })
       const sse = readSse(await open(`/v1/workflows/${mine.id}/runs/stream`))
       await t.call('POST', `/v1/webhooks/${other.triggerSecret}`, { key: null, body: { n: 1 } })
-      const runId = (await t.call('POST', `/v1/webhooks/${mine.triggerSecret}`, { key: null, body: { n: 1 } })).body.data.runIds[0]
+      const runId = (await t.call('POST', `/v1/webhooks/${mine.triggerSecret}`, { key: null, body: { n: 1 } })).body
+        .data.runIds[0]
       const events = await sse.until((e) => e.event === 'run.succeeded')
       await sse.cancel()
       expect(events.map((e) => e.event)).toEqual(['run.started', 'run.succeeded'])
@@ -120,9 +159,17 @@ for (const variant of variants) {
 
     it('checks run:stream and execution:stream, and keeps organizations apart', async () => {
       const w = await createWorkflow(t, { definition: three })
-      const run = await waitForRun(t, (await t.call('POST', `/v1/workflows/${w.id}/run`, { body: { payload: { n: 1 } } })).body.data.runId)
-      const sa = (await t.call('POST', '/v1/service-accounts', { body: { name: 'watcher', permissions: ['run:read', 'run:stream'] } })).body.data
-      const watcher = (await t.call('POST', '/v1/api-keys', { body: { name: 'w', serviceAccountId: sa.id } })).body.data.key
+      const run = await waitForRun(
+        t,
+        (await t.call('POST', `/v1/workflows/${w.id}/run`, { body: { payload: { n: 1 } } })).body.data.runId,
+      )
+      const sa = (
+        await t.call('POST', '/v1/service-accounts', {
+          body: { name: 'watcher', permissions: ['run:read', 'run:stream'] },
+        })
+      ).body.data
+      const watcher = (await t.call('POST', '/v1/api-keys', { body: { name: 'w', serviceAccountId: sa.id } })).body.data
+        .key
       const ok = await open(`/v1/runs/${run.id}/stream`, {}, watcher)
       expect(ok.status).toBe(200)
       await ok.body?.cancel()

@@ -9,9 +9,20 @@ const API_KEY = 'cc_key_0123456789abcdef'
 const PATH = '/v1/internal/crosschain/order-completed'
 
 const order = (orderId: string, clientReferenceId: string, extra: Record<string, unknown> = {}) => ({
-  orderId, clientReferenceId, event: 'order.completed', status: 'completed', txHash: `0x${'e'.repeat(64)}`,
+  orderId,
+  clientReferenceId,
+  event: 'order.completed',
+  status: 'completed',
+  txHash: `0x${'e'.repeat(64)}`,
   callbackMetadata: { invoice: 'inv-7' },
-  payment: { dstAmount: '1500000', dstChain: 8453, dstTokenAddress: '0x4444444444444444444444444444444444444444', dstTokenDecimals: 6, dstTokenSymbol: 'USDC', recipientAddress: '0x5555555555555555555555555555555555555555' },
+  payment: {
+    dstAmount: '1500000',
+    dstChain: 8453,
+    dstTokenAddress: '0x4444444444444444444444444444444444444444',
+    dstTokenDecimals: 6,
+    dstTokenSymbol: 'USDC',
+    recipientAddress: '0x5555555555555555555555555555555555555555',
+  },
   ...extra,
 })
 
@@ -26,7 +37,12 @@ for (const kind of storeKinds()) {
     afterAll(() => t.close())
 
     it('starts a run of the workflow clientReferenceId names, answering { executionId, runId }', async () => {
-      const w = await triggered(t, 'crosschain', { statuses: ['completed'] }, 'paid {{$trigger.body.payment.dstAmount}} for {{$trigger.body.callbackMetadata.invoice}}')
+      const w = await triggered(
+        t,
+        'crosschain',
+        { statuses: ['completed'] },
+        'paid {{$trigger.body.payment.dstAmount}} for {{$trigger.body.callbackMetadata.invoice}}',
+      )
       const r = await post(order('ord-1', w.id))
       expect(r.status).toBe(200)
       expect(r.body).toMatchObject({ action: 'triggered' })
@@ -35,7 +51,12 @@ for (const kind of storeKinds()) {
       expect(run).toMatchObject({ workflowId: w.id, triggerType: 'crosschain', eventId: r.body.executionId })
       expect(run.nodes.say.result.message).toBe('paid 1500000 for inv-7')
       const again = await post(order('ord-1', w.id))
-      expect(again.body).toEqual({ executionId: r.body.executionId, runId: r.body.runId, action: 'skipped', reason: 'duplicate' })
+      expect(again.body).toEqual({
+        executionId: r.body.executionId,
+        runId: r.body.runId,
+        action: 'skipped',
+        reason: 'duplicate',
+      })
       const filtered = await post(order('ord-2', w.id, { status: 'refunded' }))
       expect(filtered.body).toMatchObject({ runId: '', action: 'skipped', reason: 'no_matching_trigger' })
     })
@@ -47,7 +68,11 @@ for (const kind of storeKinds()) {
           nodes: {
             root: { type: 'manual', children: ['pay'] },
             pay: { type: 'wait', payload: { triggerType: 'crosschain', timeoutMs: 60_000 }, children: ['done'] },
-            done: { type: 'log', branch: 'resumed', payload: { message: 'order {{pay.result.data.orderId}} {{pay.result.data.status}}' } },
+            done: {
+              type: 'log',
+              branch: 'resumed',
+              payload: { message: 'order {{pay.result.data.orderId}} {{pay.result.data.status}}' },
+            },
           },
         },
       })
@@ -56,7 +81,11 @@ for (const kind of storeKinds()) {
       const r = await post(order('ord-3', runId))
       expect(r.body).toMatchObject({ runId, action: 'resumed' })
       expect((await waitForRun(t, runId)).nodes.done.result.message).toBe('order ord-3 completed')
-      expect((await post(order('ord-4', runId))).body).toMatchObject({ runId: '', action: 'skipped', reason: 'not_waiting' })
+      expect((await post(order('ord-4', runId))).body).toMatchObject({
+        runId: '',
+        action: 'skipped',
+        reason: 'not_waiting',
+      })
     })
 
     it('refuses a wrong or missing key with 401 and a bad body with 400 naming each problem, starting nothing', async () => {

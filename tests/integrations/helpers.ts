@@ -13,37 +13,81 @@ export async function payproviderSignature(secrets: string[], rawBody: string, t
   return `t=${timestamp},${v1.join(',')}`
 }
 
-export function paymentEvent(id: string, amount = 2500, type = 'payment_intent.succeeded', extra: Record<string, unknown> = {}) {
-  return { id, type, created: unixNow(), data: { object: { id: `pi_${id}`, amount, currency: 'usd', metadata: { orderId: `order-${id}` }, ...extra } } }
+export function paymentEvent(
+  id: string,
+  amount = 2500,
+  type = 'payment_intent.succeeded',
+  extra: Record<string, unknown> = {},
+) {
+  return {
+    id,
+    type,
+    created: unixNow(),
+    data: { object: { id: `pi_${id}`, amount, currency: 'usd', metadata: { orderId: `order-${id}` }, ...extra } },
+  }
 }
 
 /** Posts a payment provider event signed with `secrets` (or with a given header). */
-export async function postPayment(t: TestSystem, orgId: string, event: unknown, secrets: string[], options: { query?: string; header?: string; timestamp?: number } = {}) {
+export async function postPayment(
+  t: TestSystem,
+  orgId: string,
+  event: unknown,
+  secrets: string[],
+  options: { query?: string; header?: string; timestamp?: number } = {},
+) {
   const rawBody = JSON.stringify(event)
   const header = options.header ?? (await payproviderSignature(secrets, rawBody, options.timestamp))
   return t.call('POST', `/v1/orgs/${orgId}/integrations/payprovider${options.query ?? ''}`, {
-    key: null, rawBody, headers: { 'content-type': 'application/json', 'payprovider-signature': header },
+    key: null,
+    rawBody,
+    headers: { 'content-type': 'application/json', 'payprovider-signature': header },
   })
 }
 
 export async function chatappHeaders(secret: string, rawBody: string, timestamp = unixNow()) {
-  return { 'x-chatapp-request-timestamp': String(timestamp), 'x-chatapp-signature': `v0=${await hmacHex(secret, `v0:${timestamp}:${rawBody}`)}` }
+  return {
+    'x-chatapp-request-timestamp': String(timestamp),
+    'x-chatapp-signature': `v0=${await hmacHex(secret, `v0:${timestamp}:${rawBody}`)}`,
+  }
 }
 
-export async function postChat(t: TestSystem, body: unknown, secret: string, options: { timestamp?: number; headers?: Record<string, string>; contentType?: string } = {}) {
+export async function postChat(
+  t: TestSystem,
+  body: unknown,
+  secret: string,
+  options: { timestamp?: number; headers?: Record<string, string>; contentType?: string } = {},
+) {
   const rawBody = typeof body === 'string' ? body : JSON.stringify(body)
-  const headers = { 'content-type': options.contentType ?? 'application/json', ...(await chatappHeaders(secret, rawBody, options.timestamp)), ...options.headers }
+  const headers = {
+    'content-type': options.contentType ?? 'application/json',
+    ...(await chatappHeaders(secret, rawBody, options.timestamp)),
+    ...options.headers,
+  }
   return t.call('POST', '/v1/integrations/chatapp/events', { key: null, rawBody, headers })
 }
 
 /** A live workflow that starts on `triggerType` (configured with `payload`) and logs `message`. */
-export function triggered(t: TestSystem, triggerType: string, payload: Record<string, unknown>, message = 'got {{$trigger.body.id}}', extra: Record<string, unknown> = {}, key?: string) {
-  return createLive(t, {
-    definition: {
-      triggerNodeIds: ['root'],
-      nodes: { root: { type: triggerType, payload, children: ['say'], ...extra }, say: { type: 'log', payload: { message } } },
+export function triggered(
+  t: TestSystem,
+  triggerType: string,
+  payload: Record<string, unknown>,
+  message = 'got {{$trigger.body.id}}',
+  extra: Record<string, unknown> = {},
+  key?: string,
+) {
+  return createLive(
+    t,
+    {
+      definition: {
+        triggerNodeIds: ['root'],
+        nodes: {
+          root: { type: triggerType, payload, children: ['say'], ...extra },
+          say: { type: 'log', payload: { message } },
+        },
+      },
     },
-  }, key)
+    key,
+  )
 }
 
 export async function runCount(t: TestSystem, workflowId?: string): Promise<number> {
@@ -67,7 +111,17 @@ export const TOKEN = '0x3333333333333333333333333333333333333333'
 
 /** An erc20 transfer body as the erc20-* triggers take it. */
 export function transfer(to: string, amount: string, hashDigit = 'a', from = OTHER_WALLET) {
-  return { chainId: 1, tokenAddress: TOKEN, tokenSymbol: 'USDC', from, to, amount, transactionHash: `0x${hashDigit.repeat(64)}`, blockNumber: 100, logIndex: 0 }
+  return {
+    chainId: 1,
+    tokenAddress: TOKEN,
+    tokenSymbol: 'USDC',
+    from,
+    to,
+    amount,
+    transactionHash: `0x${hashDigit.repeat(64)}`,
+    blockNumber: 100,
+    logIndex: 0,
+  }
 }
 
 /** The organization's webhook secret (made on first read). */
@@ -84,5 +138,11 @@ export function postSource(t: TestSystem, orgId: string, secret: string | null, 
 
 /** The same system, calling with another organization's key by default. */
 export function as(t: TestSystem, org: { orgId: string; key: string }): TestSystem {
-  return { ...t, orgId: org.orgId, key: org.key, call: (method, path, options = {}) => t.call(method, path, { ...options, key: options.key === undefined ? org.key : options.key }) }
+  return {
+    ...t,
+    orgId: org.orgId,
+    key: org.key,
+    call: (method, path, options = {}) =>
+      t.call(method, path, { ...options, key: options.key === undefined ? org.key : options.key }),
+  }
 }

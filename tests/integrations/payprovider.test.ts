@@ -3,7 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { waitForRun } from '../helpers/workflows.ts'
-import { expectRefused, payproviderSignature, paymentEvent, postPayment, runCount, triggered, unixNow } from './helpers.ts'
+import {
+  expectRefused,
+  payproviderSignature,
+  paymentEvent,
+  postPayment,
+  runCount,
+  triggered,
+  unixNow,
+} from './helpers.ts'
 
 const SECRET = 'whsec_first_0123456789abcdef'
 const ROTATED = 'whsec_second_0123456789abcdef'
@@ -15,9 +23,18 @@ for (const kind of storeKinds()) {
     let workflowId: string
     beforeAll(async () => {
       t = await openTestSystem(kind)
-      const c = await t.call('POST', '/v1/connectors', { body: { type: 'payprovider', name: 'main', data: { signingSecret: SECRET } } })
+      const c = await t.call('POST', '/v1/connectors', {
+        body: { type: 'payprovider', name: 'main', data: { signingSecret: SECRET } },
+      })
       connectorId = c.body.data.id
-      workflowId = (await triggered(t, 'payprovider-payment-receive', { minAmount: 1000, currency: 'USD' }, 'paid {{$trigger.body.data.object.amount}}')).id
+      workflowId = (
+        await triggered(
+          t,
+          'payprovider-payment-receive',
+          { minAmount: 1000, currency: 'USD' },
+          'paid {{$trigger.body.data.object.amount}}',
+        )
+      ).id
     })
     afterAll(() => t.close())
 
@@ -30,14 +47,25 @@ for (const kind of storeKinds()) {
       expect(eventId).toMatch(/^evt_/)
       expect(runIds).toHaveLength(1)
       const run = await waitForRun(t, runIds[0])
-      expect(run).toMatchObject({ status: 'success', workflowId, triggeredBy: 'integration', triggerType: 'payprovider-payment-receive', eventId })
+      expect(run).toMatchObject({
+        status: 'success',
+        workflowId,
+        triggeredBy: 'integration',
+        triggerType: 'payprovider-payment-receive',
+        eventId,
+      })
       expect(run.nodes.say.result.message).toBe('paid 2500')
     })
 
     it('skips payments the trigger does not match, and event types that are not payments', async () => {
       const small = await postPayment(t, t.orgId, paymentEvent('evt_pay_small', 10), [SECRET])
       expect(small.body).toMatchObject({ action: 'skipped', reason: 'no_matching_workflow', runIds: [] })
-      const other = await postPayment(t, t.orgId, { id: 'evt_cust_1', type: 'customer.created', created: unixNow(), data: { object: { id: 'cus_1' } } }, [SECRET])
+      const other = await postPayment(
+        t,
+        t.orgId,
+        { id: 'evt_cust_1', type: 'customer.created', created: unixNow(), data: { object: { id: 'cus_1' } } },
+        [SECRET],
+      )
       expect(other.status).toBe(200)
       expect(other.body).toMatchObject({ action: 'skipped', reason: 'no_events', runIds: [] })
     })
@@ -52,24 +80,77 @@ for (const kind of storeKinds()) {
     it('refuses a missing, malformed or forged signature and a stale timestamp with 401, starting nothing', async () => {
       const before = await runCount(t)
       const event = paymentEvent('evt_pay_forged')
-      await expectRefused(t, await postPayment(t, t.orgId, event, [], { header: '' }), 401, /Payprovider-Signature header is missing/, before)
-      await expectRefused(t, await postPayment(t, t.orgId, event, [], { header: 't=abc,v1=zz' }), 401, /needs t=/, before)
-      await expectRefused(t, await postPayment(t, t.orgId, event, ['whsec_wrong_0123456789']), 401, /no v1 signature matches/, before)
-      await expectRefused(t, await postPayment(t, t.orgId, event, [SECRET], { timestamp: unixNow() - 301 }), 401, /300 seconds/, before)
-      await expectRefused(t, await postPayment(t, t.orgId, event, [SECRET], { timestamp: unixNow() + 400 }), 401, /300 seconds/, before)
+      await expectRefused(
+        t,
+        await postPayment(t, t.orgId, event, [], { header: '' }),
+        401,
+        /Payprovider-Signature header is missing/,
+        before,
+      )
+      await expectRefused(
+        t,
+        await postPayment(t, t.orgId, event, [], { header: 't=abc,v1=zz' }),
+        401,
+        /needs t=/,
+        before,
+      )
+      await expectRefused(
+        t,
+        await postPayment(t, t.orgId, event, ['whsec_wrong_0123456789']),
+        401,
+        /no v1 signature matches/,
+        before,
+      )
+      await expectRefused(
+        t,
+        await postPayment(t, t.orgId, event, [SECRET], { timestamp: unixNow() - 301 }),
+        401,
+        /300 seconds/,
+        before,
+      )
+      await expectRefused(
+        t,
+        await postPayment(t, t.orgId, event, [SECRET], { timestamp: unixNow() + 400 }),
+        401,
+        /300 seconds/,
+        before,
+      )
       // Signed over other bytes than those sent.
       const header = await payproviderSignature([SECRET], JSON.stringify({ ...event, id: 'other' }))
-      await expectRefused(t, await postPayment(t, t.orgId, event, [], { header }), 401, /no v1 signature matches/, before)
+      await expectRefused(
+        t,
+        await postPayment(t, t.orgId, event, [], { header }),
+        401,
+        /no v1 signature matches/,
+        before,
+      )
       expect((await t.call('GET', '/v1/webhook-events?providerEventId=evt_pay_forged')).body.data.items).toEqual([])
     })
 
     it('refuses a malformed body with 400 once the signature holds', async () => {
       const before = await runCount(t)
-      await expectRefused(t, await postPayment(t, t.orgId, { type: 'charge.succeeded', data: { object: {} } }, [SECRET]), 400, /needs an id/, before)
-      await expectRefused(t, await postPayment(t, t.orgId, { id: 'x', type: 'charge.succeeded' }, [SECRET]), 400, /data.object/, before)
+      await expectRefused(
+        t,
+        await postPayment(t, t.orgId, { type: 'charge.succeeded', data: { object: {} } }, [SECRET]),
+        400,
+        /needs an id/,
+        before,
+      )
+      await expectRefused(
+        t,
+        await postPayment(t, t.orgId, { id: 'x', type: 'charge.succeeded' }, [SECRET]),
+        400,
+        /data.object/,
+        before,
+      )
       const rawBody = '{"id": "broken'
       const r = await t.call('POST', `/v1/orgs/${t.orgId}/integrations/payprovider`, {
-        key: null, rawBody, headers: { 'content-type': 'application/json', 'payprovider-signature': await payproviderSignature([SECRET], rawBody) },
+        key: null,
+        rawBody,
+        headers: {
+          'content-type': 'application/json',
+          'payprovider-signature': await payproviderSignature([SECRET], rawBody),
+        },
       })
       await expectRefused(t, r, 400, /not valid JSON/, before)
     })
@@ -77,7 +158,12 @@ for (const kind of storeKinds()) {
     it('answers a repeated delivery as a duplicate with the first eventId and runIds, also when both arrive at once', async () => {
       const first = await postPayment(t, t.orgId, paymentEvent('evt_pay_twice'), [SECRET])
       const again = await postPayment(t, t.orgId, paymentEvent('evt_pay_twice'), [SECRET])
-      expect(again.body).toEqual({ action: 'skipped', eventId: first.body.eventId, reason: 'duplicate', runIds: first.body.runIds })
+      expect(again.body).toEqual({
+        action: 'skipped',
+        eventId: first.body.eventId,
+        reason: 'duplicate',
+        runIds: first.body.runIds,
+      })
 
       const before = await runCount(t, workflowId)
       const event = paymentEvent('evt_pay_concurrent')
@@ -92,15 +178,32 @@ for (const kind of storeKinds()) {
 
     it('answers 404 for an unknown organization and 401 for an organization without a connector', async () => {
       const before = await runCount(t)
-      await expectRefused(t, await postPayment(t, 'org_doesnotexist', paymentEvent('evt_x'), [SECRET]), 404, /organization not found/, before)
+      await expectRefused(
+        t,
+        await postPayment(t, 'org_doesnotexist', paymentEvent('evt_x'), [SECRET]),
+        404,
+        /organization not found/,
+        before,
+      )
       const other = await t.newOrganization(`no-connector-${kind}`)
-      await expectRefused(t, await postPayment(t, other.orgId, paymentEvent('evt_x'), [SECRET]), 401, /no payprovider connector/, before)
+      await expectRefused(
+        t,
+        await postPayment(t, other.orgId, paymentEvent('evt_x'), [SECRET]),
+        401,
+        /no payprovider connector/,
+        before,
+      )
     })
 
     it('verifies with each connector of the organization, or the one ?secret= names; a trigger naming a connector hears only it', async () => {
       const org = await t.newOrganization(`two-accounts-${kind}`)
       const make = async (name: string, signingSecret: string) =>
-        (await t.call('POST', '/v1/connectors', { key: org.key, body: { type: 'payprovider', name, data: { signingSecret } } })).body.data.id as string
+        (
+          await t.call('POST', '/v1/connectors', {
+            key: org.key,
+            body: { type: 'payprovider', name, data: { signingSecret } },
+          })
+        ).body.data.id as string
       const a = await make('a', 'whsec_account_a_0123456789')
       const b = await make('b', 'whsec_account_b_0123456789')
       const onlyB = (await triggered(t, 'payprovider-payment-receive', {}, 'b', { connector: { id: b } }, org.key)).id
@@ -115,14 +218,29 @@ for (const kind of storeKinds()) {
       expect(await runCount(t, any)).toBe(2)
 
       const stored = (await t.call('GET', `/v1/webhook-events/${viaB.body.eventId}`, { key: org.key })).body.data
-      expect(stored).toMatchObject({ source: 'payprovider', providerEventId: 'evt_two_2', connectorId: b, action: 'triggered' })
+      expect(stored).toMatchObject({
+        source: 'payprovider',
+        providerEventId: 'evt_two_2',
+        connectorId: b,
+        action: 'triggered',
+      })
       expect(stored.workflowIds.sort()).toEqual([onlyB, any].sort())
 
-      const named = await postPayment(t, org.orgId, paymentEvent('evt_two_3'), ['whsec_account_b_0123456789'], { query: `?secret=${a}` })
+      const named = await postPayment(t, org.orgId, paymentEvent('evt_two_3'), ['whsec_account_b_0123456789'], {
+        query: `?secret=${a}`,
+      })
       expect(named.status).toBe(401)
-      const right = await postPayment(t, org.orgId, paymentEvent('evt_two_3'), ['whsec_account_b_0123456789'], { query: `?secret=${b}` })
+      const right = await postPayment(t, org.orgId, paymentEvent('evt_two_3'), ['whsec_account_b_0123456789'], {
+        query: `?secret=${b}`,
+      })
       expect(right.body.action).toBe('triggered')
-      expect((await postPayment(t, org.orgId, paymentEvent('evt_two_4'), ['whsec_account_a_0123456789'], { query: '?secret=con_unknown' })).body.message).toMatch(/no payprovider connector con_unknown/)
+      expect(
+        (
+          await postPayment(t, org.orgId, paymentEvent('evt_two_4'), ['whsec_account_a_0123456789'], {
+            query: '?secret=con_unknown',
+          })
+        ).body.message,
+      ).toMatch(/no payprovider connector con_unknown/)
       void connectorId
     })
   })

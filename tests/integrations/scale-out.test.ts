@@ -10,16 +10,26 @@ import { createLive, waitForRun } from '../helpers/workflows.ts'
 import { postPayment, paymentEvent, triggered } from './helpers.ts'
 
 const enabled = Boolean(TEST_DATABASE_URL && TEST_NATS_URL)
-if (!enabled) warnSkipped('integration webhooks on an API process with a worker', TEST_DATABASE_URL ? 'AUTOMATON_TEST_NATS_URL' : 'AUTOMATON_TEST_DATABASE_URL')
+if (!enabled)
+  warnSkipped(
+    'integration webhooks on an API process with a worker',
+    TEST_DATABASE_URL ? 'AUTOMATON_TEST_NATS_URL' : 'AUTOMATON_TEST_DATABASE_URL',
+  )
 const SECRET = 'whsec_scale_0123456789abcdef'
 
 describe.skipIf(!enabled)('integration webhooks on an API process with a worker', () => {
   let api: TestSystem
   let worker: TestSystem
   beforeAll(async () => {
-    api = await openTestSystem('postgres', { AUTOMATON_NATS_URL: TEST_NATS_URL!, AUTOMATON_NATS_STREAM: `T_INTEGRATIONS_${Date.now()}` }, { role: 'api' })
+    api = await openTestSystem(
+      'postgres',
+      { AUTOMATON_NATS_URL: TEST_NATS_URL!, AUTOMATON_NATS_STREAM: `T_INTEGRATIONS_${Date.now()}` },
+      { role: 'api' },
+    )
     worker = await api.openSibling({}, { role: 'worker' })
-    await api.call('POST', '/v1/connectors', { body: { type: 'payprovider', name: 'main', data: { signingSecret: SECRET } } })
+    await api.call('POST', '/v1/connectors', {
+      body: { type: 'payprovider', name: 'main', data: { signingSecret: SECRET } },
+    })
   })
   afterAll(async () => {
     await worker?.stop()
@@ -28,7 +38,12 @@ describe.skipIf(!enabled)('integration webhooks on an API process with a worker'
 
   const finishedHere = async (system: TestSystem) => {
     const text = (await system.call('GET', '/metrics', { key: null })).body as string
-    return Number(text.split('\n').find((l) => l.startsWith('automaton_runs_finished_total{status="success"} '))?.split(' ')[1] ?? 0)
+    return Number(
+      text
+        .split('\n')
+        .find((l) => l.startsWith('automaton_runs_finished_total{status="success"} '))
+        ?.split(' ')[1] ?? 0,
+    )
   }
 
   it('ends a run of pure nodes at admission, in the API process, and resumes a waiting run on the worker', async () => {
@@ -49,7 +64,14 @@ describe.skipIf(!enabled)('integration webhooks on an API process with a worker'
         triggerNodeIds: ['root'],
         nodes: {
           root: { type: 'manual', children: ['hold'] },
-          hold: { type: 'wait', payload: { triggerType: 'payprovider-payment-receive', triggerConfig: { 'data.object.metadata.orderId': 'order-evt_scale_2' } }, children: ['done'] },
+          hold: {
+            type: 'wait',
+            payload: {
+              triggerType: 'payprovider-payment-receive',
+              triggerConfig: { 'data.object.metadata.orderId': 'order-evt_scale_2' },
+            },
+            children: ['done'],
+          },
           done: { type: 'log', branch: 'resumed', payload: { message: 'settled {{hold.result.data.id}}' } },
         },
       },

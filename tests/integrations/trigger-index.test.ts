@@ -6,8 +6,16 @@ import { createWorkflow, publish } from '../helpers/workflows.ts'
 import { postSource, transfer, WALLET, webhookSecret } from './helpers.ts'
 
 const rowsOf = (t: TestSystem, workflowId: string) =>
-  t.system.store.all<{ trigger_node_id: string; trigger_type: string; config: string; connector_id: string | null; version: number; active: number }>(
-    'SELECT trigger_node_id, trigger_type, config, connector_id, version, active FROM live_triggers WHERE workflow_id = $1 ORDER BY trigger_node_id', [workflowId],
+  t.system.store.all<{
+    trigger_node_id: string
+    trigger_type: string
+    config: string
+    connector_id: string | null
+    version: number
+    active: number
+  }>(
+    'SELECT trigger_node_id, trigger_type, config, connector_id, version, active FROM live_triggers WHERE workflow_id = $1 ORDER BY trigger_node_id',
+    [workflowId],
   )
 
 for (const kind of storeKinds()) {
@@ -19,7 +27,8 @@ for (const kind of storeKinds()) {
       secret = await webhookSecret(t)
     })
     afterAll(() => t.close())
-    const send = (id: string) => postSource(t, t.orgId, secret, { id, type: 'erc20-receive', data: transfer(WALLET, '500') })
+    const send = (id: string) =>
+      postSource(t, t.orgId, secret, { id, type: 'erc20-receive', data: transfer(WALLET, '500') })
     const definition = (type: string) => ({
       triggerNodeIds: ['chain', 'pay'],
       nodes: {
@@ -35,8 +44,22 @@ for (const kind of storeKinds()) {
       expect((await send('idx-0')).body.reason).toBe('no_matching_workflow')
       await publish(t, w.id)
       expect(await rowsOf(t, w.id)).toEqual([
-        { trigger_node_id: 'chain', trigger_type: 'erc20-receive', config: JSON.stringify({ address: WALLET, chainId: 1 }), connector_id: null, version: 1, active: 1 },
-        { trigger_node_id: 'pay', trigger_type: 'payprovider-payment-receive', config: '{}', connector_id: null, version: 1, active: 1 },
+        {
+          trigger_node_id: 'chain',
+          trigger_type: 'erc20-receive',
+          config: JSON.stringify({ address: WALLET, chainId: 1 }),
+          connector_id: null,
+          version: 1,
+          active: 1,
+        },
+        {
+          trigger_node_id: 'pay',
+          trigger_type: 'payprovider-payment-receive',
+          config: '{}',
+          connector_id: null,
+          version: 1,
+          active: 1,
+        },
       ])
       expect((await send('idx-1')).body.action).toBe('triggered')
 
@@ -49,7 +72,10 @@ for (const kind of storeKinds()) {
       await t.call('PUT', `/v1/workflows/${w.id}`, { body: { definition: definition('erc20-send') } })
       expect((await send('idx-4')).body.action).toBe('triggered')
       await publish(t, w.id)
-      expect((await rowsOf(t, w.id)).map((r) => [r.trigger_type, r.version])).toEqual([['erc20-send', 2], ['payprovider-payment-receive', 2]])
+      expect((await rowsOf(t, w.id)).map((r) => [r.trigger_type, r.version])).toEqual([
+        ['erc20-send', 2],
+        ['payprovider-payment-receive', 2],
+      ])
       expect((await send('idx-5')).body.reason).toBe('no_matching_workflow')
 
       await t.call('DELETE', `/v1/workflows/${w.id}`)

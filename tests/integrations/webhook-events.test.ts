@@ -16,7 +16,15 @@ for (const kind of storeKinds()) {
       secret = await webhookSecret(t)
       workflowId = (await triggered(t, 'erc20-receive', { chainId: 1, address: WALLET })).id
       for (const [i, to] of [WALLET, OTHER_WALLET, WALLET].entries()) {
-        received.push((await postSource(t, t.orgId, secret, { id: `list-${i}`, type: 'erc20-receive', data: transfer(to, `${i + 1}00`) })).body)
+        received.push(
+          (
+            await postSource(t, t.orgId, secret, {
+              id: `list-${i}`,
+              type: 'erc20-receive',
+              data: transfer(to, `${i + 1}00`),
+            })
+          ).body,
+        )
       }
     })
     afterAll(() => t.close())
@@ -27,8 +35,20 @@ for (const kind of storeKinds()) {
       expect(all).toMatchObject({ hasMore: false, limit: 20, offset: 0 })
       const [newest] = all.items
       expect(newest).toMatchObject({
-        id: received[2].eventId, organizationId: t.orgId, source: 'eventsource', triggerType: 'erc20-receive', connectorId: null, target: null,
-        body: transfer(WALLET, '300'), headers: {}, action: 'triggered', reason: null, problems: [], runIds: received[2].runIds, workflowIds: [workflowId], replayOf: null,
+        id: received[2].eventId,
+        organizationId: t.orgId,
+        source: 'eventsource',
+        triggerType: 'erc20-receive',
+        connectorId: null,
+        target: null,
+        body: transfer(WALLET, '300'),
+        headers: {},
+        action: 'triggered',
+        reason: null,
+        problems: [],
+        runIds: received[2].runIds,
+        workflowIds: [workflowId],
+        replayOf: null,
       })
       expect(newest.receivedAt).toMatch(/^\d{4}-\d{2}-\d{2}T.*Z$/)
       const page = (await t.call('GET', '/v1/webhook-events?limit=2&offset=1')).body.data
@@ -58,8 +78,13 @@ for (const kind of storeKinds()) {
       const replay = (await t.call('GET', `/v1/webhook-events/${r.body.data.eventId}`)).body.data
       expect(replay).toMatchObject({ replayOf: received[0].eventId, providerEventId: 'list-0', action: 'triggered' })
       // A replay is never a duplicate; the provider's own second delivery still is.
-      expect((await t.call('POST', `/v1/webhook-events/${received[0].eventId}/replay`)).body.data.action).toBe('triggered')
-      expect((await postSource(t, t.orgId, secret, { id: 'list-0', type: 'erc20-receive', data: transfer(WALLET, '100') })).body.reason).toBe('duplicate')
+      expect((await t.call('POST', `/v1/webhook-events/${received[0].eventId}/replay`)).body.data.action).toBe(
+        'triggered',
+      )
+      expect(
+        (await postSource(t, t.orgId, secret, { id: 'list-0', type: 'erc20-receive', data: transfer(WALLET, '100') }))
+          .body.reason,
+      ).toBe('duplicate')
     })
 
     it('keeps organizations apart and asks for run:read to list, workflow:execute to replay', async () => {
@@ -71,11 +96,21 @@ for (const kind of storeKinds()) {
       expect(replay.status).toBe(404)
       expect(replay.body).toMatchObject({ code: 404, message: 'webhook event not found' })
       // Another organization's secret does not open this one's endpoint.
-      expect((await postSource(t, t.orgId, await webhookSecret(elsewhere, other.orgId), { id: 'x', type: 'erc20-receive', data: transfer(WALLET, '1') })).status).toBe(401)
+      expect(
+        (
+          await postSource(t, t.orgId, await webhookSecret(elsewhere, other.orgId), {
+            id: 'x',
+            type: 'erc20-receive',
+            data: transfer(WALLET, '1'),
+          })
+        ).status,
+      ).toBe(401)
 
       const reader = (await t.call('POST', '/v1/api-keys', { body: { name: 'reader', scope: 'read' } })).body.data.key
       expect((await t.call('GET', '/v1/webhook-events', { key: reader })).status).toBe(200)
-      expect((await t.call('POST', `/v1/webhook-events/${received[0].eventId}/replay`, { key: reader })).status).toBe(403)
+      expect((await t.call('POST', `/v1/webhook-events/${received[0].eventId}/replay`, { key: reader })).status).toBe(
+        403,
+      )
       expect((await t.call('GET', '/v1/webhook-events', { key: null })).status).toBe(401)
     })
   })

@@ -17,11 +17,18 @@ const API_KEY = 'wk_live_example_0123456789'
 
 const workflow = (connectorId: string) => ({
   name: 'weather now',
-  definition: linear({ now: { type: 'weather-current', connector: { id: connectorId }, payload: { city: '{{$trigger.body.city}}' } } }, ['now']),
+  definition: linear(
+    { now: { type: 'weather-current', connector: { id: connectorId }, payload: { city: '{{$trigger.body.city}}' } } },
+    ['now'],
+  ),
 })
 
 function weatherService(receiver: Receiver) {
-  receiver.respond((req) => (req.headers.authorization === `Bearer ${API_KEY}` ? Response.json({ celsius: 21.5 }) : new Response('no', { status: 401 })))
+  receiver.respond((req) =>
+    req.headers.authorization === `Bearer ${API_KEY}`
+      ? Response.json({ celsius: 21.5 })
+      : new Response('no', { status: 401 }),
+  )
 }
 
 describe('the example plugin on Bun', () => {
@@ -30,7 +37,10 @@ describe('the example plugin on Bun', () => {
   beforeAll(async () => {
     receiver = startReceiver()
     weatherService(receiver)
-    t = await openTestSystem('sqlite', { AUTOMATON_PLUGINS_DIR: EXAMPLE_DIR, AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32' })
+    t = await openTestSystem('sqlite', {
+      AUTOMATON_PLUGINS_DIR: EXAMPLE_DIR,
+      AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+    })
   })
   afterAll(async () => {
     await t.close()
@@ -38,14 +48,28 @@ describe('the example plugin on Bun', () => {
   })
 
   it('is in the catalog with its trigger, action, connector type and webhook', async () => {
-    expect((await t.call('GET', '/v1/triggers/weather-alert')).body.data).toMatchObject({ platform: 'weather', createdBy: 'Example Weather', connector: { type: 'weather' } })
-    expect((await t.call('GET', '/v1/actions/weather-current')).body.data).toMatchObject({ plugin: 'weather', connector: { type: 'weather' } })
-    expect((await t.call('GET', '/v1/connector-types/weather')).body.data.secretFields).toEqual(['apiKey', 'webhookSecret'])
-    expect(t.system.registry.webhooks().map((w) => `${w.pluginId} ${w.webhook.path}`)).toContain('weather /v1/orgs/:orgId/integrations/weather')
+    expect((await t.call('GET', '/v1/triggers/weather-alert')).body.data).toMatchObject({
+      platform: 'weather',
+      createdBy: 'Example Weather',
+      connector: { type: 'weather' },
+    })
+    expect((await t.call('GET', '/v1/actions/weather-current')).body.data).toMatchObject({
+      plugin: 'weather',
+      connector: { type: 'weather' },
+    })
+    expect((await t.call('GET', '/v1/connector-types/weather')).body.data.secretFields).toEqual([
+      'apiKey',
+      'webhookSecret',
+    ])
+    expect(t.system.registry.webhooks().map((w) => `${w.pluginId} ${w.webhook.path}`)).toContain(
+      'weather /v1/orgs/:orgId/integrations/weather',
+    )
   })
 
   it('runs a workflow using its action with a connector', async () => {
-    const c = await t.call('POST', '/v1/connectors', { body: { type: 'weather', name: 'weather', data: { baseUrl: receiver.url, apiKey: API_KEY } } })
+    const c = await t.call('POST', '/v1/connectors', {
+      body: { type: 'weather', name: 'weather', data: { baseUrl: receiver.url, apiKey: API_KEY } },
+    })
     expect(c.body.data.maskedData.apiKey).toBe('••••6789')
     const w = await createWorkflow(t, workflow(c.body.data.id))
     const run = await runAndWait(t, w.id, { city: 'Oslo' })
@@ -56,18 +80,39 @@ describe('the example plugin on Bun', () => {
 
   it('mounts its webhook: a signed alert starts the workflow whose trigger matches', async () => {
     const secret = 'weather_hook_secret_0123456789'
-    await t.call('POST', '/v1/connectors', { body: { type: 'weather', name: 'alerts', data: { baseUrl: receiver.url, apiKey: API_KEY, webhookSecret: secret } } })
-    const created = await createWorkflow(t, { definition: { triggerNodeIds: ['root'], nodes: { root: { type: 'weather-alert', payload: { city: 'Oslo', minLevel: 'orange' }, children: ['say'] }, say: { type: 'log', payload: { message: '{{$trigger.body.message}}' } } } } })
+    await t.call('POST', '/v1/connectors', {
+      body: {
+        type: 'weather',
+        name: 'alerts',
+        data: { baseUrl: receiver.url, apiKey: API_KEY, webhookSecret: secret },
+      },
+    })
+    const created = await createWorkflow(t, {
+      definition: {
+        triggerNodeIds: ['root'],
+        nodes: {
+          root: { type: 'weather-alert', payload: { city: 'Oslo', minLevel: 'orange' }, children: ['say'] },
+          say: { type: 'log', payload: { message: '{{$trigger.body.message}}' } },
+        },
+      },
+    })
     expect((await t.call('POST', `/v1/workflows/${created.id}/publish`)).status).toBe(200)
     const send = async (alert: Record<string, unknown>, signature?: string) => {
       const rawBody = JSON.stringify(alert)
       const mac = toHex(await hmacSha256(secret, rawBody))
-      return t.call('POST', `/v1/orgs/${t.orgId}/integrations/weather`, { key: null, rawBody, headers: { 'content-type': 'application/json', 'x-weather-signature': signature ?? mac } })
+      return t.call('POST', `/v1/orgs/${t.orgId}/integrations/weather`, {
+        key: null,
+        rawBody,
+        headers: { 'content-type': 'application/json', 'x-weather-signature': signature ?? mac },
+      })
     }
     const red = await send({ id: 'al-1', city: 'Oslo', level: 'red', message: 'storm' })
     expect(red.body.action).toBe('triggered')
     expect((await waitForRun(t, red.body.runIds[0])).nodes.say.result.message).toBe('storm')
-    expect((await send({ id: 'al-2', city: 'Oslo', level: 'yellow', message: 'drizzle' })).body).toMatchObject({ action: 'skipped', reason: 'no_matching_workflow' })
+    expect((await send({ id: 'al-2', city: 'Oslo', level: 'yellow', message: 'drizzle' })).body).toMatchObject({
+      action: 'skipped',
+      reason: 'no_matching_workflow',
+    })
     const forged = await send({ id: 'al-3', city: 'Oslo', level: 'red', message: 'fake' }, '00')
     expect(forged.status).toBe(401)
     expect(forged.body).toMatchObject({ code: 401, message: 'bad signature' })
@@ -93,19 +138,28 @@ describe.skipIf(!TEST_DATABASE_URL)('the example plugin on Deno, with Postgres',
     drop = pg.drop
     const key = 'svcsk_deno_plugins_bootstrap_0123456789abcdef'
     const env = {
-      AUTOMATON_DATA_DIR: dir.path, AUTOMATON_DATABASE_URL: pg.url, AUTOMATON_BOOTSTRAP_KEY: key,
-      AUTOMATON_PLUGINS_DIR: EXAMPLE_DIR, AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+      AUTOMATON_DATA_DIR: dir.path,
+      AUTOMATON_DATABASE_URL: pg.url,
+      AUTOMATON_BOOTSTRAP_KEY: key,
+      AUTOMATON_PLUGINS_DIR: EXAMPLE_DIR,
+      AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
     }
     const cmd = [DENO, 'run', '--allow-all', '--no-check', '--node-modules-dir=manual', join(ROOT, 'main.ts'), 'serve']
     const server = await startServer({ env, cmd, timeoutMs: 90_000 })
     try {
       expect(server.logs()).toContain('"runtime":"deno"')
       expect(server.logs()).toContain('weather (weather.ts)')
-      const c = await api(server.url, 'POST', '/v1/connectors', key, { type: 'weather', name: 'weather', data: { baseUrl: receiver.url, apiKey: API_KEY } })
+      const c = await api(server.url, 'POST', '/v1/connectors', key, {
+        type: 'weather',
+        name: 'weather',
+        data: { baseUrl: receiver.url, apiKey: API_KEY },
+      })
       expect(c.status).toBe(200)
       const w = await api(server.url, 'POST', '/v1/workflows', key, workflow(c.body.data.id))
       expect(w.status).toBe(200)
-      const started = await api(server.url, 'POST', `/v1/workflows/${w.body.data.id}/run`, key, { payload: { city: 'Bergen' } })
+      const started = await api(server.url, 'POST', `/v1/workflows/${w.body.data.id}/run`, key, {
+        payload: { city: 'Bergen' },
+      })
       const runId = started.body.data.runId
       let run: any
       for (let i = 0; i < 200; i++) {

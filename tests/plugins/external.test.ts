@@ -48,26 +48,49 @@ describe('external plugins', () => {
 
   it('loads every plugin file and folder, skipping tests, drafts and other files', async () => {
     const actions = (await t.call('GET', '/v1/actions')).body.data
-    const external = actions.filter((a: { plugin: string }) => ['afn', 'bobj', 'cts', 'ddir'].includes(a.plugin)).map((a: { type: string }) => a.type)
-    expect(external.sort()).toEqual(['afn-hello', 'bobj-x', 'cts-async-throw', 'cts-sync-throw', 'cts-throw-string', 'ddir-greet'])
+    const external = actions
+      .filter((a: { plugin: string }) => ['afn', 'bobj', 'cts', 'ddir'].includes(a.plugin))
+      .map((a: { type: string }) => a.type)
+    expect(external.sort()).toEqual([
+      'afn-hello',
+      'bobj-x',
+      'cts-async-throw',
+      'cts-sync-throw',
+      'cts-throw-string',
+      'ddir-greet',
+    ])
   })
 
   it('runs their actions like built-in ones', async () => {
-    const w = await createWorkflow(t, { definition: linear({ a: { type: 'afn-hello', payload: { name: '{{$trigger.body.who}}' } }, b: { type: 'ddir-greet', payload: { name: '{{a.result.hello}}' } } }, ['a', 'b']) })
+    const w = await createWorkflow(t, {
+      definition: linear(
+        {
+          a: { type: 'afn-hello', payload: { name: '{{$trigger.body.who}}' } },
+          b: { type: 'ddir-greet', payload: { name: '{{a.result.hello}}' } },
+        },
+        ['a', 'b'],
+      ),
+    })
     const run = await runAndWait(t, w.id, { who: 'Ada' })
     expect(run.status).toBe('success')
     expect(run.nodes.b.result).toEqual({ text: 'hi Ada' })
   })
 
   it('fails only the node when a handler throws, and the server carries on', async () => {
-    for (const [type, message] of [['cts-sync-throw', 'sync kaput'], ['cts-async-throw', 'async kaput'], ['cts-throw-string', 'a string']]) {
+    for (const [type, message] of [
+      ['cts-sync-throw', 'sync kaput'],
+      ['cts-async-throw', 'async kaput'],
+      ['cts-throw-string', 'a string'],
+    ]) {
       const w = await createWorkflow(t, { definition: linear({ boom: { type, payload: {} } }, ['boom']) })
       const run = await runAndWait(t, w.id)
       expect(run.status).toBe('failure')
       expect(run.nodes.boom).toMatchObject({ status: 'failure', error: message })
     }
     expect((await t.call('GET', '/healthz', { key: null })).status).toBe(200)
-    const ok = await createWorkflow(t, { definition: linear({ a: { type: 'afn-hello', payload: { name: 'x' } } }, ['a']) })
+    const ok = await createWorkflow(t, {
+      definition: linear({ a: { type: 'afn-hello', payload: { name: 'x' } } }, ['a']),
+    })
     expect((await runAndWait(t, ok.id)).status).toBe('success')
   })
 })
@@ -75,14 +98,36 @@ describe('external plugins', () => {
 describe('an invalid external plugin', () => {
   const cases: Array<[string, string, string]> = [
     ['no-default.mjs', 'export const plugin = {}', 'plugin file no-default.mjs: has no default export'],
-    ['throws.mjs', 'export default () => { throw new Error("boom") }', 'plugin file throws.mjs: its default export threw: boom'],
-    ['not-a-plugin.mjs', 'export default () => 42', 'plugin file not-a-plugin.mjs: the default export must be a plugin object'],
-    ['no-run.mjs', `export default ({ definePlugin, defineAction, Type }) => definePlugin({ id: 'norun', actions: [defineAction({ type: 'norun-x', name: 'x', description: '', payload: Type.Object({}), result: Type.Any() })] })`,
-      'plugin file no-run.mjs: plugin "norun": action "norun-x" needs a run(ctx) function'],
-    ['clash.mjs', `export default ({ definePlugin, defineAction, Type }) => definePlugin({ id: 'clash', actions: [${action('log', '() => ({})')}] })`,
-      'plugin file clash.mjs: plugin "clash": action type "log" is already provided by plugin "core"'],
-    ['same-id.mjs', `export default ({ definePlugin }) => definePlugin({ id: 'core' })`, 'plugin file same-id.mjs: plugin "core": another plugin has the same id'],
-    ['syntax.mjs', 'export default (\nconst x = 1\n', 'plugin file syntax.mjs: could not be imported: Unexpected const at syntax.mjs:2:1'],
+    [
+      'throws.mjs',
+      'export default () => { throw new Error("boom") }',
+      'plugin file throws.mjs: its default export threw: boom',
+    ],
+    [
+      'not-a-plugin.mjs',
+      'export default () => 42',
+      'plugin file not-a-plugin.mjs: the default export must be a plugin object',
+    ],
+    [
+      'no-run.mjs',
+      `export default ({ definePlugin, defineAction, Type }) => definePlugin({ id: 'norun', actions: [defineAction({ type: 'norun-x', name: 'x', description: '', payload: Type.Object({}), result: Type.Any() })] })`,
+      'plugin file no-run.mjs: plugin "norun": action "norun-x" needs a run(ctx) function',
+    ],
+    [
+      'clash.mjs',
+      `export default ({ definePlugin, defineAction, Type }) => definePlugin({ id: 'clash', actions: [${action('log', '() => ({})')}] })`,
+      'plugin file clash.mjs: plugin "clash": action type "log" is already provided by plugin "core"',
+    ],
+    [
+      'same-id.mjs',
+      `export default ({ definePlugin }) => definePlugin({ id: 'core' })`,
+      'plugin file same-id.mjs: plugin "core": another plugin has the same id',
+    ],
+    [
+      'syntax.mjs',
+      'export default (\nconst x = 1\n',
+      'plugin file syntax.mjs: could not be imported: Unexpected const at syntax.mjs:2:1',
+    ],
   ]
 
   it('stops the start with a message naming the file, the plugin and the problem', async () => {
@@ -90,13 +135,18 @@ describe('an invalid external plugin', () => {
       const dir = tempDir('automaton-bad-plugin-')
       writePlugins(dir.path, { [file]: text })
       const config = loadConfig({ AUTOMATON_DATA_DIR: dir.path, AUTOMATON_PLUGINS_DIR: dir.path })
-      const error = await openSystem(config, { logger: silentLogger, engine: false }).then((s) => s.close().then(() => null), (e: unknown) => e)
+      const error = await openSystem(config, { logger: silentLogger, engine: false }).then(
+        (s) => s.close().then(() => null),
+        (e: unknown) => e,
+      )
       dir.remove()
       expect(error).toBeInstanceOf(PluginLoadError)
       expect(String((error as Error).message)).toStartWith(message)
     }
     const missing = loadConfig({ AUTOMATON_PLUGINS_DIR: '/nonexistent/automaton-plugins' })
-    expect(openSystem(missing, { logger: silentLogger, engine: false })).rejects.toThrow('AUTOMATON_PLUGINS_DIR is not a directory')
+    expect(openSystem(missing, { logger: silentLogger, engine: false })).rejects.toThrow(
+      'AUTOMATON_PLUGINS_DIR is not a directory',
+    )
   })
 
   it('makes the process exit 1 with the message on stderr', async () => {

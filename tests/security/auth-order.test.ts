@@ -19,11 +19,22 @@ for (const kind of storeKinds()) {
     })
     afterAll(() => t?.close())
 
-    const writes = [['POST', '/v1/workflows'], ['POST', '/v1/connectors'], ['POST', '/v1/api-keys'], ['POST', '/v1/service-accounts'], ['POST', '/v1/members'], ['PUT', '/v1/workflows/wf_x']]
+    const writes = [
+      ['POST', '/v1/workflows'],
+      ['POST', '/v1/connectors'],
+      ['POST', '/v1/api-keys'],
+      ['POST', '/v1/service-accounts'],
+      ['POST', '/v1/members'],
+      ['PUT', '/v1/workflows/wf_x'],
+    ]
 
     it('answers 401 to a body of 100,000 brackets without a key', async () => {
       for (const [method, path] of writes) {
-        const r = await t.call(method, path, { key: null, rawBody: nested(100_000), headers: { 'content-type': 'application/json' } })
+        const r = await t.call(method, path, {
+          key: null,
+          rawBody: nested(100_000),
+          headers: { 'content-type': 'application/json' },
+        })
         expect(r.status).toBe(401)
         expect(r.body).toMatchObject({ code: 401, requestId: expect.any(String) })
       }
@@ -51,20 +62,43 @@ for (const kind of storeKinds()) {
 
     it('refuses JSON nested deeper than the bound with a 400 naming it, with a key, for webhooks and run payloads too', async () => {
       const deep = `{"name": ${nested(10_000)}}`
-      const created = await t.call('POST', '/v1/workflows', { rawBody: deep, headers: { 'content-type': 'application/json' } })
+      const created = await t.call('POST', '/v1/workflows', {
+        rawBody: deep,
+        headers: { 'content-type': 'application/json' },
+      })
       expect(created.status).toBe(400)
       expect(created.body.message).toContain(String(MAX_JSON_DEPTH))
-      const w = await createLive(t, { definition: linear({ say: { type: 'log', payload: { message: 'hi' } } }, ['say']) })
+      const w = await createLive(t, {
+        definition: linear({ say: { type: 'log', payload: { message: 'hi' } } }, ['say']),
+      })
       const payload = `{"payload": ${nested(50_000)}}`
-      expect((await t.call('POST', `/v1/workflows/${w.id}/run`, { rawBody: payload, headers: { 'content-type': 'application/json' } })).status).toBe(400)
-      const hook = await t.call('POST', `/v1/webhooks/${w.triggerSecret}`, { key: null, rawBody: `{"a": ${nested(50_000)}}`, headers: { 'content-type': 'application/json' } })
+      expect(
+        (
+          await t.call('POST', `/v1/workflows/${w.id}/run`, {
+            rawBody: payload,
+            headers: { 'content-type': 'application/json' },
+          })
+        ).status,
+      ).toBe(400)
+      const hook = await t.call('POST', `/v1/webhooks/${w.triggerSecret}`, {
+        key: null,
+        rawBody: `{"a": ${nested(50_000)}}`,
+        headers: { 'content-type': 'application/json' },
+      })
       expect(hook.status).toBe(400)
       expect(hook.body.message).toContain('deeper than')
       // At the bound it is accepted.
-      const fine = await t.call('POST', `/v1/webhooks/${w.triggerSecret}`, { key: null, rawBody: `{"a": ${nested(MAX_JSON_DEPTH - 1)}}`, headers: { 'content-type': 'application/json' } })
+      const fine = await t.call('POST', `/v1/webhooks/${w.triggerSecret}`, {
+        key: null,
+        rawBody: `{"a": ${nested(MAX_JSON_DEPTH - 1)}}`,
+        headers: { 'content-type': 'application/json' },
+      })
       expect(fine.status).toBe(200)
       // Brackets inside strings are not nesting.
-      const quoted = await t.call('POST', `/v1/webhooks/${w.triggerSecret}`, { key: null, body: { text: '['.repeat(1000) + '\\"{' } })
+      const quoted = await t.call('POST', `/v1/webhooks/${w.triggerSecret}`, {
+        key: null,
+        body: { text: '['.repeat(1000) + '\\"{' },
+      })
       expect(quoted.status).toBe(200)
     })
   })

@@ -13,8 +13,11 @@ for (const kind of storeKinds()) {
     afterAll(() => t?.close())
 
     it('answers 400 with details, and changes nothing', async () => {
-      const w = await createLive(t, { definition: linear({ say: { type: 'log', payload: { message: 'hi' } } }, ['say']) })
-      const sa = (await t.call('POST', '/v1/service-accounts', { body: { name: 's', permissions: ['run:read'] } })).body.data
+      const w = await createLive(t, {
+        definition: linear({ say: { type: 'log', payload: { message: 'hi' } } }, ['say']),
+      })
+      const sa = (await t.call('POST', '/v1/service-accounts', { body: { name: 's', permissions: ['run:read'] } })).body
+        .data
       const before = (await t.call('GET', `/v1/workflows/${w.id}`)).body.data
       const cases: Array<[string, string, string, string?]> = [
         ['PUT', `/v1/workflows/${w.id}`, '{"publicWidgetConfig":[1]}'],
@@ -43,12 +46,26 @@ for (const kind of storeKinds()) {
     })
 
     it('takes only a JSON object (or a form) on a workflow webhook', async () => {
-      const w = await createLive(t, { definition: linear({ say: { type: 'log', payload: { message: 'hi' } } }, ['say']) })
+      const w = await createLive(t, {
+        definition: linear({ say: { type: 'log', payload: { message: 'hi' } } }, ['say']),
+      })
       for (const raw of ['123', '"s"', '[1]', 'null']) {
-        const r = await t.call('POST', `/v1/webhooks/${w.triggerSecret}`, { key: null, rawBody: raw, headers: { 'content-type': 'application/json' } })
+        const r = await t.call('POST', `/v1/webhooks/${w.triggerSecret}`, {
+          key: null,
+          rawBody: raw,
+          headers: { 'content-type': 'application/json' },
+        })
         expect({ raw, status: r.status }).toEqual({ raw, status: 400 })
       }
-      expect((await t.call('POST', `/v1/webhooks/${w.triggerSecret}`, { key: null, rawBody: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(200)
+      expect(
+        (
+          await t.call('POST', `/v1/webhooks/${w.triggerSecret}`, {
+            key: null,
+            rawBody: 'a=1',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          })
+        ).status,
+      ).toBe(200)
       expect((await t.call('POST', `/v1/webhooks/${w.triggerSecret}`, { key: null })).status).toBe(200)
     })
   })

@@ -19,7 +19,9 @@ describe('what a plugin author sees', () => {
   })
 
   it('names the setting that allows a private target, and gives a failed run an error code', async () => {
-    const w = await createLive(t, { definition: linear({ call: { type: 'http-request', payload: { url: 'http://127.0.0.1:9/x' } } }, ['call']) })
+    const w = await createLive(t, {
+      definition: linear({ call: { type: 'http-request', payload: { url: 'http://127.0.0.1:9/x' } } }, ['call']),
+    })
     const runId = (await t.call('POST', `/v1/workflows/${w.id}/run`, { body: { payload: {} } })).body.data.runId
     const run = await waitForRun(t, runId)
     expect(run.status).toBe('failure')

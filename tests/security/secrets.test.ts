@@ -8,7 +8,9 @@ import { createLive, linear, waitForRun } from '../helpers/workflows.ts'
 describe('redacted request paths', () => {
   it('hides a workflow webhook secret and credential query parameters', () => {
     expect(redactPath('/v1/webhooks/whk_abcdef0123456789')).toBe('/v1/webhooks/[redacted]')
-    expect(redactPath('/v1/orgs/org_1/integrations/eventsource?secret=whsec_x&kind=a')).toBe('/v1/orgs/org_1/integrations/eventsource?secret=[redacted]&kind=a')
+    expect(redactPath('/v1/orgs/org_1/integrations/eventsource?secret=whsec_x&kind=a')).toBe(
+      '/v1/orgs/org_1/integrations/eventsource?secret=[redacted]&kind=a',
+    )
     expect(redactPath('/v1/runs/run_1?token=abc')).toBe('/v1/runs/run_1?token=[redacted]')
     expect(redactPath('/v1/workflows/wf_1')).toBe('/v1/workflows/wf_1')
   })
@@ -23,10 +25,19 @@ for (const kind of storeKinds()) {
     afterAll(() => t?.close())
 
     it('keeps ordinary headers and hides credential-like ones from what a run keeps', async () => {
-      const w = await createLive(t, { definition: linear({ say: { type: 'log', payload: { message: 'hi' } } }, ['say']) })
+      const w = await createLive(t, {
+        definition: linear({ say: { type: 'log', payload: { message: 'hi' } } }, ['say']),
+      })
       const r = await t.call('POST', `/v1/webhooks/${w.triggerSecret}`, {
-        key: null, body: { a: 1 },
-        headers: { 'x-auth-token': 'tok_live_123', 'x-signature': 'sig', 'x-api-key': 'k', cookie: 'session=abc', 'x-order': '42' },
+        key: null,
+        body: { a: 1 },
+        headers: {
+          'x-auth-token': 'tok_live_123',
+          'x-signature': 'sig',
+          'x-api-key': 'k',
+          cookie: 'session=abc',
+          'x-order': '42',
+        },
       })
       expect(r.status).toBe(200)
       const run = await waitForRun(t, r.body.data.runIds[0])

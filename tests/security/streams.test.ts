@@ -28,7 +28,11 @@ describe('stream limits', () => {
   })
 
   it('refuses one stream more than the cap per key with 429, and takes new ones once one closes', async () => {
-    const held = [await open(t, '/v1/activity/stream'), await open(t, '/v1/activity/stream'), await open(t, '/v1/activity/stream')]
+    const held = [
+      await open(t, '/v1/activity/stream'),
+      await open(t, '/v1/activity/stream'),
+      await open(t, '/v1/activity/stream'),
+    ]
     for (const r of held) expect(r.status).toBe(200)
     const refused = await open(t, '/v1/activity/stream')
     expect(refused.status).toBe(429)

@@ -4,10 +4,12 @@ import { adaptiveConcurrency } from '../../runtime/engine/adaptive-concurrency.t
 /** Holds the event loop for `ms`, as a burst of runs that take all of it would. */
 function hold(ms: number) {
   const until = performance.now() + ms
-  while (performance.now() < until) { /* busy */ }
+  while (performance.now() < until) {
+    /* busy */
+  }
 }
 
-describe('the executor\'s adaptive concurrency', () => {
+describe("the executor's adaptive concurrency", () => {
   it('keeps the configured concurrency when the target is 0', async () => {
     const limit = adaptiveConcurrency({ max: 64, targetLagMs: 0, onRaise: () => {} })
     hold(100)

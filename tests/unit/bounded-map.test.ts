@@ -7,7 +7,10 @@ describe('BoundedMap', () => {
     const m = new BoundedMap<string, number>(2)
     m.set('a', 1).set('b', 2)
     m.set('a', 10)
-    expect([...m]).toEqual([['a', 10], ['b', 2]])
+    expect([...m]).toEqual([
+      ['a', 10],
+      ['b', 2],
+    ])
     m.set('c', 3)
     expect([...m.keys()]).toEqual(['b', 'c'])
     expect(m.size).toBe(2)

@@ -6,12 +6,25 @@ import { CONFIG_ENTRIES, ConfigError, loadConfig } from '../../core/config.ts'
 describe('configuration', () => {
   it('has production defaults', () => {
     const c = loadConfig({})
-    expect(c).toMatchObject({ port: 8080, dataDir: './data', databaseUrl: null, natsUrl: null, maxBodyBytes: 1048576, sqliteSynchronous: 'full', minScheduleIntervalMs: 60000, consecutiveFailuresPause: 5 })
+    expect(c).toMatchObject({
+      port: 8080,
+      dataDir: './data',
+      databaseUrl: null,
+      natsUrl: null,
+      maxBodyBytes: 1048576,
+      sqliteSynchronous: 'full',
+      minScheduleIntervalMs: 60000,
+      consecutiveFailuresPause: 5,
+    })
     expect(c.allowPrivateTargets).toEqual([])
   })
 
   it('reads values and lists', () => {
-    const c = loadConfig({ PORT: '9000', AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/8, localhost', AUTOMATON_SQLITE_SYNCHRONOUS: 'NORMAL' })
+    const c = loadConfig({
+      PORT: '9000',
+      AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/8, localhost',
+      AUTOMATON_SQLITE_SYNCHRONOUS: 'NORMAL',
+    })
     expect(c.port).toBe(9000)
     expect(c.allowPrivateTargets).toEqual(['127.0.0.1/8', 'localhost'])
     expect(c.sqliteSynchronous).toBe('normal')

@@ -10,8 +10,23 @@ const check = (format: string, value: string) => TypeCompiler.Compile(Type.Strin
 
 describe('string formats', () => {
   it('accepts valid date-times and refuses invalid ones', () => {
-    for (const ok of ['2026-11-25T04:23:54Z', '2026-11-25T04:23:54.123+02:00', '2024-02-29T00:00:00Z', '2026-12-31t23:59:60Z']) expect(check('date-time', ok)).toBe(true)
-    for (const bad of ['2026-11-25', '2026-13-01T00:00:00Z', '2025-02-29T00:00:00Z', '2026-11-25T24:00:00Z', 'yesterday', '2026-11-25T04:23:54', '2026-11-25 04:23:54Z']) expect(check('date-time', bad)).toBe(false)
+    for (const ok of [
+      '2026-11-25T04:23:54Z',
+      '2026-11-25T04:23:54.123+02:00',
+      '2024-02-29T00:00:00Z',
+      '2026-12-31t23:59:60Z',
+    ])
+      expect(check('date-time', ok)).toBe(true)
+    for (const bad of [
+      '2026-11-25',
+      '2026-13-01T00:00:00Z',
+      '2025-02-29T00:00:00Z',
+      '2026-11-25T24:00:00Z',
+      'yesterday',
+      '2026-11-25T04:23:54',
+      '2026-11-25 04:23:54Z',
+    ])
+      expect(check('date-time', bad)).toBe(false)
   })
   it('checks dates, e-mail addresses, URIs and UUIDs', () => {
     expect(check('date', '2026-11-25')).toBe(true)

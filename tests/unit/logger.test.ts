@@ -5,7 +5,9 @@ import { createJsonLogger } from '../../core/logger.ts'
 function logged() {
   const lines: Array<Record<string, unknown>> = []
   const windows: Array<() => void> = []
-  const logger = createJsonLogger('info', (line) => lines.push(JSON.parse(line)), { after: (_, then) => void windows.push(then) })
+  const logger = createJsonLogger('info', (line) => lines.push(JSON.parse(line)), {
+    after: (_, then) => void windows.push(then),
+  })
   const endWindows = () => {
     for (const then of windows.splice(0)) then()
   }
@@ -18,7 +20,12 @@ describe('the JSON logger', () => {
     for (let i = 0; i < 38; i++) logger.error('database unreachable', { attempt: i })
     expect(lines.map((l) => l.msg)).toEqual(['database unreachable'])
     endWindows()
-    expect(lines[1]).toMatchObject({ level: 'error', msg: 'database unreachable (37 more times in the last second)', repeated: 37, attempt: 37 })
+    expect(lines[1]).toMatchObject({
+      level: 'error',
+      msg: 'database unreachable (37 more times in the last second)',
+      repeated: 37,
+      attempt: 37,
+    })
     // A quiet second closes the window: the next one is written at once.
     endWindows()
     logger.error('database unreachable')
@@ -33,8 +40,17 @@ describe('the JSON logger', () => {
     logger.error('could not start run')
     logger.info('recovering runs')
     logger.info('recovering runs')
-    expect(lines.map((l) => `${l.level} ${l.msg}`)).toEqual(['warn could not start run', 'error could not start run', 'info recovering runs', 'info recovering runs'])
+    expect(lines.map((l) => `${l.level} ${l.msg}`)).toEqual([
+      'warn could not start run',
+      'error could not start run',
+      'info recovering runs',
+      'info recovering runs',
+    ])
     endWindows()
-    expect(lines[4]).toMatchObject({ level: 'warn', msg: 'could not start run (1 more time in the last second)', runId: 'run_1' })
+    expect(lines[4]).toMatchObject({
+      level: 'warn',
+      msg: 'could not start run (1 more time in the last second)',
+      runId: 'run_1',
+    })
   })
 })

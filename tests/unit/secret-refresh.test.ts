@@ -15,7 +15,10 @@ import { createSecretProps } from '../../core/services/secret-props.ts'
 const FRESH_MS = 1000
 
 /** A store that answers the two services' reads from `rows` and counts the statements. */
-function countingStore(rows: { connectors: Array<{ id: string; updated_at: number; sealed_secrets: string }>; sealedProps: string | null }) {
+function countingStore(rows: {
+  connectors: Array<{ id: string; updated_at: number; sealed_secrets: string }>
+  sealedProps: string | null
+}) {
   const reads: string[] = []
   const store = {
     dialect: 'sqlite',
@@ -31,7 +34,10 @@ function countingStore(rows: { connectors: Array<{ id: string; updated_at: numbe
   return { store, reads }
 }
 
-const box: SecretBox = { seal: async (text: string) => text, open: async (text: string) => text } as unknown as SecretBox
+const box: SecretBox = {
+  seal: async (text: string) => text,
+  open: async (text: string) => text,
+} as unknown as SecretBox
 const clockAt = (start: number) => {
   const clock = { at: start, now: () => clock.at }
   return clock
@@ -105,8 +111,11 @@ describe('secret masks and sensitive props kept fresh', () => {
     expect(props.peek('wf_quiet')).toBeUndefined()
   })
 
-  it('reads an organization\'s mask ahead of its expiry, and masks a secret changed meanwhile within the freshness', async () => {
-    const rows = { connectors: [{ id: 'con_1', updated_at: 1, sealed_secrets: JSON.stringify({ apiKey: 'first-key-123' }) }], sealedProps: null }
+  it("reads an organization's mask ahead of its expiry, and masks a secret changed meanwhile within the freshness", async () => {
+    const rows = {
+      connectors: [{ id: 'con_1', updated_at: 1, sealed_secrets: JSON.stringify({ apiKey: 'first-key-123' }) }],
+      sealedProps: null,
+    }
     const { store, reads } = countingStore(rows)
     const clock = clockAt(50_000)
     const masks = createSecretMasks({ store, secretBox: box, clock, logger: silentLogger, freshMs: FRESH_MS })

@@ -21,11 +21,14 @@ for (const kind of storeKinds()) {
     })
     afterAll(() => t.dispose())
 
-    const take = (key: string, limit: number, at: number, store = t.store) => store.write((tx) => signInFailures.take(tx, [{ key, limit }], at, WINDOW))
+    const take = (key: string, limit: number, at: number, store = t.store) =>
+      store.write((tx) => signInFailures.take(tx, [{ key, limit }], at, WINDOW))
 
     it('takes no more attempts than the limit when they come at once from two connections', async () => {
       const other = t.reopen()
-      const waits = await Promise.all(Array.from({ length: 30 }, (_, i) => take('account-a', 5, AT, i % 2 === 0 ? t.store : other)))
+      const waits = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => take('account-a', 5, AT, i % 2 === 0 ? t.store : other)),
+      )
       expect(waits.filter((w) => w === 0).length).toBe(5)
       expect(waits.filter((w) => w === WINDOW / 1000).length).toBe(25)
     })
@@ -40,7 +43,10 @@ for (const kind of storeKinds()) {
 
     it('takes from every key or none: a key that waits leaves the others untouched', async () => {
       expect(await take('address-c', 1, AT)).toBe(0)
-      const both = [{ key: 'account-c', limit: 1 }, { key: 'address-c', limit: 1 }]
+      const both = [
+        { key: 'account-c', limit: 1 },
+        { key: 'address-c', limit: 1 },
+      ]
       expect(await t.store.write((tx) => signInFailures.take(tx, both, AT + 1000, WINDOW))).toBeGreaterThan(0)
       expect(await take('account-c', 1, AT + 2000)).toBe(0)
     })

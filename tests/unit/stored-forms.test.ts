@@ -23,13 +23,24 @@ for (const kind of storeKinds()) {
     afterAll(() => s.dispose())
 
     const raw = async (runId: string) =>
-      (await s.store.all<{ seq: number; data: string }>('SELECT seq, data FROM events WHERE run_id = $1 ORDER BY seq', [runId])).map((r) => JSON.parse(r.data))
-    const read = async (runId: string) => (await events.forRun(s.store, runId, 0)).map(toRecordedEvent).map((e) => e.data)
+      (
+        await s.store.all<{ seq: number; data: string }>(
+          'SELECT seq, data FROM events WHERE run_id = $1 ORDER BY seq',
+          [runId],
+        )
+      ).map((r) => JSON.parse(r.data))
+    const read = async (runId: string) =>
+      (await events.forRun(s.store, runId, 0)).map(toRecordedEvent).map((e) => e.data)
 
     it("stores a run event's data without its ids and reads it back with them, first, as recorded", async () => {
       const data = { runId: 'run_1', workflowId: 'wf_1', key: 'a', result: { runId: 'inner' } }
       const bare = { runId: 'run_1', workflowId: 'wf_1' }
-      const recorded = await s.store.write((tx) => recordEvents(tx, [{ ...base, seq: 1, type: 'node.succeeded', data }, { ...base, seq: 2, type: 'run.succeeded', data: bare }]))
+      const recorded = await s.store.write((tx) =>
+        recordEvents(tx, [
+          { ...base, seq: 1, type: 'node.succeeded', data },
+          { ...base, seq: 2, type: 'run.succeeded', data: bare },
+        ]),
+      )
       expect(recorded.map((e) => e.data)).toEqual([data, bare])
       expect(await raw('run_1')).toEqual([{ key: 'a', result: { runId: 'inner' } }, {}])
       const [back, end] = await read('run_1')
@@ -41,13 +52,17 @@ for (const kind of storeKinds()) {
     it('keeps data whose ids differ from the columns, workflow events, and rows stored whole', async () => {
       const other = { runId: 'run_other', workflowId: 'wf_1', note: 'x' }
       const paused = { workflowId: 'wf_1', reason: 'consecutive_failures', runId: 'run_2' }
-      await s.store.write((tx) => recordEvents(tx, [
-        { ...base, runId: 'run_2', seq: 1, type: 'run.started', data: other },
-        { ...base, runId: null, seq: null, type: 'workflow.paused', data: paused },
-      ]))
+      await s.store.write((tx) =>
+        recordEvents(tx, [
+          { ...base, runId: 'run_2', seq: 1, type: 'run.started', data: other },
+          { ...base, runId: null, seq: null, type: 'workflow.paused', data: paused },
+        ]),
+      )
       expect(await raw('run_2')).toEqual([other])
       expect(await read('run_2')).toEqual([other])
-      const [workflowEvent] = (await events.forOrganization(s.store, 'org_1', 0, 100)).filter((e) => e.type === 'workflow.paused').map(toRecordedEvent)
+      const [workflowEvent] = (await events.forOrganization(s.store, 'org_1', 0, 100))
+        .filter((e) => e.type === 'workflow.paused')
+        .map(toRecordedEvent)
       expect(workflowEvent.data).toEqual(paused)
       // As an earlier version stored it: the ids in the data too.
       const whole = { runId: 'run_3', workflowId: 'wf_1', key: 'b' }
@@ -63,10 +78,17 @@ for (const kind of storeKinds()) {
 describe('stored snapshots', () => {
   const trigger = { type: 'webhook', body: { order: 'A-1' }, headers: {}, receivedAt: '2026-11-27T00:00:00.000Z' }
   const persisted = () => ({
-    status: 'done', value: 'success',
+    status: 'done',
+    value: 'success',
     context: {
-      runId: 'run_1', triggerNodeId: 'root', trigger, vars: {},
-      nodes: { root: { nodeId: 'root', key: 'root', status: 'success', result: trigger }, next: { nodeId: 'next', key: 'next', status: 'success', result: { ok: true } } },
+      runId: 'run_1',
+      triggerNodeId: 'root',
+      trigger,
+      vars: {},
+      nodes: {
+        root: { nodeId: 'root', key: 'root', status: 'success', result: trigger },
+        next: { nodeId: 'next', key: 'next', status: 'success', result: { ok: true } },
+      },
     },
   })
 

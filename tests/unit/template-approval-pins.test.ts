@@ -18,10 +18,29 @@ for (const kind of storeKinds()) {
       s = await openTestStore(kind)
       await s.store.migrate(MIGRATIONS.filter((m) => m.version < PINNING))
       await s.store.write(async (tx) => {
-        for (const org of ['org_b', 'org_c']) await tx.run('INSERT INTO organizations (id, name, created_at) VALUES ($1, $1, 0)', [org])
+        for (const org of ['org_b', 'org_c'])
+          await tx.run('INSERT INTO organizations (id, name, created_at) VALUES ($1, $1, 0)', [org])
         const app = async (id: string, org: string, versions: number[]) => {
-          await apps.insert(tx, { id, organization_id: org, name: id, latest_version: versions.length, created_at: versions[0], created_by: 'x', updated_at: 0, updated_by: 'x' })
-          for (const [i, at] of versions.entries()) await apps.insertVersion(tx, { id: `${id}_v${i + 1}`, appId: id, version: i + 1, files: '{}', size: 2, at, by: 'x' })
+          await apps.insert(tx, {
+            id,
+            organization_id: org,
+            name: id,
+            latest_version: versions.length,
+            created_at: versions[0],
+            created_by: 'x',
+            updated_at: 0,
+            updated_by: 'x',
+          })
+          for (const [i, at] of versions.entries())
+            await apps.insertVersion(tx, {
+              id: `${id}_v${i + 1}`,
+              appId: id,
+              version: i + 1,
+              files: '{}',
+              size: 2,
+              at,
+              by: 'x',
+            })
         }
         await app('app_changed', 'org_b', [100, 300])
         await app('app_same', 'org_b', [100])
@@ -42,7 +61,16 @@ for (const kind of storeKinds()) {
              VALUES ($1, 'org_b', $1, $2, $3, $4, 1, $5, $6, 0, 'x', 0, 'x')`,
             [id, visibility, status, publicVersion, appId, versionId],
           )
-          if (approvedAt !== null) await templates.moderate(tx, { id: `evt_${id}`, templateId: id, version: 1, decision: 'approved', reason: null, by: 'op', at: approvedAt })
+          if (approvedAt !== null)
+            await templates.moderate(tx, {
+              id: `evt_${id}`,
+              templateId: id,
+              version: 1,
+              decision: 'approved',
+              reason: null,
+              by: 'op',
+              at: approvedAt,
+            })
         }
       })
       await s.store.migrate(MIGRATIONS)
@@ -55,13 +83,25 @@ for (const kind of storeKinds()) {
     }
 
     it('pins the version an approval saw, and sends a template whose app changed since back to review', async () => {
-      expect(await state('tpl_changed')).toEqual({ status: 'pending', appId: 'app_changed', versionId: 'app_changed_v1' })
+      expect(await state('tpl_changed')).toEqual({
+        status: 'pending',
+        appId: 'app_changed',
+        versionId: 'app_changed_v1',
+      })
       expect(await state('tpl_same')).toEqual({ status: 'approved', appId: 'app_same', versionId: 'app_same_v1' })
-      expect(await state('tpl_pinned_old')).toEqual({ status: 'approved', appId: 'app_changed', versionId: 'app_changed_v1' })
-      expect(await state('tpl_rejected_later')).toEqual({ status: 'rejected', appId: 'app_changed', versionId: 'app_changed_v1' })
+      expect(await state('tpl_pinned_old')).toEqual({
+        status: 'approved',
+        appId: 'app_changed',
+        versionId: 'app_changed_v1',
+      })
+      expect(await state('tpl_rejected_later')).toEqual({
+        status: 'rejected',
+        appId: 'app_changed',
+        versionId: 'app_changed_v1',
+      })
     })
 
-    it('pins nothing of another organization\'s app, and sends such templates back to review', async () => {
+    it("pins nothing of another organization's app, and sends such templates back to review", async () => {
       expect(await state('tpl_foreign_version')).toEqual({ status: 'pending', appId: null, versionId: null })
       expect(await state('tpl_foreign_app')).toEqual({ status: 'pending', appId: null, versionId: null })
     })

@@ -10,13 +10,28 @@ import { print, readPassphrase } from '../io.ts'
 
 /** `backup create`: the embedded store only; Postgres has pg_dump (docs/operations.md). */
 async function create(host: CliHost, config: Config, file: string, passphrase: string) {
-  if (config.databaseUrl) throw new ConfigError('backup create covers the embedded SQLite store; on Postgres use pg_dump and keep the master key (see docs/operations.md)')
+  if (config.databaseUrl)
+    throw new ConfigError(
+      'backup create covers the embedded SQLite store; on Postgres use pg_dump and keep the master key (see docs/operations.md)',
+    )
   if (host.runtime !== 'bun') throw new ConfigError('the embedded SQLite store needs Bun')
-  const raw = config.masterKey ? [config.masterKey, ...(config.masterKeyPrevious ? [config.masterKeyPrevious] : [])] : readMasterKeys(config.dataDir)
-  if (raw.length === 0) throw new MasterKeyError(`no master key: set AUTOMATON_MASTER_KEY or point AUTOMATON_DATA_DIR at the installation's data dir`)
+  const raw = config.masterKey
+    ? [config.masterKey, ...(config.masterKeyPrevious ? [config.masterKeyPrevious] : [])]
+    : readMasterKeys(config.dataDir)
+  if (raw.length === 0)
+    throw new MasterKeyError(
+      `no master key: set AUTOMATON_MASTER_KEY or point AUTOMATON_DATA_DIR at the installation's data dir`,
+    )
   const keys = await Promise.all(raw.map(async (key) => ({ key, id: await masterKeyId(decodeMasterKey(key)) })))
   const { snapshotSqlite } = await import('../../sqlite/backup.ts')
-  return createBackup(file, { database: join(config.dataDir, 'automaton.db'), snapshot: snapshotSqlite, keys, passphrase, version: host.version, now: new Date() })
+  return createBackup(file, {
+    database: join(config.dataDir, 'automaton.db'),
+    snapshot: snapshotSqlite,
+    keys,
+    passphrase,
+    version: host.version,
+    now: new Date(),
+  })
 }
 
 export const backup: Command = async ({ sub, rest, flags, config, host }) => {

@@ -8,10 +8,19 @@ export const credits: Command = async ({ sub, flags, config, host }) => {
   if (sub !== 'grant') throw new UsageError(`unknown command "credits ${sub ?? ''}"`)
   if (!flags.org) throw new UsageError('credits grant needs --org <id|name>')
   const amount = Number(flags.amount)
-  if (!Number.isSafeInteger(amount) || amount === 0) throw new UsageError('credits grant needs --amount <whole number of credits, not 0; negative takes credits away>')
+  if (!Number.isSafeInteger(amount) || amount === 0)
+    throw new UsageError('credits grant needs --amount <whole number of credits, not 0; negative takes credits away>')
   await withSystem(host, config, async (s) => {
     const org = await s.organizations.resolve(flags.org)
-    await s.store.write((tx) => aiCredits.grant(tx, { id: `acr_${crypto.randomUUID()}`, organizationId: org.id, amount, note: flags.note ?? 'cli', at: Date.now() }))
+    await s.store.write((tx) =>
+      aiCredits.grant(tx, {
+        id: `acr_${crypto.randomUUID()}`,
+        organizationId: org.id,
+        amount,
+        note: flags.note ?? 'cli',
+        at: Date.now(),
+      }),
+    )
     print({ organizationId: org.id, granted: amount, balance: await aiCredits.balance(s.store, org.id) })
   })
   return 0

@@ -11,7 +11,12 @@ export const devnet: Command = async ({ flags }) => {
   const compiler = createSolcCompiler()
   const started = await startDevnet({ compiler, port, host: flags.host ?? '127.0.0.1' }).finally(() => compiler.close())
   const { stop, ...described } = started
-  print({ ...described, chains: JSON.stringify([{ chainId: started.chainId, name: 'devnet', rpcUrl: started.rpcUrl, network: started.network }]) })
+  print({
+    ...described,
+    chains: JSON.stringify([
+      { chainId: started.chainId, name: 'devnet', rpcUrl: started.rpcUrl, network: started.network },
+    ]),
+  })
   await untilSignal()
   await stop()
   return 0

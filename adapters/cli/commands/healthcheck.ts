@@ -11,12 +11,17 @@ export const healthcheck: Command = async ({ config, flags }) => {
   const scheme = config.tlsCertFile ? 'https' : 'http'
   const url = flags.url ?? `${scheme}://127.0.0.1:${port}${flags.ready ? '/readyz' : '/healthz'}`
   try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(5000), tls: { rejectUnauthorized: false } } as RequestInit)
+    const response = await fetch(url, {
+      signal: AbortSignal.timeout(5000),
+      tls: { rejectUnauthorized: false },
+    } as RequestInit)
     const body = await response.text()
     process.stdout.write(`${response.status} ${body.slice(0, 500)}\n`)
     return response.ok ? 0 : 1
   } catch (error) {
-    process.stderr.write(`automaton healthcheck: ${url} did not answer: ${error instanceof Error ? error.message : String(error)}\n`)
+    process.stderr.write(
+      `automaton healthcheck: ${url} did not answer: ${error instanceof Error ? error.message : String(error)}\n`,
+    )
     return 1
   }
 }

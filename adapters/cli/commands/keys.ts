@@ -11,13 +11,23 @@ export const keys: Command = async ({ sub, flags, config, host }) => {
   const scope = (flags.scope ?? 'read-write') as Scope
   if (!SCOPES.includes(scope)) throw new UsageError('--scope must be read or read-write')
   const expiresAt = flags['expires-at'] ? Date.parse(flags['expires-at']) : null
-  if (expiresAt !== null && (Number.isNaN(expiresAt) || expiresAt <= Date.now())) throw new UsageError('--expires-at must be a future RFC 3339 time')
+  if (expiresAt !== null && (Number.isNaN(expiresAt) || expiresAt <= Date.now()))
+    throw new UsageError('--expires-at must be a future RFC 3339 time')
   await withSystem(host, config, async (s) => {
     const org = await s.organizations.resolve(flags.org)
-    print(await s.apiKeys.issue({
-      organizationId: org.id, name: flags.name, description: flags.description, scope, role: 'owner',
-      serviceAccountId: null, userId: null, createdBy: 'cli', expiresAt,
-    }))
+    print(
+      await s.apiKeys.issue({
+        organizationId: org.id,
+        name: flags.name,
+        description: flags.description,
+        scope,
+        role: 'owner',
+        serviceAccountId: null,
+        userId: null,
+        createdBy: 'cli',
+        expiresAt,
+      }),
+    )
   })
   return 0
 }

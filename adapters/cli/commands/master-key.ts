@@ -19,11 +19,17 @@ async function rotate(config: Config, s: CliSystem) {
   const deps = { store: s.store, clock: s.clock, reader: s.secretBox }
   if (config.masterKey) {
     if (!config.masterKeyPrevious) {
-      throw new UsageError('AUTOMATON_MASTER_KEY is set, so the new key must reach every process first: run `automaton master-key generate`, '
-        + 'restart every process with AUTOMATON_MASTER_KEY=<new key> and AUTOMATON_MASTER_KEY_PREVIOUS=<current key>, then run `master-key rotate` with the same two')
+      throw new UsageError(
+        'AUTOMATON_MASTER_KEY is set, so the new key must reach every process first: run `automaton master-key generate`, ' +
+          'restart every process with AUTOMATON_MASTER_KEY=<new key> and AUTOMATON_MASTER_KEY_PREVIOUS=<current key>, then run `master-key rotate` with the same two',
+      )
     }
     const result = await rotateMasterKey(deps, decodeMasterKey(config.masterKey), { oneTransaction })
-    return { masterKey: config.masterKey, ...result, then: 'restart every process without AUTOMATON_MASTER_KEY_PREVIOUS' }
+    return {
+      masterKey: config.masterKey,
+      ...result,
+      then: 'restart every process without AUTOMATON_MASTER_KEY_PREVIOUS',
+    }
   }
   const next = generateMasterKey()
   stageNextMasterKey(config.dataDir, next)

@@ -16,8 +16,12 @@ export const serve: Command = async ({ config, host }) => {
   }
   const stopReloading = server.secure ? reloadTlsOnHangup(system, server) : () => {}
   system.logger.info('automaton is serving', {
-    port: server.port, version: host.version, runtime: host.runtime,
-    store: system.store.dialect, bus: config.natsUrl ? 'nats' : 'in-process', role: system.engine.role,
+    port: server.port,
+    version: host.version,
+    runtime: host.runtime,
+    store: system.store.dialect,
+    bus: config.natsUrl ? 'nats' : 'in-process',
+    role: system.engine.role,
     scheme: server.secure ? 'https' : 'http',
   })
   await untilSignal()

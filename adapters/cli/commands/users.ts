@@ -13,7 +13,15 @@ export const users: Command = async ({ sub, flags, config, host }) => {
     const password = await readSecretLine(flags['password-file'], 'password')
     await withSystem(host, config, async (s) => {
       const org = await s.organizations.resolve(flags.org)
-      print(await s.people.createUser({ email: flags.email, name: flags.name ?? '', password, organizationId: org.id, role }))
+      print(
+        await s.people.createUser({
+          email: flags.email,
+          name: flags.name ?? '',
+          password,
+          organizationId: org.id,
+          role,
+        }),
+      )
     })
     return 0
   }

@@ -6,7 +6,10 @@ import { untilSignal } from '../io.ts'
 import { listen } from './http.ts'
 
 export const worker: Command = async ({ config, host }) => {
-  if (!config.natsUrl) throw new ConfigError('automaton worker needs AUTOMATON_NATS_URL and AUTOMATON_DATABASE_URL; without them, serve runs the workers itself')
+  if (!config.natsUrl)
+    throw new ConfigError(
+      'automaton worker needs AUTOMATON_NATS_URL and AUTOMATON_DATABASE_URL; without them, serve runs the workers itself',
+    )
   const system = await host.openSystem(config, { role: 'worker' })
   // A worker serves no API; with AUTOMATON_WORKER_PORT it answers its health and metrics there.
   let server: HttpServer | null = null
@@ -18,7 +21,13 @@ export const worker: Command = async ({ config, host }) => {
       throw error
     }
   }
-  system.logger.info('automaton worker is running', { version: host.version, runtime: host.runtime, store: system.store.dialect, bus: 'nats', port: server?.port ?? null })
+  system.logger.info('automaton worker is running', {
+    version: host.version,
+    runtime: host.runtime,
+    store: system.store.dialect,
+    bus: 'nats',
+    port: server?.port ?? null,
+  })
   await untilSignal()
   await server?.stop()
   await system.close()

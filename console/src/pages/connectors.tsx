@@ -6,11 +6,23 @@ import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { ErrorBox, Page, confirmed, useAction, useLoad, when } from '../ui.tsx'
 
-interface ConnectorType { type: string; name: string; description: string; dataSchema: { properties?: Record<string, any>; required?: string[] }; secretFields: string[] }
+interface ConnectorType {
+  type: string
+  name: string
+  description: string
+  dataSchema: { properties?: Record<string, any>; required?: string[] }
+  secretFields: string[]
+}
 
 export function Connectors() {
   const list = useLoad(() => api<{ items: any[] }>('GET', '/v1/connectors?limit=100'), [])
-  const types = useLoad(() => api<ConnectorType[] | { items: ConnectorType[] }>('GET', '/v1/connector-types').then((d) => (Array.isArray(d) ? d : d.items)), [])
+  const types = useLoad(
+    () =>
+      api<ConnectorType[] | { items: ConnectorType[] }>('GET', '/v1/connector-types').then((d) =>
+        Array.isArray(d) ? d : d.items,
+      ),
+    [],
+  )
   const [editing, setEditing] = useState<any | 'new' | null>(null)
   const { error, run } = useAction()
   const remove = async (c: any) => {
@@ -22,20 +34,48 @@ export function Connectors() {
   }
   return (
     <Page title="Connectors" actions={<button onClick={() => setEditing('new')}>New connector</button>}>
-      {editing && types.data
-        ? <ConnectorForm key={editing === 'new' ? 'new' : editing.id} types={types.data} connector={editing === 'new' ? null : editing}
-          done={() => { setEditing(null); list.reload() }} cancel={() => setEditing(null)} />
-        : null}
+      {editing && types.data ? (
+        <ConnectorForm
+          key={editing === 'new' ? 'new' : editing.id}
+          types={types.data}
+          connector={editing === 'new' ? null : editing}
+          done={() => {
+            setEditing(null)
+            list.reload()
+          }}
+          cancel={() => setEditing(null)}
+        />
+      ) : null}
       <ErrorBox error={error ?? list.error} />
       <table class="list">
-        <thead><tr><th>Name</th><th>Type</th><th>Data</th><th>Updated</th><th /></tr></thead>
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Type</th>
+            <th>Data</th>
+            <th>Updated</th>
+            <th />
+          </tr>
+        </thead>
         <tbody>
           {(list.data?.items ?? []).map((c) => (
             <tr data-connector={c.id}>
-              <td>{c.name}</td><td>{c.type}</td>
-              <td><code class="masked">{Object.entries(c.maskedData).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ')}</code></td>
+              <td>{c.name}</td>
+              <td>{c.type}</td>
+              <td>
+                <code class="masked">
+                  {Object.entries(c.maskedData)
+                    .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+                    .join(', ')}
+                </code>
+              </td>
               <td>{when(c.updatedAt)}</td>
-              <td class="actions"><button onClick={() => setEditing(c)}>Edit</button><button class="danger" onClick={() => remove(c)}>Delete</button></td>
+              <td class="actions">
+                <button onClick={() => setEditing(c)}>Edit</button>
+                <button class="danger" onClick={() => remove(c)}>
+                  Delete
+                </button>
+              </td>
             </tr>
           ))}
         </tbody>
@@ -45,7 +85,17 @@ export function Connectors() {
   )
 }
 
-function ConnectorForm({ types, connector, done, cancel }: { types: ConnectorType[]; connector: any | null; done: () => void; cancel: () => void }) {
+function ConnectorForm({
+  types,
+  connector,
+  done,
+  cancel,
+}: {
+  types: ConnectorType[]
+  connector: any | null
+  done: () => void
+  cancel: () => void
+}) {
   const [type, setType] = useState<string>(connector?.type ?? types[0]?.type ?? '')
   const [name, setName] = useState<string>(connector?.name ?? '')
   const [data, setData] = useState<Record<string, string>>({})
@@ -57,10 +107,18 @@ function ConnectorForm({ types, connector, done, cancel }: { types: ConnectorTyp
     const body: Record<string, unknown> = {}
     for (const [key, schema] of fields) {
       // An edit replaces the data: fields not touched are sent as they are (secrets are kept when left out).
-      const kept = connector && !spec!.secretFields.includes(key) && connector.maskedData[key] !== undefined ? String(connector.maskedData[key]) : undefined
+      const kept =
+        connector && !spec!.secretFields.includes(key) && connector.maskedData[key] !== undefined
+          ? String(connector.maskedData[key])
+          : undefined
       const value = data[key] ?? kept
       if (value === undefined || value === '') continue
-      body[key] = schema.type === 'number' || schema.type === 'integer' ? Number(value) : schema.type === 'boolean' ? value === 'true' : value
+      body[key] =
+        schema.type === 'number' || schema.type === 'integer'
+          ? Number(value)
+          : schema.type === 'boolean'
+            ? value === 'true'
+            : value
     }
     await run(async () => {
       if (connector) await api('PUT', `/v1/connectors/${connector.id}`, { name, data: body })
@@ -70,24 +128,56 @@ function ConnectorForm({ types, connector, done, cancel }: { types: ConnectorTyp
   }
   return (
     <form class="card connector-form" onSubmit={submit}>
-      <label>Type <select name="type" value={type} disabled={!!connector} onChange={(e) => { setType((e.target as HTMLSelectElement).value); setData({}) }}>
-        {types.map((t) => <option value={t.type}>{t.name}</option>)}
-      </select></label>
+      <label>
+        Type{' '}
+        <select
+          name="type"
+          value={type}
+          disabled={!!connector}
+          onChange={(e) => {
+            setType((e.target as HTMLSelectElement).value)
+            setData({})
+          }}
+        >
+          {types.map((t) => (
+            <option value={t.type}>{t.name}</option>
+          ))}
+        </select>
+      </label>
       {spec?.description ? <p class="hint">{spec.description}</p> : null}
-      <label>Name <input name="connector-name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} /></label>
+      <label>
+        Name{' '}
+        <input
+          name="connector-name"
+          required
+          value={name}
+          onInput={(e) => setName((e.target as HTMLInputElement).value)}
+        />
+      </label>
       {fields.map(([key, schema]) => {
         const secret = spec!.secretFields.includes(key)
         const shown = connector && !secret ? String(connector.maskedData[key] ?? '') : undefined
         return (
-          <label>{key}{spec!.dataSchema.required?.includes(key) ? ' *' : ''}{schema.description ? <span class="hint"> {schema.description}</span> : null}
-            <input name={`data-${key}`} type={secret ? 'password' : 'text'} autocomplete="new-password"
-              placeholder={secret && connector ? 'stored; leave empty to keep it' : ''} value={data[key] ?? shown ?? ''}
-              onInput={(e) => setData((d) => ({ ...d, [key]: (e.target as HTMLInputElement).value }))} />
+          <label>
+            {key}
+            {spec!.dataSchema.required?.includes(key) ? ' *' : ''}
+            {schema.description ? <span class="hint"> {schema.description}</span> : null}
+            <input
+              name={`data-${key}`}
+              type={secret ? 'password' : 'text'}
+              autocomplete="new-password"
+              placeholder={secret && connector ? 'stored; leave empty to keep it' : ''}
+              value={data[key] ?? shown ?? ''}
+              onInput={(e) => setData((d) => ({ ...d, [key]: (e.target as HTMLInputElement).value }))}
+            />
           </label>
         )
       })}
       <ErrorBox error={error} />
-      <button type="submit">{connector ? 'Save' : 'Create'}</button> <button type="button" onClick={cancel}>Cancel</button>
+      <button type="submit">{connector ? 'Save' : 'Create'}</button>{' '}
+      <button type="button" onClick={cancel}>
+        Cancel
+      </button>
     </form>
   )
 }

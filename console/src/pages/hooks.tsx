@@ -41,24 +41,62 @@ export function Hooks() {
           <button onClick={() => setSecret(null)}>I have copied it</button>
         </div>
       ) : null}
-      <NewEndpoint onCreated={(s) => { setSecret(s); endpoints.reload() }} />
+      <NewEndpoint
+        onCreated={(s) => {
+          setSecret(s)
+          endpoints.reload()
+        }}
+      />
       <ErrorBox error={error ?? endpoints.error} />
       <table class="list">
-        <thead><tr><th>Endpoint</th><th>URL</th><th>Status</th><th>Events</th><th>Retries</th><th /></tr></thead>
+        <thead>
+          <tr>
+            <th>Endpoint</th>
+            <th>URL</th>
+            <th>Status</th>
+            <th>Events</th>
+            <th>Retries</th>
+            <th />
+          </tr>
+        </thead>
         <tbody>
           {(endpoints.data?.items ?? []).map((e) => (
             <tr data-endpoint={e.id}>
-              <td><a href={`/hooks?endpointId=${e.id}`}>{e.name}</a></td>
-              <td><code>{e.url}</code></td>
-              <td><StatusBadge status={e.status} />{e.disabledReason ? <span class="hint"> {e.disabledReason}</span> : null}</td>
+              <td>
+                <a href={`/hooks?endpointId=${e.id}`}>{e.name}</a>
+              </td>
+              <td>
+                <code>{e.url}</code>
+              </td>
+              <td>
+                <StatusBadge status={e.status} />
+                {e.disabledReason ? <span class="hint"> {e.disabledReason}</span> : null}
+              </td>
               <td>{e.subscribedEventTypes.length ? e.subscribedEventTypes.join(', ') : 'all'}</td>
               <td>{e.maxRetries}</td>
               <td class="actions">
-                {e.status === 'enabled'
-                  ? <button onClick={() => act('POST', `/v1/execution-webhooks/${e.id}/disable`)}>Disable</button>
-                  : <button onClick={() => act('POST', `/v1/execution-webhooks/${e.id}/enable`)}>Enable</button>}
-                <button onClick={() => act('POST', `/v1/execution-webhooks/${e.id}/regenerate-secret`, 'Make a new signing secret? The old one keeps signing for a day.')}>New secret</button>
-                <button class="danger" onClick={() => act('DELETE', `/v1/execution-webhooks/${e.id}`, `Delete the endpoint "${e.name}"?`)}>Delete</button>
+                {e.status === 'enabled' ? (
+                  <button onClick={() => act('POST', `/v1/execution-webhooks/${e.id}/disable`)}>Disable</button>
+                ) : (
+                  <button onClick={() => act('POST', `/v1/execution-webhooks/${e.id}/enable`)}>Enable</button>
+                )}
+                <button
+                  onClick={() =>
+                    act(
+                      'POST',
+                      `/v1/execution-webhooks/${e.id}/regenerate-secret`,
+                      'Make a new signing secret? The old one keeps signing for a day.',
+                    )
+                  }
+                >
+                  New secret
+                </button>
+                <button
+                  class="danger"
+                  onClick={() => act('DELETE', `/v1/execution-webhooks/${e.id}`, `Delete the endpoint "${e.name}"?`)}
+                >
+                  Delete
+                </button>
               </td>
             </tr>
           ))}
@@ -66,30 +104,57 @@ export function Hooks() {
       </table>
       <h2>Deliveries</h2>
       <div class="filters">
-        <select aria-label="endpoint" value={endpointId} onChange={(e) => set('endpointId', (e.target as HTMLSelectElement).value)}>
+        <select
+          aria-label="endpoint"
+          value={endpointId}
+          onChange={(e) => set('endpointId', (e.target as HTMLSelectElement).value)}
+        >
           <option value="">every endpoint</option>
-          {(endpoints.data?.items ?? []).map((e) => <option value={e.id}>{e.name}</option>)}
+          {(endpoints.data?.items ?? []).map((e) => (
+            <option value={e.id}>{e.name}</option>
+          ))}
         </select>
-        <select aria-label="delivery status" value={status} onChange={(e) => set('status', (e.target as HTMLSelectElement).value)}>
-          {DELIVERY_STATUSES.map((s) => <option value={s}>{s || 'any status'}</option>)}
+        <select
+          aria-label="delivery status"
+          value={status}
+          onChange={(e) => set('status', (e.target as HTMLSelectElement).value)}
+        >
+          {DELIVERY_STATUSES.map((s) => (
+            <option value={s}>{s || 'any status'}</option>
+          ))}
         </select>
         <button onClick={deliveries.reload}>Refresh</button>
       </div>
       <ErrorBox error={deliveries.error} />
       <table class="list deliveries">
-        <thead><tr><th>Event</th><th>Run</th><th>Status</th><th>Response</th><th>Latency</th><th>Attempts</th><th>At</th><th /></tr></thead>
+        <thead>
+          <tr>
+            <th>Event</th>
+            <th>Run</th>
+            <th>Status</th>
+            <th>Response</th>
+            <th>Latency</th>
+            <th>Attempts</th>
+            <th>At</th>
+            <th />
+          </tr>
+        </thead>
         <tbody>
           {(deliveries.data?.items ?? []).map((d) => (
             <tr data-delivery={d.id}>
               <td>{d.eventType}</td>
               <td>{d.runId ? <a href={`/runs/${d.runId}`}>{d.runId}</a> : '—'}</td>
-              <td><StatusBadge status={d.status} /></td>
+              <td>
+                <StatusBadge status={d.status} />
+              </td>
               <td>{d.responseStatus ?? (d.errorMessage ? <span class="error-text">{d.errorMessage}</span> : '—')}</td>
               <td>{d.durationMs === null ? '—' : `${d.durationMs} ms`}</td>
               <td>{d.retryCount + (d.attempts?.length ? 1 : 0)}</td>
               <td>{when(d.deliveredAt ?? d.updatedAt)}</td>
               <td class="actions">
-                {d.status === 'failure' ? <button onClick={() => act('POST', `/v1/execution-webhooks/deliveries/${d.id}/retry`)}>Retry</button> : null}
+                {d.status === 'failure' ? (
+                  <button onClick={() => act('POST', `/v1/execution-webhooks/deliveries/${d.id}/retry`)}>Retry</button>
+                ) : null}
                 <button onClick={() => act('POST', `/v1/execution-webhooks/deliveries/${d.id}/replay`)}>Replay</button>
               </td>
             </tr>
@@ -116,8 +181,21 @@ function NewEndpoint({ onCreated }: { onCreated: (secret: string) => void }) {
   }
   return (
     <form class="card inline" onSubmit={submit}>
-      <label>Name <input name="hook-name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} /></label>
-      <label>URL <input name="hook-url" required size={40} placeholder="https://…" value={url} onInput={(e) => setUrl((e.target as HTMLInputElement).value)} /></label>
+      <label>
+        Name{' '}
+        <input name="hook-name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+      </label>
+      <label>
+        URL{' '}
+        <input
+          name="hook-url"
+          required
+          size={40}
+          placeholder="https://…"
+          value={url}
+          onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
+        />
+      </label>
       <button type="submit">Add endpoint</button>
       <ErrorBox error={error} />
     </form>
@@ -138,14 +216,34 @@ export function Events() {
     <Page title="Integration events" actions={<button onClick={list.reload}>Refresh</button>}>
       <ErrorBox error={error ?? list.error} />
       <table class="list">
-        <thead><tr><th>Received</th><th>Source</th><th>Trigger</th><th>Action</th><th>Runs</th><th /></tr></thead>
+        <thead>
+          <tr>
+            <th>Received</th>
+            <th>Source</th>
+            <th>Trigger</th>
+            <th>Action</th>
+            <th>Runs</th>
+            <th />
+          </tr>
+        </thead>
         <tbody>
           {(list.data?.items ?? []).map((e) => (
             <tr data-event={e.id}>
-              <td>{when(e.receivedAt)}</td><td>{e.source}</td><td>{e.triggerType}</td>
-              <td>{e.action}{e.reason ? <span class="hint"> ({e.reason})</span> : null}</td>
-              <td>{e.runIds.map((id: string) => <a href={`/runs/${id}`}>{id} </a>)}</td>
-              <td><button onClick={() => replay(e.id)}>Replay</button></td>
+              <td>{when(e.receivedAt)}</td>
+              <td>{e.source}</td>
+              <td>{e.triggerType}</td>
+              <td>
+                {e.action}
+                {e.reason ? <span class="hint"> ({e.reason})</span> : null}
+              </td>
+              <td>
+                {e.runIds.map((id: string) => (
+                  <a href={`/runs/${id}`}>{id} </a>
+                ))}
+              </td>
+              <td>
+                <button onClick={() => replay(e.id)}>Replay</button>
+              </td>
             </tr>
           ))}
         </tbody>

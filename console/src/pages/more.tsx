@@ -12,10 +12,11 @@ export function Settings() {
   const mine = useLoad(() => api<{ tags: string[] }>('GET', '/v1/user/interests'), [])
   const tags = useLoad(() => api<{ items: Array<{ slug: string; name: string }> }>('GET', '/v1/tags?limit=100'), [])
   const { error, run } = useAction()
-  const toggle = (enabled: boolean) => run(async () => {
-    await api('PUT', '/v1/user/interests/settings', { enabled })
-    settings.reload()
-  })
+  const toggle = (enabled: boolean) =>
+    run(async () => {
+      await api('PUT', '/v1/user/interests/settings', { enabled })
+      settings.reload()
+    })
   const choose = async (slug: string, on: boolean) => {
     const current = new Set(mine.data?.tags ?? [])
     if (on) current.add(slug)
@@ -29,13 +30,30 @@ export function Settings() {
     <Page title="Your settings">
       <ErrorBox error={error ?? settings.error} />
       <div class="card">
-        <label class="switch"><input type="checkbox" name="interests" checked={settings.data?.enabled === true} onChange={(e) => toggle((e.target as HTMLInputElement).checked)} />
-          Use my interests to order templates and tags</label>
+        <label class="switch">
+          <input
+            type="checkbox"
+            name="interests"
+            checked={settings.data?.enabled === true}
+            onChange={(e) => toggle((e.target as HTMLInputElement).checked)}
+          />
+          Use my interests to order templates and tags
+        </label>
         <p class="hint">When on, templates carrying the tags you pick come first in the gallery.</p>
         <div class="chips">
           {(tags.data?.items ?? []).map((t) => {
             const on = mine.data?.tags.includes(t.slug) ?? false
-            return <button type="button" class={`chip${on ? ' on' : ''}`} data-tag={t.slug} aria-pressed={on} onClick={() => choose(t.slug, !on)}>{t.name || t.slug}</button>
+            return (
+              <button
+                type="button"
+                class={`chip${on ? ' on' : ''}`}
+                data-tag={t.slug}
+                aria-pressed={on}
+                onClick={() => choose(t.slug, !on)}
+              >
+                {t.name || t.slug}
+              </button>
+            )
           })}
         </div>
       </div>
@@ -44,28 +62,48 @@ export function Settings() {
 }
 
 export function Moderation() {
-  const queue = useLoad(() => api<{ items: any[] }>('GET', '/v1/templates?moderationStatus=pending&visibility=public&limit=100'), [])
+  const queue = useLoad(
+    () => api<{ items: any[] }>('GET', '/v1/templates?moderationStatus=pending&visibility=public&limit=100'),
+    [],
+  )
   const { error, run } = useAction()
-  const decide = (t: any, approve: boolean) => run(async () => {
-    if (approve) await api('POST', `/v1/templates/${t.id}/approve`, {})
-    else {
-      const reason = window.prompt(`Why is "${t.name}" rejected? The author sees this.`)
-      if (!reason) return
-      await api('POST', `/v1/templates/${t.id}/reject`, { rejectionReason: reason })
-    }
-    queue.reload()
-  })
+  const decide = (t: any, approve: boolean) =>
+    run(async () => {
+      if (approve) await api('POST', `/v1/templates/${t.id}/approve`, {})
+      else {
+        const reason = window.prompt(`Why is "${t.name}" rejected? The author sees this.`)
+        if (!reason) return
+        await api('POST', `/v1/templates/${t.id}/reject`, { rejectionReason: reason })
+      }
+      queue.reload()
+    })
   return (
     <Page title="Moderation">
       <ErrorBox error={error ?? queue.error} />
       <table class="list">
-        <thead><tr><th>Template</th><th>Organization</th><th>Submitted</th><th /></tr></thead>
+        <thead>
+          <tr>
+            <th>Template</th>
+            <th>Organization</th>
+            <th>Submitted</th>
+            <th />
+          </tr>
+        </thead>
         <tbody>
           {(queue.data?.items ?? []).map((t) => (
             <tr data-template={t.id}>
-              <td><a href={`/templates/${t.id}`}>{t.name}</a><p class="hint">{t.description}</p></td>
-              <td>{t.organizationName}</td><td>{when(t.submittedAt)}</td>
-              <td class="actions"><button onClick={() => decide(t, true)}>Approve</button><button class="danger" onClick={() => decide(t, false)}>Reject…</button></td>
+              <td>
+                <a href={`/templates/${t.id}`}>{t.name}</a>
+                <p class="hint">{t.description}</p>
+              </td>
+              <td>{t.organizationName}</td>
+              <td>{when(t.submittedAt)}</td>
+              <td class="actions">
+                <button onClick={() => decide(t, true)}>Approve</button>
+                <button class="danger" onClick={() => decide(t, false)}>
+                  Reject…
+                </button>
+              </td>
             </tr>
           ))}
         </tbody>
@@ -83,7 +121,10 @@ export function Agents() {
   const start = async (event: Event) => {
     event.preventDefault()
     await run(async () => {
-      const started = await api('POST', '/v1/agent-runs', { agentType: agentType || agents.data?.[0]?.agentType, prompt })
+      const started = await api('POST', '/v1/agent-runs', {
+        agentType: agentType || agents.data?.[0]?.agentType,
+        prompt,
+      })
       navigate(`/runs/${started.runId}`)
     })
   }
@@ -93,20 +134,39 @@ export function Agents() {
       <div class="gallery">
         {(agents.data ?? []).map((a) => (
           <article class="card" data-agent={a.agentType}>
-            <h3>{a.name}</h3><p>{a.description}</p>
-            <p class="hint">Tools: {a.tools.join(', ') || 'none'} · at most {a.maxSteps} steps</p>
+            <h3>{a.name}</h3>
+            <p>{a.description}</p>
+            <p class="hint">
+              Tools: {a.tools.join(', ') || 'none'} · at most {a.maxSteps} steps
+            </p>
           </article>
         ))}
       </div>
       <form class="card" onSubmit={start}>
-        <label>Agent <select name="agent" value={agentType} onChange={(e) => setAgentType((e.target as HTMLSelectElement).value)}>
-          {(agents.data ?? []).map((a) => <option value={a.agentType}>{a.name}</option>)}
-        </select></label>
-        <label>What should it do?<textarea name="prompt" rows={4} required value={prompt} onInput={(e) => setPrompt((e.target as HTMLTextAreaElement).value)} /></label>
+        <label>
+          Agent{' '}
+          <select name="agent" value={agentType} onChange={(e) => setAgentType((e.target as HTMLSelectElement).value)}>
+            {(agents.data ?? []).map((a) => (
+              <option value={a.agentType}>{a.name}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          What should it do?
+          <textarea
+            name="prompt"
+            rows={4}
+            required
+            value={prompt}
+            onInput={(e) => setPrompt((e.target as HTMLTextAreaElement).value)}
+          />
+        </label>
         <ErrorBox error={error} />
         <button type="submit">Start an agent run</button>
       </form>
-      <p class="hint">An agent run is a run like any other: its page shows each model step and tool call as it happens.</p>
+      <p class="hint">
+        An agent run is a run like any other: its page shows each model step and tool call as it happens.
+      </p>
     </Page>
   )
 }
@@ -138,9 +198,16 @@ export function X402() {
     setImported(null)
     // Asked inside the action: the last error goes away even when the person declines.
     await run(async () => {
-      if (!confirmed(`Import ${url}? This pays for one call from the organization's default wallet (at most what the endpoint asks).`)) return
+      if (
+        !confirmed(
+          `Import ${url}? This pays for one call from the organization's default wallet (at most what the endpoint asks).`,
+        )
+      )
+        return
       const answer = await api('POST', '/v1/x402-endpoints/import', { resourceUrl: url })
-      setImported(`Imported "${answer.endpoint?.name ?? url}"${answer.paymentDetails?.amountPaid ? `, paid ${answer.paymentDetails.amountPaid}` : ''}.`)
+      setImported(
+        `Imported "${answer.endpoint?.name ?? url}"${answer.paymentDetails?.amountPaid ? `, paid ${answer.paymentDetails.amountPaid}` : ''}.`,
+      )
       setUrl('')
       endpoints.reload()
     })
@@ -149,33 +216,90 @@ export function X402() {
     <Page title="x402">
       <h2>Paid workflows</h2>
       <table class="list">
-        <thead><tr><th>Workflow</th><th>Price</th><th>Chain</th><th>Discoverable</th><th>Status</th></tr></thead>
+        <thead>
+          <tr>
+            <th>Workflow</th>
+            <th>Price</th>
+            <th>Chain</th>
+            <th>Discoverable</th>
+            <th>Status</th>
+          </tr>
+        </thead>
         <tbody>
           {(paid.data ?? []).map((w) => (
-            <tr data-paid={w.id}><td><a href={`/workflows/${w.id}`}>{w.name}</a></td><td>{w.x402Config.price}</td><td>{w.x402Config.chainId}</td>
-              <td>{w.x402Config.discoverable ? 'yes' : 'no'}</td><td><StatusBadge status={w.status} /></td></tr>
+            <tr data-paid={w.id}>
+              <td>
+                <a href={`/workflows/${w.id}`}>{w.name}</a>
+              </td>
+              <td>{w.x402Config.price}</td>
+              <td>{w.x402Config.chainId}</td>
+              <td>{w.x402Config.discoverable ? 'yes' : 'no'}</td>
+              <td>
+                <StatusBadge status={w.status} />
+              </td>
+            </tr>
           ))}
         </tbody>
       </table>
       {paid.data && paid.data.length === 0 ? <p class="empty">No workflow is paid.</p> : null}
       <h2>Imported endpoints</h2>
       <form class="card inline" onSubmit={importOne}>
-        <label>URL <input name="import-url" size={50} required placeholder="https://…" value={url} onInput={(e) => setUrl((e.target as HTMLInputElement).value)} /></label>
+        <label>
+          URL{' '}
+          <input
+            name="import-url"
+            size={50}
+            required
+            placeholder="https://…"
+            value={url}
+            onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
+          />
+        </label>
         <button type="submit">Import (pays one call)</button>
       </form>
-      {imported ? <p class="notice" role="status">{imported}</p> : null}
+      {imported ? (
+        <p class="notice" role="status">
+          {imported}
+        </p>
+      ) : null}
       <ErrorBox error={error ?? endpoints.error} />
       <table class="list">
-        <thead><tr><th>Endpoint</th><th>Price, up to</th><th>Calls</th><th>Failures</th><th>Spent</th><th>Last called</th><th /></tr></thead>
+        <thead>
+          <tr>
+            <th>Endpoint</th>
+            <th>Price, up to</th>
+            <th>Calls</th>
+            <th>Failures</th>
+            <th>Spent</th>
+            <th>Last called</th>
+            <th />
+          </tr>
+        </thead>
         <tbody>
           {(endpoints.data?.items ?? []).map((e) => (
             <tr data-x402={e.id}>
-              <td>{e.name}<p class="hint"><code>{e.method} {e.baseUrl}</code></p></td>
-              <td>{e.price} ({e.maxAllowedPrice}) {e.tokenSymbol}</td>
-              <td>{e.totalCalls}</td><td>{e.failureCount}</td>
-              <td>{Object.values(e.spentByToken ?? {}).join(', ') || '0'} {e.tokenSymbol}</td>
+              <td>
+                {e.name}
+                <p class="hint">
+                  <code>
+                    {e.method} {e.baseUrl}
+                  </code>
+                </p>
+              </td>
+              <td>
+                {e.price} ({e.maxAllowedPrice}) {e.tokenSymbol}
+              </td>
+              <td>{e.totalCalls}</td>
+              <td>{e.failureCount}</td>
+              <td>
+                {Object.values(e.spentByToken ?? {}).join(', ') || '0'} {e.tokenSymbol}
+              </td>
               <td>{when(e.lastCalledAt)}</td>
-              <td><button class="danger" onClick={() => remove(e)}>Remove</button></td>
+              <td>
+                <button class="danger" onClick={() => remove(e)}>
+                  Remove
+                </button>
+              </td>
             </tr>
           ))}
         </tbody>

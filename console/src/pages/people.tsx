@@ -31,71 +31,196 @@ export function People() {
   const [permissions, setPermissions] = useState('workflow:read, run:read')
   return (
     <Page title="People">
-      <ErrorBox error={error ?? members.error ?? forbiddenIsEmpty(invitations.error) ?? forbiddenIsEmpty(accounts.error)} />
+      <ErrorBox
+        error={error ?? members.error ?? forbiddenIsEmpty(invitations.error) ?? forbiddenIsEmpty(accounts.error)}
+      />
       <h2>Members</h2>
       <table class="list">
-        <thead><tr><th>Email</th><th>Name</th><th>Role</th><th>Since</th><th /></tr></thead>
+        <thead>
+          <tr>
+            <th>Email</th>
+            <th>Name</th>
+            <th>Role</th>
+            <th>Since</th>
+            <th />
+          </tr>
+        </thead>
         <tbody>
           {(members.data?.items ?? []).map((m) => (
             <tr data-member={m.userId}>
-              <td>{m.email}</td><td>{m.name}</td>
-              <td><select aria-label={`role of ${m.email}`} value={m.role} onChange={(e) => act('PATCH', `/v1/members/${m.userId}`, { role: (e.target as HTMLSelectElement).value })}>{ROLES.map((r) => <option>{r}</option>)}</select></td>
+              <td>{m.email}</td>
+              <td>{m.name}</td>
+              <td>
+                <select
+                  aria-label={`role of ${m.email}`}
+                  value={m.role}
+                  onChange={(e) =>
+                    act('PATCH', `/v1/members/${m.userId}`, { role: (e.target as HTMLSelectElement).value })
+                  }
+                >
+                  {ROLES.map((r) => (
+                    <option>{r}</option>
+                  ))}
+                </select>
+              </td>
               <td>{when(m.createdAt)}</td>
-              <td><button class="danger" onClick={() => act('DELETE', `/v1/members/${m.userId}`, undefined, `Remove ${m.email} from the organization?`)}>Remove</button></td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <h2>Invitations</h2>
-      {invited ? <div class="card shown-once" role="status"><p>Send this link to the person invited; it is not shown again.</p><pre class="raw-key">{invited}</pre><button onClick={() => setInvited(null)}>Done</button></div> : null}
-      <form class="card inline" onSubmit={async (e) => {
-        e.preventDefault()
-        const answer = await act('POST', '/v1/members', { email, role })
-        if (answer) {
-          setEmail('')
-          if (answer.token) setInvited(`${window.location.origin}/signin?invitation=${answer.token}`)
-        }
-      }}>
-        <label>Email <input name="invite-email" type="email" required value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} /></label>
-        <label>Role <select name="invite-role" value={role} onChange={(e) => setRole((e.target as HTMLSelectElement).value)}>{ROLES.map((r) => <option>{r}</option>)}</select></label>
-        <button type="submit">Invite</button>
-      </form>
-      <table class="list">
-        <thead><tr><th>Email</th><th>Role</th><th>Expires</th><th /></tr></thead>
-        <tbody>
-          {(invitations.data?.items ?? []).map((i) => (
-            <tr data-invitation={i.id}><td>{i.email}</td><td>{i.role}</td><td>{when(i.expiresAt)}</td>
-              <td><button class="danger" onClick={() => act('DELETE', `/v1/invitations/${i.id}`, undefined, `Revoke the invitation of ${i.email}?`)}>Revoke</button></td></tr>
-          ))}
-        </tbody>
-      </table>
-      <h2>Service accounts</h2>
-      <form class="card inline" onSubmit={async (e) => {
-        e.preventDefault()
-        const list = permissions.split(/[\s,]+/).filter(Boolean)
-        if (await act('POST', '/v1/service-accounts', { name: accountName, permissions: list })) setAccountName('')
-      }}>
-        <label>Name <input name="account-name" required value={accountName} onInput={(e) => setAccountName((e.target as HTMLInputElement).value)} /></label>
-        <label>Permissions <input name="account-permissions" size={40} value={permissions} onInput={(e) => setPermissions((e.target as HTMLInputElement).value)} /></label>
-        <button type="submit">Create account</button>
-      </form>
-      <table class="list">
-        <thead><tr><th>Name</th><th>Permissions</th><th>Status</th><th /></tr></thead>
-        <tbody>
-          {(accounts.data?.items ?? []).map((a) => (
-            <tr data-account={a.id}>
-              <td>{a.name}</td><td><code>{a.permissions.join(' ')}</code></td><td><StatusBadge status={a.status} /></td>
-              <td class="actions">
-                {a.status === 'active'
-                  ? <button onClick={() => act('POST', `/v1/service-accounts/${a.id}/disable`)}>Disable</button>
-                  : <button onClick={() => act('POST', `/v1/service-accounts/${a.id}/enable`)}>Enable</button>}
-                <button class="danger" onClick={() => act('DELETE', `/v1/service-accounts/${a.id}`, undefined, `Delete the service account "${a.name}" and its keys?`)}>Delete</button>
+              <td>
+                <button
+                  class="danger"
+                  onClick={() =>
+                    act('DELETE', `/v1/members/${m.userId}`, undefined, `Remove ${m.email} from the organization?`)
+                  }
+                >
+                  Remove
+                </button>
               </td>
             </tr>
           ))}
         </tbody>
       </table>
-      <p class="hint">A service account's keys are made on the <a href="/keys">API keys</a> page: choose the account under "For".</p>
+      <h2>Invitations</h2>
+      {invited ? (
+        <div class="card shown-once" role="status">
+          <p>Send this link to the person invited; it is not shown again.</p>
+          <pre class="raw-key">{invited}</pre>
+          <button onClick={() => setInvited(null)}>Done</button>
+        </div>
+      ) : null}
+      <form
+        class="card inline"
+        onSubmit={async (e) => {
+          e.preventDefault()
+          const answer = await act('POST', '/v1/members', { email, role })
+          if (answer) {
+            setEmail('')
+            if (answer.token) setInvited(`${window.location.origin}/signin?invitation=${answer.token}`)
+          }
+        }}
+      >
+        <label>
+          Email{' '}
+          <input
+            name="invite-email"
+            type="email"
+            required
+            value={email}
+            onInput={(e) => setEmail((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        <label>
+          Role{' '}
+          <select name="invite-role" value={role} onChange={(e) => setRole((e.target as HTMLSelectElement).value)}>
+            {ROLES.map((r) => (
+              <option>{r}</option>
+            ))}
+          </select>
+        </label>
+        <button type="submit">Invite</button>
+      </form>
+      <table class="list">
+        <thead>
+          <tr>
+            <th>Email</th>
+            <th>Role</th>
+            <th>Expires</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {(invitations.data?.items ?? []).map((i) => (
+            <tr data-invitation={i.id}>
+              <td>{i.email}</td>
+              <td>{i.role}</td>
+              <td>{when(i.expiresAt)}</td>
+              <td>
+                <button
+                  class="danger"
+                  onClick={() =>
+                    act('DELETE', `/v1/invitations/${i.id}`, undefined, `Revoke the invitation of ${i.email}?`)
+                  }
+                >
+                  Revoke
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h2>Service accounts</h2>
+      <form
+        class="card inline"
+        onSubmit={async (e) => {
+          e.preventDefault()
+          const list = permissions.split(/[\s,]+/).filter(Boolean)
+          if (await act('POST', '/v1/service-accounts', { name: accountName, permissions: list })) setAccountName('')
+        }}
+      >
+        <label>
+          Name{' '}
+          <input
+            name="account-name"
+            required
+            value={accountName}
+            onInput={(e) => setAccountName((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        <label>
+          Permissions{' '}
+          <input
+            name="account-permissions"
+            size={40}
+            value={permissions}
+            onInput={(e) => setPermissions((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        <button type="submit">Create account</button>
+      </form>
+      <table class="list">
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Permissions</th>
+            <th>Status</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {(accounts.data?.items ?? []).map((a) => (
+            <tr data-account={a.id}>
+              <td>{a.name}</td>
+              <td>
+                <code>{a.permissions.join(' ')}</code>
+              </td>
+              <td>
+                <StatusBadge status={a.status} />
+              </td>
+              <td class="actions">
+                {a.status === 'active' ? (
+                  <button onClick={() => act('POST', `/v1/service-accounts/${a.id}/disable`)}>Disable</button>
+                ) : (
+                  <button onClick={() => act('POST', `/v1/service-accounts/${a.id}/enable`)}>Enable</button>
+                )}
+                <button
+                  class="danger"
+                  onClick={() =>
+                    act(
+                      'DELETE',
+                      `/v1/service-accounts/${a.id}`,
+                      undefined,
+                      `Delete the service account "${a.name}" and its keys?`,
+                    )
+                  }
+                >
+                  Delete
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p class="hint">
+        A service account's keys are made on the <a href="/keys">API keys</a> page: choose the account under "For".
+      </p>
     </Page>
   )
 }

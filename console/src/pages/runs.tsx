@@ -53,39 +53,100 @@ export function Runs() {
       const count = Math.min(n, 1000)
       const what = `${count.toLocaleString()} ${statuses.join(' or ')} run${count === 1 ? '' : 's'}${n > count ? ` (the oldest 1,000 of ${n.toLocaleString()})` : ''}`
       if (!confirmed(`${action === 'cancel' ? 'Cancel' : 'Retry'} ${what}?`)) return
-      const body = { ...Object.fromEntries([...filter()].map(([k, v]) => [k, k === 'workflowId' ? v : Number(v)])), ...(status ? { status } : {}), expectedCount: count }
+      const body = {
+        ...Object.fromEntries([...filter()].map(([k, v]) => [k, k === 'workflowId' ? v : Number(v)])),
+        ...(status ? { status } : {}),
+        expectedCount: count,
+      }
       const done = await api('POST', `/v1/runs/bulk-${action}`, body)
-      setNotice(action === 'cancel' ? `Cancelled ${done.cancelled} of ${count}.` : `Retried ${done.retried} of ${count}.`)
+      setNotice(
+        action === 'cancel' ? `Cancelled ${done.cancelled} of ${count}.` : `Retried ${done.retried} of ${count}.`,
+      )
       list.reload()
     })
   }
   const set = (key: string, value: string) => setFilter(key, value)
   return (
-    <Page title="Runs" actions={
-      <>
-        {!status || CANCELLABLE.includes(status) ? <button class="danger" onClick={() => bulk('cancel')}>Cancel matching…</button> : null}
-        {!status || RETRYABLE.includes(status) ? <button onClick={() => bulk('retry')}>Retry matching…</button> : null}
-        <button onClick={list.reload}>Refresh</button>
-      </>
-    }>
+    <Page
+      title="Runs"
+      actions={
+        <>
+          {!status || CANCELLABLE.includes(status) ? (
+            <button class="danger" onClick={() => bulk('cancel')}>
+              Cancel matching…
+            </button>
+          ) : null}
+          {!status || RETRYABLE.includes(status) ? (
+            <button onClick={() => bulk('retry')}>Retry matching…</button>
+          ) : null}
+          <button onClick={list.reload}>Refresh</button>
+        </>
+      }
+    >
       <div class="filters">
-        <select value={status} onChange={(e) => set('status', (e.target as HTMLSelectElement).value)} aria-label="status">
-          {STATUSES.map((s) => <option value={s}>{s || 'any status'}</option>)}
+        <select
+          value={status}
+          onChange={(e) => set('status', (e.target as HTMLSelectElement).value)}
+          aria-label="status"
+        >
+          {STATUSES.map((s) => (
+            <option value={s}>{s || 'any status'}</option>
+          ))}
         </select>
-        <input placeholder="Workflow id" value={workflowId} onChange={(e) => set('workflowId', (e.target as HTMLInputElement).value.trim())} aria-label="workflow" />
-        <label class="inline">from <input type="datetime-local" aria-label="started from" value={toLocal(since)} onChange={(e) => set('since', fromLocal((e.target as HTMLInputElement).value))} /></label>
-        <label class="inline">to <input type="datetime-local" aria-label="started before" value={toLocal(until)} onChange={(e) => set('until', fromLocal((e.target as HTMLInputElement).value))} /></label>
+        <input
+          placeholder="Workflow id"
+          value={workflowId}
+          onChange={(e) => set('workflowId', (e.target as HTMLInputElement).value.trim())}
+          aria-label="workflow"
+        />
+        <label class="inline">
+          from{' '}
+          <input
+            type="datetime-local"
+            aria-label="started from"
+            value={toLocal(since)}
+            onChange={(e) => set('since', fromLocal((e.target as HTMLInputElement).value))}
+          />
+        </label>
+        <label class="inline">
+          to{' '}
+          <input
+            type="datetime-local"
+            aria-label="started before"
+            value={toLocal(until)}
+            onChange={(e) => set('until', fromLocal((e.target as HTMLInputElement).value))}
+          />
+        </label>
       </div>
-      {notice ? <p class="notice" role="status">{notice}</p> : null}
+      {notice ? (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      ) : null}
       <ErrorBox error={error ?? list.error} />
       <table class="list runs">
-        <thead><tr><th>Run</th><th>Status</th><th>Workflow</th><th>Triggered by</th><th>Started</th><th>Finished</th></tr></thead>
+        <thead>
+          <tr>
+            <th>Run</th>
+            <th>Status</th>
+            <th>Workflow</th>
+            <th>Triggered by</th>
+            <th>Started</th>
+            <th>Finished</th>
+          </tr>
+        </thead>
         <tbody>
           {(list.data?.items ?? []).map((r) => (
             <tr data-run={r.id}>
-              <td><a href={`/runs/${r.id}`}>{r.id}</a></td>
-              <td><StatusBadge status={r.status} /></td>
-              <td><a href={`/workflows/${r.workflowId}`}>{r.workflowId}</a> v{r.workflowVersion}</td>
+              <td>
+                <a href={`/runs/${r.id}`}>{r.id}</a>
+              </td>
+              <td>
+                <StatusBadge status={r.status} />
+              </td>
+              <td>
+                <a href={`/workflows/${r.workflowId}`}>{r.workflowId}</a> v{r.workflowVersion}
+              </td>
               <td>{r.triggeredBy}</td>
               <td>{when(r.startedAt)}</td>
               <td>{when(r.finishedAt)}</td>

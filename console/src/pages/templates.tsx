@@ -25,21 +25,48 @@ export function Templates() {
   return (
     <Page title="Templates">
       <div class="filters">
-        <input type="search" placeholder="Search templates" value={search} onChange={(e) => set('search', (e.target as HTMLInputElement).value)} aria-label="search" />
-        {tag ? <button class="chip on" onClick={() => set('tag', '')}>{tag} ✕</button> : null}
+        <input
+          type="search"
+          placeholder="Search templates"
+          value={search}
+          onChange={(e) => set('search', (e.target as HTMLInputElement).value)}
+          aria-label="search"
+        />
+        {tag ? (
+          <button class="chip on" onClick={() => set('tag', '')}>
+            {tag} ✕
+          </button>
+        ) : null}
       </div>
       <ErrorBox error={list.error} />
       <div class="gallery">
         {(list.data?.items ?? []).map((t) => (
           <article class="card template" data-template={t.id}>
-            <h3><a href={`/templates/${t.id}`}>{t.name}</a></h3>
+            <h3>
+              <a href={`/templates/${t.id}`}>{t.name}</a>
+            </h3>
             <p>{t.description}</p>
-            <div class="chips">{(t.tags ?? []).map((g: any) => <a class="chip" href={`/templates?tag=${encodeURIComponent(g.slug)}`}>{g.name || g.slug}</a>)}</div>
+            <div class="chips">
+              {(t.tags ?? []).map((g: any) => (
+                <a class="chip" href={`/templates?tag=${encodeURIComponent(g.slug)}`}>
+                  {g.name || g.slug}
+                </a>
+              ))}
+            </div>
           </article>
         ))}
       </div>
       {list.data && list.data.items.length === 0 ? <p class="empty">No templates match.</p> : null}
-      {!tag && tags.size ? <p class="muted">Tags: {[...tags].map(([slug, name]) => <a class="chip" href={`/templates?tag=${encodeURIComponent(slug)}`}>{name}</a>)}</p> : null}
+      {!tag && tags.size ? (
+        <p class="muted">
+          Tags:{' '}
+          {[...tags].map(([slug, name]) => (
+            <a class="chip" href={`/templates?tag=${encodeURIComponent(slug)}`}>
+              {name}
+            </a>
+          ))}
+        </p>
+      ) : null}
     </Page>
   )
 }
@@ -50,8 +77,18 @@ export function TemplatePage({ id }: { id: string }) {
   const [error, setError] = useState<unknown>(null)
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({})
   const t = template.data
-  if (template.error) return <Page title="Template"><ErrorBox error={template.error} /></Page>
-  if (!t) return <Page title="Template"><p>Loading…</p></Page>
+  if (template.error)
+    return (
+      <Page title="Template">
+        <ErrorBox error={template.error} />
+      </Page>
+    )
+  if (!t)
+    return (
+      <Page title="Template">
+        <p>Loading…</p>
+      </Page>
+    )
   const fork = async (values: Record<string, unknown>) => {
     setError(null)
     setFieldErrors({})
@@ -75,11 +112,34 @@ export function TemplatePage({ id }: { id: string }) {
   return (
     <Page title={t.name}>
       <p>{t.description}</p>
-      <div class="chips">{(t.tags ?? []).map((g: any) => <a class="chip" href={`/templates?tag=${encodeURIComponent(g.slug)}`}>{g.name || g.slug}</a>)}</div>
-      {t.definition?.nodes ? <div class="graph-box"><Graph definition={t.definition as any} /></div> : null}
+      <div class="chips">
+        {(t.tags ?? []).map((g: any) => (
+          <a class="chip" href={`/templates?tag=${encodeURIComponent(g.slug)}`}>
+            {g.name || g.slug}
+          </a>
+        ))}
+      </div>
+      {t.definition?.nodes ? (
+        <div class="graph-box">
+          <Graph definition={t.definition as any} />
+        </div>
+      ) : null}
       <h2>Fork into a workflow</h2>
-      <label>Workflow name <input name="fork-name" placeholder={t.name} value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} /></label>
-      <PropsForm props={(t.templateProps ?? []) as TemplateProp[]} errors={fieldErrors} onSubmit={fork} submitLabel="Fork" />
+      <label>
+        Workflow name{' '}
+        <input
+          name="fork-name"
+          placeholder={t.name}
+          value={name}
+          onInput={(e) => setName((e.target as HTMLInputElement).value)}
+        />
+      </label>
+      <PropsForm
+        props={(t.templateProps ?? []) as TemplateProp[]}
+        errors={fieldErrors}
+        onSubmit={fork}
+        submitLabel="Fork"
+      />
       <ErrorBox error={error} />
     </Page>
   )

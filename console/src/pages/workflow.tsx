@@ -20,43 +20,121 @@ export function WorkflowPage({ id }: { id: string }) {
     })
     void label
   }
-  if (workflow.error) return <Page title="Workflow"><ErrorBox error={workflow.error} /></Page>
-  if (!w) return <Page title="Workflow"><p>Loading…</p></Page>
+  if (workflow.error)
+    return (
+      <Page title="Workflow">
+        <ErrorBox error={workflow.error} />
+      </Page>
+    )
+  if (!w)
+    return (
+      <Page title="Workflow">
+        <p>Loading…</p>
+      </Page>
+    )
   // The live version's state, and whether a draft waits to be published beside it.
   const live = w.status === 'archived' || !w.hasLiveVersion ? null : w.liveVersionPaused ? 'paused' : 'active'
   return (
     <Page
-      title={<>{w.name} {live ? <StatusBadge status={live} /> : <StatusBadge status={w.status} />} {live && w.hasDraft ? <span class="badge" data-status="draft">draft pending</span> : null}</>}
+      title={
+        <>
+          {w.name} {live ? <StatusBadge status={live} /> : <StatusBadge status={w.status} />}{' '}
+          {live && w.hasDraft ? (
+            <span class="badge" data-status="draft">
+              draft pending
+            </span>
+          ) : null}
+        </>
+      }
       actions={
         <>
-          {w.status !== 'archived' ? <button onClick={act('publish', 'POST', `/v1/workflows/${id}/publish`)} disabled={!w.hasDraft && w.hasLiveVersion}>Publish</button> : null}
-          {live === 'active' ? <button onClick={act('pause', 'POST', `/v1/workflows/${id}/pause`)}>Pause</button> : null}
-          {live === 'paused' ? <button onClick={act('resume', 'POST', `/v1/workflows/${id}/resume`)}>Resume</button> : null}
-          {w.status !== 'archived'
-            ? <button class="danger" onClick={act('archive', 'DELETE', `/v1/workflows/${id}`, `Archive "${w.name}"? Its triggers stop until it is brought back.`)}>Archive</button>
-            : <button onClick={act('unarchive', 'POST', `/v1/workflows/${id}/unarchive`)}>Unarchive</button>}
-          <a class="button" href={`/runs?workflowId=${id}`}>Runs</a>
+          {w.status !== 'archived' ? (
+            <button
+              onClick={act('publish', 'POST', `/v1/workflows/${id}/publish`)}
+              disabled={!w.hasDraft && w.hasLiveVersion}
+            >
+              Publish
+            </button>
+          ) : null}
+          {live === 'active' ? (
+            <button onClick={act('pause', 'POST', `/v1/workflows/${id}/pause`)}>Pause</button>
+          ) : null}
+          {live === 'paused' ? (
+            <button onClick={act('resume', 'POST', `/v1/workflows/${id}/resume`)}>Resume</button>
+          ) : null}
+          {w.status !== 'archived' ? (
+            <button
+              class="danger"
+              onClick={act(
+                'archive',
+                'DELETE',
+                `/v1/workflows/${id}`,
+                `Archive "${w.name}"? Its triggers stop until it is brought back.`,
+              )}
+            >
+              Archive
+            </button>
+          ) : (
+            <button onClick={act('unarchive', 'POST', `/v1/workflows/${id}/unarchive`)}>Unarchive</button>
+          )}
+          <a class="button" href={`/runs?workflowId=${id}`}>
+            Runs
+          </a>
         </>
       }
     >
       <ErrorBox error={error} />
       <dl class="facts">
-        <dt>Version</dt><dd>{w.version}{w.hasDraft ? ' (draft)' : ''}{w.hasLiveVersion ? ', live version published' : ', not published'}</dd>
-        <dt>Trigger</dt><dd>{w.type}</dd>
-        <dt>Last triggered</dt><dd>{when(w.lastTriggeredAt)}</dd>
-        {w.pausedReason ? <><dt>Paused because</dt><dd>{w.pausedReason}</dd></> : null}
+        <dt>Version</dt>
+        <dd>
+          {w.version}
+          {w.hasDraft ? ' (draft)' : ''}
+          {w.hasLiveVersion ? ', live version published' : ', not published'}
+        </dd>
+        <dt>Trigger</dt>
+        <dd>{w.type}</dd>
+        <dt>Last triggered</dt>
+        <dd>{when(w.lastTriggeredAt)}</dd>
+        {w.pausedReason ? (
+          <>
+            <dt>Paused because</dt>
+            <dd>{w.pausedReason}</dd>
+          </>
+        ) : null}
       </dl>
       <div class="with-chat">
         <div>
-          <div class="graph-box"><Graph definition={w.definition} /></div>
+          <div class="graph-box">
+            <Graph definition={w.definition} />
+          </div>
           <RunNow id={id} disabled={w.status === 'archived'} />
         </div>
-        <BuilderChat workflowId={id} onProposed={() => { workflow.reload(); versions.reload() }} />
+        <BuilderChat
+          workflowId={id}
+          onProposed={() => {
+            workflow.reload()
+            versions.reload()
+          }}
+        />
       </div>
       <h2>Versions</h2>
       <table class="list">
-        <thead><tr><th>Version</th><th>By</th><th>Updated</th></tr></thead>
-        <tbody>{(versions.data?.items ?? []).map((v) => <tr><td>{v.version}</td><td>{v.versionCreatedBy}</td><td>{when(v.updatedAt)}</td></tr>)}</tbody>
+        <thead>
+          <tr>
+            <th>Version</th>
+            <th>By</th>
+            <th>Updated</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(versions.data?.items ?? []).map((v) => (
+            <tr>
+              <td>{v.version}</td>
+              <td>{v.versionCreatedBy}</td>
+              <td>{when(v.updatedAt)}</td>
+            </tr>
+          ))}
+        </tbody>
       </table>
     </Page>
   )
@@ -75,9 +153,19 @@ function RunNow({ id, disabled }: { id: string; disabled: boolean }) {
   }
   return (
     <form class="card run-now" onSubmit={submit}>
-      <label>Run now with this payload (JSON)<textarea name="payload" rows={4} value={payload} onInput={(e) => setPayload((e.target as HTMLTextAreaElement).value)} /></label>
+      <label>
+        Run now with this payload (JSON)
+        <textarea
+          name="payload"
+          rows={4}
+          value={payload}
+          onInput={(e) => setPayload((e.target as HTMLTextAreaElement).value)}
+        />
+      </label>
       <ErrorBox error={error} />
-      <button type="submit" disabled={disabled}>Run now</button>
+      <button type="submit" disabled={disabled}>
+        Run now
+      </button>
     </form>
   )
 }

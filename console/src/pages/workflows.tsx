@@ -6,13 +6,17 @@ import { ErrorBox, Page, parseTyped, StatusBadge, useAction, useLoad, when } fro
 
 const STATUSES = ['', 'draft', 'active', 'paused', 'archived']
 
-const STARTER = JSON.stringify({
-  triggerNodeIds: ['root'],
-  nodes: {
-    root: { type: 'manual', children: ['say'] },
-    say: { type: 'log', payload: { message: 'hello {{$trigger.body.name}}' } },
+const STARTER = JSON.stringify(
+  {
+    triggerNodeIds: ['root'],
+    nodes: {
+      root: { type: 'manual', children: ['say'] },
+      say: { type: 'log', payload: { message: 'hello {{$trigger.body.name}}' } },
+    },
   },
-}, null, 2)
+  null,
+  2,
+)
 
 export function Workflows() {
   const query = location.value.query
@@ -30,27 +34,56 @@ export function Workflows() {
     <Page title="Workflows" actions={<button onClick={() => setCreating(!creating)}>New workflow</button>}>
       {creating ? <NewWorkflow /> : null}
       <div class="filters">
-        <input type="search" placeholder="Search by name" value={search} onChange={(e) => set('search', (e.target as HTMLInputElement).value)} aria-label="search" />
-        <select value={status} onChange={(e) => set('status', (e.target as HTMLSelectElement).value)} aria-label="status">
-          {STATUSES.map((s) => <option value={s}>{s || 'any status'}</option>)}
+        <input
+          type="search"
+          placeholder="Search by name"
+          value={search}
+          onChange={(e) => set('search', (e.target as HTMLInputElement).value)}
+          aria-label="search"
+        />
+        <select
+          value={status}
+          onChange={(e) => set('status', (e.target as HTMLSelectElement).value)}
+          aria-label="status"
+        >
+          {STATUSES.map((s) => (
+            <option value={s}>{s || 'any status'}</option>
+          ))}
         </select>
       </div>
       <ErrorBox error={list.error} />
       <table class="list">
-        <thead><tr><th>Name</th><th>Status</th><th>Trigger</th><th>Version</th><th>Updated</th></tr></thead>
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Status</th>
+            <th>Trigger</th>
+            <th>Version</th>
+            <th>Updated</th>
+          </tr>
+        </thead>
         <tbody>
           {(list.data?.items ?? []).map((w) => (
             <tr>
-              <td><a href={`/workflows/${w.id}`}>{w.name}</a></td>
-              <td><StatusBadge status={w.status} /></td>
+              <td>
+                <a href={`/workflows/${w.id}`}>{w.name}</a>
+              </td>
+              <td>
+                <StatusBadge status={w.status} />
+              </td>
               <td>{w.type}</td>
-              <td>{w.version}{w.hasDraft && w.hasLiveVersion ? ' (draft)' : ''}</td>
+              <td>
+                {w.version}
+                {w.hasDraft && w.hasLiveVersion ? ' (draft)' : ''}
+              </td>
               <td>{when(w.updatedAt)}</td>
             </tr>
           ))}
         </tbody>
       </table>
-      {list.data && list.data.items.length === 0 ? <p class="empty">No workflows{search || status ? ' match' : ' yet'}.</p> : null}
+      {list.data && list.data.items.length === 0 ? (
+        <p class="empty">No workflows{search || status ? ' match' : ' yet'}.</p>
+      ) : null}
     </Page>
   )
 }
@@ -69,8 +102,18 @@ function NewWorkflow() {
   }
   return (
     <form class="card" onSubmit={submit}>
-      <label>Name <input name="name" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} /></label>
-      <label>Definition (JSON)<textarea name="definition" rows={12} value={definition} onInput={(e) => setDefinition((e.target as HTMLTextAreaElement).value)} /></label>
+      <label>
+        Name <input name="name" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+      </label>
+      <label>
+        Definition (JSON)
+        <textarea
+          name="definition"
+          rows={12}
+          value={definition}
+          onInput={(e) => setDefinition((e.target as HTMLTextAreaElement).value)}
+        />
+      </label>
       <ErrorBox error={error} />
       <button type="submit">Create</button>
     </form>

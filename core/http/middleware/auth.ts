@@ -68,15 +68,29 @@ function sessionPrincipal(caller: SessionCaller, orgHeader: string | null): Prin
   } else if (caller.memberships.length === 0) {
     problem = forbidden('you are not a member of any organization')
   } else if (!membership) {
-    problem = badRequest('X-Org-ID header is required: you are a member of several organizations; name one with X-Org-ID', [
-      { path: '/headers/X-Org-ID', message: 'required', organizations: caller.memberships.map((m) => m.organization_id) },
-    ])
+    problem = badRequest(
+      'X-Org-ID header is required: you are a member of several organizations; name one with X-Org-ID',
+      [
+        {
+          path: '/headers/X-Org-ID',
+          message: 'required',
+          organizations: caller.memberships.map((m) => m.organization_id),
+        },
+      ],
+    )
   }
   const role = problem ? null : (membership?.role ?? null)
   return {
-    kind: 'session', organizationId: problem ? '' : (membership?.organization_id ?? ''), keyId: null, sessionId: caller.sessionId,
-    serviceAccountId: null, userId: caller.userId, role, scope: 'read-write',
-    permissions: new Set(role ? ROLE_PERMISSIONS[role] : []), organizationProblem: problem,
+    kind: 'session',
+    organizationId: problem ? '' : (membership?.organization_id ?? ''),
+    keyId: null,
+    sessionId: caller.sessionId,
+    serviceAccountId: null,
+    userId: caller.userId,
+    role,
+    scope: 'read-write',
+    permissions: new Set(role ? ROLE_PERMISSIONS[role] : []),
+    organizationProblem: problem,
   }
 }
 
@@ -86,19 +100,30 @@ function sessionPrincipal(caller: SessionCaller, orgHeader: string | null): Prin
  * granted it, and everywhere else it is taken away, whatever the account says. What an owner may
  * hand out without holding it (`withheld`) stays grantable.
  */
-async function withOperatorGrant(principal: Principal, isOperator: ((organizationId: string) => Promise<boolean>) | undefined): Promise<Principal> {
+async function withOperatorGrant(
+  principal: Principal,
+  isOperator: ((organizationId: string) => Promise<boolean>) | undefined,
+): Promise<Principal> {
   const isOwner = principal.role === 'owner' && principal.serviceAccountId === null && principal.scope === 'read-write'
   if (!isOwner && !principal.permissions.has('template:moderate')) return principal
   const operator = principal.organizationId !== '' && isOperator ? await isOperator(principal.organizationId) : false
   const permissions = new Set(principal.permissions)
   if (operator) permissions.add('template:moderate')
   else permissions.delete('template:moderate')
-  const withheld = new Set<Permission>([...(principal.withheld ?? []), ...grantableApart(principal.role), 'template:moderate'])
+  const withheld = new Set<Permission>([
+    ...(principal.withheld ?? []),
+    ...grantableApart(principal.role),
+    'template:moderate',
+  ])
   for (const p of permissions) withheld.delete(p)
   return { ...principal, permissions, withheld }
 }
 
-export function createAuthGate(auth: AuthService, people?: PeopleService, isOperator?: (organizationId: string) => Promise<boolean>): AuthGate {
+export function createAuthGate(
+  auth: AuthService,
+  people?: PeopleService,
+  isOperator?: (organizationId: string) => Promise<boolean>,
+): AuthGate {
   async function authenticate(request: Request): Promise<Principal> {
     const authorization = request.headers.get('authorization')
     const orgHeader = request.headers.get(ORG_HEADER)?.trim() || null
@@ -111,7 +136,10 @@ export function createAuthGate(auth: AuthService, people?: PeopleService, isOper
       viaCookie = token !== null
     }
     if (token === null || !people) {
-      const principal = await auth.authenticate(authorization, { ip: clientAddressOf(request), userAgent: request.headers.get('user-agent') })
+      const principal = await auth.authenticate(authorization, {
+        ip: clientAddressOf(request),
+        userAgent: request.headers.get('user-agent'),
+      })
       if (orgHeader && orgHeader !== principal.organizationId) {
         throw forbidden(`this API key belongs to another organization than X-Org-ID ${orgHeader}`)
       }
@@ -146,7 +174,9 @@ const inOrganization = (principal: Principal) => {
 
 export function authPlugin(gate: AuthGate) {
   const guard = (check: (principal: Principal) => void) =>
-    Object.assign(async ({ request }: { request: Request }) => check(await gate.principalOf(request)), { [AUTHENTICATES]: true })
+    Object.assign(async ({ request }: { request: Request }) => check(await gate.principalOf(request)), {
+      [AUTHENTICATES]: true,
+    })
   const resolve = async ({ request }: { request: Request }) => ({ principal: await gate.principalOf(request) })
 
   return new Elysia({ name: 'auth' }).macro({
@@ -164,14 +194,16 @@ export function authPlugin(gate: AuthGate) {
     /** A person: a session, or a key made by a signed-in user. No organization needed. */
     user: (on: true) => ({
       transform: guard((principal) => {
-        if (on && !principal.userId) throw unauthorized('this endpoint is for people: sign in, or use a key made by a signed-in user')
+        if (on && !principal.userId)
+          throw unauthorized('this endpoint is for people: sign in, or use a key made by a signed-in user')
       }),
       resolve,
     }),
     /** A sign-in session itself (logout, the session's CSRF token, password change). */
     session: (on: true) => ({
       transform: guard((principal) => {
-        if (on && principal.kind !== 'session') throw unauthorized('this endpoint needs a sign-in session (POST /v1/auth/login)')
+        if (on && principal.kind !== 'session')
+          throw unauthorized('this endpoint needs a sign-in session (POST /v1/auth/login)')
       }),
       resolve,
     }),
@@ -181,10 +213,14 @@ export function authPlugin(gate: AuthGate) {
 export type AuthPlugin = ReturnType<typeof authPlugin>
 
 /** `METHOD path` of every route that needs a caller (its transform hooks carry the macro's mark). */
-export function authenticatedRoutes(routes: ReadonlyArray<{ method: string; path: string; hooks?: unknown }>): Set<string> {
+export function authenticatedRoutes(
+  routes: ReadonlyArray<{ method: string; path: string; hooks?: unknown }>,
+): Set<string> {
   const keyed = new Set<string>()
   for (const route of routes) {
-    const transforms = (route.hooks as { transform?: Array<{ fn?: unknown } | ((...args: unknown[]) => unknown)> } | undefined)?.transform ?? []
+    const transforms =
+      (route.hooks as { transform?: Array<{ fn?: unknown } | ((...args: unknown[]) => unknown)> } | undefined)
+        ?.transform ?? []
     const marked = transforms.some((h) => {
       const fn = typeof h === 'function' ? h : h?.fn
       return typeof fn === 'function' && (fn as unknown as Record<symbol, unknown>)[AUTHENTICATES] === true

@@ -65,14 +65,18 @@ export function jsonDepthExceeds(text: string, limit = MAX_JSON_DEPTH): boolean 
 }
 
 /** The 400 for JSON nested past the bound: named, instead of a stack overflow later. */
-const tooDeep = () => badRequest(`request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, [{ path: '', message: `nested deeper than ${MAX_JSON_DEPTH} levels` }])
+const tooDeep = () =>
+  badRequest(`request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, [
+    { path: '', message: `nested deeper than ${MAX_JSON_DEPTH} levels` },
+  ])
 
 export function parseBody(text: string, contentType: string): unknown {
   if (text === '') return undefined
   const type = contentType.toLowerCase()
   const looksJson = /^\s*[[{]/.test(text)
   // `curl -d '{…}'` sends JSON labelled as a form; a body that starts like JSON is JSON.
-  if (type.includes('application/x-www-form-urlencoded') && !looksJson) return Object.fromEntries(new URLSearchParams(text))
+  if (type.includes('application/x-www-form-urlencoded') && !looksJson)
+    return Object.fromEntries(new URLSearchParams(text))
   if (type.startsWith('text/') && !type.includes('json')) return text
   if (jsonDepthExceeds(text)) throw tooDeep()
   try {
@@ -104,7 +108,12 @@ export function bodyPlugin(maxBytes: number, gate?: BodyGate, larger: ReadonlyMa
     // The API takes JSON objects only (forms, text and other JSON values are for webhooks).
     const body = parseBody(text, 'application/json')
     if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
-      throw badRequest('the request body must be a JSON object', [{ path: '', message: `expected an object, got ${body === null ? 'null' : Array.isArray(body) ? 'an array' : typeof body}` }])
+      throw badRequest('the request body must be a JSON object', [
+        {
+          path: '',
+          message: `expected an object, got ${body === null ? 'null' : Array.isArray(body) ? 'an array' : typeof body}`,
+        },
+      ])
     }
     return body
   })

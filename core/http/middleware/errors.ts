@@ -27,7 +27,12 @@ export function errorsPlugin(logger: Logger) {
     // its own there (422 for a validation failure), not the one this answer carries.
     set.status = failure?.status ?? 500
     if (!failure) {
-      logger.error('unhandled error', { requestId, method: request.method, path: redactPath(path), error: describe(error) })
+      logger.error('unhandled error', {
+        requestId,
+        method: request.method,
+        path: redactPath(path),
+        error: describe(error),
+      })
       return jsonResponse(errorBody(500, 'internal error', [], requestId), 500, { 'x-request-id': requestId })
     }
     return jsonResponse(errorBody(failure.status, failure.message, failure.details, requestId), failure.status, {
@@ -53,7 +58,8 @@ function toAppError(code: unknown, error: unknown, method: string, path: string)
       return new AppError(400, (error as Error).message)
   }
   const status = (error as { status?: unknown } | null)?.status
-  if (typeof status === 'number' && status >= 400 && status < 500) return new AppError(status, (error as Error).message ?? 'bad request')
+  if (typeof status === 'number' && status >= 400 && status < 500)
+    return new AppError(status, (error as Error).message ?? 'bad request')
   return null
 }
 
@@ -87,7 +93,14 @@ function describeValueError(item: ValueError): string {
   const kind = schema.type === 'integer' ? 'an integer' : 'a number'
   const min = schema.minimum as number | undefined
   const max = schema.maximum as number | undefined
-  const range = min !== undefined && max !== undefined ? ` between ${min} and ${max}` : min !== undefined ? ` of at least ${min}` : max !== undefined ? ` of at most ${max}` : ''
+  const range =
+    min !== undefined && max !== undefined
+      ? ` between ${min} and ${max}`
+      : min !== undefined
+        ? ` of at least ${min}`
+        : max !== undefined
+          ? ` of at most ${max}`
+          : ''
   return `must be ${kind}${range}`
 }
 

@@ -17,6 +17,7 @@ export function requestIdPlugin(ids: Ids) {
     const id = sent && SANE_ID.test(sent) ? sent : ids.next('req')
     setState(request, { id, startedAt: performance.now() })
     set.headers['x-request-id'] = id
-    if (request.url.includes('%00')) throw badRequest('the path and query must not contain NUL (%00)', [{ path: '/url', message: 'contains %00' }])
+    if (request.url.includes('%00'))
+      throw badRequest('the path and query must not contain NUL (%00)', [{ path: '/url', message: 'contains %00' }])
   })
 }

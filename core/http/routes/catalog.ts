@@ -11,13 +11,22 @@ import { t } from '../schemas.ts'
 
 const tags = ['catalog']
 const TagsQuery = t.Object({
-  tags: t.Optional(t.Array(t.String({ maxLength: 100 }), { maxItems: 50, description: 'comma-separated or repeated; an entry must carry every tag' })),
+  tags: t.Optional(
+    t.Array(t.String({ maxLength: 100 }), {
+      maxItems: 50,
+      description: 'comma-separated or repeated; an entry must carry every tag',
+    }),
+  ),
 })
 const TriggersQuery = t.Composite([TagsQuery, t.Object({ platform: t.Optional(t.String({ maxLength: 100 })) })])
 const TypeParams = t.Object({ type: t.String({ minLength: 1, maxLength: 100 }) })
 
 /** `?tags=a,b&tags=c` → ['a', 'b', 'c']. */
-const tagList = (query: { tags?: string[] }) => (query.tags ?? []).flatMap((v) => v.split(',')).map((v) => v.trim().toLowerCase()).filter(Boolean)
+const tagList = (query: { tags?: string[] }) =>
+  (query.tags ?? [])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim().toLowerCase())
+    .filter(Boolean)
 
 export function catalogRoutes(auth: AuthPlugin, registry: Registry) {
   const catalog = buildCatalog(registry)
@@ -28,34 +37,72 @@ export function catalogRoutes(auth: AuthPlugin, registry: Registry) {
   }
   return new Elysia({ name: 'routes.catalog' })
     .use(auth)
-    .get('/v1/triggers', ({ query }) => withTags(catalog.triggers, tagList(query)).filter((e) => !query.platform || e.platform === query.platform), {
-      permission: 'action:read',
-      query: TriggersQuery,
-      detail: doc({ summary: 'List the trigger types of the loaded plugins', tags, permission: 'action:read', response: T.Array(TriggerEntry) }),
-    })
+    .get(
+      '/v1/triggers',
+      ({ query }) =>
+        withTags(catalog.triggers, tagList(query)).filter((e) => !query.platform || e.platform === query.platform),
+      {
+        permission: 'action:read',
+        query: TriggersQuery,
+        detail: doc({
+          summary: 'List the trigger types of the loaded plugins',
+          tags,
+          permission: 'action:read',
+          response: T.Array(TriggerEntry),
+        }),
+      },
+    )
     .get('/v1/triggers/:type', ({ params }) => find(catalog.triggers, params.type, 'trigger type'), {
       permission: 'action:read',
       params: TypeParams,
-      detail: doc({ summary: 'Read one trigger type', tags, permission: 'action:read', response: TriggerEntry, errors: [404] }),
+      detail: doc({
+        summary: 'Read one trigger type',
+        tags,
+        permission: 'action:read',
+        response: TriggerEntry,
+        errors: [404],
+      }),
     })
     .get('/v1/actions', ({ query }) => withTags(catalog.actions, tagList(query)), {
       permission: 'action:read',
       query: TagsQuery,
-      detail: doc({ summary: 'List the action (node) types of the loaded plugins', tags, permission: 'action:read', response: T.Array(ActionEntry) }),
+      detail: doc({
+        summary: 'List the action (node) types of the loaded plugins',
+        tags,
+        permission: 'action:read',
+        response: T.Array(ActionEntry),
+      }),
     })
     .get('/v1/actions/:type', ({ params }) => find(catalog.actions, params.type, 'action type'), {
       permission: 'action:read',
       params: TypeParams,
-      detail: doc({ summary: 'Read one action type', tags, permission: 'action:read', response: ActionEntry, errors: [404] }),
+      detail: doc({
+        summary: 'Read one action type',
+        tags,
+        permission: 'action:read',
+        response: ActionEntry,
+        errors: [404],
+      }),
     })
     .get('/v1/connector-types', ({ query }) => withTags(catalog.connectorTypes, tagList(query)), {
       permission: 'connector:read',
       query: TagsQuery,
-      detail: doc({ summary: 'List the connector types of the loaded plugins, with their data schemas', tags, permission: 'connector:read', response: T.Array(ConnectorTypeEntry) }),
+      detail: doc({
+        summary: 'List the connector types of the loaded plugins, with their data schemas',
+        tags,
+        permission: 'connector:read',
+        response: T.Array(ConnectorTypeEntry),
+      }),
     })
     .get('/v1/connector-types/:type', ({ params }) => find(catalog.connectorTypes, params.type, 'connector type'), {
       permission: 'connector:read',
       params: TypeParams,
-      detail: doc({ summary: 'Read one connector type', tags, permission: 'connector:read', response: ConnectorTypeEntry, errors: [404] }),
+      detail: doc({
+        summary: 'Read one connector type',
+        tags,
+        permission: 'connector:read',
+        response: ConnectorTypeEntry,
+        errors: [404],
+      }),
     })
 }

@@ -17,28 +17,46 @@ export function connectorRoutes(auth: AuthPlugin, connectors: ConnectorService) 
       body: CreateConnectorBody,
       detail: doc({
         summary: 'Create a connector',
-        description: 'data is checked against the connector type\'s schema (GET /v1/connector-types); secret fields are encrypted at rest and come back masked in maskedData.',
-        tags, permission: 'connector:create', response: Connector,
+        description:
+          "data is checked against the connector type's schema (GET /v1/connector-types); secret fields are encrypted at rest and come back masked in maskedData.",
+        tags,
+        permission: 'connector:create',
+        response: Connector,
       }),
     })
     .get('/', ({ principal, query }) => connectors.list(principal, pageRequest(query), query.type), {
       permission: 'connector:read',
       query: t.Composite([PageQuery, ConnectorListQuery]),
-      detail: doc({ summary: 'List the organization\'s connectors, newest first', tags, permission: 'connector:read', response: Page(Connector) }),
+      detail: doc({
+        summary: "List the organization's connectors, newest first",
+        tags,
+        permission: 'connector:read',
+        response: Page(Connector),
+      }),
     })
     .get('/:id', ({ principal, params }) => connectors.get(principal, params.id), {
       permission: 'connector:read',
       params: IdParams,
-      detail: doc({ summary: 'Read a connector (secrets masked)', tags, permission: 'connector:read', response: Connector, errors: [404] }),
+      detail: doc({
+        summary: 'Read a connector (secrets masked)',
+        tags,
+        permission: 'connector:read',
+        response: Connector,
+        errors: [404],
+      }),
     })
     .put('/:id', ({ principal, params, body }) => connectors.update(principal, params.id, body), {
       permission: 'connector:update',
       params: IdParams,
       body: UpdateConnectorBody,
       detail: doc({
-        summary: 'Change a connector\'s name, description or data',
-        description: 'data replaces the stored data. A secret field left out, or sent back as its mask, keeps its stored value; null removes an optional field. The type cannot change.',
-        tags, permission: 'connector:update', response: Connector, errors: [404],
+        summary: "Change a connector's name, description or data",
+        description:
+          'data replaces the stored data. A secret field left out, or sent back as its mask, keeps its stored value; null removes an optional field. The type cannot change.',
+        tags,
+        permission: 'connector:update',
+        response: Connector,
+        errors: [404],
       }),
     })
     .delete('/:id', ({ principal, params }) => connectors.remove(principal, params.id), {
@@ -46,8 +64,12 @@ export function connectorRoutes(auth: AuthPlugin, connectors: ConnectorService) 
       params: IdParams,
       detail: doc({
         summary: 'Delete a connector',
-        description: 'Refused with 409 (listing the workflows) while a live workflow names it in a node\'s connector.id.',
-        tags, permission: 'connector:delete', response: Connector, errors: [404, 409],
+        description:
+          "Refused with 409 (listing the workflows) while a live workflow names it in a node's connector.id.",
+        tags,
+        permission: 'connector:delete',
+        response: Connector,
+        errors: [404, 409],
       }),
     })
 }

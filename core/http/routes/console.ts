@@ -7,10 +7,32 @@
 import { Elysia } from 'elysia'
 import { doc } from '../docs.ts'
 
-interface Assets { script: string; style: string; version: string }
+interface Assets {
+  script: string
+  style: string
+  version: string
+}
 
 /** The console's pages: deep links to them answer the console. */
-const PAGES = ['/', '/signin', '/workflows', '/workflows/:id', '/runs', '/runs/:id', '/templates', '/templates/:id', '/keys', '/hooks', '/events', '/connectors', '/people', '/settings', '/moderation', '/agents', '/x402']
+const PAGES = [
+  '/',
+  '/signin',
+  '/workflows',
+  '/workflows/:id',
+  '/runs',
+  '/runs/:id',
+  '/templates',
+  '/templates/:id',
+  '/keys',
+  '/hooks',
+  '/events',
+  '/connectors',
+  '/people',
+  '/settings',
+  '/moderation',
+  '/agents',
+  '/x402',
+]
 
 /** The page runs only the script its own nonce names: nothing else served from this origin (an app's file under /w/) can run in it. */
 const policy = (nonce: string) =>
@@ -33,7 +55,9 @@ async function loadAssets(): Promise<Assets | null> {
     ])
     const text = { script: script.default as unknown as string, style: style.default as unknown as string }
     // The assets are cached for good under a name that changes whenever their content does.
-    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text.script + text.style)))
+    const digest = new Uint8Array(
+      await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text.script + text.style)),
+    )
     return { ...text, version: [...digest.slice(0, 8)].map((b) => b.toString(16).padStart(2, '0')).join('') }
   } catch {
     return null
@@ -63,16 +87,33 @@ export function consoleRoutes() {
   const assets = loadAssets()
   const answer = async (kind: 'page' | 'script' | 'style') => {
     const built = await assets
-    if (!built) return new Response(NOT_BUILT, { status: 503, headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': policy('none'), ...SECURITY_HEADERS } })
+    if (!built)
+      return new Response(NOT_BUILT, {
+        status: 503,
+        headers: {
+          'content-type': 'text/html; charset=utf-8',
+          'content-security-policy': policy('none'),
+          ...SECURITY_HEADERS,
+        },
+      })
     if (kind === 'page') {
       const nonce = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))))
       return new Response(page(built.version, nonce), {
-        headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': policy(nonce), ...SECURITY_HEADERS },
+        headers: {
+          'content-type': 'text/html; charset=utf-8',
+          'cache-control': 'no-store',
+          'content-security-policy': policy(nonce),
+          ...SECURITY_HEADERS,
+        },
       })
     }
     const type = kind === 'script' ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8'
     return new Response(kind === 'script' ? built.script : built.style, {
-      headers: { 'content-type': type, 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' },
+      headers: {
+        'content-type': type,
+        'cache-control': 'public, max-age=31536000, immutable',
+        'x-content-type-options': 'nosniff',
+      },
     })
   }
   const hidden = { detail: doc({ summary: 'The web console', tags: ['console'], hide: true }) }

@@ -1,7 +1,13 @@
 import { Elysia } from 'elysia'
 import { Page, pageRequest } from '../../domain/common.ts'
 import {
-  CreatedHookEndpoint, CreateHookEndpointBody, DELIVERY_STATUSES, HookDelivery, HookEndpoint, RegenerateSecretBody, UpdateHookEndpointBody,
+  CreatedHookEndpoint,
+  CreateHookEndpointBody,
+  DELIVERY_STATUSES,
+  HookDelivery,
+  HookEndpoint,
+  RegenerateSecretBody,
+  UpdateHookEndpointBody,
 } from '../../domain/execution-hook.ts'
 import type { ExecutionHookService } from '../../services/execution-hooks.ts'
 import { doc } from '../docs.ts'
@@ -19,29 +25,56 @@ export function executionHookRoutes(auth: AuthPlugin, hooks: ExecutionHookServic
       permission,
       body: CreateHookEndpointBody,
       detail: doc({
-        summary: 'Register an endpoint for run and node events; the signing secret is in data.signingSecret and is shown once',
-        description: 'The URL must be https (http only for hosts the operator allows) and must not resolve to a private, loopback, link-local or metadata address.',
-        tags, permission, response: CreatedHookEndpoint,
+        summary:
+          'Register an endpoint for run and node events; the signing secret is in data.signingSecret and is shown once',
+        description:
+          'The URL must be https (http only for hosts the operator allows) and must not resolve to a private, loopback, link-local or metadata address.',
+        tags,
+        permission,
+        response: CreatedHookEndpoint,
       }),
     })
     .get('', ({ principal, query }) => hooks.list(principal, pageRequest(query)), {
       permission,
       query: PageQuery,
-      detail: doc({ summary: 'List the organization\'s execution webhooks, newest first', tags, permission, response: Page(HookEndpoint) }),
+      detail: doc({
+        summary: "List the organization's execution webhooks, newest first",
+        tags,
+        permission,
+        response: Page(HookEndpoint),
+      }),
     })
-    .get('/deliveries', ({ principal, query }) => hooks.listDeliveries(principal, { endpointId: query.endpointId, status: query.status, runId: query.runId }, pageRequest(query)), {
-      permission,
-      query: t.Composite([PageQuery, t.Object({
-        endpointId: t.Optional(Id),
-        status: t.Optional(t.Union(DELIVERY_STATUSES.map((s) => t.Literal(s)))),
-        runId: t.Optional(Id),
-      })]),
-      detail: doc({ summary: 'List delivery records, newest first', tags, permission, response: Page(HookDelivery) }),
-    })
+    .get(
+      '/deliveries',
+      ({ principal, query }) =>
+        hooks.listDeliveries(
+          principal,
+          { endpointId: query.endpointId, status: query.status, runId: query.runId },
+          pageRequest(query),
+        ),
+      {
+        permission,
+        query: t.Composite([
+          PageQuery,
+          t.Object({
+            endpointId: t.Optional(Id),
+            status: t.Optional(t.Union(DELIVERY_STATUSES.map((s) => t.Literal(s)))),
+            runId: t.Optional(Id),
+          }),
+        ]),
+        detail: doc({ summary: 'List delivery records, newest first', tags, permission, response: Page(HookDelivery) }),
+      },
+    )
     .get('/deliveries/:id', ({ principal, params }) => hooks.getDelivery(principal, params.id), {
       permission,
       params: IdParams,
-      detail: doc({ summary: 'Read a delivery record, with the payload that was sent', tags, permission, response: HookDelivery, errors: [404] }),
+      detail: doc({
+        summary: 'Read a delivery record, with the payload that was sent',
+        tags,
+        permission,
+        response: HookDelivery,
+        errors: [404],
+      }),
     })
     .post('/deliveries/:id/retry', ({ principal, params }) => hooks.retry(principal, params.id), {
       permission,
@@ -49,7 +82,10 @@ export function executionHookRoutes(auth: AuthPlugin, hooks: ExecutionHookServic
       detail: doc({
         summary: 'Send a failed delivery again now (the same record)',
         description: 'For a delivery that gave up, or one waiting for its next retry. Answers the record it queued.',
-        tags, permission, response: HookDelivery, errors: [404, 409],
+        tags,
+        permission,
+        response: HookDelivery,
+        errors: [404, 409],
       }),
     })
     .post('/deliveries/:id/replay', ({ principal, params }) => hooks.replay(principal, params.id), {
@@ -57,7 +93,10 @@ export function executionHookRoutes(auth: AuthPlugin, hooks: ExecutionHookServic
       params: IdParams,
       detail: doc({
         summary: 'Send an event again as a new delivery record, with the same webhook-id',
-        tags, permission, response: HookDelivery, errors: [404, 409],
+        tags,
+        permission,
+        response: HookDelivery,
+        errors: [404, 409],
       }),
     })
     .get('/:id', ({ principal, params }) => hooks.get(principal, params.id), {
@@ -70,9 +109,13 @@ export function executionHookRoutes(auth: AuthPlugin, hooks: ExecutionHookServic
       params: IdParams,
       body: UpdateHookEndpointBody,
       detail: doc({
-        summary: 'Change an endpoint\'s name, description, URL, event types or retries',
-        description: 'A new URL is checked as at creation. Deliveries already queued go to the new URL on their next attempt; a new maxRetries applies to deliveries made after the change.',
-        tags, permission, response: HookEndpoint, errors: [404],
+        summary: "Change an endpoint's name, description, URL, event types or retries",
+        description:
+          'A new URL is checked as at creation. Deliveries already queued go to the new URL on their next attempt; a new maxRetries applies to deliveries made after the change.',
+        tags,
+        permission,
+        response: HookEndpoint,
+        errors: [404],
       }),
     })
     .delete('/:id', ({ principal, params }) => hooks.remove(principal, params.id), {
@@ -80,28 +123,52 @@ export function executionHookRoutes(auth: AuthPlugin, hooks: ExecutionHookServic
       params: IdParams,
       detail: doc({
         summary: 'Delete an endpoint; answers the deleted endpoint',
-        description: 'Its delivery records stay readable; deliveries still queued are closed unsent ("the endpoint no longer exists").',
-        tags, permission, response: HookEndpoint, errors: [404],
+        description:
+          'Its delivery records stay readable; deliveries still queued are closed unsent ("the endpoint no longer exists").',
+        tags,
+        permission,
+        response: HookEndpoint,
+        errors: [404],
       }),
     })
     .post('/:id/enable', ({ principal, params }) => hooks.enable(principal, params.id), {
       permission,
       params: IdParams,
-      detail: doc({ summary: 'Enable an endpoint: new events are delivered to it again', tags, permission, response: HookEndpoint, errors: [404] }),
+      detail: doc({
+        summary: 'Enable an endpoint: new events are delivered to it again',
+        tags,
+        permission,
+        response: HookEndpoint,
+        errors: [404],
+      }),
     })
     .post('/:id/disable', ({ principal, params }) => hooks.disable(principal, params.id), {
       permission,
       params: IdParams,
-      detail: doc({ summary: 'Disable an endpoint: nothing more is sent to it', tags, permission, response: HookEndpoint, errors: [404] }),
-    })
-    .post('/:id/regenerate-secret', ({ principal, params, body }) => hooks.regenerateSecret(principal, params.id, body ?? {}), {
-      permission,
-      params: IdParams,
-      body: t.Optional(RegenerateSecretBody),
       detail: doc({
-        summary: 'Replace the signing secret; the new one is in data.signingSecret and is shown once',
-        description: 'Until previousSecretTtlSeconds (default 86400) have passed, deliveries carry a second signature made with the old secret.',
-        tags, permission, response: CreatedHookEndpoint, errors: [404],
+        summary: 'Disable an endpoint: nothing more is sent to it',
+        tags,
+        permission,
+        response: HookEndpoint,
+        errors: [404],
       }),
     })
+    .post(
+      '/:id/regenerate-secret',
+      ({ principal, params, body }) => hooks.regenerateSecret(principal, params.id, body ?? {}),
+      {
+        permission,
+        params: IdParams,
+        body: t.Optional(RegenerateSecretBody),
+        detail: doc({
+          summary: 'Replace the signing secret; the new one is in data.signingSecret and is shown once',
+          description:
+            'Until previousSecretTtlSeconds (default 86400) have passed, deliveries carry a second signature made with the old secret.',
+          tags,
+          permission,
+          response: CreatedHookEndpoint,
+          errors: [404],
+        }),
+      },
+    )
 }

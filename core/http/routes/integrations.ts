@@ -19,12 +19,23 @@ export const routeShape = (path: string) => path.replace(/:[A-Za-z0-9_]+/g, ':')
 function inbound(request: Request, params: Record<string, string>, query: Record<string, unknown>): InboundRequest {
   const flat: Record<string, string> = {}
   for (const [k, v] of Object.entries(query)) flat[k] = Array.isArray(v) ? String(v[0]) : String(v)
-  return { method: request.method, url: clientUrlOf(request), params, query: flat, headers: Object.fromEntries(request.headers), rawBody: rawBodyOf(request) }
+  return {
+    method: request.method,
+    url: clientUrlOf(request),
+    params,
+    query: flat,
+    headers: Object.fromEntries(request.headers),
+    rawBody: rawBodyOf(request),
+  }
 }
 
 function toResponse(answer: WebhookAnswer, request: Request): Response {
   const headers = { ...answer.headers, 'x-request-id': stateOf(request)?.id ?? '' }
-  if (typeof answer.body === 'string') return new Response(answer.body, { status: answer.status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } })
+  if (typeof answer.body === 'string')
+    return new Response(answer.body, {
+      status: answer.status,
+      headers: { 'content-type': 'text/plain; charset=utf-8', ...headers },
+    })
   return jsonResponse(answer.body ?? null, answer.status, headers)
 }
 
@@ -32,25 +43,43 @@ function toResponse(answer: WebhookAnswer, request: Request): Response {
  * The routes of the given webhooks. `taken` lists the POST routes the app already has: a
  * plugin may not take one of them (the start fails, naming the plugin).
  */
-export function integrationRoutes(webhooks: readonly RegisteredWebhook[], intake: WebhookIntake, taken: ReadonlySet<string>) {
+export function integrationRoutes(
+  webhooks: readonly RegisteredWebhook[],
+  intake: WebhookIntake,
+  taken: ReadonlySet<string>,
+) {
   const app = new Elysia({ name: 'routes.integrations' })
   for (const entry of webhooks) {
     const { webhook } = entry
     if (taken.has(routeShape(webhook.path))) {
-      throw new Error(`plugin "${entry.pluginId}": webhook "${webhook.name}": POST ${webhook.path} is a route of the server`)
+      throw new Error(
+        `plugin "${entry.pluginId}": webhook "${webhook.name}": POST ${webhook.path} is a route of the server`,
+      )
     }
     const names = [...webhook.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1])
-    app.post(webhook.path, async ({ request, params, query, body }) => {
-      void body // read through the body plugin: size limit and raw text
-      return toResponse(await intake.handle(entry, inbound(request, (params ?? {}) as Record<string, string>, query ?? {})), request)
-    }, {
-      ...(names.length > 0 ? { params: t.Object(Object.fromEntries(names.map((n) => [n, t.String({ minLength: 1, maxLength: 200 })]))) } : {}),
-      detail: doc({
-        summary: webhook.description || `Integration webhook ${entry.pluginId}/${webhook.name}`,
-        description: `Integration webhook of the ${entry.pluginId} plugin; no API key: ${authText(entry)}. Answers the Webhook result object without the envelope (see docs/integrations.md).`,
-        tags: ['integrations'], raw: true, response: WebhookResult, errors: [404, 413],
-      }),
-    })
+    app.post(
+      webhook.path,
+      async ({ request, params, query, body }) => {
+        void body // read through the body plugin: size limit and raw text
+        return toResponse(
+          await intake.handle(entry, inbound(request, (params ?? {}) as Record<string, string>, query ?? {})),
+          request,
+        )
+      },
+      {
+        ...(names.length > 0
+          ? { params: t.Object(Object.fromEntries(names.map((n) => [n, t.String({ minLength: 1, maxLength: 200 })]))) }
+          : {}),
+        detail: doc({
+          summary: webhook.description || `Integration webhook ${entry.pluginId}/${webhook.name}`,
+          description: `Integration webhook of the ${entry.pluginId} plugin; no API key: ${authText(entry)}. Answers the Webhook result object without the envelope (see docs/integrations.md).`,
+          tags: ['integrations'],
+          raw: true,
+          response: WebhookResult,
+          errors: [404, 413],
+        }),
+      },
+    )
   }
   return app
 }
@@ -61,10 +90,10 @@ function authText(entry: RegisteredWebhook): string {
     case 'connector':
       return `verified with the organization's ${auth.connector.type} connector`
     case 'organization':
-      return 'verified with the organization\'s webhook secret'
+      return "verified with the organization's webhook secret"
     case 'setting':
       return `verified with the operator setting ${auth.setting}`
     default:
-      return 'verified by the request\'s content'
+      return "verified by the request's content"
   }
 }

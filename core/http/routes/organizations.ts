@@ -11,39 +11,61 @@ import { t } from '../schemas.ts'
 const tags = ['integrations']
 const OrgParams = t.Object({ orgId: t.String({ minLength: 1, maxLength: 64 }) })
 
-export function organizationRoutes(auth: AuthPlugin, secrets: OrganizationWebhookSecretService, settings: OrganizationSettingsService) {
+export function organizationRoutes(
+  auth: AuthPlugin,
+  secrets: OrganizationWebhookSecretService,
+  settings: OrganizationSettingsService,
+) {
   return new Elysia({ name: 'routes.organizations', prefix: '/v1/organizations' })
     .use(auth)
     .get('/:orgId/webhook-secret', ({ principal, params }) => secrets.reveal(principal, params.orgId), {
       permission: 'org:update',
       params: OrgParams,
       detail: doc({
-        summary: 'Read the organization\'s webhook secret',
-        description: 'The secret query parameter of POST /v1/orgs/{orgId}/integrations/eventsource. Made on first read. Another organization is a 404.',
-        tags, permission: 'org:update', response: WebhookSecret, errors: [404],
+        summary: "Read the organization's webhook secret",
+        description:
+          'The secret query parameter of POST /v1/orgs/{orgId}/integrations/eventsource. Made on first read. Another organization is a 404.',
+        tags,
+        permission: 'org:update',
+        response: WebhookSecret,
+        errors: [404],
       }),
     })
     .post('/:orgId/webhook-secret/regenerate', ({ principal, params }) => secrets.regenerate(principal, params.orgId), {
       permission: 'org:update',
       params: OrgParams,
       detail: doc({
-        summary: 'Replace the organization\'s webhook secret',
+        summary: "Replace the organization's webhook secret",
         description: 'The previous secret stops working at once.',
-        tags, permission: 'org:update', response: WebhookSecret, errors: [404],
+        tags,
+        permission: 'org:update',
+        response: WebhookSecret,
+        errors: [404],
       }),
-    })    .get('/:orgId/settings', ({ principal, params }) => settings.get(principal, params.orgId), {
+    })
+    .get('/:orgId/settings', ({ principal, params }) => settings.get(principal, params.orgId), {
       permission: 'org:read',
       params: OrgParams,
-      detail: doc({ summary: 'Read the organization\'s settings', tags: ['organizations'], permission: 'org:read', response: OrganizationSettings, errors: [404] }),
+      detail: doc({
+        summary: "Read the organization's settings",
+        tags: ['organizations'],
+        permission: 'org:read',
+        response: OrganizationSettings,
+        errors: [404],
+      }),
     })
     .put('/:orgId/settings', ({ principal, params, body }) => settings.put(principal, params.orgId, body), {
       permission: 'org:update',
       params: OrgParams,
       body: OrganizationSettingsBody,
       detail: doc({
-        summary: 'Change the organization\'s settings',
-        description: 'runRetention: how long its finished runs are kept (`30d`, `12h`, `90m`; `0` for ever; null follows the installation\'s AUTOMATON_RUN_RETENTION). A workflow\'s own runRetention may shorten it.',
-        tags: ['organizations'], permission: 'org:update', response: OrganizationSettings, errors: [400, 404],
+        summary: "Change the organization's settings",
+        description:
+          "runRetention: how long its finished runs are kept (`30d`, `12h`, `90m`; `0` for ever; null follows the installation's AUTOMATON_RUN_RETENTION). A workflow's own runRetention may shorten it.",
+        tags: ['organizations'],
+        permission: 'org:update',
+        response: OrganizationSettings,
+        errors: [400, 404],
       }),
     })
 }

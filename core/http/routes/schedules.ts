@@ -15,9 +15,13 @@ export function scheduleRoutes(auth: AuthPlugin, schedules: ScheduleService) {
       permission: 'workflow:read',
       params: IdParams,
       detail: doc({
-        summary: 'Read a workflow\'s schedule: next fire times of its cronjob and schedule triggers',
-        description: 'Shows the triggers of the live version. `active` is false, with a `reason`, when nothing ticks: not published, paused, archived, or no time-based trigger.',
-        tags, permission: 'workflow:read', response: WorkflowSchedule, errors: [404],
+        summary: "Read a workflow's schedule: next fire times of its cronjob and schedule triggers",
+        description:
+          'Shows the triggers of the live version. `active` is false, with a `reason`, when nothing ticks: not published, paused, archived, or no time-based trigger.',
+        tags,
+        permission: 'workflow:read',
+        response: WorkflowSchedule,
+        errors: [404],
       }),
     })
 }

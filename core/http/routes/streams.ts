@@ -38,7 +38,11 @@ function createStreamQuota(max: number, metrics?: Metrics) {
     /** Takes a slot (429 past the cap); the returned function gives it back, once. */
     take(caller: string): () => void {
       const n = open.get(caller) ?? 0
-      if (n >= max) throw tooManyRequests(`at most ${max} streams may be open at once for one API key (or person); close one first`, 5)
+      if (n >= max)
+        throw tooManyRequests(
+          `at most ${max} streams may be open at once for one API key (or person); close one first`,
+          5,
+        )
       open.set(caller, n + 1)
       metrics?.streamSubscribers.inc()
       let given = false
@@ -85,7 +89,13 @@ export function streamRoutes(auth: AuthPlugin, deps: StreamRouteDeps) {
   // A person's sessions share one quota, as a key's streams do.
   const callerOf = (principal: Principal) => principal.keyId ?? `user:${principal.userId}`
 
-  async function runStream(principal: Principal, runId: string, request: Request, query: string | undefined, detail: boolean) {
+  async function runStream(
+    principal: Principal,
+    runId: string,
+    request: Request,
+    query: string | undefined,
+    detail: boolean,
+  ) {
     const organizationId = principal.organizationId
     const { started } = await deps.runs.followRun(principal, runId, detail)
     const after = lastEventId(request, query) ?? 0
@@ -93,7 +103,12 @@ export function streamRoutes(auth: AuthPlugin, deps: StreamRouteDeps) {
     return sseResponse({
       ...options,
       async open(channel) {
-        const stop = await deps.hub.subscribeRun(organizationId, runId, after, sink(channel, detail ? 'execution' : 'run'))
+        const stop = await deps.hub.subscribeRun(
+          organizationId,
+          runId,
+          after,
+          sink(channel, detail ? 'execution' : 'run'),
+        )
         if (!stop) {
           channel.close()
           return () => {}
@@ -117,7 +132,12 @@ export function streamRoutes(auth: AuthPlugin, deps: StreamRouteDeps) {
     })
   }
 
-  async function activity(principal: Principal, request: Request, query: string | undefined, filter: { workflowId?: string; types?: (type: string) => boolean }) {
+  async function activity(
+    principal: Principal,
+    request: Request,
+    query: string | undefined,
+    filter: { workflowId?: string; types?: (type: string) => boolean },
+  ) {
     // Without Last-Event-ID the stream starts at the moment of the request, whenever it is read.
     const after = lastEventId(request, query) ?? (await deps.hub.latestEventId())
     const release = quota.take(callerOf(principal))
@@ -136,30 +156,69 @@ export function streamRoutes(auth: AuthPlugin, deps: StreamRouteDeps) {
 
   return new Elysia({ name: 'routes.streams' })
     .use(auth)
-    .get('/v1/runs/:runId/stream', ({ principal, params, request, query }) => runStream(principal, params.runId, request, query.lastEventId, false), {
-      permission: 'run:stream',
-      params: RunParams,
-      query: Query,
-      detail: described('Follow a run as its nodes execute', 'Run and node events without inputs and results; ends after the run ends. A run id you chose may be followed before the run starts.', 'run:stream'),
-    })
-    .get('/v1/executions/:runId/stream', ({ principal, params, request, query }) => runStream(principal, params.runId, request, query.lastEventId, true), {
-      permission: 'execution:stream',
-      params: RunParams,
-      query: Query,
-      detail: described('Follow a run with node-level detail', 'Like the run stream, with each node\'s input, result and logs.', 'execution:stream'),
-    })
-    .get('/v1/activity/stream', ({ principal, request, query }) => activity(principal, request, query.lastEventId, { workflowId: query.workflowId }), {
-      permission: 'run:stream',
-      query: t.Object({ lastEventId: t.Optional(t.String({ maxLength: 30 })), workflowId: t.Optional(t.String({ maxLength: 64 })) }),
-      detail: described('Follow the organization\'s activity', 'Workflow changes and run and node events of every workflow (or one, with workflowId).', 'run:stream'),
-    })
-    .get('/v1/workflows/:id/runs/stream', async ({ principal, params, request, query }) => {
-      await deps.runs.followWorkflowRuns(principal, params.id)
-      return activity(principal, request, query.lastEventId, { workflowId: params.id, types: (type) => type.startsWith('run.') })
-    }, {
-      permission: 'run:stream',
-      params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
-      query: Query,
-      detail: described('Follow one workflow\'s runs', 'run.started, run.waiting, run.resumed, run.succeeded, run.partial, run.failed and run.cancelled of one workflow.', 'run:stream'),
-    })
+    .get(
+      '/v1/runs/:runId/stream',
+      ({ principal, params, request, query }) => runStream(principal, params.runId, request, query.lastEventId, false),
+      {
+        permission: 'run:stream',
+        params: RunParams,
+        query: Query,
+        detail: described(
+          'Follow a run as its nodes execute',
+          'Run and node events without inputs and results; ends after the run ends. A run id you chose may be followed before the run starts.',
+          'run:stream',
+        ),
+      },
+    )
+    .get(
+      '/v1/executions/:runId/stream',
+      ({ principal, params, request, query }) => runStream(principal, params.runId, request, query.lastEventId, true),
+      {
+        permission: 'execution:stream',
+        params: RunParams,
+        query: Query,
+        detail: described(
+          'Follow a run with node-level detail',
+          "Like the run stream, with each node's input, result and logs.",
+          'execution:stream',
+        ),
+      },
+    )
+    .get(
+      '/v1/activity/stream',
+      ({ principal, request, query }) =>
+        activity(principal, request, query.lastEventId, { workflowId: query.workflowId }),
+      {
+        permission: 'run:stream',
+        query: t.Object({
+          lastEventId: t.Optional(t.String({ maxLength: 30 })),
+          workflowId: t.Optional(t.String({ maxLength: 64 })),
+        }),
+        detail: described(
+          "Follow the organization's activity",
+          'Workflow changes and run and node events of every workflow (or one, with workflowId).',
+          'run:stream',
+        ),
+      },
+    )
+    .get(
+      '/v1/workflows/:id/runs/stream',
+      async ({ principal, params, request, query }) => {
+        await deps.runs.followWorkflowRuns(principal, params.id)
+        return activity(principal, request, query.lastEventId, {
+          workflowId: params.id,
+          types: (type) => type.startsWith('run.'),
+        })
+      },
+      {
+        permission: 'run:stream',
+        params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
+        query: Query,
+        detail: described(
+          "Follow one workflow's runs",
+          'run.started, run.waiting, run.resumed, run.succeeded, run.partial, run.failed and run.cancelled of one workflow.',
+          'run:stream',
+        ),
+      },
+    )
 }

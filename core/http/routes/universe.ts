@@ -8,8 +8,18 @@ import { raw } from '../responses.ts'
 import { intParam, t } from '../schemas.ts'
 
 const Query = t.Object({
-  q: t.Optional(t.String({ maxLength: 100, description: 'ranked search: exact symbol, symbol prefix, name-word prefix, then names containing it' })),
-  asset_class: t.Optional(t.Union(ASSET_CLASSES.map((c) => t.Literal(c)), { description: 'listing filter' })),
+  q: t.Optional(
+    t.String({
+      maxLength: 100,
+      description: 'ranked search: exact symbol, symbol prefix, name-word prefix, then names containing it',
+    }),
+  ),
+  asset_class: t.Optional(
+    t.Union(
+      ASSET_CLASSES.map((c) => t.Literal(c)),
+      { description: 'listing filter' },
+    ),
+  ),
   limit: t.Optional(intParam('limit', { minimum: 1, maximum: UNIVERSE_MAX_LIMIT })),
   offset: t.Optional(intParam('offset', { minimum: 0 })),
 })
@@ -22,8 +32,13 @@ export function universeRoutes(auth: AuthPlugin, universe: UniverseService) {
       query: Query,
       detail: doc({
         summary: 'List or search the tickers of the situation universe',
-        description: 'With q: a ranked search (offset does not apply). Without: rank order, optionally one asset class. 503 with Retry-After while no universe is loaded (being imported, or switched off).',
-        tags: ['situation'], permission: 'universe:read', raw: true, response: UniversePage, errors: [400, 503],
+        description:
+          'With q: a ranked search (offset does not apply). Without: rank order, optionally one asset class. 503 with Retry-After while no universe is loaded (being imported, or switched off).',
+        tags: ['situation'],
+        permission: 'universe:read',
+        raw: true,
+        response: UniversePage,
+        errors: [400, 503],
       }),
     })
 }

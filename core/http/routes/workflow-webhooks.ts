@@ -18,7 +18,12 @@ import { t } from '../schemas.ts'
 function objectBody(body: unknown): Record<string, unknown> {
   if (body === undefined || body === '') return {}
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw badRequest('the webhook body must be a JSON object', [{ path: '', message: `expected an object, got ${body === null ? 'null' : Array.isArray(body) ? 'an array' : typeof body}` }])
+    throw badRequest('the webhook body must be a JSON object', [
+      {
+        path: '',
+        message: `expected an object, got ${body === null ? 'null' : Array.isArray(body) ? 'an array' : typeof body}`,
+      },
+    ])
   }
   return body as Record<string, unknown>
 }
@@ -31,50 +36,83 @@ const PUBLIC_CORS = {
 }
 
 export function workflowWebhookRoutes(runs: RunService, x402?: X402Service) {
-  return new Elysia({ name: 'routes.webhooks' })
-    // A widget app runs in a sandbox (an origin of its own): the public run answers it by CORS,
-    // without credentials.
-    .options('/v1/public/workflows/:id/run', () => new Response(null, { status: 204, headers: PUBLIC_CORS }), {
-      detail: doc({ summary: 'CORS preflight of the public run', tags: ['runs'], hide: true }),
-    })
-    .post('/v1/public/workflows/:id/run', async ({ params, body, request, set }) => {
-      Object.assign(set.headers, PUBLIC_CORS)
-      return runs.startPublic(params.id, body ?? {}, request.headers, clientAddressOf(request) ?? 'unknown')
-    }, {
-      params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
-      body: t.Optional(RunBody),
-      detail: doc({
-        summary: 'Run a public_execute workflow without a key',
-        description: 'Only live versions whose visibility is public_execute. Each caller address is limited by publicRunCooldownSeconds and publicRunDailyLimit (429 with Retry-After).',
-        tags: ['runs'], response: T.Object({ runId: T.String() }), errors: [404, 409, 429],
-      }),
-    })
-    .post('/v1/webhooks/:workflowSecret', async ({ params, body, request, set }) => {
-      const started = await runs.webhook(params.workflowSecret, objectBody(body), request.headers, request.headers.get('idempotency-key'))
-      if (started) return started
-      // A paid workflow (x402Config, not discoverable) needs its secret and a payment.
-      if (!x402) throw unavailable('this workflow is paid (x402) and this server takes no payments')
-      try {
-        const paid = await x402.payWebhook(params.workflowSecret, { url: clientUrlOf(request), headers: request.headers, body: objectBody(body) })
-        if (paid) {
-          Object.assign(set.headers, paid.headers, { 'access-control-expose-headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE' })
-          return { ...paid.result, payment: paid.payment }
-        }
-      } catch (error) {
-        const answer = x402.answer402(error)
-        if (answer) return answer
-        throw error
-      }
-      // The payment terms went away meanwhile (paused, unpublished, changed): as any webhook.
-      const again = await runs.webhook(params.workflowSecret, objectBody(body), request.headers, request.headers.get('idempotency-key'))
-      if (!again) throw conflict('the workflow\'s payment terms changed while this request was handled; send it again')
-      return again
-    }, {
-      params: t.Object({ workflowSecret: t.String({ minLength: 1, maxLength: 200 }) }),
-      detail: doc({
-        summary: 'Start a workflow from an external system',
-        description: 'No Authorization header: the secret in the path identifies and authorizes the workflow. The body is read as {{$trigger.body.<field>}}. An Idempotency-Key header deduplicates.',
-        tags: ['webhooks'], response: WebhookResult, errors: [404, 413],
-      }),
-    })
+  return (
+    new Elysia({ name: 'routes.webhooks' })
+      // A widget app runs in a sandbox (an origin of its own): the public run answers it by CORS,
+      // without credentials.
+      .options('/v1/public/workflows/:id/run', () => new Response(null, { status: 204, headers: PUBLIC_CORS }), {
+        detail: doc({ summary: 'CORS preflight of the public run', tags: ['runs'], hide: true }),
+      })
+      .post(
+        '/v1/public/workflows/:id/run',
+        async ({ params, body, request, set }) => {
+          Object.assign(set.headers, PUBLIC_CORS)
+          return runs.startPublic(params.id, body ?? {}, request.headers, clientAddressOf(request) ?? 'unknown')
+        },
+        {
+          params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
+          body: t.Optional(RunBody),
+          detail: doc({
+            summary: 'Run a public_execute workflow without a key',
+            description:
+              'Only live versions whose visibility is public_execute. Each caller address is limited by publicRunCooldownSeconds and publicRunDailyLimit (429 with Retry-After).',
+            tags: ['runs'],
+            response: T.Object({ runId: T.String() }),
+            errors: [404, 409, 429],
+          }),
+        },
+      )
+      .post(
+        '/v1/webhooks/:workflowSecret',
+        async ({ params, body, request, set }) => {
+          const started = await runs.webhook(
+            params.workflowSecret,
+            objectBody(body),
+            request.headers,
+            request.headers.get('idempotency-key'),
+          )
+          if (started) return started
+          // A paid workflow (x402Config, not discoverable) needs its secret and a payment.
+          if (!x402) throw unavailable('this workflow is paid (x402) and this server takes no payments')
+          try {
+            const paid = await x402.payWebhook(params.workflowSecret, {
+              url: clientUrlOf(request),
+              headers: request.headers,
+              body: objectBody(body),
+            })
+            if (paid) {
+              Object.assign(set.headers, paid.headers, {
+                'access-control-expose-headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE',
+              })
+              return { ...paid.result, payment: paid.payment }
+            }
+          } catch (error) {
+            const answer = x402.answer402(error)
+            if (answer) return answer
+            throw error
+          }
+          // The payment terms went away meanwhile (paused, unpublished, changed): as any webhook.
+          const again = await runs.webhook(
+            params.workflowSecret,
+            objectBody(body),
+            request.headers,
+            request.headers.get('idempotency-key'),
+          )
+          if (!again)
+            throw conflict("the workflow's payment terms changed while this request was handled; send it again")
+          return again
+        },
+        {
+          params: t.Object({ workflowSecret: t.String({ minLength: 1, maxLength: 200 }) }),
+          detail: doc({
+            summary: 'Start a workflow from an external system',
+            description:
+              'No Authorization header: the secret in the path identifies and authorizes the workflow. The body is read as {{$trigger.body.<field>}}. An Idempotency-Key header deduplicates.',
+            tags: ['webhooks'],
+            response: WebhookResult,
+            errors: [404, 413],
+          }),
+        },
+      )
+  )
 }

@@ -4,7 +4,7 @@ import { defineAction, Type } from '../../../core/plugin/sdk.ts'
 export const log = defineAction({
   type: 'log',
   name: 'Log',
-  description: 'Writes a message to the run\'s log.',
+  description: "Writes a message to the run's log.",
   tags: ['data', 'core'],
   pure: true,
   payload: Type.Object({ message: Type.Any() }),
@@ -37,9 +37,16 @@ export const regex = defineAction({
     pattern: Type.String({ minLength: 1, maxLength: 2000 }),
     flags: Type.Optional(Type.String({ pattern: '^[dgimsuy]*$', default: '' })),
   }),
-  result: Type.Object({ matched: Type.Boolean(), matches: Type.Record(Type.String(), Type.Union([Type.String(), Type.Null()])) }),
+  result: Type.Object({
+    matched: Type.Boolean(),
+    matches: Type.Record(Type.String(), Type.Union([Type.String(), Type.Null()])),
+  }),
   async run(ctx) {
-    const { output } = await ctx.services.runCode(REGEX_CODE, { input: ctx.payload.input, pattern: ctx.payload.pattern, flags: (ctx.payload.flags ?? '').replace('g', '') })
+    const { output } = await ctx.services.runCode(REGEX_CODE, {
+      input: ctx.payload.input,
+      pattern: ctx.payload.pattern,
+      flags: (ctx.payload.flags ?? '').replace('g', ''),
+    })
     return output as { matched: boolean; matches: Record<string, string | null> }
   },
 })
@@ -47,7 +54,8 @@ export const regex = defineAction({
 export const codeTransform = defineAction({
   type: 'code-transform',
   name: 'Code',
-  description: 'Runs JavaScript that defines function transform(input) in a sandbox: no network, no host access, bounded time and memory.',
+  description:
+    'Runs JavaScript that defines function transform(input) in a sandbox: no network, no host access, bounded time and memory.',
   tags: ['data', 'core'],
   payload: Type.Object({
     code: Type.String({ minLength: 1, maxLength: 100_000 }),
@@ -64,10 +72,14 @@ export const codeTransform = defineAction({
 export const setVariable = defineAction({
   type: 'set-variable',
   name: 'Set variable',
-  description: 'Sets a workflow variable ({{$vars.name}}); a variable with lifetime "persist" keeps its value for later runs.',
+  description:
+    'Sets a workflow variable ({{$vars.name}}); a variable with lifetime "persist" keeps its value for later runs.',
   tags: ['data', 'core'],
   pure: true,
-  payload: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), value: Type.Any() }),
+  payload: Type.Object({
+    name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
+    value: Type.Any(),
+  }),
   result: Type.Object({ name: Type.String(), value: Type.Any() }),
   run(ctx) {
     ctx.vars.set(ctx.payload.name, ctx.payload.value)

@@ -1,12 +1,17 @@
 /** Reaching other systems: http-request, send-webhook, trigger-workflow. */
 import { type ActionContext, defineAction, type HttpResponse, Type } from '../../../core/plugin/sdk.ts'
 
-const HttpResult = Type.Object({ status: Type.Integer(), headers: Type.Record(Type.String(), Type.String()), body: Type.Any() })
+const HttpResult = Type.Object({
+  status: Type.Integer(),
+  headers: Type.Record(Type.String(), Type.String()),
+  body: Type.Any(),
+})
 
 function encode(body: unknown, headers: Record<string, string>): string | undefined {
   if (body === undefined || body === null) return undefined
   if (typeof body === 'string') return body
-  if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json'
+  if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+    headers['content-type'] = 'application/json'
   return JSON.stringify(body)
 }
 
@@ -47,14 +52,27 @@ class HttpStatusError extends Error {
   override name = 'HttpStatusError'
 }
 
-async function send(ctx: ActionContext<unknown>, request: { method: string; url: string; headers?: Record<string, string>; body?: unknown; timeoutMs?: number }, failOnError: boolean) {
+async function send(
+  ctx: ActionContext<unknown>,
+  request: { method: string; url: string; headers?: Record<string, string>; body?: unknown; timeoutMs?: number },
+  failOnError: boolean,
+) {
   const headers = { ...(request.headers ?? {}) }
   // Receivers can deduplicate: the key is the same when the engine re-executes the same attempt.
-  if (!Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key')) headers['idempotency-key'] = ctx.idempotencyKey
-  const response = await ctx.http.send({ method: request.method, url: request.url, headers, body: encode(request.body, headers), timeoutMs: request.timeoutMs })
+  if (!Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key'))
+    headers['idempotency-key'] = ctx.idempotencyKey
+  const response = await ctx.http.send({
+    method: request.method,
+    url: request.url,
+    headers,
+    body: encode(request.body, headers),
+    timeoutMs: request.timeoutMs,
+  })
   const result = { status: response.status, headers: response.headers, body: decode(response) }
   if (failOnError && response.status >= 400) {
-    throw new HttpStatusError(`${request.method} ${request.url} answered ${response.status}: ${response.body.slice(0, 200)}`)
+    throw new HttpStatusError(
+      `${request.method} ${request.url} answered ${response.status}: ${response.body.slice(0, 200)}`,
+    )
   }
   return result
 }
@@ -62,10 +80,16 @@ async function send(ctx: ActionContext<unknown>, request: { method: string; url:
 export const httpRequest = defineAction({
   type: 'http-request',
   name: 'HTTP request',
-  description: 'Sends an HTTP request with an Idempotency-Key header (private and link-local addresses are refused). A status of 400 or more fails the node unless failOnError is false.',
+  description:
+    'Sends an HTTP request with an Idempotency-Key header (private and link-local addresses are refused). A status of 400 or more fails the node unless failOnError is false.',
   tags: ['http', 'core'],
   payload: Type.Object({
-    method: Type.Optional(Type.Union(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'].map((m) => Type.Literal(m)), { default: 'GET' })),
+    method: Type.Optional(
+      Type.Union(
+        ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'].map((m) => Type.Literal(m)),
+        { default: 'GET' },
+      ),
+    ),
     url: Type.String({ minLength: 1, maxLength: 8000 }),
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),
     body: Type.Optional(Type.Any()),
@@ -87,13 +111,18 @@ export const sendWebhook = defineAction({
     body: Type.Optional(Type.Any()),
   }),
   result: HttpResult,
-  run: (ctx) => send(ctx, { method: 'POST', url: ctx.payload.url, headers: ctx.payload.headers, body: ctx.payload.body ?? {} }, true),
+  run: (ctx) =>
+    send(
+      ctx,
+      { method: 'POST', url: ctx.payload.url, headers: ctx.payload.headers, body: ctx.payload.body ?? {} },
+      true,
+    ),
 })
 
 export const triggerWorkflow = defineAction({
   type: 'trigger-workflow',
   name: 'Trigger workflow',
-  description: 'Starts a run of another workflow\'s live version in this organization, with a payload.',
+  description: "Starts a run of another workflow's live version in this organization, with a payload.",
   tags: ['flow', 'core'],
   payload: Type.Object({
     workflowId: Type.String({ minLength: 1 }),

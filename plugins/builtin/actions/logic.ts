@@ -20,11 +20,16 @@ export const ifNode = defineAction({
 export const forEach = defineAction({
   type: 'for-each',
   name: 'For each',
-  description: 'Runs the loopBody nodes once per item of an array, in order ({{$item}}, {{$index}}); then its children.',
+  description:
+    'Runs the loopBody nodes once per item of an array, in order ({{$item}}, {{$index}}); then its children.',
   tags: ['logic', 'core'],
   pure: true,
   payload: Type.Object({ array: Type.Array(Type.Any(), { description: 'at most 100 items' }) }),
-  result: Type.Object({ results: Type.Array(Type.Record(Type.String(), Type.Any()), { description: 'per item: each body node\'s result by node id' }) }),
+  result: Type.Object({
+    results: Type.Array(Type.Record(Type.String(), Type.Any()), {
+      description: "per item: each body node's result by node id",
+    }),
+  }),
   loop: true,
   run: (ctx) => ctx.loop(ctx.payload.array),
 })
@@ -39,7 +44,9 @@ export const filter = defineAction({
   result: Type.Object({ items: Type.Array(Type.Any()), count: Type.Integer() }),
   raw: ['condition'],
   run(ctx) {
-    const items = ctx.payload.array.filter((item, index) => ctx.evaluateCondition(ctx.payload.condition, { $item: item, $index: index }))
+    const items = ctx.payload.array.filter((item, index) =>
+      ctx.evaluateCondition(ctx.payload.condition, { $item: item, $index: index }),
+    )
     return { items, count: items.length }
   },
 })
@@ -59,9 +66,16 @@ export const pluck = defineAction({
   description: 'Keeps only the named fields (dot paths allowed) of each item of an array.',
   tags: ['logic', 'core'],
   pure: true,
-  payload: Type.Object({ array: Type.Array(Type.Any()), fields: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }) }),
+  payload: Type.Object({
+    array: Type.Array(Type.Any()),
+    fields: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+  }),
   result: Type.Object({ items: Type.Array(Type.Record(Type.String(), Type.Any())) }),
   run(ctx) {
-    return { items: ctx.payload.array.map((item) => Object.fromEntries(ctx.payload.fields.map((f) => [f, pick(item, f) ?? null]))) }
+    return {
+      items: ctx.payload.array.map((item) =>
+        Object.fromEntries(ctx.payload.fields.map((f) => [f, pick(item, f) ?? null])),
+      ),
+    }
   },
 })

@@ -17,7 +17,8 @@ export const delay = defineAction({
 export const wait = defineAction({
   type: 'wait',
   name: 'Wait for an event',
-  description: 'Waits until a matching trigger event arrives, or POST /v1/runs/{id}/nodes/{nodeId}/resume is called; branches "resumed" and "timed_out".',
+  description:
+    'Waits until a matching trigger event arrives, or POST /v1/runs/{id}/nodes/{nodeId}/resume is called; branches "resumed" and "timed_out".',
   tags: ['flow', 'core'],
   payload: Type.Object({
     triggerType: Type.Optional(Type.String({ description: 'the trigger type whose events resume this node' })),
@@ -26,7 +27,12 @@ export const wait = defineAction({
   }),
   result: Type.Object({ resumed: Type.Boolean(), data: Type.Any() }),
   branches: ['resumed', 'timed_out'],
-  run: (ctx) => ctx.wait({ triggerType: ctx.payload.triggerType, match: ctx.payload.triggerConfig, timeoutMs: ctx.payload.timeoutMs }),
+  run: (ctx) =>
+    ctx.wait({
+      triggerType: ctx.payload.triggerType,
+      match: ctx.payload.triggerConfig,
+      timeoutMs: ctx.payload.timeoutMs,
+    }),
   resume: (ctx, data) => ctx.branch('resumed', { resumed: true, data: data ?? null }),
   timeout: (ctx) => ctx.branch('timed_out', { resumed: false, data: null }),
 })
@@ -34,7 +40,8 @@ export const wait = defineAction({
 export const approval = defineAction({
   type: 'approval',
   name: 'Approval',
-  description: 'Waits for a person to approve or reject: resume with { "data": { "approved": true } }. Branches "approved", "rejected", "timed_out".',
+  description:
+    'Waits for a person to approve or reject: resume with { "data": { "approved": true } }. Branches "approved", "rejected", "timed_out".',
   tags: ['flow', 'core'],
   payload: Type.Object({
     message: Type.Optional(Type.String({ maxLength: 5000 })),

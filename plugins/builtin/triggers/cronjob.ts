@@ -11,8 +11,10 @@ import { catchUpFields, catchUpOf, TickEventSchema, timezoneField, timezoneProbl
 
 const Payload = Type.Object({
   expression: Type.String({
-    minLength: 1, maxLength: 200,
-    description: 'cron expression: minute hour day-of-month month day-of-week, or with seconds first; *, lists, ranges, steps and month/day names',
+    minLength: 1,
+    maxLength: 200,
+    description:
+      'cron expression: minute hour day-of-month month day-of-week, or with seconds first; *, lists, ranges, steps and month/day names',
   }),
   timezone: Type.Optional(timezoneField),
   ...catchUpFields,
@@ -24,7 +26,10 @@ const REFERENCE = Date.UTC(2000, 0, 1)
 
 function parse(expression: string, timezone: string): { cron: Cron.Cron } | { error: string } {
   const fields = expression.trim().split(/\s+/)
-  if (fields.length !== 5 && fields.length !== 6) return { error: `has ${fields.length} fields; a cron expression has 5 (minute hour day month weekday) or 6 (second first)` }
+  if (fields.length !== 5 && fields.length !== 6)
+    return {
+      error: `has ${fields.length} fields; a cron expression has 5 (minute hour day month weekday) or 6 (second first)`,
+    }
   const hour = fields[fields.length === 6 ? 2 : 1]
   const parsed = Cron.parse(fields.join(' '), timezone, { onDstOverlap: hour.startsWith('*') ? 'both' : 'earlier' })
   if (Result.isFailure(parsed)) return { error: `is not a valid cron expression: ${parsed.failure.message}` }
@@ -60,6 +65,11 @@ export const cronjob = defineTrigger({
     const timezone = config.timezone ?? 'UTC'
     const parsed = parse(config.expression, timezone)
     if ('error' in parsed) throw new Error(`cron expression ${parsed.error}`)
-    return { expression: config.expression, timezone, ...catchUpOf(config), next: (after) => nextOf(parsed.cron, after) }
+    return {
+      expression: config.expression,
+      timezone,
+      ...catchUpOf(config),
+      next: (after) => nextOf(parsed.cron, after),
+    }
   },
 })

@@ -11,7 +11,7 @@ export const TriggerEventSchema = Type.Object({
 export const manual = defineTrigger({
   type: 'manual',
   name: 'Manual or webhook',
-  description: 'Starts when the run endpoint is called or a JSON body is posted to the workflow\'s webhook URL.',
+  description: "Starts when the run endpoint is called or a JSON body is posted to the workflow's webhook URL.",
   tags: ['generic', 'core'],
   platform: 'core',
   connector: null,

@@ -59,16 +59,32 @@ export function firstMatchingDay(rule: Partial<Options>, freq: string, dtstart: 
   const day = dtstart - (((dtstart % DAY_MS) + DAY_MS) % DAY_MS)
   const dated = rule.bymonth ?? rule.bymonthday ?? rule.byyearday ?? rule.byweekno ?? rule.byweekday
   if (dated === undefined || dated === null) return day
-  const weekdays = (Array.isArray(rule.byweekday) ? rule.byweekday : rule.byweekday === undefined || rule.byweekday === null ? [] : [rule.byweekday]) as Array<Weekday | number>
+  const weekdays = (
+    Array.isArray(rule.byweekday)
+      ? rule.byweekday
+      : rule.byweekday === undefined || rule.byweekday === null
+        ? []
+        : [rule.byweekday]
+  ) as Array<Weekday | number>
   const nth = weekdays.some((w) => w instanceof Weekday && w.n)
   // An nth weekday counts within the month for monthly rules and is ignored by weekly and shorter ones.
-  const byweekday = freq === 'YEARLY' || freq === 'MONTHLY' ? weekdays : weekdays.map((w) => (w instanceof Weekday ? w.weekday : w))
+  const byweekday =
+    freq === 'YEARLY' || freq === 'MONTHLY' ? weekdays : weekdays.map((w) => (w instanceof Weekday ? w.weekday : w))
   const bymonth = rule.bymonth ?? (freq === 'MONTHLY' && nth ? range(12).map((m) => m + 1) : undefined)
   const shift = shiftFor(day)
-  const proxy = new RRule({
-    freq: Frequency.YEARLY, dtstart: new Date(day + shift), wkst: rule.wkst, bymonth, bymonthday: rule.bymonthday,
-    byyearday: rule.byyearday, byweekno: rule.byweekno, byweekday: byweekday.length > 0 ? byweekday : undefined,
-  }, true)
+  const proxy = new RRule(
+    {
+      freq: Frequency.YEARLY,
+      dtstart: new Date(day + shift),
+      wkst: rule.wkst,
+      bymonth,
+      bymonthday: rule.bymonthday,
+      byyearday: rule.byyearday,
+      byweekno: rule.byweekno,
+      byweekday: byweekday.length > 0 ? byweekday : undefined,
+    },
+    true,
+  )
   const found = proxy.after(new Date(day + shift), true)
   if (!found || found.getTime() - shift > day + TEN_YEARS_MS) return null
   return found.getTime() - shift

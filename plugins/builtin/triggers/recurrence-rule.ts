@@ -36,13 +36,25 @@ export interface Recurrence {
 const DATE = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})(Z)?)?$/
 const WEEKDAY = /^([+-]?\d{1,2})?(MO|TU|WE|TH|FR|SA|SU)$/
 const FREQS = ['YEARLY', 'MONTHLY', 'WEEKLY', 'DAILY', 'HOURLY', 'MINUTELY', 'SECONDLY'] as const
-const PERIOD_MS: Record<string, number> = { WEEKLY: 7 * 86_400_000, DAILY: 86_400_000, HOURLY: 3_600_000, MINUTELY: 60_000, SECONDLY: 1000 }
+const PERIOD_MS: Record<string, number> = {
+  WEEKLY: 7 * 86_400_000,
+  DAILY: 86_400_000,
+  HOURLY: 3_600_000,
+  MINUTELY: 60_000,
+  SECONDLY: 1000,
+}
 const SUB_DAILY = new Set(['HOURLY', 'MINUTELY', 'SECONDLY'])
 const MAX_COUNT = 10_000
 const NUMBER_PARTS: Record<string, [number, number, boolean]> = {
   // name: [min, max, may be negative]
-  BYSECOND: [0, 59, false], BYMINUTE: [0, 59, false], BYHOUR: [0, 23, false], BYMONTH: [1, 12, false],
-  BYMONTHDAY: [1, 31, true], BYYEARDAY: [1, 366, true], BYWEEKNO: [1, 53, true], BYSETPOS: [1, 366, true],
+  BYSECOND: [0, 59, false],
+  BYMINUTE: [0, 59, false],
+  BYHOUR: [0, 23, false],
+  BYMONTH: [1, 12, false],
+  BYMONTHDAY: [1, 31, true],
+  BYYEARDAY: [1, 366, true],
+  BYWEEKNO: [1, 53, true],
+  BYSETPOS: [1, 366, true],
 }
 
 interface Rule {
@@ -63,7 +75,13 @@ function parseDate(text: string, what: string): DateValue {
   const [y, mo, d, h = '0', mi = '0', s = '0'] = m.slice(1).map((v) => v ?? '0')
   const wall = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s))
   const back = new Date(wall)
-  if (back.getUTCMonth() !== Number(mo) - 1 || back.getUTCDate() !== Number(d) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) {
+  if (
+    back.getUTCMonth() !== Number(mo) - 1 ||
+    back.getUTCDate() !== Number(d) ||
+    Number(h) > 23 ||
+    Number(mi) > 59 ||
+    Number(s) > 59
+  ) {
     throw new RecurrenceError(`${what} "${text}" is not a real date and time`)
   }
   return { wall, utc: m[7] === 'Z' }
@@ -77,12 +95,14 @@ function checkRule(value: string): Rule {
   for (const part of value.split(';')) {
     const [key, v, extra] = part.split('=')
     const name = key?.toUpperCase()
-    if (!name || v === undefined || v === '' || extra !== undefined) throw new RecurrenceError(`RRULE part "${part}" is not NAME=VALUE`)
+    if (!name || v === undefined || v === '' || extra !== undefined)
+      throw new RecurrenceError(`RRULE part "${part}" is not NAME=VALUE`)
     if (seen.has(name)) throw new RecurrenceError(`RRULE names ${name} twice`)
     seen.add(name)
     const values = v.toUpperCase().split(',')
     if (name === 'FREQ') {
-      if (!(FREQS as readonly string[]).includes(values[0]) || values.length > 1) throw new RecurrenceError(`FREQ must be one of ${FREQS.join(', ')}`)
+      if (!(FREQS as readonly string[]).includes(values[0]) || values.length > 1)
+        throw new RecurrenceError(`FREQ must be one of ${FREQS.join(', ')}`)
       freq = values[0]
     } else if (name === 'INTERVAL' || name === 'COUNT') {
       // COUNT is expanded from DTSTART on every search, so it is kept to what stays fast.
@@ -93,17 +113,26 @@ function checkRule(value: string): Rule {
     } else if (name === 'UNTIL') {
       untilUtc = parseDate(v, 'UNTIL').utc
     } else if (name === 'WKST') {
-      if (!/^(MO|TU|WE|TH|FR|SA|SU)$/.test(values[0]) || values.length > 1) throw new RecurrenceError('WKST must be a day: MO … SU')
+      if (!/^(MO|TU|WE|TH|FR|SA|SU)$/.test(values[0]) || values.length > 1)
+        throw new RecurrenceError('WKST must be a day: MO … SU')
     } else if (name === 'BYDAY') {
       for (const day of values) {
         const m = WEEKDAY.exec(day)
-        if (!m || (m[1] !== undefined && (Math.abs(Number(m[1])) < 1 || Math.abs(Number(m[1])) > 53))) throw new RecurrenceError(`BYDAY "${day}" is not a day such as MO, 1MO or -1FR`)
+        if (!m || (m[1] !== undefined && (Math.abs(Number(m[1])) < 1 || Math.abs(Number(m[1])) > 53)))
+          throw new RecurrenceError(`BYDAY "${day}" is not a day such as MO, 1MO or -1FR`)
       }
     } else if (NUMBER_PARTS[name]) {
       const [min, max, negative] = NUMBER_PARTS[name]
       for (const n of values) {
-        const ok = /^[+-]?\d{1,3}$/.test(n) && Math.abs(Number(n)) >= min && Math.abs(Number(n)) <= max && (negative || Number(n) >= 0)
-        if (!ok) throw new RecurrenceError(`${name} value "${n}" must be between ${negative ? `-${max} and ${max} (not 0)` : `${min} and ${max}`}`)
+        const ok =
+          /^[+-]?\d{1,3}$/.test(n) &&
+          Math.abs(Number(n)) >= min &&
+          Math.abs(Number(n)) <= max &&
+          (negative || Number(n) >= 0)
+        if (!ok)
+          throw new RecurrenceError(
+            `${name} value "${n}" must be between ${negative ? `-${max} and ${max} (not 0)` : `${min} and ${max}`}`,
+          )
       }
     } else {
       throw new RecurrenceError(`RRULE part ${name} is not supported`)
@@ -129,9 +158,15 @@ export function parseRecurrence(text: string, timezone?: string): Recurrence {
     const [name, ...params] = line.slice(0, colon).toUpperCase().split(';')
     const value = line.slice(colon + 1)
     // Time zone names are case-sensitive; everything else is not.
-    const tzName = line.slice(0, colon).split(';').find((p) => p.toUpperCase().startsWith('TZID='))?.slice(5) ?? null
+    const tzName =
+      line
+        .slice(0, colon)
+        .split(';')
+        .find((p) => p.toUpperCase().startsWith('TZID='))
+        ?.slice(5) ?? null
     for (const p of params) {
-      if (!p.startsWith('TZID=') && p !== 'VALUE=DATE' && p !== 'VALUE=DATE-TIME') throw new RecurrenceError(`${name} parameter ${p} is not supported`)
+      if (!p.startsWith('TZID=') && p !== 'VALUE=DATE' && p !== 'VALUE=DATE-TIME')
+        throw new RecurrenceError(`${name} parameter ${p} is not supported`)
     }
     if (tzName !== null && !isTimeZone(tzName)) throw new RecurrenceError(`TZID "${tzName}" is not a known time zone`)
     if (name === 'DTSTART') {
@@ -164,7 +199,13 @@ export function parseRecurrence(text: string, timezone?: string): Recurrence {
   return createRecurrence(toWall(start), rules, dates.RDATE.map(toWall), dates.EXDATE.map(toWall), tz)
 }
 
-function createRecurrence(dtstart: number, rules: Rule[], rdates: number[], exdates: number[], timezone: string): Recurrence {
+function createRecurrence(
+  dtstart: number,
+  rules: Rule[],
+  rdates: number[],
+  exdates: number[],
+  timezone: string,
+): Recurrence {
   const everyOverlap = rules.some((rule) => SUB_DAILY.has(rule.freq))
   const placed = (wall: number) => (everyOverlap ? instantsOf(wall, timezone) : [instantOf(wall, timezone)])
   const parsed = rules.map((rule) => {
@@ -215,9 +256,13 @@ function createRecurrence(dtstart: number, rules: Rule[], rdates: number[], exda
       }
       return null
     },
-    firstDay: () => parsed.reduce<number | null>((best, { rule, partial }) => {
-      const day = firstMatchingDay(partial, rule.freq, dtstart)
-      return day !== null && (best === null || day < best) ? day : best
-    }, rdates.length > 0 ? Math.min(...rdates) : null),
+    firstDay: () =>
+      parsed.reduce<number | null>(
+        (best, { rule, partial }) => {
+          const day = firstMatchingDay(partial, rule.freq, dtstart)
+          return day !== null && (best === null || day < best) ? day : best
+        },
+        rdates.length > 0 ? Math.min(...rdates) : null,
+      ),
   }
 }

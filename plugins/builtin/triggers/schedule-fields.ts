@@ -9,16 +9,25 @@ export const DEFAULT_CATCH_UP_LIMIT = 10
 export const MAX_CATCH_UP_LIMIT = 100
 
 export const timezoneField = Type.String({
-  minLength: 1, maxLength: 64, description: 'IANA time zone the expression is read in, such as Europe/Berlin (default UTC)',
+  minLength: 1,
+  maxLength: 64,
+  description: 'IANA time zone the expression is read in, such as Europe/Berlin (default UTC)',
 })
 
 export const catchUpFields = {
-  catchUp: Type.Optional(Type.Union([Type.Literal('skip'), Type.Literal('last'), Type.Literal('all')], {
-    description: 'ticks missed while the service was down: skip (default) starts no run for them, last one run for the latest, all one run each',
-  })),
-  catchUpLimit: Type.Optional(Type.Integer({
-    minimum: 1, maximum: MAX_CATCH_UP_LIMIT, description: `with catchUp "all": at most this many missed ticks run, the latest ones (default ${DEFAULT_CATCH_UP_LIMIT})`,
-  })),
+  catchUp: Type.Optional(
+    Type.Union([Type.Literal('skip'), Type.Literal('last'), Type.Literal('all')], {
+      description:
+        'ticks missed while the service was down: skip (default) starts no run for them, last one run for the latest, all one run each',
+    }),
+  ),
+  catchUpLimit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_CATCH_UP_LIMIT,
+      description: `with catchUp "all": at most this many missed ticks run, the latest ones (default ${DEFAULT_CATCH_UP_LIMIT})`,
+    }),
+  ),
 }
 
 export interface CatchUpConfig {
@@ -46,7 +55,9 @@ export const TickEventSchema = Type.Object({
     scheduleId: Type.String(),
     expression: Type.String({ description: 'the cron expression or rrule, as written' }),
     timezone: Type.String(),
-    catchUp: Type.Boolean({ description: 'true when the tick was missed (the service was down) and runs late by the catchUp setting' }),
+    catchUp: Type.Boolean({
+      description: 'true when the tick was missed (the service was down) and runs late by the catchUp setting',
+    }),
   }),
   headers: Type.Record(Type.String(), Type.String()),
   receivedAt: Type.String({ format: 'date-time' }),

@@ -8,10 +8,13 @@ import { catchUpFields, catchUpOf, TickEventSchema, timezoneField, timezoneProbl
 
 const Payload = Type.Object({
   rrule: Type.String({
-    minLength: 1, maxLength: 2000,
+    minLength: 1,
+    maxLength: 2000,
     description: 'recurrence lines, e.g. "DTSTART;TZID=Europe/Berlin:20260101T090000\\nRRULE:FREQ=WEEKLY;BYDAY=MO,WE"',
   }),
-  timezone: Type.Optional(Type.String({ ...timezoneField, description: 'time zone of a DTSTART without TZID (default UTC)' })),
+  timezone: Type.Optional(
+    Type.String({ ...timezoneField, description: 'time zone of a DTSTART without TZID (default UTC)' }),
+  ),
   ...catchUpFields,
 })
 
@@ -36,11 +39,21 @@ export const schedule = defineTrigger({
       return []
     } catch (error) {
       if (error instanceof RecurrenceError) return [{ path: '/rrule', message: error.message }]
-      return [{ path: '/rrule', message: `is not a valid recurrence: ${error instanceof Error ? error.message : String(error)}` }]
+      return [
+        {
+          path: '/rrule',
+          message: `is not a valid recurrence: ${error instanceof Error ? error.message : String(error)}`,
+        },
+      ]
     }
   },
   schedule(config): TriggerSchedule {
     const recurrence = parseRecurrence(config.rrule, config.timezone)
-    return { expression: config.rrule, timezone: recurrence.timezone, ...catchUpOf(config), next: (after) => recurrence.next(after) }
+    return {
+      expression: config.rrule,
+      timezone: recurrence.timezone,
+      ...catchUpOf(config),
+      next: (after) => recurrence.next(after),
+    }
   },
 })

@@ -22,21 +22,27 @@ export const newEmailReceived = defineTrigger({
 export const newEmailMatchingCriteria = defineTrigger({
   type: 'email-new-email-matching-criteria',
   name: 'New e-mail matching criteria',
-  description: 'A new message arrives that meets every given criterion (sender, recipient, subject or body text, attachments); text matches ignore case.',
+  description:
+    'A new message arrives that meets every given criterion (sender, recipient, subject or body text, attachments); text matches ignore case.',
   tags: TAGS,
   platform: 'email',
   connector: { type: 'imap' },
-  payload: Type.Object({
-    from: Type.Optional(Type.String({ minLength: 1 })),
-    to: Type.Optional(Type.String({ minLength: 1 })),
-    subjectContains: Type.Optional(Type.String({ minLength: 1 })),
-    bodyContains: Type.Optional(Type.String({ minLength: 1 })),
-    hasAttachment: Type.Optional(Type.Boolean()),
-  }, { minProperties: 1 }),
+  payload: Type.Object(
+    {
+      from: Type.Optional(Type.String({ minLength: 1 })),
+      to: Type.Optional(Type.String({ minLength: 1 })),
+      subjectContains: Type.Optional(Type.String({ minLength: 1 })),
+      bodyContains: Type.Optional(Type.String({ minLength: 1 })),
+      hasAttachment: Type.Optional(Type.Boolean()),
+    },
+    { minProperties: 1 },
+  ),
   result: TriggerEvent(EmailMessage),
   waitPayload: Type.Object({ from: Type.Optional(Type.String()), subject: Type.Optional(Type.String()) }),
   matches: (config, { body }) =>
-    contains(body.from, config.from) && (config.to === undefined || body.to.some((t) => contains(t, config.to))) &&
-    contains(body.subject, config.subjectContains) && contains(body.text, config.bodyContains) &&
+    contains(body.from, config.from) &&
+    (config.to === undefined || body.to.some((t) => contains(t, config.to))) &&
+    contains(body.subject, config.subjectContains) &&
+    contains(body.text, config.bodyContains) &&
     (config.hasAttachment === undefined || config.hasAttachment === body.attachments.length > 0),
 })

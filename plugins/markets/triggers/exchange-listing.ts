@@ -16,14 +16,16 @@ export const exchangeListing = defineTrigger({
     symbols: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'default any' })),
     market: Type.Optional(Market),
   }),
-  result: TriggerEvent(Type.Object({
-    exchange: Type.String(),
-    symbol: Type.String(),
-    name: Type.Optional(Type.String()),
-    market: Market,
-    announcementUrl: Type.Optional(Type.String()),
-    listedAt: Type.String({ format: 'date-time' }),
-  })),
+  result: TriggerEvent(
+    Type.Object({
+      exchange: Type.String(),
+      symbol: Type.String(),
+      name: Type.Optional(Type.String()),
+      market: Market,
+      announcementUrl: Type.Optional(Type.String()),
+      listedAt: Type.String({ format: 'date-time' }),
+    }),
+  ),
   waitPayload: Type.Object({ exchange: Type.Optional(Type.String()), symbol: Type.Optional(Type.String()) }),
   matches: (config, { body }) =>
     (!config.exchanges?.length || lower(config.exchanges)!.includes(body.exchange.toLowerCase())) &&

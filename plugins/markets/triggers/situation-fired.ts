@@ -18,16 +18,18 @@ export const situationFired = defineTrigger({
     assetClass: Type.Optional(AssetClass),
     minSeverity: Type.Optional(Severity),
   }),
-  result: TriggerEvent(Type.Object({
-    situationId: Type.String(),
-    name: Type.String(),
-    ticker: Type.String(),
-    assetClass: AssetClass,
-    severity: Severity,
-    summary: Type.String(),
-    firedAt: Type.String({ format: 'date-time' }),
-    data: Type.Optional(Type.Record(Type.String(), Type.Any())),
-  })),
+  result: TriggerEvent(
+    Type.Object({
+      situationId: Type.String(),
+      name: Type.String(),
+      ticker: Type.String(),
+      assetClass: AssetClass,
+      severity: Severity,
+      summary: Type.String(),
+      firedAt: Type.String({ format: 'date-time' }),
+      data: Type.Optional(Type.Record(Type.String(), Type.Any())),
+    }),
+  ),
   waitPayload: Type.Object({ situationId: Type.Optional(Type.String()), ticker: Type.Optional(Type.String()) }),
   matches: (config, { body }) =>
     (!config.situationIds?.length || config.situationIds.includes(body.situationId)) &&

@@ -7,7 +7,12 @@ const Config = Type.Object({
   tokenAddress: Type.Optional(Address),
   minAmount: Type.Optional(Amount),
 })
-const Wait = Type.Object({ transactionHash: Type.Optional(TxHash), tokenAddress: Type.Optional(Address), from: Type.Optional(Address), to: Type.Optional(Address) })
+const Wait = Type.Object({
+  transactionHash: Type.Optional(TxHash),
+  tokenAddress: Type.Optional(Address),
+  from: Type.Optional(Address),
+  to: Type.Optional(Address),
+})
 
 /** A wallet receives or sends an ERC-20 token: the same event, seen from `to` or from `from`. */
 function erc20Transfer(direction: 'receive' | 'send') {
@@ -24,8 +29,10 @@ function erc20Transfer(direction: 'receive' | 'send') {
     result: TriggerEvent(Erc20Transfer),
     waitPayload: Wait,
     matches: (config, { body }) =>
-      body.chainId === config.chainId && sameAddress(body[side], config.address) &&
-      (config.tokenAddress === undefined || sameAddress(body.tokenAddress, config.tokenAddress)) && atLeast(body.amount, config.minAmount),
+      body.chainId === config.chainId &&
+      sameAddress(body[side], config.address) &&
+      (config.tokenAddress === undefined || sameAddress(body.tokenAddress, config.tokenAddress)) &&
+      atLeast(body.amount, config.minAmount),
   })
 }
 

@@ -2,7 +2,11 @@ import { defineTrigger, TriggerEvent, Type } from '../../../core/plugin/sdk.ts'
 import { Address, Amount, atLeast, ChainId, NativeTransfer, sameAddress, TAGS, TxHash } from '../schemas.ts'
 
 const Config = Type.Object({ chainId: ChainId, address: Address, minAmount: Type.Optional(Amount) })
-const Wait = Type.Object({ transactionHash: Type.Optional(TxHash), from: Type.Optional(Address), to: Type.Optional(Address) })
+const Wait = Type.Object({
+  transactionHash: Type.Optional(TxHash),
+  from: Type.Optional(Address),
+  to: Type.Optional(Address),
+})
 
 /** A wallet receives or sends the chain's native token: the same event, seen from `to` or from `from`. */
 function nativeTransfer(direction: 'receive' | 'send') {
@@ -17,7 +21,10 @@ function nativeTransfer(direction: 'receive' | 'send') {
     payload: Config,
     result: TriggerEvent(NativeTransfer),
     waitPayload: Wait,
-    matches: (config, { body }) => body.chainId === config.chainId && sameAddress(body[side], config.address) && atLeast(body.value, config.minAmount),
+    matches: (config, { body }) =>
+      body.chainId === config.chainId &&
+      sameAddress(body[side], config.address) &&
+      atLeast(body.value, config.minAmount),
   })
 }
 

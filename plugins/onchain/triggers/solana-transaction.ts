@@ -8,7 +8,8 @@ const TokenTransfer = Type.Object({ mint: SolanaAddress, from: SolanaAddress, to
 export const solanaTransaction = defineTrigger({
   type: 'solana-transaction',
   name: 'Solana transaction',
-  description: 'A Solana transaction involves an address; optionally through a given program, or bringing it at least an amount of lamports.',
+  description:
+    'A Solana transaction involves an address; optionally through a given program, or bringing it at least an amount of lamports.',
   tags: [...TAGS, 'solana'],
   platform: 'solana',
   connector: null,
@@ -18,24 +19,28 @@ export const solanaTransaction = defineTrigger({
     minLamports: Type.Optional(Amount),
     includeFailed: Type.Optional(Type.Boolean({ default: false })),
   }),
-  result: TriggerEvent(Type.Object({
-    signature: Type.String({ minLength: 64, maxLength: 100 }),
-    slot: Type.Integer({ minimum: 0 }),
-    blockTime: Type.Integer({ description: 'Unix seconds' }),
-    success: Type.Boolean(),
-    fee: Amount,
-    accounts: Type.Array(SolanaAddress),
-    programIds: Type.Array(SolanaAddress),
-    nativeTransfers: Type.Array(Transfer),
-    tokenTransfers: Type.Optional(Type.Array(TokenTransfer)),
-  })),
+  result: TriggerEvent(
+    Type.Object({
+      signature: Type.String({ minLength: 64, maxLength: 100 }),
+      slot: Type.Integer({ minimum: 0 }),
+      blockTime: Type.Integer({ description: 'Unix seconds' }),
+      success: Type.Boolean(),
+      fee: Amount,
+      accounts: Type.Array(SolanaAddress),
+      programIds: Type.Array(SolanaAddress),
+      nativeTransfers: Type.Array(Transfer),
+      tokenTransfers: Type.Optional(Type.Array(TokenTransfer)),
+    }),
+  ),
   waitPayload: Type.Object({ signature: Type.Optional(Type.String()) }),
   matches(config, { body }) {
     if (!body.success && !config.includeFailed) return false
     if (!body.accounts.includes(config.address)) return false
     if (config.programId && !body.programIds.includes(config.programId)) return false
     if (config.minLamports === undefined) return true
-    const received = body.nativeTransfers.filter((t) => t.to === config.address).reduce((sum, t) => sum + BigInt(t.lamports), 0n)
+    const received = body.nativeTransfers
+      .filter((t) => t.to === config.address)
+      .reduce((sum, t) => sum + BigInt(t.lamports), 0n)
     return received >= BigInt(config.minLamports)
   },
 })

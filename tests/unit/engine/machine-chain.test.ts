@@ -13,7 +13,8 @@ import { startState } from '../../../runtime/engine/state.ts'
 
 function chainOf(length: number): Definition {
   const nodes: Definition['nodes'] = { root: { type: 'manual', children: ['n0'] } }
-  for (let i = 0; i < length; i++) nodes[`n${i}`] = { type: 'log', payload: {}, children: i + 1 < length ? [`n${i + 1}`] : [] }
+  for (let i = 0; i < length; i++)
+    nodes[`n${i}`] = { type: 'log', payload: {}, children: i + 1 < length ? [`n${i + 1}`] : [] }
   return { triggerNodeIds: ['root'], nodes } as Definition
 }
 
@@ -28,10 +29,21 @@ function startRun(length: number) {
     resume: () => Promise.reject(new Error('nothing waits here')),
   }
   const input = {
-    runId: 'run_1', workflowId: 'wf_1', organizationId: 'org_1', workflowVersion: 1, triggerNodeId: 'root',
-    trigger: { type: 'manual', body: {} }, vars: {}, props: {},
+    runId: 'run_1',
+    workflowId: 'wf_1',
+    organizationId: 'org_1',
+    workflowVersion: 1,
+    triggerNodeId: 'root',
+    trigger: { type: 'manual', body: {} },
+    vars: {},
+    props: {},
   }
-  const machine = createRunMachine(plan, runner, () => undefined, () => 0)
+  const machine = createRunMachine(
+    plan,
+    runner,
+    () => undefined,
+    () => 0,
+  )
   // As the executor does: the events of advancing to the first node come first, then the actor's.
   const first = startState(input as never, plan, () => undefined, 0)
   const emitted = first.events.map((e) => `${e.type} ${e.nodeId ?? ''}`.trim())
@@ -41,7 +53,7 @@ function startRun(length: number) {
   return { actor, executed, emitted }
 }
 
-describe('the run machine\'s synchronous chains', () => {
+describe("the run machine's synchronous chains", () => {
   it('executes a short chain of synchronous nodes within the start', () => {
     const { actor, executed } = startRun(10)
     expect(executed).toHaveLength(10)

@@ -9,7 +9,13 @@
 import { describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
 import { createActor, waitFor } from 'xstate'
-import { isTerminal, isTerminalRunEvent, runStatusOf, TERMINAL_RUN_EVENTS, TERMINAL_STATUSES } from '../../../core/domain/run-lifecycle.ts'
+import {
+  isTerminal,
+  isTerminalRunEvent,
+  runStatusOf,
+  TERMINAL_RUN_EVENTS,
+  TERMINAL_STATUSES,
+} from '../../../core/domain/run-lifecycle.ts'
 import type { Definition } from '../../../core/domain/workflow.ts'
 import { createRunMachine, statusOf } from '../../../runtime/engine/machine.ts'
 import { compilePlan } from '../../../runtime/engine/plan.ts'
@@ -20,13 +26,24 @@ type Behaviour = 'succeed' | 'fail' | 'tolerated' | 'wait'
 type Command = { type: 'RESUME' | 'TIMER' | 'CANCEL'; ofCurrent: boolean }
 
 const behaviour = fc.constantFrom<Behaviour>('succeed', 'fail', 'tolerated', 'wait')
-const command: fc.Arbitrary<Command> = fc.record({ type: fc.constantFrom('RESUME', 'TIMER', 'CANCEL'), ofCurrent: fc.boolean() })
-const script = fc.record({ nodes: fc.array(behaviour, { minLength: 1, maxLength: 5 }), commands: fc.array(command, { maxLength: 8 }) })
+const command: fc.Arbitrary<Command> = fc.record({
+  type: fc.constantFrom('RESUME', 'TIMER', 'CANCEL'),
+  ofCurrent: fc.boolean(),
+})
+const script = fc.record({
+  nodes: fc.array(behaviour, { minLength: 1, maxLength: 5 }),
+  commands: fc.array(command, { maxLength: 8 }),
+})
 
 function definitionOf(nodes: readonly Behaviour[]): Definition {
   const all: Record<string, unknown> = { root: { type: 'manual', children: ['n0'] } }
   nodes.forEach((b, i) => {
-    all[`n${i}`] = { type: 'log', payload: {}, children: i + 1 < nodes.length ? [`n${i + 1}`] : [], ...(b === 'tolerated' ? { onError: 'continue' } : {}) }
+    all[`n${i}`] = {
+      type: 'log',
+      payload: {},
+      children: i + 1 < nodes.length ? [`n${i + 1}`] : [],
+      ...(b === 'tolerated' ? { onError: 'continue' } : {}),
+    }
   })
   return { triggerNodeIds: ['root'], nodes: all } as unknown as Definition
 }
@@ -45,11 +62,26 @@ function startRun(nodes: readonly Behaviour[]) {
     resume: async () => ({ kind: 'success', result: 'resumed' }),
   }
   const input = {
-    runId: 'run_1', workflowId: 'wf_1', organizationId: 'org_1', workflowVersion: 1, triggerNodeId: 'root', trigger: { type: 'manual', body: {} }, vars: {}, props: {},
+    runId: 'run_1',
+    workflowId: 'wf_1',
+    organizationId: 'org_1',
+    workflowVersion: 1,
+    triggerNodeId: 'root',
+    trigger: { type: 'manual', body: {} },
+    vars: {},
+    props: {},
   }
   const first = startState(input as never, plan, () => undefined, 0)
   const emitted: string[] = first.events.map((e) => e.type)
-  const actor = createActor(createRunMachine(plan, runner, () => undefined, () => 0), { input: first.state })
+  const actor = createActor(
+    createRunMachine(
+      plan,
+      runner,
+      () => undefined,
+      () => 0,
+    ),
+    { input: first.state },
+  )
   actor.on('*', (e) => emitted.push(e.type))
   actor.start()
   return { actor, emitted }
@@ -74,7 +106,8 @@ function pairings() {
   const eventsOf = new Map<string, Set<string>>()
   const statusesOf = new Map<string, Set<string>>()
   return {
-    eventsOf, statusesOf,
+    eventsOf,
+    statusesOf,
     add(status: string, event: string) {
       eventsOf.set(status, (eventsOf.get(status) ?? new Set()).add(event))
       statusesOf.set(event, (statusesOf.get(event) ?? new Set()).add(status))
@@ -82,42 +115,45 @@ function pairings() {
   }
 }
 
-describe('a run\'s lifecycle, whatever happens to it', () => {
+describe("a run's lifecycle, whatever happens to it", () => {
   it('never changes once ended, ends once with the event of its status, and its status and last run event agree', async () => {
     const seen = pairings()
-    await fc.assert(fc.asyncProperty(script, async ({ nodes, commands }) => {
-      const run = startRun(nodes)
-      await settled(run)
-      for (const c of commands) {
-        const before = run.actor.getSnapshot()
-        const emittedBefore = run.emitted.length
-        run.actor.send(eventOf(run, c))
+    await fc.assert(
+      fc.asyncProperty(script, async ({ nodes, commands }) => {
+        const run = startRun(nodes)
         await settled(run)
-        const after = run.actor.getSnapshot()
-        if (before.status === 'done') {
-          // An ended run: nothing moves, nothing is said.
-          expect(after.value).toEqual(before.value)
-          expect(after.context).toEqual(before.context)
-          expect(run.emitted.length).toBe(emittedBefore)
+        for (const c of commands) {
+          const before = run.actor.getSnapshot()
+          const emittedBefore = run.emitted.length
+          run.actor.send(eventOf(run, c))
+          await settled(run)
+          const after = run.actor.getSnapshot()
+          if (before.status === 'done') {
+            // An ended run: nothing moves, nothing is said.
+            expect(after.value).toEqual(before.value)
+            expect(after.context).toEqual(before.context)
+            expect(run.emitted.length).toBe(emittedBefore)
+          }
         }
-      }
-      const snapshot = run.actor.getSnapshot()
-      const status = statusOf(snapshot)
-      const events = runEvents(run.emitted)
-      const terminal = events.filter(isTerminalRunEvent)
-      expect(isTerminal(status)).toBe(snapshot.status === 'done')
-      if (snapshot.status === 'done') {
-        expect(terminal).toHaveLength(1)
-        expect(events.at(-1)).toBe(terminal[0])
-        seen.add(status, terminal[0])
-        expect(runStatusOf(terminal[0])).toBe(status)
-        if (status !== 'cancelled') expect<string>(finalStatus(snapshot.context)).toBe(status)
-      } else {
-        expect(terminal).toEqual([])
-        expect(status).toBe('waiting')
-        expect(events.at(-1)).toBe('run.waiting')
-      }
-    }), { numRuns: 300 })
+        const snapshot = run.actor.getSnapshot()
+        const status = statusOf(snapshot)
+        const events = runEvents(run.emitted)
+        const terminal = events.filter(isTerminalRunEvent)
+        expect(isTerminal(status)).toBe(snapshot.status === 'done')
+        if (snapshot.status === 'done') {
+          expect(terminal).toHaveLength(1)
+          expect(events.at(-1)).toBe(terminal[0])
+          seen.add(status, terminal[0])
+          expect(runStatusOf(terminal[0])).toBe(status)
+          if (status !== 'cancelled') expect<string>(finalStatus(snapshot.context)).toBe(status)
+        } else {
+          expect(terminal).toEqual([])
+          expect(status).toBe('waiting')
+          expect(events.at(-1)).toBe('run.waiting')
+        }
+      }),
+      { numRuns: 300 },
+    )
     // Over hundreds of runs every way to end was met (each is common among the scripts), and each
     // terminal status went with one terminal event and back, as core/domain lists them.
     expect([...seen.eventsOf.keys()].sort()).toEqual([...TERMINAL_STATUSES].sort())

@@ -1,9 +1,27 @@
 import { describe, expect, it } from 'bun:test'
-import { CONDITION_OPS, ConditionError, evaluateCondition, validateCondition } from '../../../runtime/expressions/index.ts'
+import {
+  CONDITION_OPS,
+  ConditionError,
+  evaluateCondition,
+  validateCondition,
+} from '../../../runtime/expressions/index.ts'
 import { lookupIn } from './scope.ts'
 
 const lookup = lookupIn({
-  root: { result: { body: { amount: 150, amountText: '150', name: 'Ada Lovelace', tags: ['vip', 'eu'], ids: [1, 2], paid: true, note: null, empty: '' } } },
+  root: {
+    result: {
+      body: {
+        amount: 150,
+        amountText: '150',
+        name: 'Ada Lovelace',
+        tags: ['vip', 'eu'],
+        ids: [1, 2],
+        paid: true,
+        note: null,
+        empty: '',
+      },
+    },
+  },
   $vars: { min: 100, list: ['a', 'b'], flag: 'true' },
   $item: { id: 2, sku: 'A-1' },
 })
@@ -179,7 +197,12 @@ describe('combining tests', () => {
     const condition = {
       $or: [
         { [amount]: { $gt: 1000 } },
-        { $and: [{ [tags]: { $contains: 'vip' } }, { $or: [{ [name]: { $startsWith: 'X' } }, { [amount]: { $eq: 150 } }] }] },
+        {
+          $and: [
+            { [tags]: { $contains: 'vip' } },
+            { $or: [{ [name]: { $startsWith: 'X' } }, { [amount]: { $eq: 150 } }] },
+          ],
+        },
       ],
     }
     expect(evaluateCondition(condition, lookup)).toBe(true)
@@ -193,7 +216,10 @@ describe('combining tests', () => {
 
   it('stops at the first deciding item', () => {
     const asked: string[] = []
-    const counting = (root: string) => { asked.push(root); return 1 }
+    const counting = (root: string) => {
+      asked.push(root)
+      return 1
+    }
     evaluateCondition({ $or: [{ '{{ first }}': { $eq: 1 } }, { '{{ second }}': { $eq: 1 } }] }, counting)
     expect(asked).toEqual(['first'])
   })
@@ -207,9 +233,22 @@ describe('combining tests', () => {
 
 describe('CONDITION_OPS', () => {
   it('lists the fourteen operators', () => {
-    expect([...CONDITION_OPS].sort()).toEqual(
-      ['$contains', '$endsWith', '$eq', '$exists', '$gt', '$gte', '$in', '$lt', '$lte', '$ne', '$notContains', '$notExists', '$notIn', '$startsWith'],
-    )
+    expect([...CONDITION_OPS].sort()).toEqual([
+      '$contains',
+      '$endsWith',
+      '$eq',
+      '$exists',
+      '$gt',
+      '$gte',
+      '$in',
+      '$lt',
+      '$lte',
+      '$ne',
+      '$notContains',
+      '$notExists',
+      '$notIn',
+      '$startsWith',
+    ])
   })
 })
 
@@ -230,7 +269,9 @@ describe('validateCondition', () => {
   })
 
   it('refuses $and and $or at one level', () => {
-    expect(messages({ $and: [], $or: [] })).toEqual([' one level cannot hold both "$and" and "$or"; nest one inside the other'])
+    expect(messages({ $and: [], $or: [] })).toEqual([
+      ' one level cannot hold both "$and" and "$or"; nest one inside the other',
+    ])
     expect(messages({ $and: [{ $and: [], $or: [] }] })[0]).toStartWith('/$and/0 one level cannot hold both')
   })
 
@@ -255,7 +296,9 @@ describe('validateCondition', () => {
   })
 
   it('refuses literal operands of the wrong kind', () => {
-    expect(messages({ $and: [{ a: { $in: 'x', $notIn: 3, $exists: 'yes', $gt: null, $startsWith: [], $contains: null } }] })).toEqual([
+    expect(
+      messages({ $and: [{ a: { $in: 'x', $notIn: 3, $exists: 'yes', $gt: null, $startsWith: [], $contains: null } }] }),
+    ).toEqual([
       '/$and/0/a/$in "$in" expects an array or an expression, got "x"',
       '/$and/0/a/$notIn "$notIn" expects an array or an expression, got 3',
       '/$and/0/a/$exists "$exists" expects true or false or an expression, got "yes"',

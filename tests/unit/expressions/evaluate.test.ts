@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'bun:test'
-import { evaluateExpression, parseTemplate, renderTemplate, stringifyValue } from '../../../runtime/expressions/index.ts'
+import {
+  evaluateExpression,
+  parseTemplate,
+  renderTemplate,
+  stringifyValue,
+} from '../../../runtime/expressions/index.ts'
 import { lookupIn, render } from './scope.ts'
 
 const scope = {
@@ -39,8 +44,9 @@ describe('a field that is exactly one expression', () => {
 
 describe('an expression inside a longer string', () => {
   it('is interpolated as text', () => {
-    expect(render('big order {{root.result.body.amount}} from {{ root.result.body.customer.name }}', scope))
-      .toBe('big order 150 from Ada')
+    expect(render('big order {{root.result.body.amount}} from {{ root.result.body.customer.name }}', scope)).toBe(
+      'big order 150 from Ada',
+    )
   })
 
   it('renders undefined and null as an empty string', () => {
@@ -49,8 +55,9 @@ describe('an expression inside a longer string', () => {
 
   it('renders booleans and numbers with String and objects and arrays as JSON', () => {
     expect(render('{{root.result.body.paid}}/{{$vars.zero}}', scope)).toBe('false/0')
-    expect(render('tags={{root.result.body.tags}} c={{root.result.body.customer}}', scope))
-      .toBe('tags=["a","b"] c={"name":"Ada"}')
+    expect(render('tags={{root.result.body.tags}} c={{root.result.body.customer}}', scope)).toBe(
+      'tags=["a","b"] c={"name":"Ada"}',
+    )
   })
 })
 
@@ -73,7 +80,7 @@ describe('fallbacks with ||', () => {
   })
 
   it('return the last value when every term is empty', () => {
-    expect(render("{{ a || $vars.empty }}", scope)).toBe('')
+    expect(render('{{ a || $vars.empty }}', scope)).toBe('')
     expect(render('{{ a || b }}', scope)).toBeUndefined()
   })
 
@@ -124,7 +131,9 @@ describe('paths', () => {
   it('read $index and other roots through the lookup', () => {
     expect(render('{{ $index }}', scope)).toBe(0)
     const asked: string[] = []
-    renderTemplate(parseTemplate('{{ $trigger.body || $run.id || root }}'), (root) => { asked.push(root) })
+    renderTemplate(parseTemplate('{{ $trigger.body || $run.id || root }}'), (root) => {
+      asked.push(root)
+    })
     expect(asked).toEqual(['$trigger', '$run', 'root'])
   })
 })
@@ -145,7 +154,10 @@ describe('prototype members', () => {
 
   it('are not even asked of the lookup as roots', () => {
     const asked: string[] = []
-    renderTemplate(parseTemplate('{{ constructor || __proto__ || prototype }}'), (root) => { asked.push(root); return {} })
+    renderTemplate(parseTemplate('{{ constructor || __proto__ || prototype }}'), (root) => {
+      asked.push(root)
+      return {}
+    })
     expect(asked).toEqual([])
   })
 

@@ -49,10 +49,21 @@ describe('parseTemplate', () => {
   })
 
   it('reads every kind of literal', () => {
-    const template = parseTemplate(`{{ a || 12 || -3.5 || 1e3 || 'it\\'s' || "say \\"hi\\"" || '\\\\' || true || false || null }}`)
+    const template = parseTemplate(
+      `{{ a || 12 || -3.5 || 1e3 || 'it\\'s' || "say \\"hi\\"" || '\\\\' || true || false || null }}`,
+    )
     if (template.kind !== 'whole') throw new Error('expected a whole template')
     expect(template.expr.terms.map((term) => (term.kind === 'literal' ? term.value : term.ref.text))).toEqual([
-      'a', 12, -3.5, 1000, "it's", 'say "hi"', '\\', true, false, null,
+      'a',
+      12,
+      -3.5,
+      1000,
+      "it's",
+      'say "hi"',
+      '\\',
+      true,
+      false,
+      null,
     ])
   })
 
@@ -65,7 +76,9 @@ describe('parseTemplate', () => {
     const template = parseTemplate('{{ $parent_item || _x || send-mail-2.result }}')
     if (template.kind !== 'whole') throw new Error('expected a whole template')
     expect(template.expr.terms.map((term) => (term.kind === 'path' ? term.ref.root : undefined))).toEqual([
-      '$parent_item', '_x', 'send-mail-2',
+      '$parent_item',
+      '_x',
+      'send-mail-2',
     ])
   })
 

@@ -11,7 +11,11 @@ describe('resolveValue', () => {
   it('resolves strings deeply inside arrays and objects, keeping whole-expression types', () => {
     const payload = {
       url: 'https://api.test/orders/{{ root.result.body.id }}',
-      body: { amount: '{{root.result.body.amount}}', items: '{{ root.result.body.items }}', list: ['{{$vars.token}}', 3, true, null] },
+      body: {
+        amount: '{{root.result.body.amount}}',
+        items: '{{ root.result.body.items }}',
+        list: ['{{$vars.token}}', 3, true, null],
+      },
     }
     expect(resolveValue(payload, lookup)).toEqual({
       url: 'https://api.test/orders/o-1',
@@ -20,7 +24,12 @@ describe('resolveValue', () => {
   })
 
   it('replaces a key that is exactly one expression by its stringified value', () => {
-    const resolved = resolveValue({ headers: { '{{ $vars.header }}': '{{ $vars.token }}', '{{root.result.body.amount}}': 1, '{{$vars.nested}}': 2 } }, lookup)
+    const resolved = resolveValue(
+      {
+        headers: { '{{ $vars.header }}': '{{ $vars.token }}', '{{root.result.body.amount}}': 1, '{{$vars.nested}}': 2 },
+      },
+      lookup,
+    )
     expect(resolved).toEqual({ headers: { 'x-order': 't0k', '150': 1, '{"a":1}': 2 } })
   })
 
@@ -76,7 +85,9 @@ describe('collectReferences', () => {
   })
 
   it('finds references in condition keys, operands and array items', () => {
-    const condition = { $and: [{ '{{a.b}}': { $gt: '{{ $vars.min }}' } }, { $or: [{ x: { $in: ['{{ $item.id }}'] } }] }] }
+    const condition = {
+      $and: [{ '{{a.b}}': { $gt: '{{ $vars.min }}' } }, { $or: [{ x: { $in: ['{{ $item.id }}'] } }] }],
+    }
     const { refs } = collectReferences({ condition })
     expect(refs.map((ref) => [ref.pointer, ref.text])).toEqual([
       ['/condition/$and/0/{{a.b}}', 'a.b'],

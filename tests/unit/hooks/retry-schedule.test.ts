@@ -7,13 +7,19 @@ const DEFAULT = loadConfig({}).hookRetrySchedule
 describe('the retry schedule', () => {
   it('reads the default schedule of the design: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h', () => {
     expect(DEFAULT).toEqual([0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000])
-    expect(loadConfig({ AUTOMATON_HOOK_RETRY_SCHEDULE: '0, 50ms,1.5s, 2 minutes' }).hookRetrySchedule).toEqual([0, 50, 1500, 120_000])
+    expect(loadConfig({ AUTOMATON_HOOK_RETRY_SCHEDULE: '0, 50ms,1.5s, 2 minutes' }).hookRetrySchedule).toEqual([
+      0, 50, 1500, 120_000,
+    ])
   })
 
   it('refuses a malformed schedule at start, naming the variable and the entry', () => {
-    expect(() => loadConfig({ AUTOMATON_HOOK_RETRY_SCHEDULE: '0,5 parsecs' })).toThrow(/AUTOMATON_HOOK_RETRY_SCHEDULE: "5 parsecs" is not a duration/)
+    expect(() => loadConfig({ AUTOMATON_HOOK_RETRY_SCHEDULE: '0,5 parsecs' })).toThrow(
+      /AUTOMATON_HOOK_RETRY_SCHEDULE: "5 parsecs" is not a duration/,
+    )
     expect(() => loadConfig({ AUTOMATON_HOOK_RETRY_SCHEDULE: ',' })).toThrow(/AUTOMATON_HOOK_RETRY_SCHEDULE/)
-    expect(() => loadConfig({ AUTOMATON_HOOK_ALLOW_HTTP: 'maybe' })).toThrow(/AUTOMATON_HOOK_ALLOW_HTTP must be true or false/)
+    expect(() => loadConfig({ AUTOMATON_HOOK_ALLOW_HTTP: 'maybe' })).toThrow(
+      /AUTOMATON_HOOK_ALLOW_HTTP must be true or false/,
+    )
   })
 
   it('waits the n-th delay before retry n and stops after maxRetries', () => {

@@ -38,7 +38,11 @@ describe('keep-alive connections of the guarded client', () => {
 
   it('still refuses a name that now resolves to a forbidden address while a connection to it is open', async () => {
     const answers = ['127.0.0.1', '127.0.0.1', '127.0.0.1', '10.0.0.5']
-    const kept = createGuardedHttpClient({ allow: ['127.0.0.1/32'], keepAlive: true, resolve: async () => [answers.shift() ?? '10.0.0.5'] })
+    const kept = createGuardedHttpClient({
+      allow: ['127.0.0.1/32'],
+      keepAlive: true,
+      resolve: async () => [answers.shift() ?? '10.0.0.5'],
+    })
     const url = `http://rebind.example:${server.port}/a`
     expect((await kept.send({ method: 'GET', url })).status).toBe(200)
     expect((await kept.send({ method: 'GET', url })).status).toBe(200)

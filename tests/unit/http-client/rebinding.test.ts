@@ -4,7 +4,9 @@ import { TargetRefusedError } from '../../../core/ports/http-client.ts'
 import { type Receiver, startReceiver } from './receiver.ts'
 
 let receiver: Receiver
-beforeAll(() => { receiver = startReceiver() })
+beforeAll(() => {
+  receiver = startReceiver()
+})
 afterAll(() => receiver.stop())
 
 /**
@@ -28,7 +30,9 @@ describe('DNS rebinding', () => {
   it('refuses at connect time when the name turns into loopback after the check of the same send', async () => {
     const dns = rebindingDns(1)
     const client = createGuardedHttpClient({ resolve: dns.resolve })
-    const error = await client.send({ method: 'POST', url: `http://rebind.example:${receiver.port}/echo`, body: 'secret' }).catch((e: unknown) => e)
+    const error = await client
+      .send({ method: 'POST', url: `http://rebind.example:${receiver.port}/echo`, body: 'secret' })
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(TargetRefusedError)
     expect(error).toMatchObject({ reason: 'forbidden-address', address: '127.0.0.1', range: 'loopback' })
     expect(dns.answers).toEqual(['93.184.215.14', '127.0.0.1'])
@@ -39,7 +43,9 @@ describe('DNS rebinding', () => {
     const dns = rebindingDns(2)
     const client = createGuardedHttpClient({ resolve: dns.resolve })
     await client.checkTarget(`https://rebind.example:${receiver.port}/hook`)
-    const error = await client.send({ method: 'GET', url: `https://rebind.example:${receiver.port}/hook` }).catch((e: unknown) => e)
+    const error = await client
+      .send({ method: 'GET', url: `https://rebind.example:${receiver.port}/hook` })
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(TargetRefusedError)
     expect(dns.answers).toEqual(['93.184.215.14', '93.184.215.14', '127.0.0.1'])
     expect(receiver.received).toHaveLength(0)

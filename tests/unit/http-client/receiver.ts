@@ -36,7 +36,10 @@ export function startReceiver(): Receiver {
         case '/echo':
           return Response.json(received.at(-1), { status: 201, headers: { 'X-Receiver': 'Yes' } })
         case '/cookies': {
-          const headers = new Headers([['Set-Cookie', 'a=1'], ['Set-Cookie', 'b=2']])
+          const headers = new Headers([
+            ['Set-Cookie', 'a=1'],
+            ['Set-Cookie', 'b=2'],
+          ])
           return new Response('ok', { headers })
         }
         case '/redirect':
@@ -47,7 +50,11 @@ export function startReceiver(): Receiver {
         case '/bytes':
           return new Response('x'.repeat(size))
         case '/endless':
-          return new Response(endless(() => { hangUps++ }))
+          return new Response(
+            endless(() => {
+              hangUps++
+            }),
+          )
         default:
           return new Response('not here', { status: 404 })
       }
@@ -58,7 +65,9 @@ export function startReceiver(): Receiver {
     port,
     origin: `http://127.0.0.1:${port}`,
     received,
-    get hangUps() { return hangUps },
+    get hangUps() {
+      return hangUps
+    },
     stop: () => server.stop(true),
   }
 }

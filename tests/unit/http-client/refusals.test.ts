@@ -5,17 +5,28 @@ import { type TargetRefusal, TargetRefusedError } from '../../../core/ports/http
 import { type Receiver, startReceiver } from './receiver.ts'
 
 let receiver: Receiver
-beforeAll(() => { receiver = startReceiver() })
+beforeAll(() => {
+  receiver = startReceiver()
+})
 afterAll(() => receiver.stop())
 
 /** A resolver that answers `addresses` and counts its calls; never the system's DNS. */
 function fakeDns(addresses: string[]) {
   const calls: string[] = []
-  return { calls, resolve: async (host: string) => { calls.push(host); return addresses } }
+  return {
+    calls,
+    resolve: async (host: string) => {
+      calls.push(host)
+      return addresses
+    },
+  }
 }
 
 async function refusal(promise: Promise<unknown>): Promise<TargetRefusedError> {
-  const error = await promise.then(() => null, (e: unknown) => e)
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  )
   expect(error).toBeInstanceOf(TargetRefusedError)
   return error as TargetRefusedError
 }
@@ -25,7 +36,12 @@ describe('refusing targets without an allow-list', () => {
   const cases: [string, () => string, TargetRefusal, string?][] = [
     ['loopback', () => `http://127.0.0.1:${port()}/echo`, 'forbidden-address', 'loopback'],
     ['a private address', () => 'http://10.0.0.1/', 'forbidden-address', 'private'],
-    ['the cloud metadata address', () => 'http://169.254.169.254/latest/meta-data', 'forbidden-address', 'cloud-metadata'],
+    [
+      'the cloud metadata address',
+      () => 'http://169.254.169.254/latest/meta-data',
+      'forbidden-address',
+      'cloud-metadata',
+    ],
     ['IPv6 loopback', () => `http://[::1]:${port()}/echo`, 'forbidden-address', 'loopback'],
     ['localhost', () => `http://localhost:${port()}/echo`, 'forbidden-hostname'],
     ['IPv4-mapped loopback', () => `http://[::ffff:127.0.0.1]:${port()}/echo`, 'forbidden-address', 'loopback'],
@@ -81,7 +97,11 @@ describe('refusing targets without an allow-list', () => {
   })
 
   it('lets the resolver error through when a name does not resolve', async () => {
-    const client = createGuardedHttpClient({ resolve: async () => { throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }) } })
+    const client = createGuardedHttpClient({
+      resolve: async () => {
+        throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' })
+      },
+    })
     const error = await client.checkTarget('https://nowhere.example/').catch((e: unknown) => e)
     expect(error).not.toBeInstanceOf(TargetRefusedError)
     expect(error).toMatchObject({ code: 'ENOTFOUND' })

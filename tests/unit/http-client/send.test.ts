@@ -1,10 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createGuardedHttpClient } from '../../../adapters/http/guarded-client.ts'
-import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_OUTBOUND_TIMEOUT_MS, OutboundTimeoutError } from '../../../core/ports/http-client.ts'
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_OUTBOUND_TIMEOUT_MS,
+  OutboundTimeoutError,
+} from '../../../core/ports/http-client.ts'
 import { type Receiver, startReceiver } from './receiver.ts'
 
 let receiver: Receiver
-beforeAll(() => { receiver = startReceiver() })
+beforeAll(() => {
+  receiver = startReceiver()
+})
 afterAll(() => receiver.stop())
 
 const client = createGuardedHttpClient({ allow: ['127.0.0.1/32'] })
@@ -58,13 +64,21 @@ describe('sending to an allow-listed local receiver', () => {
   })
 
   it('cuts the body at maxResponseBytes and says so', async () => {
-    const response = await client.send({ method: 'GET', url: `${receiver.origin}/bytes?bytes=5000`, maxResponseBytes: 1000 })
+    const response = await client.send({
+      method: 'GET',
+      url: `${receiver.origin}/bytes?bytes=5000`,
+      maxResponseBytes: 1000,
+    })
     expect(response.truncated).toBe(true)
     expect(response.body).toBe('x'.repeat(1000))
   })
 
   it('keeps a body of exactly maxResponseBytes whole', async () => {
-    const response = await client.send({ method: 'GET', url: `${receiver.origin}/bytes?bytes=1000`, maxResponseBytes: 1000 })
+    const response = await client.send({
+      method: 'GET',
+      url: `${receiver.origin}/bytes?bytes=1000`,
+      maxResponseBytes: 1000,
+    })
     expect(response.truncated).toBe(false)
     expect(response.body).toHaveLength(1000)
   })

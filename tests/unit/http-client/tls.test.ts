@@ -9,7 +9,11 @@ describe('https through the connect-time check', () => {
       stdout: 'pipe',
       stderr: 'pipe',
     })
-    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ])
     expect(stderr).toBe('')
     expect(code).toBe(0)
     const outcomes = JSON.parse(stdout)

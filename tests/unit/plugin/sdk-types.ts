@@ -2,16 +2,33 @@
  * Type tests of the SDK, checked by tsc (`npm run typecheck`), never run: handler contexts are
  * typed from the schemas, and connector data from the connector definition an action names.
  */
-import { defineAction, defineConnector, definePlugin, defineTrigger, defineWebhook, Secret, type Sdk, TriggerEvent, Type } from '../../../core/plugin/sdk.ts'
+import {
+  defineAction,
+  defineConnector,
+  definePlugin,
+  defineTrigger,
+  defineWebhook,
+  Secret,
+  type Sdk,
+  TriggerEvent,
+  Type,
+} from '../../../core/plugin/sdk.ts'
 
 const weather = defineConnector({
-  type: 'weather', name: 'Weather', description: '', provider: 'p',
+  type: 'weather',
+  name: 'Weather',
+  description: '',
+  provider: 'p',
   data: Type.Object({ apiKey: Secret(), units: Type.Optional(Type.String()) }),
 })
 
 export const typedAction = defineAction({
-  type: 'weather-now', name: 'Now', description: '', connector: weather,
-  payload: Type.Object({ city: Type.String() }), result: Type.Object({ celsius: Type.Number() }),
+  type: 'weather-now',
+  name: 'Now',
+  description: '',
+  connector: weather,
+  payload: Type.Object({ city: Type.String() }),
+  result: Type.Object({ celsius: Type.Number() }),
   run(ctx) {
     // Declared, so never null: no `!` needed.
     const key: string = ctx.connector.apiKey
@@ -28,8 +45,12 @@ export const typedAction = defineAction({
 })
 
 export const untypedConnector = defineAction({
-  type: 'weather-any', name: 'Any', description: '', connector: { type: 'weather' },
-  payload: Type.Object({}), result: Type.Object({}),
+  type: 'weather-any',
+  name: 'Any',
+  description: '',
+  connector: { type: 'weather' },
+  payload: Type.Object({}),
+  result: Type.Object({}),
   run(ctx) {
     const value: unknown = ctx.connector.anything
     void value
@@ -38,7 +59,11 @@ export const untypedConnector = defineAction({
 })
 
 export const noConnector = defineAction({
-  type: 'weather-none', name: 'None', description: '', payload: Type.Object({}), result: Type.Object({}),
+  type: 'weather-none',
+  name: 'None',
+  description: '',
+  payload: Type.Object({}),
+  result: Type.Object({}),
   run(ctx) {
     // @ts-expect-error an action that declares no connector has none
     void ctx.connector.anything
@@ -47,18 +72,29 @@ export const noConnector = defineAction({
 })
 
 export const wrongResult = defineAction({
-  type: 'weather-bad', name: 'Bad', description: '', payload: Type.Object({}), result: Type.Object({ n: Type.Number() }),
+  type: 'weather-bad',
+  name: 'Bad',
+  description: '',
+  payload: Type.Object({}),
+  result: Type.Object({ n: Type.Number() }),
   // @ts-expect-error the result must match its schema
   run: () => ({ n: 'one' }),
 })
 
 export const branching = defineAction({
-  type: 'weather-branch', name: 'Branch', description: '', payload: Type.Object({}), result: Type.Object({}), branches: ['a', 'b'],
+  type: 'weather-branch',
+  name: 'Branch',
+  description: '',
+  payload: Type.Object({}),
+  result: Type.Object({}),
+  branches: ['a', 'b'],
   run: (ctx) => ctx.branch('a', {}),
 })
 
 export const typedTrigger = defineTrigger({
-  type: 'weather-alert', name: 'Alert', description: '',
+  type: 'weather-alert',
+  name: 'Alert',
+  description: '',
   payload: Type.Object({ city: Type.String() }),
   result: TriggerEvent(Type.Object({ city: Type.String(), level: Type.Integer() })),
   waitPayload: Type.Object({ level: Type.Optional(Type.Integer()) }),
@@ -72,7 +108,9 @@ export const typedTrigger = defineTrigger({
 })
 
 export const typedWebhook = defineWebhook({
-  name: 'alerts', description: '', path: '/v1/orgs/:orgId/integrations/weather',
+  name: 'alerts',
+  description: '',
+  path: '/v1/orgs/:orgId/integrations/weather',
   auth: { kind: 'connector', connector: weather },
   verify: (request, ctx) => {
     const key: string | undefined = ctx.connector?.apiKey
@@ -86,6 +124,24 @@ export const typedWebhook = defineWebhook({
 
 /** An external plugin module: a function of the SDK, needing no import of the host at run time. */
 export const external = ({ definePlugin: plugin, defineAction: action, Type: T }: Sdk) =>
-  plugin({ id: 'ext', actions: [action({ type: 'ext-x', name: 'x', description: '', payload: T.Object({}), result: T.Object({}), run: () => ({}) })] })
+  plugin({
+    id: 'ext',
+    actions: [
+      action({
+        type: 'ext-x',
+        name: 'x',
+        description: '',
+        payload: T.Object({}),
+        result: T.Object({}),
+        run: () => ({}),
+      }),
+    ],
+  })
 
-export const plugin = definePlugin({ id: 'weather', connector: weather, actions: [typedAction, untypedConnector, branching], triggers: [typedTrigger], webhooks: [typedWebhook] })
+export const plugin = definePlugin({
+  id: 'weather',
+  connector: weather,
+  actions: [typedAction, untypedConnector, branching],
+  triggers: [typedTrigger],
+  webhooks: [typedWebhook],
+})

@@ -46,8 +46,19 @@ console.log(JSON.stringify({ output: result.output, logs: result.logs, timeout, 
 
 /** Compiles `entrypoints` into `binary` and runs it in `dir`. */
 function buildAndRun(dir: string, entrypoints: string[], binary: string) {
-  const built = Bun.spawnSync([process.execPath, 'build', '--compile', entryNaming, ...entrypoints, '--outfile', binary])
-  expect({ exitCode: built.exitCode, stderr: built.exitCode === 0 ? '' : built.stderr.toString() }).toEqual({ exitCode: 0, stderr: '' })
+  const built = Bun.spawnSync([
+    process.execPath,
+    'build',
+    '--compile',
+    entryNaming,
+    ...entrypoints,
+    '--outfile',
+    binary,
+  ])
+  expect({ exitCode: built.exitCode, stderr: built.exitCode === 0 ? '' : built.stderr.toString() }).toEqual({
+    exitCode: 0,
+    stderr: '',
+  })
   return Bun.spawnSync([binary], { cwd: dir, timeout: 30_000 })
 }
 
@@ -67,7 +78,15 @@ describe('sandbox in a compiled binary', () => {
       const report = JSON.parse(run.stdout.toString())
       // The caller's timers fired while QuickJS computed (off-thread), and the pool, not the
       // overrunning engine, ended the stuck call once its deadline and grace had passed.
-      expect(report).toEqual({ output: { n: 42 }, logs: ['inside'], timeout: 'timeout', offThread: true, aborted: 'aborted', hardTimeout: 'timeout', hardTimeoutAtOnce: true })
+      expect(report).toEqual({
+        output: { n: 42 },
+        logs: ['inside'],
+        timeout: 'timeout',
+        offThread: true,
+        aborted: 'aborted',
+        hardTimeout: 'timeout',
+        hardTimeoutAtOnce: true,
+      })
     } finally {
       dir.remove()
     }

@@ -45,7 +45,9 @@ describe('sandbox errors', () => {
   })
 
   it('keeps error messages short', async () => {
-    const error = await failureOf(sandbox.runTransform('function transform() { throw new Error("x".repeat(100000)) }', null))
+    const error = await failureOf(
+      sandbox.runTransform('function transform() { throw new Error("x".repeat(100000)) }', null),
+    )
     expect(error.message.length).toBeLessThan(1100)
   })
 

@@ -76,7 +76,8 @@ describe('sandbox memory limit', () => {
   it('honours a smaller memory limit', async () => {
     // About 12 MiB: well inside the default 32 MiB, three times a 4 MiB limit (100,000 pairs sat
     // right at 4 MiB and passed or failed by chance).
-    const code = 'function transform() { const a = []; for (let i = 0; i < 300000; i++) a.push([i, i + 1]); return a.length }'
+    const code =
+      'function transform() { const a = []; for (let i = 0; i < 300000; i++) a.push([i, i + 1]); return a.length }'
     expect((await sandbox.runTransform(code, null, patient)).output).toBe(300000)
     const error = await failureOf(sandbox.runTransform(code, null, { ...patient, memoryBytes: 4 * 1024 * 1024 }))
     expect(error.kind).toBe('memory')

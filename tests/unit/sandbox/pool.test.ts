@@ -40,7 +40,11 @@ function clockedPool() {
   return Object.assign(counted, { clock }, createWorkerPool({ size: 1, maxQueue: 10, idleMs: 1000, spawn, clock }))
 }
 
-const job = (code: string, limits: Partial<SandboxLimits> = {}): Job => ({ code, inputJson: '"x"', limits: { ...DEFAULT_LIMITS, timeoutMs: 60_000, ...limits } })
+const job = (code: string, limits: Partial<SandboxLimits> = {}): Job => ({
+  code,
+  inputJson: '"x"',
+  limits: { ...DEFAULT_LIMITS, timeoutMs: 60_000, ...limits },
+})
 
 describe('sandbox worker pool', () => {
   it('keeps the caller’s event loop running while a transform computes', async () => {
@@ -203,7 +207,8 @@ describe('sandbox worker pool with a scripted worker', () => {
     const pool = createWorkerPool({ size, maxQueue: 10, idleMs: 1000, spawn, clock })
     return {
       ...pool,
-      clock, sent,
+      clock,
+      sent,
       get spawned() {
         return workers.length
       },

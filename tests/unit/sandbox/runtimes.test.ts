@@ -53,7 +53,15 @@ describe('sandbox on each runtime', () => {
     // The file lives outside the repo, so Deno is pointed at the repo's config for node_modules.
     const config = join(root, 'deno.json')
     // Deno's terminate() does not stop a busy thread, and a live thread keeps the process running.
-    const { exitCode, report } = await runScript((file) => [deno, 'run', '--allow-all', '--no-check', '--config', config, file])
+    const { exitCode, report } = await runScript((file) => [
+      deno,
+      'run',
+      '--allow-all',
+      '--no-check',
+      '--config',
+      config,
+      file,
+    ])
     const expected = { output: 42, logs: ['on deno'], timeout: 'timeout', aborted: 'aborted', after: 'after' }
     expect({ exitCode, report }).toEqual({ exitCode: 0, report: expected })
   }, 30_000)
