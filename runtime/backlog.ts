@@ -16,6 +16,7 @@ import type { Clock } from '../core/ports/clock.ts'
 import type { BacklogReport } from '../core/ports/engine.ts'
 import type { Logger } from '../core/ports/logger.ts'
 import type { Store } from '../core/ports/store.ts'
+import { runs } from '../core/store/runs.ts'
 
 export interface BacklogSource {
   /** Unstarted runs in all, and of one organization. */
@@ -132,9 +133,7 @@ export function storeBacklogSource(deps: { store: Store; logger: Logger; pollMs?
     fresh = new Map()
     const previousTotal = total
     try {
-      const rows = await deps.store.all<{ organization_id: string; n: number }>(
-        "SELECT organization_id, COUNT(*) AS n FROM runs WHERE status = 'running' AND snapshot IS NULL GROUP BY organization_id",
-      )
+      const rows = await runs.unstartedByOrganization(deps.store)
       const next = new Map<string, number>()
       let count = 0
       for (const r of rows) {

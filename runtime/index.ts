@@ -182,14 +182,12 @@ export function createEngine(deps: EngineDeps) {
     staleBefore: () => staleness.staleBefore(),
   })
   const notify = (runId: string) =>
-    deps.workQueue
-      .notify(runId)
-      .catch((error) =>
-        deps.logger.warn('could not notify the work queue; the sweep will find the run', {
-          runId,
-          error: String(error),
-        }),
-      )
+    deps.workQueue.notify(runId).catch((error) =>
+      deps.logger.warn('could not notify the work queue; the sweep will find the run', {
+        runId,
+        error: String(error),
+      }),
+    )
 
   /** Tells whoever executes a run that it has inbox events (a resume, a timer, a cancel). */
   const wake = (runId: string) => {

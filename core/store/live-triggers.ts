@@ -63,6 +63,15 @@ export const liveTriggers = {
       triggerNodeId,
     ])
   },
+  /** An organization's active, unarchived live workflows with a trigger node of one of `types` (and the version). */
+  activeWorkflowsUsing(db: SqlExecutor, organizationId: string, types: readonly string[]) {
+    if (types.length === 0) return Promise.resolve([])
+    return db.all<{ workflow_id: string; version: number }>(
+      `SELECT DISTINCT lt.workflow_id, lt.version FROM live_triggers lt JOIN workflows w ON w.id = lt.workflow_id
+       WHERE lt.organization_id = $1 AND w.live_status = 'active' AND w.archived_at IS NULL AND lt.trigger_type IN (${types.map((_, i) => `$${i + 2}`).join(', ')})`,
+      [organizationId, ...types],
+    )
+  },
   /** Live workflows without rows: published before the index existed (filled once at start). */
   unindexed(db: SqlExecutor) {
     return db.all<{ id: string }>(

@@ -208,6 +208,25 @@ export const runs = {
       staleBefore,
     ])
   },
+  /**
+   * Takes ownership of a run unless a live worker (a heartbeat since `staleBefore`) holds it, and
+   * reads it in the same statement: its row, and whether inbox events wait for it. Undefined when
+   * it is not this worker's to run (another live worker holds it, or it ended).
+   */
+  acquire(db: SqlExecutor, runId: string, workerId: string, staleBefore: number) {
+    return db.get<RunRow & { has_inbox: unknown }>(
+      `UPDATE runs SET owner = $1 WHERE id = $2 AND ${ACTIVE_SQL}
+         AND (owner IS NULL OR owner = $1 OR owner NOT IN (SELECT id FROM workers WHERE heartbeat_at >= $3))
+       RETURNING *, EXISTS (SELECT 1 FROM run_inbox WHERE run_inbox.run_id = runs.id) AS has_inbox`,
+      [workerId, runId, staleBefore],
+    )
+  },
+  /** Runs admitted and not started yet (running, no snapshot), counted per organization. */
+  unstartedByOrganization(db: SqlExecutor) {
+    return db.all<{ organization_id: string; n: number }>(
+      "SELECT organization_id, COUNT(*) AS n FROM runs WHERE status = 'running' AND snapshot IS NULL GROUP BY organization_id",
+    )
+  },
   /** Running runs no worker owns: admitted and not taken yet (oldest first). */
   unowned(db: SqlExecutor) {
     return db.all<{ id: string }>("SELECT id FROM runs WHERE status = 'running' AND owner IS NULL ORDER BY updated_at")

@@ -42,6 +42,68 @@ export const schedules = {
     )
   },
 
+  /** Adds a workflow's row for a trigger node; nothing when it has one already. */
+  insert: (
+    db: SqlExecutor,
+    r: {
+      id: string
+      organizationId: string
+      workflowId: string
+      triggerNodeId: string
+      triggerType: string
+      config: string
+      version: number
+      active: boolean
+      nextFireAt: number | null
+      at: number
+    },
+  ) =>
+    db.run(
+      `INSERT INTO schedules (id, organization_id, workflow_id, trigger_node_id, trigger_type, config, version, active, next_fire_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) ON CONFLICT (workflow_id, trigger_node_id) DO NOTHING`,
+      [
+        r.id,
+        r.organizationId,
+        r.workflowId,
+        r.triggerNodeId,
+        r.triggerType,
+        r.config,
+        r.version,
+        r.active ? 1 : 0,
+        r.nextFireAt,
+        r.at,
+      ],
+    ),
+  /** A row made again for the workflow's live version: its trigger, configuration, state and next tick. */
+  update: (
+    db: SqlExecutor,
+    r: {
+      id: string
+      triggerType: string
+      config: string
+      version: number
+      active: boolean
+      nextFireAt: number | null
+      at: number
+    },
+  ) =>
+    db.run(
+      'UPDATE schedules SET trigger_type = $1, config = $2, version = $3, active = $4, next_fire_at = $5, updated_at = $6 WHERE id = $7',
+      [r.triggerType, r.config, r.version, r.active ? 1 : 0, r.nextFireAt, r.at, r.id],
+    ),
+  /**
+   * Claims a due tick: moves the row's next tick on from `due` (and counts the ticks skipped)
+   * while it is still active and still due at `due`; 0 when another scheduler claimed it first.
+   */
+  claimTick: (
+    db: SqlExecutor,
+    c: { id: string; due: number | null; next: number | null; skipped: number; at: number },
+  ) =>
+    db.run(
+      `UPDATE schedules SET next_fire_at = $1, skipped_ticks = skipped_ticks + $2, last_skipped_at = COALESCE($3, last_skipped_at), updated_at = $4
+       WHERE id = $5 AND next_fire_at = $6 AND active = 1`,
+      [c.next, c.skipped, c.skipped > 0 ? c.at : null, c.at, c.id, c.due],
+    ),
   remove: (db: SqlExecutor, id: string) => db.run('DELETE FROM schedules WHERE id = $1', [id]),
   workflowIds: async (db: SqlExecutor) =>
     (await db.all<{ id: string }>('SELECT DISTINCT workflow_id AS id FROM schedules')).map((r) => r.id),

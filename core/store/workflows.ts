@@ -246,6 +246,16 @@ export const workflows = {
       "SELECT * FROM workflows WHERE live_version IS NOT NULL AND archived_at IS NULL AND live_status = 'active'",
     )
   },
+  /** Ids of workflows whose live version has a node of one of `types` (any state: the caller decides). */
+  async liveUsingAny(db: SqlExecutor, types: readonly string[]): Promise<string[]> {
+    if (types.length === 0) return []
+    const uses = types.map((_, i) => `v.content LIKE $${i + 1}`).join(' OR ')
+    const rows = await db.all<{ id: string }>(
+      `SELECT w.id FROM workflows w JOIN workflow_versions v ON v.workflow_id = w.id AND v.version = w.live_version WHERE ${uses}`,
+      types.map((t) => `%"type":"${t}"%`),
+    )
+    return rows.map((r) => r.id)
+  },
   /** Whose workflow an id is, whichever organization. */
   organizationOf: async (db: SqlExecutor, id: string) =>
     (await db.get<{ organization_id: string }>('SELECT organization_id FROM workflows WHERE id = $1', [id]))

@@ -11,7 +11,6 @@
 import { runInbox } from '../../core/store/run-side.ts'
 import { createActor } from 'xstate'
 import type { Definition } from '../../core/domain/workflow.ts'
-import { ACTIVE_SQL } from '../../core/domain/run-lifecycle.ts'
 import { parseJson } from '../../core/json.ts'
 import { type RunRow, runs } from '../../core/store/runs.ts'
 import type { Registry } from '../../core/plugin/registry.ts'
@@ -223,21 +222,10 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       )
   }
 
-  /**
-   * Takes ownership of a run unless a live worker holds it, and reads it in the same statement:
-   * its row, and whether inbox events wait for it. Undefined when it is not this worker's to run
-   * (another live worker holds it, or it ended).
-   */
-  async function acquire(runId: string): Promise<(RunRow & { has_inbox: unknown }) | undefined> {
+  /** Takes ownership of a run and reads it (runs.acquire); undefined when it is not this worker's to run. */
+  function acquire(runId: string): Promise<(RunRow & { has_inbox: unknown }) | undefined> {
     const stale = staleBefore()
-    return deps.store.write((tx) =>
-      tx.get<RunRow & { has_inbox: unknown }>(
-        `UPDATE runs SET owner = $1 WHERE id = $2 AND ${ACTIVE_SQL}
-           AND (owner IS NULL OR owner = $1 OR owner NOT IN (SELECT id FROM workers WHERE heartbeat_at >= $3))
-         RETURNING *, EXISTS (SELECT 1 FROM run_inbox WHERE run_inbox.run_id = runs.id) AS has_inbox`,
-        [deps.workerId, runId, stale],
-      ),
-    )
+    return deps.store.write((tx) => runs.acquire(tx, runId, deps.workerId, stale))
   }
 
   /** A stored definition (and its variable definitions), parsed once per hash: a hash names one body forever. */

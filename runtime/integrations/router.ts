@@ -149,11 +149,7 @@ export function createEventRouter(deps: EventRouterDeps): EventRouter {
       .filter((t) => deps.registry.pluginOf('trigger', t.type)?.id === event.source)
       .map((t) => t.type)
     if (types.length === 0) return { workflowIds: [], recorded: [] }
-    const rows = await tx.all<{ workflow_id: string; version: number }>(
-      `SELECT DISTINCT lt.workflow_id, lt.version FROM live_triggers lt JOIN workflows w ON w.id = lt.workflow_id
-       WHERE lt.organization_id = $1 AND w.live_status = 'active' AND w.archived_at IS NULL AND lt.trigger_type IN (${types.map((_, i) => `$${i + 2}`).join(', ')})`,
-      [event.organizationId, ...types],
-    )
+    const rows = await liveTriggers.activeWorkflowsUsing(tx, event.organizationId, types)
     const workflowIds: string[] = []
     for (const r of rows) {
       const changed = await workflows.pauseLive(tx, { id: r.workflow_id, reason: 'invalid_chat', at: now })

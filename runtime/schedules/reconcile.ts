@@ -97,23 +97,19 @@ export function createReconciler(deps: ReconcilerDeps) {
     }
   }
 
-  async function insert(tx: SqlExecutor, w: WorkflowRow, x: Wanted, active: boolean, now: number) {
-    await tx.run(
-      `INSERT INTO schedules (id, organization_id, workflow_id, trigger_node_id, trigger_type, config, version, active, next_fire_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) ON CONFLICT (workflow_id, trigger_node_id) DO NOTHING`,
-      [
-        deps.ids.next('sch'),
-        w.organization_id,
-        w.id,
-        x.nodeId,
-        x.type,
-        x.config,
-        w.live_version,
-        active ? 1 : 0,
-        x.schedule.next(now),
-        now,
-      ],
-    )
+  function insert(tx: SqlExecutor, w: WorkflowRow, x: Wanted, active: boolean, now: number) {
+    return schedules.insert(tx, {
+      id: deps.ids.next('sch'),
+      organizationId: w.organization_id,
+      workflowId: w.id,
+      triggerNodeId: x.nodeId,
+      triggerType: x.type,
+      config: x.config,
+      version: w.live_version!,
+      active,
+      nextFireAt: x.schedule.next(now),
+      at: now,
+    })
   }
 
   async function update(tx: SqlExecutor, row: ScheduleRow, w: WorkflowRow, x: Wanted, active: boolean, now: number) {
@@ -121,10 +117,15 @@ export function createReconciler(deps: ReconcilerDeps) {
     const waking = active && row.active !== 1
     const next = changed || waking ? x.schedule.next(now) : row.next_fire_at
     if (!changed && !waking && row.version === w.live_version && (row.active === 1) === active) return
-    await tx.run(
-      'UPDATE schedules SET trigger_type = $1, config = $2, version = $3, active = $4, next_fire_at = $5, updated_at = $6 WHERE id = $7',
-      [x.type, x.config, w.live_version, active ? 1 : 0, next, now, row.id],
-    )
+    await schedules.update(tx, {
+      id: row.id,
+      triggerType: x.type,
+      config: x.config,
+      version: w.live_version!,
+      active,
+      nextFireAt: next,
+      at: now,
+    })
   }
 
   return {
@@ -141,17 +142,10 @@ export function createReconciler(deps: ReconcilerDeps) {
       const types = registry
         .triggers()
         .filter((t) => t.schedule)
-        .map((t) => `%"type":"${t.type}"%`)
-      const uses = types.map((_, i) => `v.content LIKE $${i + 1}`).join(' OR ')
-      const live =
-        types.length === 0
-          ? []
-          : await db.all<{ id: string }>(
-              `SELECT w.id FROM workflows w JOIN workflow_versions v ON v.workflow_id = w.id AND v.version = w.live_version WHERE ${uses}`,
-              types,
-            )
+        .map((t) => t.type)
+      const live = await workflows.liveUsingAny(db, types)
       const withRows = await schedules.workflowIds(db)
-      return [...new Set([...live.map((r) => r.id), ...withRows])]
+      return [...new Set([...live, ...withRows])]
     },
   }
 }

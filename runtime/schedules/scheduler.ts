@@ -93,11 +93,13 @@ export function createScheduleTicker(deps: ScheduleTickerDeps) {
         await deps.reconciler.reconcile(tx, row.workflow_id)
         return 'stale'
       }
-      const claimed = await tx.run(
-        `UPDATE schedules SET next_fire_at = $1, skipped_ticks = skipped_ticks + $2, last_skipped_at = COALESCE($3, last_skipped_at), updated_at = $4
-         WHERE id = $5 AND next_fire_at = $6 AND active = 1`,
-        [plan.next, plan.skipped, plan.skipped > 0 ? now : null, now, row.id, row.next_fire_at],
-      )
+      const claimed = await schedules.claimTick(tx, {
+        id: row.id,
+        due: row.next_fire_at,
+        next: plan.next,
+        skipped: plan.skipped,
+        at: now,
+      })
       if (claimed === 0) return 'lost'
       return work(tx, admit)
     })
