@@ -212,7 +212,7 @@ async function applyMigrations(sql: postgres.Sql, migrations: readonly Migration
 const GONE = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006'])
 
 /** A lost, refused or timed-out connection (the driver's CONNECT… codes, the socket's E… codes). */
-export function isConnectionFailure(error: unknown): boolean {
+function isConnectionFailure(error: unknown): boolean {
   if (error instanceof postgres.PostgresError) return GONE.has(error.code)
   const code = (error as { code?: unknown } | null)?.code
   return typeof code === 'string' && (code.startsWith('CONNECT') || /^E[A-Z]+$/.test(code))

@@ -74,27 +74,18 @@ export function createAppService(deps: { store: Store; clock: Clock; ids: Ids })
         const id = deps.ids.next('app')
         const at = clock.now()
         const by = actorOf(caller)
-        await store.write(async (tx) => {
-          await apps.insert(tx, {
+        await store.write((tx) =>
+          apps.create(tx, {
             id,
-            organization_id: caller.organizationId,
+            versionId: deps.ids.next('app'),
+            organizationId: caller.organizationId,
             name: body.name,
-            latest_version: 1,
-            created_at: at,
-            created_by: by,
-            updated_at: at,
-            updated_by: by,
-          })
-          await apps.insertVersion(tx, {
-            id: deps.ids.next('app'),
-            appId: id,
-            version: 1,
             files: JSON.stringify(body.files),
             size,
             at,
             by,
-          })
-        })
+          }),
+        )
         return this.get(caller, id)
       },
       async update(caller: Principal, id: string, body: { name?: string; files?: Record<string, string> }) {

@@ -86,20 +86,11 @@ export function forkingOperations(ctx: TemplateContext) {
             const at = clock.now()
             const by = actorOf(caller)
             const appId = deps.ids.next('app')
-            await apps.insert(tx, {
+            await apps.create(tx, {
               id: appId,
-              organization_id: caller.organizationId,
+              versionId: deps.ids.next('app'),
+              organizationId: caller.organizationId,
               name: handed.app.name,
-              latest_version: 1,
-              created_at: at,
-              created_by: by,
-              updated_at: at,
-              updated_by: by,
-            })
-            await apps.insertVersion(tx, {
-              id: deps.ids.next('app'),
-              appId,
-              version: 1,
               files: handed.version.files,
               size: handed.version.size,
               at,

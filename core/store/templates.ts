@@ -396,6 +396,40 @@ export const apps = {
       [v.id, v.appId, v.version, v.files, v.size, v.at, v.by],
     )
   },
+  /** A new app with its first version, as made by a person or by a fork. */
+  async create(
+    db: SqlExecutor,
+    a: {
+      id: string
+      versionId: string
+      organizationId: string
+      name: string
+      files: string
+      size: number
+      at: number
+      by: string
+    },
+  ) {
+    await apps.insert(db, {
+      id: a.id,
+      organization_id: a.organizationId,
+      name: a.name,
+      latest_version: 1,
+      created_at: a.at,
+      created_by: a.by,
+      updated_at: a.at,
+      updated_by: a.by,
+    })
+    await apps.insertVersion(db, {
+      id: a.versionId,
+      appId: a.id,
+      version: 1,
+      files: a.files,
+      size: a.size,
+      at: a.at,
+      by: a.by,
+    })
+  },
   byId: (db: SqlExecutor, organizationId: string, id: string) =>
     db.get<AppRow>('SELECT * FROM apps WHERE organization_id = $1 AND id = $2', [organizationId, id]),
   /** The organization's app, locked until the transaction ends: no new version lands meanwhile. */
