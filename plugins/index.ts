@@ -10,6 +10,7 @@ import crosschain from './crosschain/index.ts'
 import email from './email/index.ts'
 import eventsource from './eventsource/index.ts'
 import eventmarket from './eventmarket/index.ts'
+import feed from './feed/index.ts'
 import mailapp from './mailapp/index.ts'
 import marketdata from './marketdata/index.ts'
 import markets from './markets/index.ts'
@@ -47,4 +48,5 @@ export const BUILT_IN_PLUGINS: readonly PluginDefinition[] = [
   perpdex,
   marketdata,
   eventsource,
+  feed,
 ]

@@ -13,10 +13,10 @@
  */
 import { tooManyRequests } from '../core/errors.ts'
 import type { Clock } from '../core/ports/clock.ts'
-import type { BacklogReport } from '../core/ports/engine.ts'
 import type { Logger } from '../core/ports/logger.ts'
 import type { Store } from '../core/ports/store.ts'
 import { runs } from '../core/store/runs.ts'
+import type { Backlog } from './engine/types.ts'
 
 export interface BacklogSource {
   /** Unstarted runs in all, and of one organization. */
@@ -34,15 +34,6 @@ export interface BacklogLimits {
   max: number
   /** The share of it one organization may hold, in percent (AUTOMATON_MAX_BACKLOG_ORG_SHARE). */
   orgSharePercent: number
-}
-
-export interface Backlog {
-  /** Throws 429 when the installation's backlog, or this organization's share, is full. */
-  check(organizationId: string): void
-  /** Counts a run this process admitted (before the source sees it). */
-  admitted(organizationId: string): void
-  report(): BacklogReport
-  stop(): void
 }
 
 export function createBacklog(deps: { source: BacklogSource; limits: BacklogLimits; clock: Clock }): Backlog {

@@ -3,15 +3,10 @@
  * transaction (the execution-hook outbox writes its deliveries there, so an event and the
  * deliveries it causes commit together or not at all).
  */
-import { type DomainEvent, type RecordedEvent, recordEvents } from '../core/events.ts'
-import type { SqlExecutor } from '../core/ports/store.ts'
+import { recordEvents } from '../core/events.ts'
+import type { EventRecorder, TransactionalListener } from './engine/types.ts'
 
-export type TransactionalListener = (tx: SqlExecutor, events: readonly RecordedEvent[]) => Promise<void>
-
-export interface EventRecorder {
-  record(tx: SqlExecutor, events: readonly DomainEvent[]): Promise<RecordedEvent[]>
-  listen(listener: TransactionalListener): void
-}
+export type { EventRecorder, TransactionalListener }
 
 export function createEventRecorder(): EventRecorder {
   const listeners: TransactionalListener[] = []

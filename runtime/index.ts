@@ -7,6 +7,9 @@
  * Roles: `embedded` does everything in one process; `api` admits runs and hands them to the
  * work queue; `worker` executes runs taken from the work queue and fires timers and schedule
  * ticks. A run is executed only by the worker that owns it (see executor.ts).
+ *
+ * The engine's contract (Engine) and its parts' are in engine/types.ts; waking runs and the
+ * engine's start and stop are in engine-waking.ts and engine-lifecycle.ts.
  */
 import type { Bus } from '../core/ports/bus.ts'
 import type { Clock } from '../core/ports/clock.ts'
@@ -14,33 +17,34 @@ import type { HttpClient } from '../core/ports/http-client.ts'
 import type { Ids } from '../core/ports/ids.ts'
 import type { Logger } from '../core/ports/logger.ts'
 import type { Store } from '../core/ports/store.ts'
-import type { WorkConsumer, WorkQueue } from '../core/ports/work-queue.ts'
+import type { WorkQueue } from '../core/ports/work-queue.ts'
 import type { Registry } from '../core/plugin/registry.ts'
-import { runs } from '../core/store/runs.ts'
-import {
-  type Backlog,
-  type BacklogLimits,
-  createBacklog,
-  executorBacklogSource,
-  storeBacklogSource,
-} from './backlog.ts'
+import type { SecretBox } from '../core/ports/secret-box.ts'
+import { type BacklogLimits, createBacklog, executorBacklogSource, storeBacklogSource } from './backlog.ts'
 import { createCapabilities } from './capabilities.ts'
 import { createRunControl } from './control.ts'
 import { createDefinitionChecker } from './definition/check.ts'
-import { createDispatcher, type EngineDispatcher } from './dispatch.ts'
+import { createDispatcher } from './dispatch.ts'
 import type { Capabilities } from './engine/capabilities.ts'
 import { createExecutor } from './engine/executor.ts'
 import { createNodeRunner } from './engine/node-runner.ts'
 import { createPlanCache } from './engine/plan.ts'
-import { createEventRecorder, type EventRecorder } from './events.ts'
+import { createEventRecorder } from './events.ts'
+import type { Backlog, Engine, EngineDispatcher, EngineRole, EventRecorder, Executor } from './engine/types.ts'
+import { engineLifecycle } from './engine-lifecycle.ts'
+import { createWaking } from './engine-waking.ts'
 import { createEventRouter } from './integrations/router.ts'
 import { createTriggerIndex } from './integrations/trigger-index.ts'
 import { runProjection } from './projection.ts'
-import { createSandbox } from './sandbox/index.ts'
+import { createSandbox, type Sandbox } from './sandbox/index.ts'
 import { createReconciler } from './schedules/reconcile.ts'
 import { createScheduleTicker } from './schedules/scheduler.ts'
+import { createPoller } from './polls/poller.ts'
+import { createPollReconciler } from './polls/reconcile.ts'
+import { createSubscriptionKeeper } from './subscriptions/keeper.ts'
+import { createSubscriptionReconciler } from './subscriptions/reconcile.ts'
 import { createDurableTimers } from './timers.ts'
-import { createStaleness, createWorkerPresence } from './workers.ts'
+import { createStaleness, createWorkerPresence, type Staleness } from './workers.ts'
 
 import type { SecretMasks } from '../core/security/value-mask.ts'
 import type { SecretProps } from '../core/services/secret-props.ts'
@@ -48,10 +52,9 @@ import type { Metrics } from '../core/ports/metrics.ts'
 import type { Tracing } from '../core/ports/tracing.ts'
 import type { CapabilityDeps } from './capabilities.ts'
 
-export type EngineRole = 'embedded' | 'api' | 'worker'
+export type { Engine, EngineRole }
 
-/** Broadcast to every worker: "if you are executing this run, read its inbox". */
-export const WAKE_SUBJECT = 'automaton.internal.wake'
+export { WAKE_SUBJECT } from './engine-waking.ts'
 
 export interface EngineDeps {
   store: Store
@@ -81,6 +84,12 @@ export interface EngineDeps {
   /** How late a schedule tick may fire and still be on time (AUTOMATON_SCHEDULE_GRACE_MS). */
   scheduleGraceMs: number
   schedulePollMs?: number
+  /** The shortest interval between two polls of one polling trigger (AUTOMATON_POLL_MIN_INTERVAL_MS). */
+  pollMinIntervalMs?: number
+  /** Seals the key-value stores of trigger subscriptions; without it a store cannot be kept. */
+  secretBox?: SecretBox
+  /** AUTOMATON_PUBLIC_URL: the base of the webhook URLs trigger subscriptions are given. */
+  publicUrl?: string | null
   connector?: Capabilities['connector']
   /** The AI capability of the `ai-prompt` node (and of plugins' `ctx.services.prompt`). */
   ai?: CapabilityDeps['ai']
@@ -104,23 +113,11 @@ export interface EngineDeps {
   tracing?: Tracing
 }
 
-export function createEngine(deps: EngineDeps) {
+export function createEngine(deps: EngineDeps): Engine {
   const recorder = deps.recorder ?? createEventRecorder()
   const plans = createPlanCache()
-  const checker = createDefinitionChecker(deps.registry)
   const executes = deps.role !== 'api'
-  // An embedded process executes what it admits, so its executor's queue is the backlog; API and
-  // worker processes share theirs through the store.
-  const backlog: Backlog | null = deps.backlog
-    ? createBacklog({
-        limits: deps.backlog,
-        clock: deps.clock,
-        source:
-          deps.role === 'embedded'
-            ? executorBacklogSource(() => executor.backlog())
-            : storeBacklogSource({ store: deps.store, logger: deps.logger }),
-      })
-    : null
+  const backlog = createEngineBacklog(deps, () => executor)
   // Runs admitted here start in the executor built below (handOff runs only after a commit).
   const dispatcher: EngineDispatcher = createDispatcher({
     backlog: backlog ?? undefined,
@@ -133,90 +130,17 @@ export function createEngine(deps: EngineDeps) {
     metrics: deps.metrics,
     tracing: deps.tracing,
     owner: executes ? deps.workerId : null,
-    handOff: executes ? (fresh) => executor.enqueueFresh(fresh) : (fresh) => void notify(fresh.meta.runId),
+    handOff: executes ? (fresh) => executor.enqueueFresh(fresh) : (fresh) => void waking.notify(fresh.meta.runId),
     // Every process that admits runs pure runs to their end at admission, an API process too: such
     // a run needs nothing a worker has, and ends without the trip to one. Other runs go to the
     // executor (the workers, when scaled out).
     finishAtAdmission: deps.finishAtAdmission !== false ? (...args) => executor.finishAtAdmission(...args) : undefined,
   })
   const sandbox = createSandbox()
-  const capabilities = createCapabilities({
-    http: deps.http,
-    sandbox,
-    logger: deps.logger,
-    clock: deps.clock,
-    dispatcher,
-    connector: deps.connector,
-    ai: deps.ai,
-    x402: deps.x402,
-    agentApi: deps.agentApi,
-    cards: deps.cards,
-  })
-  const runner = createNodeRunner({
-    registry: deps.registry,
-    clock: deps.clock,
-    capabilities,
-    logger: deps.logger,
-    masks: deps.masks,
-    secretProps: deps.secretProps,
-  })
-  const workerTimeoutMs = deps.workerTimeoutMs ?? 15_000
-  const staleness = createStaleness({ clock: deps.clock, timeoutMs: workerTimeoutMs })
-  const executor = createExecutor({
-    store: deps.store,
-    bus: deps.bus,
-    clock: deps.clock,
-    ids: deps.ids,
-    logger: deps.logger,
-    recorder,
-    consecutiveFailuresPause: deps.consecutiveFailuresPause,
-    registry: deps.registry,
-    runner,
-    plans,
-    concurrency: deps.concurrency,
-    lagTargetMs: deps.role === 'embedded' ? deps.lagTargetMs : 0,
-    workerId: deps.workerId,
-    workerTimeoutMs,
-    metrics: deps.metrics,
-    tracing: deps.tracing,
-    staleBefore: () => staleness.staleBefore(),
-  })
-  const notify = (runId: string) =>
-    deps.workQueue.notify(runId).catch((error) =>
-      deps.logger.warn('could not notify the work queue; the sweep will find the run', {
-        runId,
-        error: String(error),
-      }),
-    )
-
-  /** Tells whoever executes a run that it has inbox events (a resume, a timer, a cancel). */
-  const wake = (runId: string) => {
-    if (deps.role === 'embedded' || executor.has(runId)) return executor.wake(runId)
-    deps.bus.publish(WAKE_SUBJECT, { runId })
-    void notify(runId)
-  }
-
-  /**
-   * The work queue lost notifications (its storage was wiped and made again): the runs they named
-   * are running and owned by nobody. They are taken now rather than when the sweep finds them
-   * old enough (AUTOMATON_WORKER_TIMEOUT_MS); a run still notified is then taken twice, harmlessly.
-   */
-  const recoverUnnotified = async () => {
-    try {
-      let woken = 0
-      for (const { id } of await runs.unowned(deps.store)) {
-        if (executor.has(id)) continue
-        executor.wake(id)
-        woken++
-      }
-      if (woken > 0) deps.logger.info('taking runs whose work notifications were lost', { count: woken })
-    } catch (error) {
-      deps.logger.warn('could not look for runs whose work notifications were lost; the sweep will find them', {
-        error: String(error),
-      })
-    }
-  }
-
+  const staleness = createStaleness({ clock: deps.clock, timeoutMs: deps.workerTimeoutMs ?? 15_000 })
+  const executor = createEngineExecutor(deps, { recorder, plans, dispatcher, sandbox, staleness })
+  const waking = createWaking(deps, executor)
+  const { wake } = waking
   const control = createRunControl({
     store: deps.store,
     bus: deps.bus,
@@ -248,9 +172,110 @@ export function createEngine(deps: EngineDeps) {
     onBeat: () => executor.sweep(),
     staleness,
   })
-  let consumer: WorkConsumer | null = null
-  let wakes: { unsubscribe(): void } | null = null
-  let losses: { unsubscribe(): void } | null = null
+  const triggering = createTriggering(deps, { recorder, dispatcher, backlog, wake })
+  const { schedules } = triggering
+  return {
+    wake,
+    recorder,
+    checker: createDefinitionChecker(deps.registry),
+    dispatcher,
+    control,
+    executor,
+    timers,
+    ...triggering,
+    projection: runProjection,
+    role: deps.role,
+    backlog: () => backlog?.report() ?? null,
+    concurrencyLimit: () => executor.concurrencyLimit,
+    ...engineLifecycle(deps, {
+      executor,
+      presence,
+      timers,
+      schedules,
+      polls: triggering.polls,
+      subscriptions: triggering.subscriptions,
+      triggerIndex: triggering.triggerIndex,
+      backlog,
+      sandbox,
+      waking,
+    }),
+  }
+}
+
+/**
+ * The admission backlog, when bounded. An embedded process executes what it admits, so its
+ * executor's queue is the backlog; API and worker processes share theirs through the store.
+ */
+function createEngineBacklog(deps: EngineDeps, executor: () => Executor): Backlog | null {
+  if (!deps.backlog) return null
+  return createBacklog({
+    limits: deps.backlog,
+    clock: deps.clock,
+    source:
+      deps.role === 'embedded'
+        ? executorBacklogSource(() => executor().backlog())
+        : storeBacklogSource({ store: deps.store, logger: deps.logger }),
+  })
+}
+
+/** The executor of live runs, with the node runner and the capabilities its nodes use. */
+function createEngineExecutor(
+  deps: EngineDeps,
+  parts: {
+    recorder: EventRecorder
+    plans: ReturnType<typeof createPlanCache>
+    dispatcher: EngineDispatcher
+    sandbox: Sandbox
+    staleness: Staleness
+  },
+): Executor {
+  const capabilities = createCapabilities({
+    http: deps.http,
+    sandbox: parts.sandbox,
+    logger: deps.logger,
+    clock: deps.clock,
+    dispatcher: parts.dispatcher,
+    connector: deps.connector,
+    ai: deps.ai,
+    x402: deps.x402,
+    agentApi: deps.agentApi,
+    cards: deps.cards,
+  })
+  const runner = createNodeRunner({
+    registry: deps.registry,
+    clock: deps.clock,
+    capabilities,
+    logger: deps.logger,
+    masks: deps.masks,
+    secretProps: deps.secretProps,
+  })
+  return createExecutor({
+    store: deps.store,
+    bus: deps.bus,
+    clock: deps.clock,
+    ids: deps.ids,
+    logger: deps.logger,
+    recorder: parts.recorder,
+    consecutiveFailuresPause: deps.consecutiveFailuresPause,
+    registry: deps.registry,
+    runner,
+    plans: parts.plans,
+    concurrency: deps.concurrency,
+    lagTargetMs: deps.role === 'embedded' ? deps.lagTargetMs : 0,
+    workerId: deps.workerId,
+    workerTimeoutMs: deps.workerTimeoutMs ?? 15_000,
+    metrics: deps.metrics,
+    tracing: deps.tracing,
+    staleBefore: () => parts.staleness.staleBefore(),
+  })
+}
+
+/** What starts runs from outside events: schedules, and integration events routed to workflows and waiting runs. */
+function createTriggering(
+  deps: EngineDeps,
+  parts: { recorder: EventRecorder; dispatcher: EngineDispatcher; backlog: Backlog | null; wake(runId: string): void },
+) {
+  const { recorder, dispatcher } = parts
   const reconciler = createReconciler({
     registry: deps.registry,
     clock: deps.clock,
@@ -259,18 +284,32 @@ export function createEngine(deps: EngineDeps) {
     dialect: deps.store.dialect,
   })
   const triggerIndex = createTriggerIndex({ dialect: deps.store.dialect, logger: deps.logger })
-  // Schedule rows and the live trigger index change in the same transaction as the workflow event that changes them.
+  const pollReconciler = createPollReconciler({
+    registry: deps.registry,
+    clock: deps.clock,
+    ids: deps.ids,
+    dialect: deps.store.dialect,
+  })
+  const subscriptionReconciler = createSubscriptionReconciler({
+    registry: deps.registry,
+    clock: deps.clock,
+    ids: deps.ids,
+    dialect: deps.store.dialect,
+  })
+  // Schedule, poll and subscription rows and the live trigger index change in the same transaction as the workflow event that changes them.
   recorder.listen((tx, events) => reconciler.onEvents(tx, events))
+  recorder.listen((tx, events) => pollReconciler.onEvents(tx, events))
+  recorder.listen((tx, events) => subscriptionReconciler.onEvents(tx, events))
   recorder.listen((tx, events) => triggerIndex.onEvents(tx, events))
   const router = createEventRouter({
-    backlog: backlog ?? undefined,
+    backlog: parts.backlog ?? undefined,
     store: deps.store,
     registry: deps.registry,
     dispatcher,
     clock: deps.clock,
     ids: deps.ids,
     logger: deps.logger,
-    wake,
+    wake: parts.wake,
     masks: deps.masks,
     recorder,
     bus: deps.bus,
@@ -285,58 +324,37 @@ export function createEngine(deps: EngineDeps) {
     graceMs: deps.scheduleGraceMs,
     pollMs: deps.schedulePollMs,
   })
-
-  return {
-    wake,
-    recorder,
-    checker,
+  const polls = createPoller({
+    store: deps.store,
+    bus: deps.bus,
+    clock: deps.clock,
+    logger: deps.logger,
+    registry: deps.registry,
     dispatcher,
-    control,
-    executor,
-    timers,
-    schedules,
-    reconciler,
-    triggerIndex,
-    router,
-    projection: runProjection,
-    role: deps.role,
-    /** The admission backlog (for /readyz), or null when unbounded. */
-    backlog: () => backlog?.report() ?? null,
-    /** Runs the executor keeps going at once now (fewer than its concurrency while the event loop lags). */
-    concurrencyLimit: () => executor.concurrencyLimit,
-    /**
-     * Workers: register, recover unfinished runs, take work, fire timers and schedule ticks.
-     * The API role does none of it.
-     */
-    async start() {
-      if (!executes) return
-      await presence.start()
-      const recovered = await executor.sweep()
-      if (recovered > 0) deps.logger.info('recovering runs', { count: recovered })
-      if (deps.role === 'worker') {
-        wakes = deps.bus.subscribe<{ runId: string }>(WAKE_SUBJECT, (m) => {
-          if (executor.has(m.data.runId)) executor.wake(m.data.runId)
-        })
-        consumer = await deps.workQueue.consume((runId) => executor.take(runId), deps.concurrency)
-        losses = deps.workQueue.onLoss?.(() => void recoverUnnotified()) ?? null
-      }
-      timers.start()
-      await triggerIndex.backfill(deps.store)
-      await schedules.reconcileAll()
-      schedules.start()
-    },
-    async stop(graceMs: number) {
-      wakes?.unsubscribe()
-      losses?.unsubscribe()
-      await consumer?.stop()
-      await schedules.stop()
-      await timers.stop()
-      await executor.stop(graceMs)
-      backlog?.stop()
-      if (executes) await presence.stop()
-      await sandbox.close()
-    },
-  }
+    reconciler: pollReconciler,
+    owner: deps.workerId,
+    minIntervalMs: deps.pollMinIntervalMs ?? 10_000,
+    http: deps.http,
+    openConnector: deps.connector,
+  })
+  const subscriptions = createSubscriptionKeeper({
+    store: deps.store,
+    bus: deps.bus,
+    clock: deps.clock,
+    ids: deps.ids,
+    logger: deps.logger,
+    registry: deps.registry,
+    reconciler: subscriptionReconciler,
+    http: deps.http,
+    openConnector: deps.connector,
+    secretBox: deps.secretBox ?? noSecretBox,
+    publicUrl: deps.publicUrl ?? null,
+  })
+  return { reconciler, triggerIndex, router, schedules, polls, subscriptions }
 }
 
-export type Engine = ReturnType<typeof createEngine>
+/** Where no secret box was given: a trigger subscription that keeps anything fails with a message. */
+const noSecretBox: SecretBox = {
+  seal: () => Promise.reject(new Error('this process has no secret box to keep trigger subscriptions with')),
+  open: () => Promise.reject(new Error('this process has no secret box to keep trigger subscriptions with')),
+}

@@ -35,7 +35,17 @@ export interface PruneResult {
   webhookEvents: number
 }
 
-export function createPruner(deps: PrunerDeps) {
+/** Deletes what is past its retention, in passes every `intervalMs` once started. */
+export interface Pruner {
+  /** One pass now (or the one under way); tests drive it with the Clock port. */
+  pruneNow(): Promise<PruneResult>
+  /** Schedules a pass every interval. */
+  start(): void
+  /** Stops scheduling passes; resolves once the pass under way ended. */
+  stop(): Promise<void>
+}
+
+export function createPruner(deps: PrunerDeps): Pruner {
   const batchSize = deps.batchSize ?? 200
   const pauseMs = deps.pauseMs ?? 5
   let timer: ReturnType<typeof setTimeout> | null = null
@@ -130,5 +140,3 @@ export function createPruner(deps: PrunerDeps) {
     },
   }
 }
-
-export type Pruner = ReturnType<typeof createPruner>

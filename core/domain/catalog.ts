@@ -6,7 +6,12 @@ import { Type as t } from '@sinclair/typebox'
 
 const Requirement = t.Union(
   [
-    t.Object({ type: t.String(), accountType: t.Optional(t.String()), walletSupport: t.Optional(t.Array(t.String())) }),
+    t.Object({
+      type: t.String(),
+      accountType: t.Optional(t.String()),
+      walletSupport: t.Optional(t.Array(t.String())),
+      optional: t.Optional(t.Boolean({ description: 'the node may name a connector of this type, and need not' })),
+    }),
     t.Null(),
   ],
   { description: 'the connector needed; null: none' },
@@ -27,6 +32,10 @@ export const TriggerEntry = t.Object(
     plugin: t.String(),
     tags: t.Array(t.String()),
     connector: Requirement,
+    version: t.Integer({ minimum: 1, description: "the latest version of the type; its schemas are this version's" }),
+    versions: t.Array(t.Integer({ minimum: 1 }), {
+      description: 'every version loaded, ascending: nodes saved with an older one keep running it',
+    }),
     payloadSchema: Schema("the trigger node's payload (its configuration)"),
     resultSchema: Schema('the event a run starts with: {{root.result…}}'),
     waitPayloadSchema: t.Union([Schema(), t.Null()], {
@@ -47,6 +56,10 @@ export const ActionEntry = t.Object(
     plugin: t.String(),
     tags: t.Array(t.String()),
     connector: Requirement,
+    version: t.Integer({ minimum: 1, description: "the latest version of the type; its schemas are this version's" }),
+    versions: t.Array(t.Integer({ minimum: 1 }), {
+      description: 'every version loaded, ascending: nodes saved with an older one keep running it',
+    }),
     payloadSchema: Schema("the node's payload"),
     resultSchema: Schema("the node's result"),
     branches: t.Array(t.String(), { description: 'branch names children may take; empty: no branches' }),

@@ -10,6 +10,18 @@ const DataObject = t.Record(t.String(), t.Any(), {
   description: "fields of the connector type's data schema (GET /v1/connector-types)",
 })
 
+/** An OAuth2 connector's authorization, as the API shows it (never its tokens). */
+export const ConnectorOAuth2Status = t.Object({
+  state: t.Union([t.Literal('pending'), t.Literal('connected'), t.Literal('reconnect_needed')], {
+    description:
+      'pending: not authorized yet; connected: tokens held and kept current; reconnect_needed: the provider refused them, authorize again',
+  }),
+  expiresAt: t.Union([Timestamp, t.Null()], { description: 'when the current access token expires' }),
+  scope: t.Union([t.String(), t.Null()], { description: 'the scope the provider granted' }),
+  lastError: t.Union([t.String(), t.Null()], { description: 'why the last authorization or refresh failed' }),
+})
+export type ConnectorOAuth2Status = Static<typeof ConnectorOAuth2Status>
+
 export const Connector = t.Object(
   {
     id: t.String(),
@@ -25,6 +37,7 @@ export const Connector = t.Object(
     createdBy: t.String(),
     updatedAt: Timestamp,
     updatedBy: t.String(),
+    oauth2: t.Optional(ConnectorOAuth2Status),
   },
   { $id: 'Connector' },
 )
@@ -62,4 +75,11 @@ export interface OpenedConnector {
   readonly type: string
   readonly data: Readonly<Record<string, unknown>>
   readonly secrets: readonly string[]
+  /**
+   * OAuth2 connectors: the connector opened again with a new access token, after the provider
+   * refused `rejected` (a 401, or an answer `isExpired` recognizes).
+   */
+  renew?(rejected: string): Promise<OpenedConnector>
+  /** OAuth2 connectors whose type has the hook: whether an answer says the access token expired. */
+  isExpired?(response: { status: number; headers: Record<string, string>; body: string }): boolean
 }

@@ -33,6 +33,13 @@ export const RetryPolicy = t.Object({
 
 export const NodeDefinition = t.Object({
   type: t.String({ minLength: 1, maxLength: 100 }),
+  typeVersion: t.Optional(
+    t.Integer({
+      minimum: 1,
+      maximum: MAX_INT32,
+      description: "The version of the node's type it was saved with; a saved draft records the latest when absent",
+    }),
+  ),
   payload: t.Optional(t.Record(t.String(), t.Any())),
   children: t.Optional(t.Array(t.String({ minLength: 1 }), { maxItems: 100 })),
   branch: t.Optional(t.String({ minLength: 1, maxLength: 64 })),

@@ -21,7 +21,9 @@ import type { Store } from '../ports/store.ts'
 import type { Registry } from '../plugin/registry.ts'
 import type { ApiKeyService } from '../services/api-keys.ts'
 import type { AuthService } from '../services/auth.ts'
+import type { CatalogOptionsService } from '../services/catalog-options.ts'
 import type { ConnectorService } from '../services/connectors.ts'
+import type { ConnectorOAuth2Service } from '../services/connector-oauth2.ts'
 import type { ExecutionHookService } from '../services/execution-hooks.ts'
 import type { MemberService } from '../services/members.ts'
 import type { PeopleService } from '../services/people.ts'
@@ -32,11 +34,15 @@ import { type AppService, MAX_APP_BYTES } from '../services/apps.ts'
 import type { OrganizationSettingsService } from '../services/organization-settings.ts'
 import type { RunService } from '../services/runs.ts'
 import type { ScheduleService } from '../services/schedules.ts'
+import type { PollService } from '../services/polls.ts'
+import type { SubscriptionService } from '../services/subscriptions.ts'
+import type { NodeMigrationService } from '../services/node-migrations.ts'
 import type { ServiceAccountService } from '../services/service-accounts.ts'
 import type { WebhookEventService } from '../services/webhook-events.ts'
 import type { WebhookIntake } from '../services/webhook-intake.ts'
 import type { OrganizationWebhookSecretService } from '../services/organization-webhook-secret.ts'
 import type { WorkflowService } from '../services/workflows.ts'
+import type { Clock } from '../ports/clock.ts'
 import type { StreamHub } from '../ports/streams.ts'
 import type { RouteLike } from './openapi.ts'
 import type { PushBodyFactory } from './sse.ts'
@@ -51,6 +57,7 @@ import { apiKeyRoutes } from './routes/api-keys.ts'
 import { authRoutes } from './routes/auth.ts'
 import { catalogRoutes } from './routes/catalog.ts'
 import { connectorRoutes } from './routes/connectors.ts'
+import { connectorOAuth2Routes } from './routes/connector-oauth2.ts'
 import { executionHookRoutes } from './routes/execution-hooks.ts'
 import { healthRoutes } from './routes/health.ts'
 import { metricsRoutes } from './routes/metrics.ts'
@@ -63,12 +70,16 @@ import { organizationRoutes } from './routes/organizations.ts'
 import { runRoutes } from './routes/runs.ts'
 import { workflowWebhookRoutes } from './routes/workflow-webhooks.ts'
 import { scheduleRoutes } from './routes/schedules.ts'
+import { pollRoutes } from './routes/polls.ts'
+import { subscriptionRoutes } from './routes/subscriptions.ts'
+import { nodeMigrationRoutes } from './routes/node-migrations.ts'
 import { serviceAccountRoutes } from './routes/service-accounts.ts'
 import { streamRoutes } from './routes/streams.ts'
 import { webhookEventRoutes } from './routes/webhook-events.ts'
 import { workflowRoutes } from './routes/workflows.ts'
 import { universeRoutes } from './routes/universe.ts'
-import { templateRoutes, widgetRoutes } from './routes/templates.ts'
+import { templateRoutes } from './routes/templates.ts'
+import { widgetRoutes } from './routes/widgets.ts'
 import { consoleRoutes } from './routes/console.ts'
 import type { UniverseService } from '../services/universe.ts'
 
@@ -97,10 +108,26 @@ export interface AppDeps {
   readonly isOperator?: (organizationId: string) => Promise<boolean>
   readonly workflows: WorkflowService
   readonly runs: RunService
-  readonly streams: { hub: StreamHub; heartbeatMs: number; maxBufferedBytes: number; pushBody?: PushBodyFactory }
+  readonly streams: {
+    hub: StreamHub
+    heartbeatMs: number
+    maxBufferedBytes: number
+    pushBody?: PushBodyFactory
+    runAppearWaitMs?: number
+    maxStreamsPerCaller?: number
+    /** The wait for a run that does not exist yet is on this clock. */
+    clock?: Clock
+  }
   readonly schedules: ScheduleService
+  readonly polls: PollService
+  readonly subscriptions: SubscriptionService
+  readonly nodeMigrations: NodeMigrationService
   readonly registry: Registry
+  /** Dynamic options of payload fields (`POST /v1/catalog/…/options`); absent: not served. */
+  readonly catalogOptions?: CatalogOptionsService
   readonly connectors: ConnectorService
+  /** OAuth2 connectors' authorization (start and callback); absent: not served. */
+  readonly connectorOAuth2?: ConnectorOAuth2Service
   readonly executionHooks: ExecutionHookService
   readonly webhookIntake: WebhookIntake
   readonly webhookEvents: WebhookEventService
@@ -122,7 +149,18 @@ const APP_BODY_ROUTES = new Map([
   ['PUT /v1/apps/:id', MAX_APP_BYTES * 2],
 ])
 
-export function createApp(deps: AppDeps) {
+/**
+ * The HTTP API as server adapters and tests use it: a function from a request to a response.
+ * Knows no runtime; the routes, their schemas and the OpenAPI document stay inside.
+ */
+export interface App {
+  /** Answers one request. */
+  handle(request: Request): Promise<Response>
+  /** The same, as the fetch handler a server adapter serves. */
+  readonly fetch: (request: Request) => Response | Promise<Response>
+}
+
+export function createApp(deps: AppDeps): App {
   // Once every module is loaded: the framework's own string formats give way to ours (formats.ts).
   registerFormats()
   const gate = createAuthGate(deps.auth, deps.people, deps.isOperator)
@@ -153,12 +191,20 @@ export function createApp(deps: AppDeps) {
     .use(authRoutes(auth, gate, deps.people))
     .use(workflowRoutes(auth, deps.workflows, deps.runs))
     .use(scheduleRoutes(auth, deps.schedules))
+    .use(pollRoutes(auth, deps.polls))
+    .use(subscriptionRoutes(auth, deps.subscriptions))
+    .use(nodeMigrationRoutes(auth, deps.nodeMigrations))
     .use(runRoutes(auth, gate, deps.runs))
     .use(workflowWebhookRoutes(deps.runs, deps.x402))
     .use(deps.x402 ? x402Routes(deps.x402) : new Elysia({ name: 'routes.x402' }))
     .use(streamRoutes(auth, { runs: deps.runs, ...deps.streams, metrics: deps.metrics }))
-    .use(catalogRoutes(auth, deps.registry))
+    .use(catalogRoutes(auth, deps.registry, deps.catalogOptions))
     .use(connectorRoutes(auth, deps.connectors))
+    .use(
+      deps.connectorOAuth2
+        ? connectorOAuth2Routes(auth, deps.connectorOAuth2)
+        : new Elysia({ name: 'routes.connector-oauth2' }),
+    )
     .use(aiRoutes(auth, { builder: deps.builderChat, contracts: deps.contractChat, sse: deps.streams }))
     .use(executionHookRoutes(auth, deps.executionHooks))
     .use(webhookEventRoutes(auth, deps.webhookEvents))
@@ -180,5 +226,3 @@ export function createApp(deps: AppDeps) {
   keyed = authenticatedRoutes(app.routes)
   return app
 }
-
-export type App = ReturnType<typeof createApp>

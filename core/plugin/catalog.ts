@@ -1,7 +1,8 @@
 /**
  * The catalog entries of the loaded plugins, as the catalog endpoints serve them: triggers in
  * the specification's Trigger catalog entry shape, actions and connector types in the same
- * spirit. Schemas are plain JSON Schema (TypeBox's symbols stripped). Computed once per
+ * spirit. Each action and trigger type is listed once, at its latest version, with every version
+ * loaded. Schemas are plain JSON Schema (TypeBox's symbols stripped). Computed once per
  * registry; filtering by tags is a lookup, not a rebuild.
  */
 import type { Static, TSchema } from '@sinclair/typebox'
@@ -11,7 +12,7 @@ import type {
   TriggerEntry as TriggerEntrySchema,
 } from '../domain/catalog.ts'
 import type { ConnectorRequirement, PluginDefinition } from './definitions.ts'
-import type { Registry } from './registry.ts'
+import { type Registry, versionOf } from './registry.ts'
 import { secretFieldsOf } from './schemas.ts'
 
 export type JsonSchema = Record<string, unknown>
@@ -33,12 +34,25 @@ export function jsonSchemaOf(schema: TSchema): JsonSchema {
   return JSON.parse(JSON.stringify(schema)) as JsonSchema
 }
 
+/** Marks the payload fields whose allowed values the plugin loads (`POST /v1/catalog/…/{type}/options`). */
+export const DYNAMIC_OPTIONS = 'x-dynamic-options'
+
+/** A payload's JSON Schema with `"x-dynamic-options": true` on each field that has an option loader. */
+function payloadSchemaOf(payload: TSchema, options: Readonly<Record<string, unknown>> | undefined): JsonSchema {
+  const schema = jsonSchemaOf(payload)
+  const properties = schema.properties as Record<string, JsonSchema> | undefined
+  for (const field of Object.keys(options ?? {}))
+    if (properties?.[field]) properties[field] = { ...properties[field], [DYNAMIC_OPTIONS]: true }
+  return schema
+}
+
 function connectorOf(requirement: ConnectorRequirement | null | undefined): CatalogConnector | null {
   if (!requirement) return null
   return {
     type: requirement.type,
     ...(requirement.accountType !== undefined ? { accountType: requirement.accountType } : {}),
     ...(requirement.walletSupport !== undefined ? { walletSupport: [...requirement.walletSupport] } : {}),
+    ...(requirement.optional ? { optional: true } : {}),
   }
 }
 
@@ -60,7 +74,9 @@ export function buildCatalog(registry: Registry): Catalog {
       plugin: plugin.id,
       tags: [...(t.tags ?? [])],
       connector: connectorOf(t.connector),
-      payloadSchema: jsonSchemaOf(t.payload),
+      version: versionOf(t),
+      versions: [...registry.versions('trigger', t.type)],
+      payloadSchema: payloadSchemaOf(t.payload, t.options),
       resultSchema: jsonSchemaOf(t.result),
       waitPayloadSchema: t.waitPayload ? jsonSchemaOf(t.waitPayload) : null,
     }
@@ -77,7 +93,9 @@ export function buildCatalog(registry: Registry): Catalog {
       plugin: plugin.id,
       tags: [...(a.tags ?? [])],
       connector: connectorOf(a.connector),
-      payloadSchema: jsonSchemaOf(a.payload),
+      version: versionOf(a),
+      versions: [...registry.versions('action', a.type)],
+      payloadSchema: payloadSchemaOf(a.payload, a.options),
       resultSchema: jsonSchemaOf(a.result),
       branches: [...(a.branches ?? [])],
       loop: a.loop === true,

@@ -23,7 +23,7 @@ export const TYPE_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/
 export const PLUGIN_ID = /^[a-z][a-z0-9-]{0,62}$/
 const WEBHOOK_PATH = /^\/v1(\/(:[A-Za-z][A-Za-z0-9]*|[A-Za-z0-9._~-]+))+$/
 const SETTING = /^[A-Z][A-Z0-9_]*$/
-const AUTH_KINDS = ['connector', 'organization', 'setting', 'none']
+const AUTH_KINDS = ['connector', 'organization', 'setting', 'subscription', 'none']
 
 export const isSchema = (s: unknown): s is TSchema => !!s && typeof s === 'object' && Kind in (s as object)
 const isObjectSchema = (s: unknown): s is TSchema => isSchema(s) && s.type === 'object'
@@ -56,6 +56,44 @@ function payloadOf(pluginId: string, kind: string, id: string, def: Def) {
   if (!isSchema(def.result)) throw new PluginError(pluginId, `${kind} "${id}" needs a TypeBox result schema`)
 }
 
+/** A definition's version: its `version`, or 1 when it declares none. */
+export const versionOf = (def: { readonly version?: number }): number => def.version ?? 1
+
+/** `version` is a whole number from 1; `migrate`, when given, a function. */
+function versionField(pluginId: string, kind: string, id: string, def: Def) {
+  const version = def.version
+  if (version !== undefined && !(Number.isSafeInteger(version) && (version as number) >= 1))
+    throw new PluginError(pluginId, `${kind} "${id}": version must be a whole number from 1`)
+  if (def.migrate !== undefined && typeof def.migrate !== 'function')
+    throw new PluginError(pluginId, `${kind} "${id}": migrate must be a function of the previous version's payload`)
+}
+
+/**
+ * The versions one plugin ships of a type: consecutive, and each but the first it ships has a
+ * `migrate` from the one before (a plugin may drop its oldest versions, never one in between).
+ */
+export function checkVersions(
+  pluginId: string,
+  kind: string,
+  type: string,
+  versions: ReadonlyMap<number, { readonly migrate?: unknown }>,
+): void {
+  const numbers = [...versions.keys()].sort((a, b) => a - b)
+  numbers.forEach((version, i) => {
+    if (i === 0) return
+    if (version !== numbers[i - 1] + 1)
+      throw new PluginError(
+        pluginId,
+        `${kind} "${type}": versions must be consecutive (${numbers[i - 1]} is followed by ${version})`,
+      )
+    if (!versions.get(version)!.migrate)
+      throw new PluginError(
+        pluginId,
+        `${kind} "${type}" version ${version} needs migrate(payload), turning a version ${version - 1} payload into its own`,
+      )
+  })
+}
+
 /** Checks a connector requirement's shape; returns its type (or null when there is none). */
 function requirement(pluginId: string, where: string, value: unknown): string | null {
   if (value === undefined || value === null) return null
@@ -77,7 +115,9 @@ export function checkAction(pluginId: string, action: AnyAction): string | null 
   const def = action as unknown as Def
   const id = common(pluginId, 'action', def)
   payloadOf(pluginId, 'action', id, def)
+  versionField(pluginId, 'action', id, def)
   if (typeof def.run !== 'function') throw new PluginError(pluginId, `action "${id}" needs a run(ctx) function`)
+  checkOptions(pluginId, `action "${id}"`, def)
   for (const fn of ['resume', 'timeout']) {
     if (def[fn] !== undefined && typeof def[fn] !== 'function')
       throw new PluginError(pluginId, `action "${id}": ${fn} must be a function`)
@@ -127,15 +167,46 @@ export function checkTrigger(pluginId: string, trigger: AnyTrigger): string | nu
   const def = trigger as unknown as Def
   const id = common(pluginId, 'trigger', def)
   payloadOf(pluginId, 'trigger', id, def)
+  versionField(pluginId, 'trigger', id, def)
   if (def.waitPayload !== undefined && !isObjectSchema(def.waitPayload))
     throw new PluginError(pluginId, `trigger "${id}": waitPayload must be a TypeBox object schema`)
   if (def.platform !== undefined && typeof def.platform !== 'string')
     throw new PluginError(pluginId, `trigger "${id}": platform must be a string`)
-  for (const fn of ['matches', 'matchesWait']) {
+  for (const fn of ['matches', 'matchesWait', 'onEnable', 'onDisable']) {
     if (def[fn] !== undefined && typeof def[fn] !== 'function')
       throw new PluginError(pluginId, `trigger "${id}": ${fn} must be a function`)
   }
+  checkPoll(pluginId, id, def)
+  if (def.poll !== undefined && def.schedule !== undefined)
+    throw new PluginError(pluginId, `trigger "${id}": a trigger either polls or follows a schedule, not both`)
+  if (def.webhook !== undefined && typeof def.webhook !== 'string')
+    throw new PluginError(pluginId, `trigger "${id}": webhook must name one of the plugin's webhooks`)
+  checkOptions(pluginId, `trigger "${id}"`, def)
   return requirement(pluginId, `trigger "${id}"`, def.connector)
+}
+
+function checkPoll(pluginId: string, id: string, def: Def) {
+  if (def.poll === undefined) return
+  const poll = def.poll as Def
+  const fail = (problem: string) => new PluginError(pluginId, `trigger "${id}": ${problem}`)
+  if (!poll || typeof poll !== 'object') throw fail('poll must be an object { intervalMs, poll(ctx) }')
+  if (typeof poll.poll !== 'function') throw fail('poll needs a poll(ctx) function')
+  const interval = poll.intervalMs
+  if (typeof interval !== 'function' && !(typeof interval === 'number' && Number.isFinite(interval) && interval > 0))
+    throw fail('poll.intervalMs must be a positive number of milliseconds or a function of the payload')
+}
+
+/** `options`: loaders by payload field, each a function, each field one of the payload's. */
+function checkOptions(pluginId: string, what: string, def: Def) {
+  if (def.options === undefined) return
+  const options = def.options as Def
+  if (!options || typeof options !== 'object') throw new PluginError(pluginId, `${what}: options must be an object`)
+  const fields = ((def.payload as TSchema | undefined)?.properties ?? {}) as Record<string, unknown>
+  for (const [field, loader] of Object.entries(options)) {
+    if (typeof loader !== 'function')
+      throw new PluginError(pluginId, `${what}: options.${field} must be a function of its context`)
+    if (!(field in fields)) throw new PluginError(pluginId, `${what}: options.${field} names no payload field`)
+  }
 }
 
 export function checkConnector(pluginId: string, connector: AnyConnector): void {
@@ -145,6 +216,8 @@ export function checkConnector(pluginId: string, connector: AnyConnector): void 
     throw new PluginError(pluginId, `connector "${id}" needs a provider`)
   if (!isObjectSchema(def.data))
     throw new PluginError(pluginId, `connector "${id}" needs a TypeBox object schema as data`)
+  if (def.test !== undefined && typeof def.test !== 'function')
+    throw new PluginError(pluginId, `connector "${id}": test must be a function`)
   requirement(pluginId, `connector "${id}"`, {
     type: id,
     accountType: def.accountType,
@@ -184,6 +257,9 @@ export function checkWebhook(pluginId: string, webhook: AnyWebhook): string | nu
   if (auth.kind === 'setting' && (typeof auth.setting !== 'string' || !SETTING.test(auth.setting))) {
     throw new PluginError(pluginId, `webhook "${id}": auth.setting must name an environment variable (UPPER_CASE)`)
   }
+  if (auth.kind === 'subscription' && (typeof auth.key !== 'string' || auth.key === '')) {
+    throw new PluginError(pluginId, `webhook "${id}": auth.key must name the trigger store key that holds the secret`)
+  }
   for (const fn of ['verify', 'receive']) {
     if (typeof def[fn] !== 'function')
       throw new PluginError(pluginId, `webhook "${id}" needs a ${fn}(request, ctx) function`)
@@ -191,7 +267,7 @@ export function checkWebhook(pluginId: string, webhook: AnyWebhook): string | nu
   if (def.answer !== undefined && typeof def.answer !== 'function')
     throw new PluginError(pluginId, `webhook "${id}": answer must be a function`)
   if (
-    (auth.kind === 'connector' || auth.kind === 'organization') &&
+    (auth.kind === 'connector' || auth.kind === 'organization' || auth.kind === 'subscription') &&
     !(def.path as string).split('/').includes(':orgId')
   ) {
     throw new PluginError(

@@ -4,6 +4,8 @@
  * (runtime/engine/node-runner.ts) and the test kit (runtime/testing/) implement them.
  */
 
+import type { PluginCrypto } from './lifecycle.ts'
+
 /** The connector data an action receives when its definition does not say which connector type. */
 export type ConnectorData = Readonly<Record<string, unknown>>
 
@@ -86,6 +88,8 @@ export interface ActionContext<P, K = ConnectorData> {
   log(message: string, fields?: Record<string, unknown>): void
   /** The engine's clock, in milliseconds since the epoch. */
   now(): number
+  /** HMAC, hashes, constant-time comparison and random bytes, as webhooks have them. */
+  readonly crypto: PluginCrypto
   /**
    * Outbound HTTP through the server's SSRF guard. Every request is aborted with `signal` (on
    * cancel, timeout or shutdown) without your passing it; a refused private target names

@@ -5,6 +5,15 @@
  */
 import type { Static, TObject, TSchema } from '@sinclair/typebox'
 import type { ActionContext, Awaitable, ConnectorData, Directive, ResumeContext } from './contexts.ts'
+import type {
+  ConnectorTestContext,
+  ConnectorTestResult,
+  OAuth2Settings,
+  OptionLoaders,
+  SubscriptionContext,
+  SubscriptionResult,
+  TriggerPoll,
+} from './lifecycle.ts'
 import type { WebhookDefinition } from './webhook.ts'
 
 declare const connectorData: unique symbol
@@ -19,6 +28,11 @@ export interface ConnectorRequirement<K = ConnectorData> {
   readonly accountType?: string
   /** Wallet account types allowed; absent means all. */
   readonly walletSupport?: readonly string[]
+  /**
+   * The node may name a connector of this type, and need not: the handler gets null without one
+   * (`http-request` and an `oauth2` connector). Such an action can also be an agent's tool.
+   */
+  readonly optional?: boolean
   /** Type-level only: the data type of connectors of this type. */
   readonly [connectorData]?: K
 }
@@ -39,9 +53,29 @@ export interface ConnectorDefinition<D extends TObject = TObject> extends Connec
   readonly documentationUrl?: string
   readonly logoUrl?: string
   readonly data: D
+  /**
+   * Checks that the data reaches the platform (a cheap authenticated call): run when a connector
+   * is created or changed and on demand (`POST /v1/connectors/{id}/test`); its answer is the caller's.
+   */
+  test?(ctx: ConnectorTestContext<Static<D>>): Awaitable<ConnectorTestResult>
+  /** Makes this an OAuth2 connector type: the host runs the authorization and keeps the tokens current. */
+  readonly oauth2?: OAuth2Settings<Static<D>>
 }
 
-export interface ActionDefinition<P extends TObject = TObject, R extends TSchema = TSchema, K = ConnectorData> {
+/**
+ * A type's version and how saved payloads of the previous version become this one. A node keeps
+ * the version it was saved with (`typeVersion`) until it is migrated; a plugin that ships a new
+ * version keeps the old definition beside it, so both run side by side.
+ */
+interface Versioned {
+  /** The type's version, from 1 (the default). */
+  readonly version?: number
+  /** Turns a payload saved with version `version - 1` into one of this version. */
+  migrate?(payload: Record<string, unknown>): Record<string, unknown>
+}
+
+export interface ActionDefinition<P extends TObject = TObject, R extends TSchema = TSchema, K = ConnectorData>
+  extends Versioned {
   /** Catalog type, `<plugin>-<name>` for plugins; built-ins use short names (`if`, `log`). */
   readonly type: string
   readonly name: string
@@ -71,6 +105,8 @@ export interface ActionDefinition<P extends TObject = TObject, R extends TSchema
   resume?(ctx: ResumeContext<Static<P>>, data: unknown): Awaitable<Static<R> | Directive>
   /** After a wait times out. Default: the node fails with "timed out". */
   timeout?(ctx: ResumeContext<Static<P>>): Awaitable<Static<R> | Directive>
+  /** Payload fields whose allowed values the plugin loads (served by `POST /v1/catalog/actions/{type}/options`). */
+  readonly options?: OptionLoaders<K>
 }
 
 /** What a time-based trigger does with ticks that were due while no scheduler ran. */
@@ -95,7 +131,8 @@ export interface TriggerDefinition<
   C extends TObject = TObject,
   E extends TSchema = TSchema,
   W extends TObject = TObject,
-> {
+  K = ConnectorData,
+> extends Versioned {
   /** Catalog type: `<platform>-<event>` (`chatapp-mentions`), or a generic name (`evm-log`). */
   readonly type: string
   readonly name: string
@@ -105,7 +142,8 @@ export interface TriggerDefinition<
   readonly platform?: string
   readonly documentationUrl?: string
   readonly logoUrl?: string
-  readonly connector?: ConnectorRequirement | null
+  /** The connector the trigger's handlers (poll, onEnable, onDisable, options) get as `ctx.connector`. */
+  readonly connector?: ConnectorRequirement<K> | null
   /** The trigger node's configuration (its `payload` in a definition). */
   readonly payload: C
   /** The event a run starts with: `{{root.result…}}`. Usually `TriggerEvent(bodySchema)`. */
@@ -131,6 +169,24 @@ export interface TriggerDefinition<
    * ```
    */
   schedule?(config: Static<C>): TriggerSchedule
+  /** Makes this a polling trigger: the host calls `poll.poll` every interval and starts a run per new item. */
+  readonly poll?: TriggerPoll<Static<C>, K>
+  /**
+   * Called when a workflow using this trigger goes live (published, resumed, unarchived): register
+   * the subscription with the platform (`ctx.webhookUrl`) and keep its id and secret in `ctx.store`.
+   * A thrown error refuses the publish: 400 with its message, or 502 when the platform could not
+   * be reached. Re-publishing an unchanged trigger node keeps its subscription.
+   */
+  onEnable?(ctx: SubscriptionContext<Static<C>, K>): Awaitable<SubscriptionResult | undefined>
+  /**
+   * Called when the instance stops (paused, archived, deleted, replaced by a changed node):
+   * remove the subscription. Retried with backoff for up to a day; it never blocks the pause.
+   */
+  onDisable?(ctx: SubscriptionContext<Static<C>, K>): Awaitable<void>
+  /** The name of the plugin's webhook whose URL `onEnable` is given; default: the plugin's only webhook. */
+  readonly webhook?: string
+  /** Payload fields whose allowed values the plugin loads (served by `POST /v1/catalog/triggers/{type}/options`). */
+  readonly options?: OptionLoaders<K>
 }
 
 /**
@@ -167,7 +223,7 @@ export interface AgentDefinition<I extends TObject = TObject> {
 export type AnyAgent = AgentDefinition<TObject>
 
 export type AnyAction = ActionDefinition<TObject, TSchema, any>
-export type AnyTrigger = TriggerDefinition<TObject, TSchema, TObject>
+export type AnyTrigger = TriggerDefinition<TObject, TSchema, TObject, any>
 export type AnyConnector = ConnectorDefinition<TObject>
 export type AnyWebhook = WebhookDefinition<any>
 

@@ -5,22 +5,30 @@
  * types, malformed definitions or references to unknown connector types, naming the plugin and
  * the problem. Actions, triggers and connectors are separate namespaces: `approval` is both a
  * trigger type and an action.
+ *
+ * An action or trigger type may come in several versions (see `Versioned`): the registry keeps
+ * every one, `action(type)` answers the latest and `action(type, version)` a given one, so a
+ * node saved with an older version keeps running it beside nodes on the newer one.
  */
 import {
   checkAction,
   checkAgent,
   checkConnector,
   checkTrigger,
+  checkVersions,
   checkWebhook,
   PLUGIN_ID,
   PluginError,
+  versionOf,
 } from './checks.ts'
 import type { AnyAction, AnyAgent, AnyConnector, AnyTrigger, AnyWebhook, PluginDefinition } from './definitions.ts'
 
 export type { AnyAction, AnyAgent, AnyConnector, AnyTrigger, AnyWebhook }
-export { PluginError }
+export { PluginError, versionOf }
 
 export type RegistryKind = 'action' | 'trigger' | 'connector' | 'agent'
+/** The kinds whose types are versioned. */
+export type VersionedKind = 'action' | 'trigger'
 
 /** A webhook with the plugin that provides it. */
 export interface RegisteredWebhook {
@@ -30,11 +38,17 @@ export interface RegisteredWebhook {
 
 export interface Registry {
   readonly plugins: readonly PluginDefinition[]
-  action(type: string): AnyAction | undefined
-  trigger(type: string): AnyTrigger | undefined
+  /** The latest version of an action type, or the given version (undefined: the latest). */
+  action(type: string, version?: number): AnyAction | undefined
+  /** The latest version of a trigger type, or the given version (undefined: the latest). */
+  trigger(type: string, version?: number): AnyTrigger | undefined
   connector(type: string): AnyConnector | undefined
+  /** The latest version of every action type. */
   actions(): readonly AnyAction[]
+  /** The latest version of every trigger type. */
   triggers(): readonly AnyTrigger[]
+  /** The versions loaded of a type, ascending (empty when no plugin provides it). */
+  versions(kind: VersionedKind, type: string): readonly number[]
   connectors(): readonly AnyConnector[]
   webhooks(): readonly RegisteredWebhook[]
   agent(type: string): AnyAgent | undefined
@@ -50,6 +64,11 @@ export function createRegistry(plugins: readonly PluginDefinition[]): Registry {
     connector: new Map(),
     agent: new Map(),
   }
+  /** Every version of each action and trigger type; `index` holds the latest. */
+  const versioned: Record<VersionedKind, Map<string, Map<number, AnyAction | AnyTrigger>>> = {
+    action: new Map(),
+    trigger: new Map(),
+  }
   const webhooks: RegisteredWebhook[] = []
   const paths = new Map<string, string>()
   const ids = new Set<string>()
@@ -60,6 +79,22 @@ export function createRegistry(plugins: readonly PluginDefinition[]): Registry {
     if (owner)
       throw new PluginError(plugin.id, `${kind} type "${type}" is already provided by plugin "${owner.plugin.id}"`)
     index[kind].set(type, { def, plugin })
+  }
+  /** Adds one version of a type; all versions of a type come from one plugin, each version once. */
+  const claimVersion = (kind: VersionedKind, plugin: PluginDefinition, def: AnyAction | AnyTrigger) => {
+    const owner = index[kind].get(def.type)
+    if (!owner) {
+      index[kind].set(def.type, { def, plugin })
+      versioned[kind].set(def.type, new Map([[versionOf(def), def]]))
+      return
+    }
+    if (owner.plugin !== plugin)
+      throw new PluginError(plugin.id, `${kind} type "${def.type}" is already provided by plugin "${owner.plugin.id}"`)
+    const versions = versioned[kind].get(def.type)!
+    if (versions.has(versionOf(def)))
+      throw new PluginError(plugin.id, `${kind} "${def.type}" lists version ${versionOf(def)} twice`)
+    versions.set(versionOf(def), def)
+    if (versionOf(def) > versionOf(owner.def as AnyAction)) index[kind].set(def.type, { def, plugin })
   }
   const need = (pluginId: string, where: string, type: string | null) => {
     if (type) needed.push({ pluginId, where, type })
@@ -83,11 +118,11 @@ export function createRegistry(plugins: readonly PluginDefinition[]): Registry {
     }
     for (const action of plugin.actions ?? []) {
       need(id, `action "${action?.type}"`, checkAction(id, action))
-      claim('action', plugin, action.type, action)
+      claimVersion('action', plugin, action)
     }
     for (const trigger of plugin.triggers ?? []) {
       need(id, `trigger "${trigger?.type}"`, checkTrigger(id, trigger))
-      claim('trigger', plugin, trigger.type, trigger)
+      claimVersion('trigger', plugin, trigger)
     }
     const names = new Set<string>()
     for (const webhook of plugin.webhooks ?? []) {
@@ -105,6 +140,10 @@ export function createRegistry(plugins: readonly PluginDefinition[]): Registry {
       webhooks.push(Object.freeze({ pluginId: id, webhook }))
     }
   }
+  for (const kind of ['action', 'trigger'] as const) {
+    for (const [type, versions] of versioned[kind])
+      checkVersions((index[kind].get(type) as { plugin: PluginDefinition }).plugin.id, kind, type, versions)
+  }
   for (const n of needed) {
     if (!index.connector.has(n.type))
       throw new PluginError(n.pluginId, `${n.where} needs connector type "${n.type}", which no loaded plugin defines`)
@@ -120,7 +159,7 @@ export function createRegistry(plugins: readonly PluginDefinition[]): Registry {
             plugin.id,
             `agent "${agent.type}" names tool "${tool}", which no loaded plugin provides as an action`,
           )
-        if (action.connector)
+        if (action.connector && !action.connector.optional)
           throw new PluginError(
             plugin.id,
             `agent "${agent.type}": tool "${tool}" needs a connector, which agents cannot open`,
@@ -134,17 +173,23 @@ export function createRegistry(plugins: readonly PluginDefinition[]): Registry {
     <T>(kind: RegistryKind) =>
     (type: string) =>
       index[kind].get(type)?.def as T | undefined
+  const lookupVersion =
+    <T>(kind: VersionedKind) =>
+    (type: string, version?: number) =>
+      (version === undefined ? index[kind].get(type)?.def : versioned[kind].get(type)?.get(version)) as T | undefined
   const all =
     <T>(kind: RegistryKind) =>
     () =>
       [...index[kind].values()].map((e) => e.def as T)
   return Object.freeze({
     plugins,
-    action: lookup<AnyAction>('action'),
-    trigger: lookup<AnyTrigger>('trigger'),
+    action: lookupVersion<AnyAction>('action'),
+    trigger: lookupVersion<AnyTrigger>('trigger'),
     connector: lookup<AnyConnector>('connector'),
     actions: all<AnyAction>('action'),
     triggers: all<AnyTrigger>('trigger'),
+    versions: (kind: VersionedKind, type: string) =>
+      [...(versioned[kind].get(type)?.keys() ?? [])].sort((a, b) => a - b),
     connectors: all<AnyConnector>('connector'),
     webhooks: () => webhooks,
     agent: lookup<AnyAgent>('agent'),

@@ -42,6 +42,7 @@ export { Condition, Secret, TriggerEvent }
 export type * from './contexts.ts'
 export type * from './definitions.ts'
 export type * from './webhook.ts'
+export type * from './lifecycle.ts'
 
 /** The version of the SDK contract; a plugin may check `sdk.version` to refuse an older host. */
 export const SDK_VERSION = '1.0'
@@ -110,10 +111,10 @@ export function defineAgent<I extends TObject = TObject>(agent: AgentDefinition<
   return freeze(agent) as AgentDefinition<I>
 }
 
-export function defineTrigger<C extends TObject, E extends TSchema, W extends TObject = TObject>(
-  trigger: TriggerDefinition<C, E, W>,
-): TriggerDefinition<C, E, W> {
-  return freeze(trigger) as TriggerDefinition<C, E, W>
+export function defineTrigger<C extends TObject, E extends TSchema, W extends TObject = TObject, K = ConnectorData>(
+  trigger: TriggerDefinition<C, E, W, K>,
+): TriggerDefinition<C, E, W, K> {
+  return freeze(trigger) as TriggerDefinition<C, E, W, K>
 }
 
 /**

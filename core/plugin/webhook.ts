@@ -11,6 +11,7 @@
  */
 import type { Awaitable, ConnectorData } from './contexts.ts'
 import type { ConnectorRequirement } from './definitions.ts'
+import type { PluginCrypto } from './lifecycle.ts'
 
 /** The request as the webhook sees it. Header names are lower case. */
 export interface WebhookRequest {
@@ -33,29 +34,27 @@ export interface WebhookRequest {
  * - `organization`: the organization's webhook secret (`ctx.secret`).
  * - `setting`: an operator setting, the environment variable named here (`ctx.secret`); requests
  *   are refused while it is unset.
+ * - `subscription`: the value stored under `key` (`ctx.store.set(key, …)` in `onEnable`) by the
+ *   organization's enabled subscriptions of this plugin's triggers (`ctx.secret`); the host tries
+ *   each, newest first. The secret a platform hands out when a trigger subscribes.
  * - `none`: the webhook verifies requests by their content alone (or not at all).
  */
 export type WebhookAuth<K = ConnectorData> =
   | { readonly kind: 'connector'; readonly connector: ConnectorRequirement<K> }
   | { readonly kind: 'organization' }
   | { readonly kind: 'setting'; readonly setting: string }
+  | { readonly kind: 'subscription'; readonly key: string }
   | { readonly kind: 'none' }
 
-/** Web Crypto helpers for signature checks, the same on Bun and Deno. */
-export interface WebhookCrypto {
-  /** HMAC-SHA256 of `message` keyed by `key`, hex (default) or base64. */
-  hmacSha256(key: string, message: string, encoding?: 'hex' | 'base64'): Promise<string>
-  sha256(message: string, encoding?: 'hex' | 'base64'): Promise<string>
-  /** Compares two strings in time independent of where they differ. */
-  safeEqual(a: string, b: string): boolean
-}
+/** Web Crypto helpers for signature checks (the same as every handler's `ctx.crypto`). */
+export type WebhookCrypto = PluginCrypto
 
 export interface WebhookContext<K = ConnectorData> {
   /** The organization named by the path (`:orgId`), or null for installation-wide webhooks. */
   readonly organizationId: string | null
   /** With `auth.kind = 'connector'`: the decrypted data of the connector being tried. */
   readonly connector: K | null
-  /** With `auth.kind = 'organization'` or `'setting'`: the secret. */
+  /** With `auth.kind = 'organization'`, `'setting'` or `'subscription'`: the secret. */
   readonly secret: string | null
   /** The host's clock, in milliseconds since the epoch. */
   now(): number

@@ -1,10 +1,13 @@
 /**
  * What the HTTP API needs from the run engine, as ports the engine (runtime/) implements:
- * admitting runs, steering them, and checking definitions. Core never imports the engine.
+ * admitting runs, steering them, checking definitions and recording events. Core never imports
+ * the engine; the engine's own contracts are in runtime/engine/types.ts.
  */
 import type { Static, TUnknown } from '@sinclair/typebox'
 import type { TriggerEvent as TriggerEventSchema } from '../plugin/schemas.ts'
 import type { ErrorDetail } from '../errors.ts'
+import type { DomainEvent, RecordedEvent } from '../events.ts'
+import type { SqlExecutor } from './store.ts'
 import type { NodeRecord, RunStatus, TriggeredBy } from '../domain/run.ts'
 import type { Definition } from '../domain/workflow.ts'
 
@@ -14,6 +17,7 @@ import type { Definition } from '../domain/workflow.ts'
  */
 export type TriggerEvent = Static<ReturnType<typeof TriggerEventSchema<TUnknown>>>
 
+/** A run to admit: which workflow and version, the event it starts with, and who asks. */
 export interface DispatchRequest {
   organizationId: string
   workflowId: string
@@ -57,16 +61,19 @@ export interface PinnedVersion {
 /** The reason of a webhook run skipped because its workflow is paid (x402) and the run was not. */
 export const PAYMENT_REQUIRED = 'payment_required'
 
+/** What admission did: started a run, or skipped it (with the reason, and the earlier run of a duplicate). */
 export type DispatchResult =
   | { action: 'triggered'; runId: string; eventId: string }
   | { action: 'skipped'; reason: string; eventId: string; runId?: string }
 
+/** Admits runs: the one front door of every way to start one. */
 export interface Dispatcher {
   dispatch(request: DispatchRequest): Promise<DispatchResult>
   /** A new run of a failed or cancelled run's definition and event that reuses the nodes that succeeded. */
   retry(organizationId: string, runId: string): Promise<{ runId: string }>
 }
 
+/** Steers admitted runs from outside: cancels them and resumes their waiting nodes. */
 export interface RunControl {
   /** Cancels a running or waiting run; resolves once the cancellation is durable. */
   cancel(organizationId: string, runId: string): Promise<RunStatus>
@@ -84,16 +91,20 @@ export interface RunProjection {
   ): { nodes: Record<string, NodeRecord>; vars: Record<string, unknown> | null }
 }
 
+/** What checking a definition found: its trigger type, and its problems. */
 export interface DefinitionCheck {
   /** The trigger type of the (first) trigger node, when there is one. */
   type: string | null
   errors: ErrorDetail[]
 }
 
+/** Checks definitions against the loaded plugins (the engine's registry). */
 export interface DefinitionChecker {
   check(definition: Definition): DefinitionCheck
   /** Node types a definition uses that no loaded plugin provides. */
   missingTypes(definition: Definition): string[]
+  /** The definition with each node that names no `typeVersion` given its type's latest version (as a save records it). */
+  pinVersions(definition: Definition): Definition
 }
 
 /** One trigger event for one organization, as an integration webhook received it (or a replay). */
@@ -139,4 +150,9 @@ export interface BacklogReport {
   perOrganizationMax: number
   /** Runs started per second over the last few seconds. */
   drainPerSecond: number
+}
+
+/** Records domain events in a store transaction (the engine's recorder: its listeners act in the same transaction). */
+export interface DomainEventRecorder {
+  record(tx: SqlExecutor, events: readonly DomainEvent[]): Promise<RecordedEvent[]>
 }

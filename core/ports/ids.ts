@@ -30,6 +30,8 @@ export type IdPrefix =
   | 'dep'
   | 'alw'
   | 'dsc'
+  | 'pol'
+  | 'sub'
 
 export interface Ids {
   next(prefix: IdPrefix): string

@@ -7,6 +7,7 @@ import type { AnyAgent, Registry } from '../plugin/registry.ts'
 import { PERMISSIONS, type Permission } from '../domain/permissions.ts'
 import type { Definition } from '../domain/workflow.ts'
 import { canonicalJson } from '../json.ts'
+import { pinVersions } from '../plugin/migrations.ts'
 import { sha256Hex } from '../security/hash.ts'
 import { type AgentWorkflowRow, agentStore } from '../store/agents.ts'
 import { serviceAccounts } from '../store/service-accounts.ts'
@@ -82,7 +83,8 @@ export function createAgentWorkflows(deps: AgentServiceDeps): AgentWorkflows {
 
   /** The organization's workflow and service account for an agent type, made or brought up to date. */
   async function ensureWorkflow(organizationId: string, agent: AnyAgent) {
-    const definition = agentDefinition(agent, deps.registry)
+    // Pinned as a save pins it, so that the live version compares equal to what was generated.
+    const definition = pinVersions(deps.registry, agentDefinition(agent, deps.registry))
     const hash = await sha256Hex(
       canonicalJson({ definition, permissions: [...agent.permissions].sort(), name: agent.name }),
     )

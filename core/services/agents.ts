@@ -11,11 +11,13 @@
  * This file keeps the factory, its operation table, the catalog and cancel; the use cases have files
  * of their own (agent-workflows.ts, agent-starting.ts, agent-sessions.ts), sharing agent-context.ts.
  */
+import type { Run } from '../domain/run.ts'
 import { notFound } from '../errors.ts'
+import type { SqlExecutor } from '../ports/store.ts'
 import { agentStore } from '../store/agents.ts'
 import { type AgentServiceDeps, DEFAULT_MAX_STEPS } from './agent-context.ts'
 import { sessionOperations } from './agent-sessions.ts'
-import { startOperations } from './agent-starting.ts'
+import { type StartAgentRun, startOperations } from './agent-starting.ts'
 import { createAgentWorkflows } from './agent-workflows.ts'
 import type { Principal } from './auth.ts'
 import { guarded } from './operations.ts'
@@ -24,11 +26,44 @@ export type { AgentServiceDeps } from './agent-context.ts'
 export type { StartAgentRun } from './agent-starting.ts'
 export { agentDefinition } from './agent-workflows.ts'
 
-export function createAgentService(deps: AgentServiceDeps) {
+/** An enabled agent type as the catalog shows it. */
+export interface AgentTypeSummary {
+  agentType: string
+  name: string
+  description: string
+  /** The JSON Schema of what a run of the type takes. */
+  inputSchema: unknown
+  tools: string[]
+  permissions: string[]
+  maxSteps: number
+}
+
+/** Agent runs: the catalog of agent types, starting and cancelling runs, and the worker sessions they use. */
+export interface AgentService {
+  /** `POST /v1/agent-runs`: starts a run of an agent type, continuing a conversation when one is named. */
+  start(caller: Principal, body: StartAgentRun): Promise<{ agentType: string; conversationId: string; runId: string }>
+  /** `POST /v1/agent-runs/{runId}/cancel`. */
+  cancel(caller: Principal, runId: string): Promise<Run>
+  /** `GET /v1/agent-runs/agents`: the enabled agent types. */
+  list(): AgentTypeSummary[]
+  /** The `automaton-api` tool: the API as the run's worker session, while the run lasts. */
+  call(
+    runId: string,
+    organizationId: string,
+    request: { method: string; path: string; body?: unknown },
+  ): Promise<{ status: number; body: unknown }>
+  /** Revokes the worker session of agent runs that ended, in the transaction that records their end. */
+  onRecorded(
+    tx: SqlExecutor,
+    events: readonly { type: string; runId: string | null; workflowId: string | null }[],
+  ): Promise<void>
+}
+
+export function createAgentService(deps: AgentServiceDeps): AgentService {
   const { store } = deps
   const enabled = () => deps.registry.agents().filter((a) => !deps.disabled.has(a.type))
 
-  return guarded(
+  return guarded<AgentService>(
     'agents',
     {
       start: ['agent:run'],
@@ -65,5 +100,3 @@ export function createAgentService(deps: AgentServiceDeps) {
     },
   )
 }
-
-export type AgentService = ReturnType<typeof createAgentService>

@@ -72,6 +72,24 @@ export function jsonAnswer(text: string): unknown {
   return JSON.parse(start > 0 ? body.slice(start) : body)
 }
 
+/** The AI capability as services and nodes use it: model turns paid from the organization's credits. */
+export interface AiService {
+  /** Whether a provider is configured. */
+  readonly configured: boolean
+  /** The configured provider's model, null without one. */
+  readonly model: string | null
+  /** Throws 503 when no provider is configured. */
+  requireConfigured(): void
+  /** One model turn, reserved from the organization's credits and settled by its usage; `onDelta` follows its text. */
+  turn(organizationId: string, request: AiTurnRequest, onDelta?: (text: string) => void): Promise<TurnResult>
+  /** The `ai-prompt` node: one prompt, one answer (parsed as JSON when a schema is given). */
+  prompt(
+    organizationId: string,
+    request: PromptRequest,
+    signal?: AbortSignal,
+  ): Promise<{ text: string; json?: unknown; tokensUsed: number }>
+}
+
 export function createAiService(deps: {
   store: Store
   clock: Clock
@@ -79,7 +97,7 @@ export function createAiService(deps: {
   logger: Logger
   provider: AiProvider | null
   metrics?: Metrics
-}) {
+}): AiService {
   const { store, clock, ids } = deps
 
   function provider(): AiProvider {
@@ -206,5 +224,3 @@ export function createAiService(deps: {
     },
   }
 }
-
-export type AiService = ReturnType<typeof createAiService>

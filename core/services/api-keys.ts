@@ -44,7 +44,21 @@ export interface IssueKey {
   rawKey?: string
 }
 
-export function createApiKeyService(deps: { store: Store; clock: Clock; ids: Ids; auth: AuthService }) {
+/** API keys: minting them for callers and for the system, listing, reading and revoking them. */
+export interface ApiKeyService {
+  /** A key made by the system itself (bootstrap, the CLI, agents' worker sessions); the raw key is shown once. */
+  issue(input: IssueKey): Promise<ApiKey & { key: string }>
+  /** `POST /v1/api-keys`: a caller can hand out only what it holds; the raw key is shown once. */
+  create(caller: Principal, body: CreateApiKeyBody): Promise<ApiKey & { key: string }>
+  /** The organization's keys, a service account's when one is named, a page at a time. */
+  list(caller: Principal, page: PageRequest, serviceAccountId?: string): Promise<Page<ApiKey>>
+  /** One key, without its secret. */
+  get(caller: Principal, id: string): Promise<ApiKey>
+  /** Revoking keeps the record with `revokedAt`; revoking twice is harmless. */
+  revoke(caller: Principal, id: string): Promise<ApiKey>
+}
+
+export function createApiKeyService(deps: { store: Store; clock: Clock; ids: Ids; auth: AuthService }): ApiKeyService {
   const { store, clock, ids } = deps
 
   async function issue(input: IssueKey): Promise<ApiKey & { key: string }> {
@@ -69,7 +83,7 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; ids: Ids
     return { ...toApiKey(stored!), key: raw }
   }
 
-  return guarded(
+  return guarded<ApiKeyService>(
     'apiKeys',
     {
       create: ['apikey:create'],
@@ -149,8 +163,6 @@ export function createApiKeyService(deps: { store: Store; clock: Clock; ids: Ids
     },
   )
 }
-
-export type ApiKeyService = ReturnType<typeof createApiKeyService>
 
 /** Throws 403 naming every permission the caller would hand out without holding it. */
 export function assertDelegable(caller: Principal, permissions: Iterable<Permission>): void {

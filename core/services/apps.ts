@@ -34,9 +34,48 @@ function checkFiles(files: Record<string, string>): number {
   return size
 }
 
-export function createAppService(deps: { store: Store; clock: Clock; ids: Ids }) {
+/** An app (the files a workflow's widget page serves) at one of its versions. */
+export interface App {
+  id: string
+  organizationId: string
+  name: string
+  version: number
+  versionId: string
+  latestVersion: number
+  files: Record<string, string>
+  size: number
+  createdAt: string
+  createdBy: string
+  updatedAt: string
+  updatedBy: string
+}
+
+/** Apps: creating and versioning them, linking one to a workflow's widget page, and what that page serves. */
+export interface AppService {
+  /** A new app at version 1. */
+  create(caller: Principal, body: { name: string; files: Record<string, string> }): Promise<App>
+  /** A new version of an app (its name alone changes in place). */
+  update(caller: Principal, id: string, body: { name?: string; files?: Record<string, string> }): Promise<App>
+  /** An app at its latest version. */
+  get(caller: Principal, id: string): Promise<App>
+  /** An app at one of its versions. */
+  version(caller: Principal, id: string, version: number): Promise<App>
+  /** Links an app (at its latest version, or a pinned one) to a workflow's widget page; null unlinks. */
+  link(
+    caller: Principal,
+    workflowId: string,
+    appId: string | null,
+    version?: number,
+  ): Promise<{ workflowId: string; appId: string | null; version: number | null }>
+  /** What `/w/{workflowId}/…` serves: the widget settings and the app's files, or null (404). */
+  widget(
+    workflowId: string,
+  ): Promise<{ config: Record<string, unknown>; name: string; files: Record<string, string> | null } | null>
+}
+
+export function createAppService(deps: { store: Store; clock: Clock; ids: Ids }): AppService {
   const { store, clock } = deps
-  const toApp = (r: AppRow, v: { id: string; version: number; files: string; size: number }) => ({
+  const toApp = (r: AppRow, v: { id: string; version: number; files: string; size: number }): App => ({
     id: r.id,
     organizationId: r.organization_id,
     name: r.name,
@@ -57,7 +96,7 @@ export function createAppService(deps: { store: Store; clock: Clock; ids: Ids })
     return row
   }
 
-  return guarded(
+  return guarded<AppService>(
     'apps',
     {
       get: ['workflow:read'],
@@ -157,5 +196,3 @@ export function createAppService(deps: { store: Store; clock: Clock; ids: Ids })
     },
   )
 }
-
-export type AppService = ReturnType<typeof createAppService>

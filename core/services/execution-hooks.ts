@@ -8,7 +8,14 @@
  * own (execution-hook-endpoints.ts, execution-hook-deliveries.ts), sharing execution-hook-context.ts.
  */
 import { type Page, type PageRequest, toPage } from '../domain/common.ts'
-import type { DeliveryFilter, HookDelivery, HookEndpoint } from '../domain/execution-hook.ts'
+import type {
+  CreateHookEndpointBody,
+  DeliveryFilter,
+  HookDelivery,
+  HookEndpoint,
+  RegenerateSecretBody,
+  UpdateHookEndpointBody,
+} from '../domain/execution-hook.ts'
 import { notFound } from '../errors.ts'
 import { hookDeliveries, toDelivery } from '../store/hook-deliveries.ts'
 import { hookEndpoints, toEndpoint } from '../store/hook-endpoints.ts'
@@ -24,10 +31,42 @@ export {
   HOOK_ENDPOINT_CHANGED_SUBJECT,
 } from './execution-hook-context.ts'
 
-export function createExecutionHookService(deps: ExecutionHookDeps) {
+/** Execution hooks: the organization's endpoints that receive run events, and the deliveries sent to them. */
+export interface ExecutionHookService {
+  /** The organization's endpoints, a page at a time. */
+  list(caller: Principal, page: PageRequest): Promise<Page<HookEndpoint>>
+  /** One endpoint. */
+  get(caller: Principal, id: string): Promise<HookEndpoint>
+  /** Deliveries matching a filter, a page at a time. */
+  listDeliveries(caller: Principal, filter: DeliveryFilter, page: PageRequest): Promise<Page<HookDelivery>>
+  /** One delivery, with its attempts. */
+  getDelivery(caller: Principal, id: string): Promise<HookDelivery>
+  /** A new endpoint; its signing secret is shown once. */
+  create(caller: Principal, body: CreateHookEndpointBody): Promise<{ endpoint: HookEndpoint; signingSecret: string }>
+  /** Changes what was given; a new URL passes the same checks as at creation. */
+  update(caller: Principal, id: string, body: UpdateHookEndpointBody): Promise<HookEndpoint>
+  /** Deletes the endpoint; its delivery records stay readable, and queued ones are not sent. */
+  remove(caller: Principal, id: string): Promise<HookEndpoint>
+  /** Sends to the endpoint again. */
+  enable(caller: Principal, id: string): Promise<HookEndpoint>
+  /** Stops sending to the endpoint. */
+  disable(caller: Principal, id: string): Promise<HookEndpoint>
+  /** A new secret; the old one keeps signing alongside it for `previousSecretTtlSeconds` (default a day). */
+  regenerateSecret(
+    caller: Principal,
+    id: string,
+    body?: RegenerateSecretBody,
+  ): Promise<{ endpoint: HookEndpoint; signingSecret: string }>
+  /** Sends the same record again now; for a delivery that gave up, or one waiting for its next retry. */
+  retry(caller: Principal, id: string): Promise<HookDelivery>
+  /** A new delivery record of the same event (same webhook-id and body), sent now. */
+  replay(caller: Principal, id: string): Promise<HookDelivery>
+}
+
+export function createExecutionHookService(deps: ExecutionHookDeps): ExecutionHookService {
   const { store } = deps
 
-  return guarded(
+  return guarded<ExecutionHookService>(
     'executionHooks',
     {
       list: ['execution:webhook'],
@@ -70,5 +109,3 @@ export function createExecutionHookService(deps: ExecutionHookDeps) {
     },
   )
 }
-
-export type ExecutionHookService = ReturnType<typeof createExecutionHookService>

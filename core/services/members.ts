@@ -4,14 +4,15 @@
  * them out everywhere when it was their last organization.
  */
 import type { Member } from '../domain/member.ts'
-import type { PageRequest } from '../domain/common.ts'
+import type { Page, PageRequest } from '../domain/common.ts'
 import { ROLE_PERMISSIONS, type Role } from '../domain/permissions.ts'
 import { workflowPaused } from '../domain/run-events.ts'
 import { notFound } from '../errors.ts'
-import { type DomainEvent, publishEvents, type RecordedEvent, recordEvents } from '../events.ts'
+import { type DomainEvent, publishEvents, recordEvents } from '../events.ts'
 import type { Bus } from '../ports/bus.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Ids } from '../ports/ids.ts'
+import type { DomainEventRecorder } from '../ports/engine.ts'
 import type { SqlExecutor, Store } from '../ports/store.ts'
 import { apiKeys } from '../store/api-keys.ts'
 import { type MemberRow, members } from '../store/members.ts'
@@ -30,6 +31,18 @@ const toMember = (r: MemberRow): Member => ({
   createdAt: iso(r.created_at),
 })
 
+/** The members of an organization: reading them, changing a role, removing one. */
+export interface MemberService {
+  /** One member, or a 404. */
+  get(caller: Principal, userId: string): Promise<Member>
+  /** The organization's members, a page at a time. */
+  list(caller: Principal, page: PageRequest): Promise<Page<Member>>
+  /** A new role; the caller can give only what it holds. */
+  setRole(caller: Principal, userId: string, role: Role): Promise<Member>
+  /** Removes a member: revokes their keys and pauses the live workflows they own. */
+  remove(caller: Principal, userId: string): Promise<{ userId: string; removed: true; pausedWorkflowIds: string[] }>
+}
+
 export function createMemberService(deps: {
   store: Store
   bus: Bus
@@ -39,8 +52,8 @@ export function createMemberService(deps: {
   /** Called after a member is removed (people: end the sessions of a user left in no organization). */
   afterRemoval?: (userId: string) => Promise<void>
   /** Records workflow events so that the engine's listeners (schedules, live triggers) follow the pause in the same transaction. */
-  recorder?: { record(tx: SqlExecutor, events: readonly DomainEvent[]): Promise<RecordedEvent[]> }
-}) {
+  recorder?: DomainEventRecorder
+}): MemberService {
   const { store, clock } = deps
   const record = (tx: SqlExecutor, list: readonly DomainEvent[]) =>
     deps.recorder ? deps.recorder.record(tx, list) : recordEvents(tx, list)
@@ -51,7 +64,7 @@ export function createMemberService(deps: {
     return toMember(row)
   }
 
-  return guarded(
+  return guarded<MemberService>(
     'members',
     {
       get: ['org:read'],
@@ -115,5 +128,3 @@ export function createMemberService(deps: {
     },
   )
 }
-
-export type MemberService = ReturnType<typeof createMemberService>

@@ -14,7 +14,18 @@ import { organizations } from '../store/organizations.ts'
 import type { Principal } from './auth.ts'
 import { guarded } from './operations.ts'
 
-export function createOrganizationSettingsService(deps: { store: Store; defaultRetentionMs: number }) {
+/** An organization's settings; only the caller's own organization is reachable. */
+export interface OrganizationSettingsService {
+  /** The organization's run retention, and the one in effect. */
+  get(caller: Principal, organizationId: string): Promise<OrganizationSettings>
+  /** Sets the organization's run retention (null: the installation's). */
+  put(caller: Principal, organizationId: string, body: OrganizationSettingsBody): Promise<OrganizationSettings>
+}
+
+export function createOrganizationSettingsService(deps: {
+  store: Store
+  defaultRetentionMs: number
+}): OrganizationSettingsService {
   const { store } = deps
 
   async function read(organizationId: string): Promise<OrganizationSettings> {
@@ -32,7 +43,7 @@ export function createOrganizationSettingsService(deps: { store: Store; defaultR
     if (organizationId !== caller.organizationId) throw notFound('organization')
   }
 
-  return guarded(
+  return guarded<OrganizationSettingsService>(
     'organizationSettings',
     {
       get: ['org:update'],
@@ -64,5 +75,3 @@ export function createOrganizationSettingsService(deps: { store: Store; defaultR
     },
   )
 }
-
-export type OrganizationSettingsService = ReturnType<typeof createOrganizationSettingsService>

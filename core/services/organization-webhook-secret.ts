@@ -17,7 +17,21 @@ import { guarded } from './operations.ts'
 
 export const WEBHOOK_SECRET_PREFIX = 'whsec_'
 
-export function createOrganizationWebhookSecretService(deps: { store: Store; secretBox: SecretBox; clock: Clock }) {
+/** The secret an organization's event-source webhook is signed with. */
+export interface OrganizationWebhookSecretService {
+  /** The secret, made on first read. */
+  reveal(caller: Principal, organizationId: string): Promise<WebhookSecret>
+  /** A new secret; the previous one stops working at once. */
+  regenerate(caller: Principal, organizationId: string): Promise<WebhookSecret>
+  /** For the event-source webhook: the secret in clear, or null while none was made. */
+  secretOf(organizationId: string): Promise<string | null>
+}
+
+export function createOrganizationWebhookSecretService(deps: {
+  store: Store
+  secretBox: SecretBox
+  clock: Clock
+}): OrganizationWebhookSecretService {
   const { store, secretBox, clock } = deps
 
   function ownOrganization(caller: Principal, organizationId: string) {
@@ -39,7 +53,7 @@ export function createOrganizationWebhookSecretService(deps: { store: Store; sec
     }
   }
 
-  return guarded(
+  return guarded<OrganizationWebhookSecretService>(
     'organizationWebhookSecret',
     {
       reveal: ['org:update'],
@@ -71,5 +85,3 @@ export function createOrganizationWebhookSecretService(deps: { store: Store; sec
     },
   )
 }
-
-export type OrganizationWebhookSecretService = ReturnType<typeof createOrganizationWebhookSecretService>

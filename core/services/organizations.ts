@@ -18,6 +18,20 @@ export class BootstrapKeyError extends Error {
   override name = 'BootstrapKeyError'
 }
 
+/** Organizations as the installation manages them (the CLI, bootstrap): no caller, no permission table. */
+export interface OrganizationService {
+  /** A new organization, with its starting AI credits; a 409 when the name is taken. */
+  create(name: string): Promise<Organization>
+  /** By id, or else by name. */
+  resolve(idOrName: string): Promise<Organization>
+  /** The organization of that name, created when missing. */
+  ensure(name: string): Promise<Organization>
+  /** Every organization of the installation. */
+  list(): Promise<Organization[]>
+  /** Ensures the organization `default` and an owner key whose raw value is `rawKey`. */
+  bootstrap(rawKey: string): Promise<{ organization: Organization; keyId: string; created: boolean }>
+}
+
 export function createOrganizationService(deps: {
   store: Store
   clock: Clock
@@ -26,7 +40,7 @@ export function createOrganizationService(deps: {
   apiKeys: ApiKeyService
   /** AI credits a new organization starts with (AUTOMATON_AI_DEFAULT_CREDITS). */
   startingCredits?: number
-}) {
+}): OrganizationService {
   const { store, clock, ids } = deps
 
   async function create(name: string): Promise<Organization> {
@@ -115,5 +129,3 @@ export function createOrganizationService(deps: {
     },
   }
 }
-
-export type OrganizationService = ReturnType<typeof createOrganizationService>

@@ -18,13 +18,26 @@
  * This file keeps the factory, its operation table, the accounts and interests; the use cases have
  * files of their own (people-sessions.ts, people-invitations.ts), sharing people-context.ts.
  */
+import type { Page } from '../domain/common.ts'
 import type { Role } from '../domain/permissions.ts'
 import { badRequest, conflict, unauthorized } from '../errors.ts'
 import { members } from '../store/members.ts'
 import { users } from '../store/users.ts'
+import type { Principal } from './auth.ts'
 import { guarded } from './operations.ts'
 import { invitationOperations } from './people-invitations.ts'
-import { checkPassword, createPeopleContext, type PeopleServiceDeps, type User } from './people-context.ts'
+import {
+  checkPassword,
+  createPeopleContext,
+  type Invitation,
+  type Joined,
+  type PeopleServiceDeps,
+  type PeopleSettings,
+  type RequestMeta,
+  type SessionCaller,
+  type SignedIn,
+  type User,
+} from './people-context.ts'
 import { sessionOperations } from './people-sessions.ts'
 
 export {
@@ -41,12 +54,64 @@ export {
   type User,
 } from './people-context.ts'
 
-export function createPeopleService(deps: PeopleServiceDeps) {
+/** People: accounts, sign-in sessions, invitations into organizations, and interests. */
+export interface PeopleService {
+  /** The sign-in, session and throttle settings in effect. */
+  readonly settings: PeopleSettings
+  /** The CLI's first user (and any later one an operator makes): a member of `organizationId` with `role`. */
+  createUser(input: {
+    email: string
+    name: string
+    password: string
+    organizationId: string
+    role: Role
+  }): Promise<User>
+  /** The operator's reset without email: a new password, and every session of the user ends. */
+  resetPassword(email: string, password: string): Promise<User>
+  /** Signs in with an email and a password: a new session, its token shown once. */
+  login(input: { email: string; password: string }, meta: RequestMeta): Promise<SignedIn>
+  /** The session of a token, or 401: unknown, revoked, expired or idle too long. */
+  authenticate(token: string): Promise<SessionCaller>
+  /** Ends a session. */
+  logout(sessionId: string): Promise<{ loggedOut: true }>
+  /** The signed-in person and when their session ends. */
+  session(caller: SessionCaller): Promise<{ user: User; expiresAt: string }>
+  /** A new password: every session of the user ends, and the caller gets a new one. */
+  changePassword(
+    caller: { userId: string },
+    input: { currentPassword: string; newPassword: string },
+    meta: RequestMeta,
+  ): Promise<SignedIn>
+  /** After a member is removed: a user left in no organization is signed out everywhere. */
+  afterRemoval(userId: string): Promise<void>
+  /** Invites an email into the caller's organization with a role; the token is shown once. */
+  invite(caller: Principal, body: { email: string; role: Role }): Promise<Invitation & { token: string }>
+  /** The organization's pending invitations, a page at a time. */
+  invitations(caller: Principal, page: { limit: number; offset: number }): Promise<Page<Invitation>>
+  /** Revokes a pending invitation. */
+  revokeInvitation(caller: Principal, id: string): Promise<{ id: string; revoked: true }>
+  /** Joins the invitation's organization, signed in as the invited email or as a new person. */
+  acceptInvitation(
+    input: { token: string; name?: string; password?: string },
+    caller: { userId: string } | null,
+    meta: RequestMeta,
+  ): Promise<SignedIn | Joined>
+  /** Whether the person's interests shape what they are shown. */
+  interestSettings(userId: string): Promise<{ enabled: boolean }>
+  /** Turns the person's interests on or off. */
+  setInterestSettings(userId: string, enabled: boolean): Promise<{ enabled: boolean }>
+  /** The person's interest tags. */
+  interests(userId: string): Promise<{ tags: string[] }>
+  /** Replaces the person's interest tags; unknown tags are a 400. */
+  setInterests(userId: string, tags: readonly string[]): Promise<{ tags: string[] }>
+}
+
+export function createPeopleService(deps: PeopleServiceDeps): PeopleService {
   const { store, clock } = deps
   const ctx = createPeopleContext(deps)
   const { settings, userOf } = ctx
 
-  return guarded(
+  return guarded<PeopleService>(
     'people',
     {
       invite: ['member:invite'],
@@ -132,5 +197,3 @@ export function createPeopleService(deps: PeopleServiceDeps) {
     },
   )
 }
-
-export type PeopleService = ReturnType<typeof createPeopleService>

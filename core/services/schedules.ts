@@ -16,7 +16,13 @@ import { guarded } from './operations.ts'
 
 const UPCOMING = 5
 
-export function createScheduleService(deps: { store: Store; registry: Registry }) {
+/** What a workflow's schedules are: its scheduled triggers, whether they tick, and why not. */
+export interface ScheduleService {
+  /** A workflow's scheduled triggers with their next and upcoming fires. */
+  get(caller: Principal, workflowId: string): Promise<WorkflowSchedule>
+}
+
+export function createScheduleService(deps: { store: Store; registry: Registry }): ScheduleService {
   function scheduleOf(row: ScheduleRow): TriggerSchedule | null {
     try {
       return deps.registry.trigger(row.trigger_type)?.schedule?.(JSON.parse(row.config)) ?? null
@@ -57,7 +63,7 @@ export function createScheduleService(deps: { store: Store; registry: Registry }
     }
   }
 
-  return guarded(
+  return guarded<ScheduleService>(
     'schedules',
     {
       get: ['workflow:read'],
@@ -80,5 +86,3 @@ export function createScheduleService(deps: { store: Store; registry: Registry }
     },
   )
 }
-
-export type ScheduleService = ReturnType<typeof createScheduleService>

@@ -23,7 +23,28 @@ function checkPermissions(permissions: readonly string[]): Permission[] {
   return [...new Set(permissions as Permission[])]
 }
 
-export function createServiceAccountService(deps: { store: Store; clock: Clock; ids: Ids; auth: AuthService }) {
+/** Service accounts: identities for machines, holding the permissions their keys may use. */
+export interface ServiceAccountService {
+  /** One service account, or a 404. */
+  get(caller: Principal, id: string): Promise<ServiceAccount>
+  /** The organization's service accounts, a page at a time. */
+  list(caller: Principal, page: PageRequest): Promise<Page<ServiceAccount>>
+  /** A new service account; the caller can give only what it holds. */
+  create(caller: Principal, body: CreateServiceAccountBody): Promise<ServiceAccount>
+  /** Changes what was given; the caller can give only what it holds. */
+  update(caller: Principal, id: string, body: UpdateServiceAccountBody): Promise<ServiceAccount>
+  /** Enables or disables the account (and so its keys). */
+  setStatus(caller: Principal, id: string, status: 'active' | 'disabled'): Promise<ServiceAccount>
+  /** Deleting an account revokes its keys; the records stay for audit. */
+  remove(caller: Principal, id: string): Promise<{ id: string; deleted: true }>
+}
+
+export function createServiceAccountService(deps: {
+  store: Store
+  clock: Clock
+  ids: Ids
+  auth: AuthService
+}): ServiceAccountService {
   const { store, clock, ids } = deps
 
   async function load(caller: Principal, id: string) {
@@ -33,7 +54,7 @@ export function createServiceAccountService(deps: { store: Store; clock: Clock; 
   }
   const get = async (caller: Principal, id: string) => toServiceAccount(await load(caller, id))
 
-  return guarded(
+  return guarded<ServiceAccountService>(
     'serviceAccounts',
     {
       get: ['service_account:read'],
@@ -105,5 +126,3 @@ export function createServiceAccountService(deps: { store: Store; clock: Clock; 
     },
   )
 }
-
-export type ServiceAccountService = ReturnType<typeof createServiceAccountService>

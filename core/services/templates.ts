@@ -16,8 +16,18 @@
  * (template-authoring.ts, template-moderation.ts, template-forking.ts, template-tags.ts,
  * template-apps.ts), sharing template-context.ts.
  */
-import type { PageRequest } from '../domain/common.ts'
-import type { Template, TemplateSort } from '../domain/template.ts'
+import type { Static } from '@sinclair/typebox'
+import type { Page, PageRequest } from '../domain/common.ts'
+import type {
+  CreateTemplateBody,
+  ForkBody,
+  Tag,
+  TagBody,
+  Template,
+  TemplateSort,
+  UpdateTemplateBody,
+} from '../domain/template.ts'
+import type { Workflow } from '../domain/workflow.ts'
 import { notFound } from '../errors.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Logger } from '../ports/logger.ts'
@@ -31,7 +41,7 @@ import { authoringOperations } from './template-authoring.ts'
 import { createTemplateContext, type TemplateServiceDeps } from './template-context.ts'
 import { forkingOperations } from './template-forking.ts'
 import { moderationOperations } from './template-moderation.ts'
-import { tagOperations } from './template-tags.ts'
+import { type TagListQuery, tagOperations } from './template-tags.ts'
 
 export type { TemplateServiceDeps } from './template-context.ts'
 export type { TagListQuery } from './template-tags.ts'
@@ -40,7 +50,73 @@ export interface TemplateListQuery extends Omit<TemplateFilter, 'preferTags'> {
   sort?: TemplateSort
 }
 
-export function createTemplateService(deps: TemplateServiceDeps) {
+/** One decision of the moderation log. */
+export interface ModerationDecision {
+  id: string
+  version: number
+  decision: string
+  /** Why a version was rejected ('' for an approval). */
+  reason: string
+  decidedBy: string
+  decidedAt: string
+}
+
+/** What a fork made: the draft workflow, the app copied with it, and the prop values (sensitive ones masked). */
+export interface TemplateFork {
+  workflow: Workflow
+  appId: string | null
+  propValues: Record<string, unknown>
+}
+
+/**
+ * The template service. Every operation given a caller checks the caller's permissions first
+ * (the table in createTemplateService); reads show a template at the version the caller may see.
+ */
+export interface TemplateService {
+  /** Every tag slug a template may carry: the tag records' and the catalog's. */
+  knownTagSlugs(): Promise<Set<string>>
+  /** On Postgres, a trigram index for template search (SQLite has its FTS5 table); false when none was made. */
+  ensureSearchIndex(logger: Logger): Promise<boolean>
+
+  /** One template; a reviewer reads what waits for review, everyone else what they may fork. */
+  get(caller: Principal, id: string): Promise<Template>
+  /** The caller's organization's templates and approved public ones, filtered and sorted. */
+  list(caller: Principal, page: PageRequest, query: TemplateListQuery): Promise<Page<Template>>
+  /** A template's versions up to the one the caller sees, newest first. */
+  versions(caller: Principal, id: string, page: PageRequest): Promise<Page<Template>>
+  /** One version, when the caller may see it. */
+  version(caller: Principal, id: string, version: number): Promise<Template>
+
+  /** Publishes a workflow of the organization, or a definition, as a template (version 1). */
+  create(caller: Principal, body: CreateTemplateBody): Promise<Template>
+  /** Changes a template: new content is a new version, which a public template submits for review. */
+  update(caller: Principal, id: string, body: UpdateTemplateBody): Promise<Template>
+  /** Archives a template (it leaves listings) or brings it back. */
+  archive(caller: Principal, id: string, archived: boolean): Promise<Template>
+
+  /** Approves a pending public template's latest version (operator organization). */
+  approve(caller: Principal, id: string): Promise<Template>
+  /** Rejects a pending public template's latest version with a reason (operator organization). */
+  reject(caller: Principal, id: string, reason: string): Promise<Template>
+  /** Every moderation decision on a template, oldest first. */
+  moderationLog(caller: Principal, id: string): Promise<{ items: ModerationDecision[] }>
+  /** Promotes an approved public template (lower order first), or stops promoting it (null). */
+  promote(caller: Principal, id: string, order: number | null): Promise<Template>
+
+  /** A draft workflow in the caller's organization from the version the caller sees. */
+  fork(caller: Principal, id: string, body: ForkBody): Promise<TemplateFork>
+
+  /** A page of tags with their counts in the scope asked for. */
+  listTags(caller: Principal, query: TagListQuery): Promise<Page<Tag>>
+  /** Creates a tag (operator organization). */
+  createTag(caller: Principal, body: Static<typeof TagBody>): Promise<Tag>
+  /** Changes a tag; a slug that templates carry cannot change (operator organization). */
+  updateTag(caller: Principal, id: string, body: Partial<Static<typeof TagBody>>): Promise<Tag>
+  /** Deletes a tag record (operator organization). */
+  deleteTag(caller: Principal, id: string): Promise<{ id: string; deleted: true }>
+}
+
+export function createTemplateService(deps: TemplateServiceDeps): TemplateService {
   const { store } = deps
   const ctx = createTemplateContext(deps)
 
@@ -108,7 +184,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
     },
   }
 
-  return guarded(
+  return guarded<TemplateService>(
     'templates',
     {
       get: ['workflow:read'],
@@ -160,5 +236,3 @@ export function createOperatorCheck(deps: { store: Store; clock: Clock; operator
     },
   }
 }
-
-export type TemplateService = ReturnType<typeof createTemplateService>

@@ -94,7 +94,19 @@ function splitCsvLine(line: string): string[] {
 
 const unavailable = (why: string) => new AppError(503, why, [], { 'retry-after': String(RETRY_AFTER_SECONDS) })
 
-export function createUniverseService(deps: UniverseServiceDeps) {
+/** The universe of tickers: loading it, replacing it from a file, searching it, and checking symbols against it. */
+export interface UniverseService {
+  /** Loads the shipped universe when none is loaded, and mends a state left by an import that died. */
+  ensureLoaded(): Promise<void>
+  /** Replaces the universe with a CSV file's tickers (`symbol,name,exchange,type,rank`). */
+  import(csv: string, source: string): Promise<{ imported: number }>
+  /** Tickers matching a search (by symbol, then name), of an asset class, a page at a time. */
+  query(params: { q?: string; asset_class?: string; limit?: number; offset?: number }): Promise<UniversePage>
+  /** The symbols not in the universe (none when it is switched off or not loaded: nothing to check against). */
+  unknownSymbols(symbols: readonly string[]): Promise<string[]>
+}
+
+export function createUniverseService(deps: UniverseServiceDeps): UniverseService {
   const { store } = deps
 
   /** Replaces the universe; with `onlyIfNone`, only when no universe is loaded or being loaded (first start). */
@@ -237,8 +249,6 @@ export function createUniverseService(deps: UniverseServiceDeps) {
     },
   }
 }
-
-export type UniverseService = ReturnType<typeof createUniverseService>
 
 /** The trigger whose `tickers` must be symbols of the universe. */
 export const SITUATION_TRIGGER = 'situation-fired'

@@ -36,14 +36,24 @@ export function toWebhookEvent(row: WebhookEventRow): WebhookEventRecord {
   }
 }
 
-export function createWebhookEventService(deps: { store: Store; router: EventRouter }) {
+/** The inbound webhook events an organization received: listing, reading and replaying them. */
+export interface WebhookEventService {
+  /** The events matching a filter, a page at a time. */
+  list(caller: Principal, page: PageRequest, filter: WebhookEventFilter): Promise<Page<WebhookEventRecord>>
+  /** One event, or a 404. */
+  get(caller: Principal, id: string): Promise<WebhookEventRecord>
+  /** Routes the event again, as a new event that names the one it replays. */
+  replay(caller: Principal, id: string): Promise<RoutedResult>
+}
+
+export function createWebhookEventService(deps: { store: Store; router: EventRouter }): WebhookEventService {
   async function load(caller: Principal, id: string): Promise<WebhookEventRow> {
     const row = await webhookEvents.byId(deps.store, caller.organizationId, id)
     if (!row) throw notFound('webhook event')
     return row
   }
 
-  return guarded(
+  return guarded<WebhookEventService>(
     'webhookEvents',
     {
       list: ['run:read'],
@@ -77,5 +87,3 @@ export function createWebhookEventService(deps: { store: Store; router: EventRou
     },
   )
 }
-
-export type WebhookEventService = ReturnType<typeof createWebhookEventService>

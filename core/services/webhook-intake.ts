@@ -86,7 +86,17 @@ export function summarize(results: readonly RoutedResult[]): RoutedResult {
     : { action: lead.action, eventId: lead.eventId, runIds }
 }
 
-export function createWebhookIntake(deps: WebhookIntakeDeps) {
+/** The intake of integration webhooks: verified, read by their plugin, routed, and answered. */
+export interface WebhookIntake {
+  /**
+   * Handles one inbound request for a plugin's webhook: verifies it, lets the plugin read it,
+   * routes its events to their organizations, and answers as the plugin wants (the routing
+   * result by default).
+   */
+  handle(entry: RegisteredWebhook, inbound: InboundRequest): Promise<WebhookAnswer>
+}
+
+export function createWebhookIntake(deps: WebhookIntakeDeps): WebhookIntake {
   const verifier = createWebhookVerifier(deps)
   const destinations = createDestinations(deps)
 
@@ -169,5 +179,3 @@ export function createWebhookIntake(deps: WebhookIntakeDeps) {
     },
   }
 }
-
-export type WebhookIntake = ReturnType<typeof createWebhookIntake>

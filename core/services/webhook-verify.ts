@@ -20,6 +20,11 @@ export interface VerifyDeps {
   logger: Logger
   connectors: Pick<ConnectorService, 'openAll'>
   webhookSecrets: Pick<OrganizationWebhookSecretService, 'secretOf'>
+  /**
+   * The values stored under `key` by an organization's enabled trigger subscriptions of a plugin
+   * (auth kind `subscription`); absent: there are none.
+   */
+  subscriptionSecrets?(organizationId: string, pluginId: string, key: string): Promise<string[]>
   /** An operator setting by its environment variable name; null when unset. */
   settings(name: string): string | null
 }
@@ -82,6 +87,13 @@ export function createWebhookVerifier(deps: VerifyDeps) {
           'the organization has no webhook secret yet: read it with GET /v1/organizations/{orgId}/webhook-secret',
         )
       return [{ ctx: context(entry, organizationId, null, secret), connectorId: null }]
+    }
+    if (auth.kind === 'subscription') {
+      const secrets = organizationId
+        ? ((await deps.subscriptionSecrets?.(organizationId, entry.pluginId, auth.key)) ?? [])
+        : []
+      if (secrets.length === 0) throw refused(401, 'the organization has no enabled subscription of this integration')
+      return secrets.map((secret) => ({ ctx: context(entry, organizationId, null, secret), connectorId: null }))
     }
     if (auth.kind === 'setting') {
       const secret = deps.settings(auth.setting)

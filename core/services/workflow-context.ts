@@ -9,9 +9,10 @@ import { badRequest, conflict, type ErrorDetail, notFound } from '../errors.ts'
 import { type DomainEvent, publishEvents, type RecordedEvent, recordEvents } from '../events.ts'
 import type { Bus } from '../ports/bus.ts'
 import type { Clock } from '../ports/clock.ts'
-import type { DefinitionChecker } from '../ports/engine.ts'
+import type { DefinitionChecker, DomainEventRecorder } from '../ports/engine.ts'
 import type { Ids } from '../ports/ids.ts'
 import type { SqlExecutor, Store } from '../ports/store.ts'
+import type { SubscriptionEnabler } from '../ports/subscriptions.ts'
 import { members } from '../store/members.ts'
 import { wallets } from '../store/wallets.ts'
 import {
@@ -46,7 +47,9 @@ export interface WorkflowServiceDeps {
   /** Checks a definition must pass whenever it is saved (beyond its shape): e.g. symbols the situation universe knows. */
   saveChecks?: SaveCheck[]
   /** Records workflow events; the engine's recorder lets its listeners act in the same transaction (schedules). */
-  recorder?: { record(tx: SqlExecutor, events: readonly DomainEvent[]): Promise<RecordedEvent[]> }
+  recorder?: DomainEventRecorder
+  /** Enables the trigger subscriptions of a version about to go live (onEnable); absent: triggers have none. */
+  subscriptions?: SubscriptionEnabler
 }
 
 /** A change `mutate` records: the workflow event's type and data (null: nothing changed). */

@@ -8,6 +8,7 @@ import { badRequest, conflict } from '../errors.ts'
 import { versions, type WorkflowRow, workflows } from '../store/workflows.ts'
 import { actorOf, type Principal } from './auth.ts'
 import { requireLive, requireNotArchived, type WorkflowContext } from './workflow-context.ts'
+import { subscribedLifecycle } from './workflow-subscriptions.ts'
 
 /** The runs left after publishing `content`: kept while maxRuns stays what the live version had. */
 function remainingRuns(w: WorkflowRow, content: WorkflowContent, previous: WorkflowContent | null): number | null {
@@ -20,7 +21,7 @@ export function lifecycleOperations(ctx: WorkflowContext) {
   const { deps, loadVersion, mutate } = ctx
   const { clock } = deps
 
-  return {
+  return subscribedLifecycle(ctx, {
     publish(caller: Principal, id: string): Promise<Workflow> {
       return mutate(caller, id, async (tx, w) => {
         requireNotArchived(w)
@@ -138,5 +139,5 @@ export function lifecycleOperations(ctx: WorkflowContext) {
       })
       return { id, ownerUserId }
     },
-  }
+  })
 }

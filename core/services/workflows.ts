@@ -4,83 +4,92 @@
  * one from the live version when needed); publishing makes the draft live. Every change is
  * recorded as a workflow event in the journal and published on the bus after commit.
  *
- * This file keeps the reads and the operation table; editing is workflow-drafts.ts, the
- * lifecycle workflow-lifecycle.ts, and what they share (loading, checks, `mutate`)
- * workflow-context.ts.
+ * This file keeps the contract, the reads and the operation table; creating is
+ * workflow-creation.ts, editing workflow-drafts.ts, the settings edited in place
+ * workflow-settings.ts, the lifecycle workflow-lifecycle.ts, and what they share (loading,
+ * checks, `mutate`) workflow-context.ts.
  */
-import { type Page, type PageRequest, toPage } from '../domain/common.ts'
-import type { Definition, Workflow, WorkflowStatus } from '../domain/workflow.ts'
-import { notFound, type ErrorDetail } from '../errors.ts'
-import { toWorkflow, versions, workflows } from '../store/workflows.ts'
+import type { Page, PageRequest } from '../domain/common.ts'
+import type {
+  CreateWorkflowBody,
+  Definition,
+  UpdateWorkflowBody,
+  Visibility,
+  Workflow,
+  WorkflowContent,
+  WorkflowStatus,
+} from '../domain/workflow.ts'
+import type { ErrorDetail } from '../errors.ts'
+import type { SqlExecutor } from '../ports/store.ts'
 import type { Principal } from './auth.ts'
 import { guarded } from './operations.ts'
 import { createWorkflowContext, type WorkflowServiceDeps } from './workflow-context.ts'
 import { draftOperations } from './workflow-drafts.ts'
+import { readOperations } from './workflow-reads.ts'
 import { lifecycleOperations } from './workflow-lifecycle.ts'
+import { settingsOperations } from './workflow-settings.ts'
 
 export type { PublishGuard, SaveCheck, WorkflowServiceDeps } from './workflow-context.ts'
 
-export function createWorkflowService(deps: WorkflowServiceDeps) {
-  const { store } = deps
+/** The workflow service: reading, editing, publishing and archiving an organization's workflows. */
+export interface WorkflowService {
+  /** The problems of a definition as a save would find them (shape, then the save checks); paths relative to it. */
+  definitionProblems(definition: Definition): Promise<ErrorDetail[]>
+  /** `POST /v1/workflows/validate`: whether a definition would save, its type, and its problems. */
+  validate(
+    definition: unknown,
+  ): Promise<{ valid: boolean; type: string | null; errors: { path: string; message: string }[] }>
+  /** `POST /v1/workflows`: a new workflow whose first version is a draft; `alongside` writes more in the same transaction. */
+  create(
+    caller: Principal,
+    body: CreateWorkflowBody,
+    alongside?: (tx: SqlExecutor, workflowId: string) => Promise<void>,
+  ): Promise<Workflow>
+  /** A workflow as its display version shows it. */
+  get(caller: Principal, id: string): Promise<Workflow>
+  /** The organization's workflows, by status or a search, a page at a time. */
+  list(
+    caller: Principal,
+    page: PageRequest,
+    filter: { status?: WorkflowStatus; search?: string },
+  ): Promise<Page<Workflow>>
+  /** The draft version, or a 404 when there is none. */
+  getDraft(caller: Principal, id: string): Promise<Workflow>
+  /** The live version, or a 404 when there is none. */
+  getLive(caller: Principal, id: string): Promise<Workflow>
+  /** Every version of a workflow, a page at a time. */
+  listVersions(caller: Principal, id: string, page: PageRequest): Promise<Page<Workflow>>
+  /** One version of a workflow. */
+  getVersion(caller: Principal, id: string, version: number): Promise<Workflow>
+  /** A content change: updates the draft, or creates one from the live version; identical content is a no-op. */
+  update(caller: Principal, id: string, body: UpdateWorkflowBody): Promise<Workflow>
+  /** Pauses the live version. */
+  pause(caller: Principal, id: string): Promise<Workflow>
+  /** Resumes a paused live version. */
+  resume(caller: Principal, id: string): Promise<Workflow>
+  /** Sets how many runs the live version has left. */
+  refill(caller: Principal, id: string, remainRuns: number): Promise<Workflow>
+  /** Copies an earlier version into a new draft (replacing an unpublished draft). */
+  rollback(caller: Principal, id: string, version: number): Promise<Workflow>
+  /** Drops the draft, the live version becoming the display row again. */
+  discardDraft(caller: Principal, id: string): Promise<Workflow>
+  /** Gives the workflow to another member of the organization. */
+  setOwner(caller: Principal, id: string, ownerUserId: string): Promise<{ id: string; ownerUserId: string }>
+  /** Visibility is a setting, not content: it applies to the draft and the live version at once. */
+  setVisibility(caller: Principal, id: string, visibility: Visibility): Promise<Workflow>
+  /** Comments, node positions and sticky notes: edited on the display row without a new version. */
+  patchUiMetadata(caller: Principal, id: string, patch: Partial<WorkflowContent['uiMetadata']>): Promise<Workflow>
+  /** Makes the draft the live version. */
+  publish(caller: Principal, id: string): Promise<Workflow>
+  /** Archives a workflow: it no longer runs. */
+  archive(caller: Principal, id: string): Promise<Workflow>
+  /** Brings an archived workflow back. */
+  unarchive(caller: Principal, id: string): Promise<Workflow>
+}
+
+export function createWorkflowService(deps: WorkflowServiceDeps): WorkflowService {
   const ctx = createWorkflowContext(deps)
-  const { loadRow, loadVersion } = ctx
-
-  const reading = {
-    /** The problems of a definition as a save would find them (shape, then the save checks); paths relative to it. */
-    async definitionProblems(definition: Definition): Promise<ErrorDetail[]> {
-      const { errors } = deps.checker.check(definition)
-      if (errors.length > 0) return errors
-      return ctx.saveProblems(definition)
-    },
-
-    async validate(definition: unknown) {
-      const { type, errors } = deps.checker.check(definition as Definition)
-      const problems = errors.length === 0 ? await ctx.saveProblems(definition as Definition) : []
-      const all = [...errors, ...problems]
-      return { valid: all.length === 0, type, errors: all.map((e) => ({ path: e.path ?? '', message: e.message })) }
-    },
-
-    async get(caller: Principal, id: string): Promise<Workflow> {
-      return ctx.display(store, await loadRow(store, caller, id))
-    },
-
-    async list(
-      caller: Principal,
-      page: PageRequest,
-      filter: { status?: WorkflowStatus; search?: string },
-    ): Promise<Page<Workflow>> {
-      const rows = await workflows.list(store, caller.organizationId, page, filter)
-      const items = await Promise.all(rows.slice(0, page.limit).map((w) => ctx.display(store, w)))
-      return { hasMore: rows.length > page.limit, items, limit: page.limit, offset: page.offset }
-    },
-
-    async getDraft(caller: Principal, id: string): Promise<Workflow> {
-      const w = await loadRow(store, caller, id)
-      if (w.draft_version === null) throw notFound('draft of workflow')
-      return toWorkflow(w, await loadVersion(store, w, w.draft_version))
-    },
-
-    async getLive(caller: Principal, id: string): Promise<Workflow> {
-      const w = await loadRow(store, caller, id)
-      if (w.live_version === null) throw notFound('live version of workflow')
-      return toWorkflow(w, await loadVersion(store, w, w.live_version))
-    },
-
-    async listVersions(caller: Principal, id: string, page: PageRequest): Promise<Page<Workflow>> {
-      const w = await loadRow(store, caller, id)
-      return toPage(
-        (await versions.list(store, w.id, page)).map((v) => toWorkflow(w, v)),
-        page,
-      )
-    },
-
-    async getVersion(caller: Principal, id: string, version: number): Promise<Workflow> {
-      const w = await loadRow(store, caller, id)
-      return toWorkflow(w, await loadVersion(store, w, version))
-    },
-  }
-
-  return guarded(
+  return guarded<WorkflowService>(
     'workflows',
     {
       definitionProblems: null,
@@ -106,11 +115,10 @@ export function createWorkflowService(deps: WorkflowServiceDeps) {
       unarchive: ['workflow:delete'],
     },
     {
-      ...reading,
+      ...readOperations(deps, ctx),
       ...draftOperations(ctx),
       ...lifecycleOperations(ctx),
+      ...settingsOperations(ctx),
     },
   )
 }
-
-export type WorkflowService = ReturnType<typeof createWorkflowService>

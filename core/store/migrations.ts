@@ -769,6 +769,105 @@ export const MIGRATIONS: readonly Migration[] = [
         ), ''))`,
     ],
   },
+  {
+    version: 38,
+    name: 'polling triggers: cursor, seen keys and a fenced lease per trigger instance',
+    up: [
+      // One row per polling trigger node of a live version. `seen` holds the keys of the latest
+      // items (a JSON array, newest last, bounded); `fence` grows with every lease taken, and a
+      // poll's result is committed only by the holder of the current fence.
+      `CREATE TABLE trigger_polls (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL,
+        workflow_id TEXT NOT NULL,
+        node_id TEXT NOT NULL,
+        trigger_type TEXT NOT NULL,
+        config TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        active INTEGER NOT NULL,
+        cursor TEXT,
+        seen TEXT NOT NULL,
+        primed INTEGER NOT NULL,
+        next_poll_at BIGINT NOT NULL,
+        lease_owner TEXT,
+        lease_until BIGINT,
+        fence BIGINT NOT NULL,
+        last_polled_at BIGINT,
+        last_items INTEGER NOT NULL,
+        last_runs INTEGER NOT NULL,
+        last_error TEXT,
+        failures INTEGER NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        UNIQUE (workflow_id, node_id)
+      )`,
+      'CREATE INDEX trigger_polls_due ON trigger_polls (next_poll_at) WHERE active = 1',
+    ],
+  },
+  {
+    version: 39,
+    name: 'trigger subscriptions (onEnable/onDisable)',
+    up: [
+      // One row per subscription a trigger instance made with its platform (a trigger node of a
+      // live version whose trigger has onEnable). A row outlives its workflow until onDisable
+      // succeeds or is given up: `state` is enabling, enabled, disabling, disabled or failed.
+      // `sealed_store` is the instance's key-value store, sealed; `next_attempt_at` is when the
+      // keeper next calls the plugin (an enable, a renewal before `expires_at`, a disable).
+      `CREATE TABLE trigger_subscriptions (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL,
+        workflow_id TEXT NOT NULL,
+        node_id TEXT NOT NULL,
+        trigger_type TEXT NOT NULL,
+        config TEXT NOT NULL,
+        state TEXT NOT NULL,
+        sealed_store TEXT,
+        expires_at BIGINT,
+        enabled_at BIGINT,
+        disabling_since BIGINT,
+        attempts INTEGER NOT NULL,
+        next_attempt_at BIGINT,
+        last_error TEXT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+      'CREATE INDEX trigger_subscriptions_workflow ON trigger_subscriptions (workflow_id)',
+      'CREATE INDEX trigger_subscriptions_due ON trigger_subscriptions (next_attempt_at) WHERE next_attempt_at IS NOT NULL',
+      "CREATE INDEX trigger_subscriptions_enabled ON trigger_subscriptions (organization_id, trigger_type) WHERE state = 'enabled'",
+    ],
+  },
+  {
+    version: 40,
+    name: 'OAuth2 connector tokens',
+    up: [
+      // One row per OAuth2 connector: its tokens sealed, when the access token expires, and a
+      // lease that lets one process at a time refresh them (a conditional UPDATE takes it).
+      `CREATE TABLE connector_oauth2_tokens (
+        connector_id TEXT PRIMARY KEY REFERENCES connectors(id) ON DELETE CASCADE,
+        organization_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        sealed_access_token TEXT,
+        sealed_refresh_token TEXT,
+        expires_at BIGINT,
+        scope TEXT,
+        last_error TEXT,
+        lease_owner TEXT,
+        lease_until BIGINT,
+        updated_at BIGINT NOT NULL
+      )`,
+      // Authorizations under way: the state (a hash of it: the state is the callback's only
+      // credential) and the PKCE verifier, sealed. Single use, good for ten minutes.
+      `CREATE TABLE oauth2_authorizations (
+        state_hash TEXT PRIMARY KEY,
+        connector_id TEXT NOT NULL REFERENCES connectors(id) ON DELETE CASCADE,
+        organization_id TEXT NOT NULL,
+        sealed_verifier TEXT NOT NULL,
+        redirect_uri TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+      )`,
+      'CREATE INDEX oauth2_authorizations_created ON oauth2_authorizations (created_at)',
+    ],
+  },
 ]
 
 function executionHooks(): string[] {

@@ -1,4 +1,5 @@
 import { defineConnector, Secret, Type } from '../../core/plugin/sdk.ts'
+import { checkInstallation } from './channels.ts'
 
 /** The organization's installation of the chat app in one team (workspace). */
 export const chatappConnector = defineConnector({
@@ -10,5 +11,9 @@ export const chatappConnector = defineConnector({
   data: Type.Object({
     teamId: Type.String({ minLength: 1, description: 'the team (workspace) id, e.g. T0123ABCD' }),
     botToken: Secret({ description: 'the bot token of the installation' }),
+    apiBaseUrl: Type.Optional(
+      Type.String({ format: 'uri', description: "the platform's Web API, e.g. https://chat.example/api" }),
+    ),
   }),
+  test: checkInstallation,
 })

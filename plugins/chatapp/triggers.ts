@@ -1,16 +1,27 @@
 /**
  * The chatapp-* trigger types. The chat platform's events webhook (POST
  * /v1/integrations/chatapp/events) routes each event by its team to the organizations holding a
- * chatapp connector for that team, then to the matching triggers below.
+ * chatapp connector for that team, then to the matching triggers below. A connector that names the
+ * platform's API (`apiBaseUrl`) gets an event subscription per live trigger (subscription.ts).
  */
 import { defineTrigger, TriggerEvent, Type } from '../../core/plugin/sdk.ts'
+import { channelOptions } from './channels.ts'
 import { Channels, ChatMessage, ChatWait, inChannels, TAGS } from './schemas.ts'
+import { chatappSubscription } from './subscription.ts'
 
-const common = { platform: 'chatapp', connector: { type: 'chatapp' }, waitPayload: ChatWait } as const
+const common = {
+  platform: 'chatapp',
+  connector: { type: 'chatapp' },
+  waitPayload: ChatWait,
+  ...chatappSubscription,
+} as const
+/** The team's channels offered for `channelIds` (dynamic options). */
+const channelPicker = { channelIds: channelOptions }
 
 export const mentions = defineTrigger({
   ...common,
   type: 'chatapp-mentions',
+  options: channelPicker,
   name: 'App mentioned',
   description: 'Someone mentions the app in a channel.',
   tags: [...TAGS, 'mention'],
@@ -22,6 +33,7 @@ export const mentions = defineTrigger({
 export const newReactionAdded = defineTrigger({
   ...common,
   type: 'chatapp-new-reaction-added',
+  options: channelPicker,
   name: 'New reaction',
   description: 'Someone adds a reaction (emoji) to a message.',
   tags: [...TAGS, 'reaction'],
@@ -48,6 +60,7 @@ export const newReactionAdded = defineTrigger({
 export const newMessageInChannels = defineTrigger({
   ...common,
   type: 'chatapp-new-message-in-channels',
+  options: channelPicker,
   name: 'New message in channels',
   description: "A message is posted in a channel the app is in (bots' messages only when asked).",
   tags: [...TAGS, 'message'],
@@ -92,6 +105,7 @@ export const newDirectMessage = defineTrigger({
 export const newKeywordMention = defineTrigger({
   ...common,
   type: 'chatapp-new-keyword-mention',
+  options: channelPicker,
   name: 'Keyword mentioned',
   description: 'A message contains one of the keywords (ignoring case unless asked).',
   tags: [...TAGS, 'message', 'keyword'],
@@ -130,6 +144,7 @@ export const newUserAdded = defineTrigger({
 export const newUserMention = defineTrigger({
   ...common,
   type: 'chatapp-new-user-mention',
+  options: channelPicker,
   name: 'User mentioned',
   description: 'A message mentions one of the given users.',
   tags: [...TAGS, 'mention', 'user'],

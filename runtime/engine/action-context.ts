@@ -5,6 +5,7 @@
  * (where logs, HTTP, variables and services go) is passed in.
  */
 import type { ActionContext, Directive, RunInfo, WaitRequest } from '../../core/plugin/sdk.ts'
+import { pluginCrypto } from '../../core/plugin/webhook-crypto.ts'
 import { evaluateCondition, resolveValue } from '../expressions/index.ts'
 
 const DIRECTIVE = Symbol.for('automaton.directive')
@@ -61,6 +62,7 @@ export function actionContext<P, K>(parts: ActionContextParts<P, K>): ActionCont
     log: parts.log,
     now: parts.now,
     http: parts.http,
+    crypto: pluginCrypto,
     evaluate: (value, extra) => resolveValue(value, parts.lookup(extra)),
     evaluateCondition: (condition, extra) => evaluateCondition(condition, parts.lookup(extra)),
     vars: parts.vars,

@@ -49,7 +49,9 @@ export function createAdmissionFinisher(
   function isPure(plan: Plan): boolean {
     let known = pure.get(plan)
     if (known === undefined) {
-      known = [...plan.nodes.values()].every((node) => node.isTrigger || deps.registry.action(node.type)?.pure === true)
+      known = [...plan.nodes.values()].every(
+        (node) => node.isTrigger || deps.registry.action(node.type, node.def.typeVersion)?.pure === true,
+      )
       pure.set(plan, known)
     }
     return known

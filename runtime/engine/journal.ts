@@ -19,21 +19,9 @@ import type { Clock } from '../../core/ports/clock.ts'
 import type { Ids } from '../../core/ports/ids.ts'
 import type { Logger } from '../../core/ports/logger.ts'
 import { isUniqueViolation, type SqlExecutor, type Store } from '../../core/ports/store.ts'
-import type { EventRecorder } from '../events.ts'
-import type { JournalEvent, RunMeta } from './types.ts'
+import type { EventRecorder, JournalEvent, RunJournal, RunMeta } from './types.ts'
 import type { WaitInfo } from './state.ts'
 import { storedSnapshot } from './stored-snapshot.ts'
-
-export interface RunJournal {
-  append(event: JournalEvent): void
-  /** Marks inbox rows as consumed; they are deleted with the next flush. */
-  consumed(inboxId: string): void
-  /** The actor moved: `status` and `snapshot` are read at flush time. */
-  touch(): void
-  /** Resolves when everything appended so far is committed. */
-  flushed(): Promise<void>
-  readonly lastSeq: number
-}
 
 const NODE_DONE = new Set(['node.succeeded', 'node.failed', 'node.cancelled', 'node.partial'])
 

@@ -11,158 +11,164 @@
  * (`actor.on('*')`) for the journal. The machine performs no I/O: a handler that answers
  * synchronously cannot wait for any, and whatever has to be awaited (and resumption) runs in
  * invoked actors (`executeNode`, `resumeNode`), referenced by name so snapshots persist.
+ * How nodes execute is in machine-steps.ts.
  */
-import { type ActorRefFrom, emit, enqueueActions, fromPromise, setup, type SnapshotFrom } from 'xstate'
+import {
+  type ActorRefFrom,
+  type ActorRefFromLogic,
+  emit,
+  enqueueActions,
+  fromPromise,
+  type MetaObject,
+  type NonReducibleUnknown,
+  type PromiseActorLogic,
+  setup,
+  type SnapshotFrom,
+  type StateMachine,
+} from 'xstate'
 import type { RunStatus } from '../../core/domain/run.ts'
 import { END_EVENT, isTerminal } from '../../core/domain/run-lifecycle.ts'
-import { nextTurn } from './next-turn.ts'
+import { awaitNode, chain, crashed, type MachineParts, settle } from './machine-steps.ts'
 import type { Plan } from './plan.ts'
-import {
-  advance,
-  applyCancel,
-  applyOutcome,
-  type BranchesOf,
-  type Emitted,
-  isWaiting,
-  type RunState,
-  type Step,
-} from './state.ts'
-import type { JournalEvent, NodeRunner, Outcome, PendingOutcome, ResumeTask, RunEvent } from './types.ts'
+import { applyCancel, type BranchesOf, type Emitted, isWaiting, type RunState, type Step } from './state.ts'
+import type { JournalEvent, NodeRunner, Outcome, ResumeTask, RunCommand } from './types.ts'
 
-export const isPending = (result: Outcome | PendingOutcome): result is PendingOutcome => 'pending' in result
+export { MAX_CHAIN } from './machine-steps.ts'
 
-const crashed = (error: unknown): Outcome => ({
-  kind: 'failure',
-  error: `internal error: ${error instanceof Error ? error.message : String(error)}`,
-  retryable: false,
-})
+/** The logic of the invoked actor that awaits an executing node. */
+type ExecuteNodeLogic = PromiseActorLogic<Outcome, { state: RunState }>
+/** The logic of the invoked actor that resumes a waiting node. */
+type ResumeNodeLogic = PromiseActorLogic<Outcome, ResumeTask>
 
-/** Nodes a chain executes in one transition before it yields to the event loop. */
-export const MAX_CHAIN = 256
+/** The machine's states: the run statuses (`running` stands for `stepping` and `resuming` too) and two more. */
+export type RunStateValue = 'stepping' | 'running' | 'waiting' | 'resuming' | RunEndState
+type RunEndState = 'success' | 'partial' | 'failure' | 'cancelled'
 
-export function createRunMachine(plan: Plan, runner: NodeRunner, branchesOf: BranchesOf, now: () => number) {
-  const step = (fn: (state: RunState, event: RunEvent) => Step) =>
-    enqueueActions<RunState, RunEvent, undefined, RunEvent, never, never, never, never, JournalEvent>(
-      ({ context, event, enqueue }) => {
-        const { state, events } = fn(context, event)
-        enqueue.assign(() => state)
-        for (const e of events) enqueue.emit(journal(e))
-      },
-    )
+type RunMachineActors =
+  | { src: 'executeNode'; logic: ExecuteNodeLogic; id: string | undefined }
+  | { src: 'resumeNode'; logic: ResumeNodeLogic; id: string | undefined }
 
-  /**
-   * Nodes a chain step started whose handlers answered with a promise, for the invoked actor
-   * that awaits them. Keyed by the context's `current` object: XState copies the context on
-   * every assign, but shallowly, so `current` is the very object the invocation's input holds.
-   * A restored snapshot brings new objects, finds nothing, and executes the node again.
-   */
-  const started = new WeakMap<object, PendingOutcome>()
+/** One `{ type, params }` per name, as XState lists a machine's named actions and guards. */
+type Named<Name extends string, Params> = { [N in Name]: { type: N; params: Params } }[Name]
 
-  const execute = (state: RunState): Outcome | PendingOutcome => {
-    try {
-      return runner.execute(plan, state)
-    } catch (error) {
-      return crashed(error)
-    }
-  }
+type RunMachineActions =
+  | Named<'settle' | 'chain' | 'cancel', undefined>
+  | Named<'journalWaiting' | 'journalResumed' | `journal${Capitalize<RunEndState>}`, unknown>
 
-  /**
-   * Executes nodes as long as their handlers answer synchronously, all in one transition,
-   * instead of one invoked actor (and its promise, events and snapshots) per node. The events
-   * are the same, in the same order, as if each node had been invoked alone.
-   */
-  const chain = (state: RunState): Step => {
-    let s = state
-    const events: Emitted[] = []
-    for (let executed = 0; s.current && !s.failed && !isWaiting(s); executed++) {
-      if (executed === MAX_CHAIN) {
-        // A long chain (a loop over many items) gives the event loop a turn now and then, so
-        // one run cannot hold back requests, heartbeats and other runs for its whole length.
-        started.set(s.current, onNextTurn(s))
-        break
-      }
-      const result = execute(s)
-      if (isPending(result)) {
-        started.set(s.current, result)
-        break
-      }
-      const next = settle(s, result)
-      s = next.state
-      for (const e of next.events) events.push(e)
-    }
-    return { state: s, events }
-  }
+type RunMachineGuards = Named<'hasFailed' | 'isWaiting' | 'isDone' | 'isPartial' | 'resumesCurrent', unknown>
 
-  /** Executes the current node on a later turn of the event loop (not at all once aborted). */
-  const onNextTurn = (state: RunState): PendingOutcome => {
-    let inner: PendingOutcome | null = null
-    let aborted = false
-    const pending = new Promise<void>((resolve) => nextTurn(resolve)).then((): Outcome | Promise<Outcome> => {
-      if (aborted) return crashed(new Error('the run was stopped'))
-      const result = execute(state)
-      if (!isPending(result)) return result
-      inner = result
-      return result.pending
-    })
-    return {
-      pending,
-      abort(reason) {
-        aborted = true
-        inner?.abort(reason)
-      },
-    }
-  }
+/**
+ * The run machine's type, declared rather than inferred: its context and input are the
+ * RunState, it takes RunEvents and emits JournalEvents, and its named actors, actions, guards
+ * and states are the ones `createRunMachine` sets up.
+ */
+export type RunMachine = StateMachine<
+  RunState,
+  RunCommand,
+  { [id: string]: ActorRefFromLogic<ExecuteNodeLogic | ResumeNodeLogic> | undefined },
+  RunMachineActors,
+  RunMachineActions,
+  RunMachineGuards,
+  never,
+  RunStateValue,
+  string,
+  RunState,
+  NonReducibleUnknown,
+  JournalEvent,
+  MetaObject,
+  { id: 'run'; states: { readonly [state in RunStateValue]: Record<never, never> } },
+  MetaObject
+>
+/** A running run's actor. */
+export type RunActor = ActorRefFrom<RunMachine>
+/** A run actor's snapshot (persisted, its context is the RunState). */
+export type RunSnapshot = SnapshotFrom<RunMachine>
 
-  /** The node the chain left pending, or (restored, or after a resume) the current node executed now. */
-  const awaitNode = (state: RunState, signal: AbortSignal): Promise<Outcome> => {
-    const current = state.current!
-    const result = started.get(current) ?? execute(state)
-    started.delete(current)
-    if (!isPending(result)) return Promise.resolve(result)
-    signal.addEventListener('abort', () => result.abort(signal.reason), { once: true })
-    return result.pending.catch(crashed)
-  }
+/** The action that applies a step to the context and emits the step's events for the journal. */
+const step = (fn: (state: RunState, event: RunCommand) => Step) =>
+  enqueueActions<RunState, RunCommand, undefined, RunCommand, never, never, never, never, JournalEvent>(
+    ({ context, event, enqueue }) => {
+      const { state, events } = fn(context, event)
+      enqueue.assign(() => state)
+      for (const e of events) enqueue.emit(journal(e))
+    },
+  )
 
-  /** Applies what a node produced and moves to the next node, in one step. */
-  const settle = (state: RunState, outcome: Outcome): Step => {
-    const applied = applyOutcome(state, plan, branchesOf, outcome, now())
-    if (applied.state.failed || isWaiting(applied.state)) return applied
-    const next = advance(applied.state, plan, branchesOf, now())
-    return { state: next.state, events: [...applied.events, ...next.events] }
-  }
+// Guards, named as the machine's transitions use them.
+const hasFailed = ({ context }: { context: RunState }) => context.failed
+const isDone = ({ context }: { context: RunState }) => context.current === null
+const isPartial = ({ context }: { context: RunState }) => context.current === null && context.partial
 
+/** A RESUME or TIMER for the waiting node (a wake only when it waits for a time). */
+function resumesCurrent({ context, event }: { context: RunState; event: RunCommand }): boolean {
+  if (event.type !== 'RESUME' && event.type !== 'TIMER') return false
+  if (context.current?.key !== event.key) return false
+  const wait = context.nodes[event.key]?.wait
+  if (event.type === 'TIMER' && event.kind === 'wake') return wait?.until !== undefined
+  return true
+}
+
+/** What the waiting state emits for the journal. */
+const runWaiting = ({ context }: { context: RunState }) =>
+  journal({ type: 'run.waiting', nodeId: null, data: { key: context.current?.key ?? null } })
+
+/** What the resuming state emits for the journal: the node, and whether an event or a timer resumed it. */
+const runResumed = ({ event }: { event: RunCommand }) =>
+  journal({
+    type: 'run.resumed',
+    nodeId: null,
+    data: { key: (event as { key?: string }).key ?? null, by: event.type === 'TIMER' ? event.kind : 'event' },
+  })
+
+/** The machine's named actors, guards and actions, over one run's parts. */
+function runMachineSetup(parts: MachineParts) {
+  const { plan, runner, now } = parts
   return setup({
     types: {
       context: {} as RunState,
-      events: {} as RunEvent,
+      events: {} as RunCommand,
       input: {} as RunState,
       emitted: {} as JournalEvent,
     },
     actors: {
-      executeNode: fromPromise<Outcome, { state: RunState }>(({ input, signal }) => awaitNode(input.state, signal)),
+      executeNode: fromPromise<Outcome, { state: RunState }>(({ input, signal }) =>
+        awaitNode(parts, input.state, signal),
+      ),
       resumeNode: fromPromise<Outcome, ResumeTask>(({ input, signal }) =>
         runner.resume(plan, input, signal).catch(crashed),
       ),
     },
-    guards: {
-      hasFailed: ({ context }) => context.failed,
-      isWaiting: ({ context }) => isWaiting(context),
-      isDone: ({ context }) => context.current === null,
-      isPartial: ({ context }) => context.current === null && context.partial,
-      resumesCurrent: ({ context, event }) => {
-        if (event.type !== 'RESUME' && event.type !== 'TIMER') return false
-        if (context.current?.key !== event.key) return false
-        const wait = context.nodes[event.key]?.wait
-        if (event.type === 'TIMER' && event.kind === 'wake') return wait?.until !== undefined
-        return true
-      },
-    },
+    guards: { hasFailed, isWaiting: ({ context }) => isWaiting(context), isDone, isPartial, resumesCurrent },
     actions: {
-      settle: step((s, event) => settle(s, (event as unknown as { output: Outcome }).output)),
-      chain: step((s) => chain(s)),
+      settle: step((s, event) => settle(parts, s, (event as unknown as { output: Outcome }).output)),
+      chain: step((s) => chain(parts, s)),
       cancel: step((s) => applyCancel(s, now())),
+      journalWaiting: emit(runWaiting),
+      journalResumed: emit(runResumed),
+      journalSuccess: emit(() => journal({ type: END_EVENT.success, nodeId: null, data: {} })),
+      journalPartial: emit(() => journal({ type: END_EVENT.partial, nodeId: null, data: {} })),
+      journalFailure: emit(({ context }) =>
+        journal({ type: END_EVENT.failure, nodeId: null, data: { error: context.error } }),
+      ),
+      journalCancelled: emit(({ event }) =>
+        journal({
+          type: END_EVENT.cancelled,
+          nodeId: null,
+          data: { reason: (event as { reason?: string }).reason ?? null },
+        }),
+      ),
     },
-  }).createMachine({
+  })
+}
+
+export function createRunMachine(
+  plan: Plan,
+  runner: NodeRunner,
+  branchesOf: BranchesOf,
+  now: () => number,
+): RunMachine {
+  const parts: MachineParts = { plan, runner, branchesOf, now, started: new WeakMap() }
+  return runMachineSetup(parts).createMachine({
     id: 'run',
     context: ({ input }) => input,
     initial: 'stepping',
@@ -188,46 +194,24 @@ export function createRunMachine(plan: Plan, runner: NodeRunner, branchesOf: Bra
         },
       },
       waiting: {
-        entry: emit(({ context }) =>
-          journal({ type: 'run.waiting', nodeId: null, data: { key: context.current?.key ?? null } }),
-        ),
+        entry: 'journalWaiting',
         on: {
           RESUME: { guard: 'resumesCurrent', target: 'resuming' },
           TIMER: { guard: 'resumesCurrent', target: 'resuming' },
         },
       },
       resuming: {
-        entry: emit(({ event }) =>
-          journal({
-            type: 'run.resumed',
-            nodeId: null,
-            data: { key: (event as { key?: string }).key ?? null, by: event.type === 'TIMER' ? event.kind : 'event' },
-          }),
-        ),
+        entry: 'journalResumed',
         invoke: {
           src: 'resumeNode',
           input: ({ context, event }) => ({ state: context, event: event as ResumeTask['event'] }),
           onDone: { target: 'stepping', actions: 'settle' },
         },
       },
-      success: { type: 'final', entry: emit(() => journal({ type: END_EVENT.success, nodeId: null, data: {} })) },
-      partial: { type: 'final', entry: emit(() => journal({ type: END_EVENT.partial, nodeId: null, data: {} })) },
-      failure: {
-        type: 'final',
-        entry: emit(({ context }) =>
-          journal({ type: END_EVENT.failure, nodeId: null, data: { error: context.error } }),
-        ),
-      },
-      cancelled: {
-        type: 'final',
-        entry: emit(({ event }) =>
-          journal({
-            type: END_EVENT.cancelled,
-            nodeId: null,
-            data: { reason: (event as { reason?: string }).reason ?? null },
-          }),
-        ),
-      },
+      success: { type: 'final', entry: 'journalSuccess' },
+      partial: { type: 'final', entry: 'journalPartial' },
+      failure: { type: 'final', entry: 'journalFailure' },
+      cancelled: { type: 'final', entry: 'journalCancelled' },
     },
     on: {
       CANCEL: { target: '.cancelled', actions: 'cancel' },
@@ -238,10 +222,6 @@ export function createRunMachine(plan: Plan, runner: NodeRunner, branchesOf: Bra
 function journal(e: Emitted): JournalEvent {
   return { type: e.type, nodeId: e.nodeId, data: e.data }
 }
-
-export type RunMachine = ReturnType<typeof createRunMachine>
-export type RunActor = ActorRefFrom<RunMachine>
-export type RunSnapshot = SnapshotFrom<RunMachine>
 
 /** The run status a machine snapshot stands for. */
 export function statusOf(snapshot: { value: unknown; status: string }): RunStatus {

@@ -6,110 +6,41 @@
  * Execution is depth-first and sequential: a node's children run after it completes, in the
  * order listed, each child's subtree before the next child; a for-each runs its loop body once
  * per item, in order, then its own children.
+ *
+ * This file starts a run, moves it on to its next node and ends it; the rest lives beside it by
+ * concern: the state's shape (state-shape.ts), children and skipped branches
+ * (state-branches.ts), loops (state-loops.ts), a node's outcome (state-outcomes.ts) and its
+ * failures and retries (state-failures.ts).
  */
-import type { NodeStatus, RunError } from '../../core/domain/run.ts'
-import type { TriggerEvent } from '../../core/ports/engine.ts'
-import type { WaitRequest } from '../../core/plugin/sdk.ts'
 import type { Plan } from './plan.ts'
-import type { Outcome } from './types.ts'
+import { pushChildren } from './state-branches.ts'
+import { nextIteration } from './state-loops.ts'
+import {
+  type BranchesOf,
+  type Emitted,
+  type Frame,
+  instanceKey,
+  LIMITS,
+  type NodeInstance,
+  type RunInput,
+  type RunState,
+  type Step,
+  scopeRefs,
+} from './state-shape.ts'
 
-export const LIMITS = Object.freeze({ iterationsPerLoop: 100, loopNesting: 10, executionsPerRun: 10_000 })
-
-export interface LoopScope {
-  readonly loopId: string
-  readonly index: number
-  readonly item: unknown
-}
-
-export type Frame =
-  | {
-      readonly kind: 'node'
-      readonly nodeId: string
-      readonly scope: readonly LoopScope[]
-      readonly retryDelayMs?: number
-    }
-  | { readonly kind: 'loop'; readonly nodeId: string; readonly scope: readonly LoopScope[] }
-
-export interface WaitInfo extends WaitRequest {
-  readonly startedAt: number
-  readonly kind: 'scheduled' | 'waiting'
-}
-
-export interface NodeInstance {
-  readonly nodeId: string
-  readonly key: string
-  readonly type: string
-  readonly status: NodeStatus
-  readonly attempts: number
-  readonly input?: unknown
-  readonly result?: unknown
-  readonly error?: string | null
-  readonly branch?: string
-  readonly startedAt?: number
-  readonly finishedAt?: number
-  readonly wait?: WaitInfo
-  readonly reused?: boolean
-  readonly scope?: readonly { loopId: string; index: number }[]
-}
-
-interface LoopState {
-  readonly items: readonly unknown[]
-  readonly next: number
-  readonly failed: boolean
-}
-
-export interface RunState {
-  readonly runId: string
-  readonly workflowId: string
-  readonly organizationId: string
-  readonly workflowVersion: number
-  readonly triggerNodeId: string
-  readonly trigger: TriggerEvent
-  readonly vars: Readonly<Record<string, unknown>>
-  readonly props: Readonly<Record<string, unknown>>
-  readonly nodes: Readonly<Record<string, NodeInstance>>
-  readonly stack: readonly Frame[]
-  readonly loops: Readonly<Record<string, LoopState>>
-  /** The node instance being executed or waited on. */
-  readonly current: { readonly key: string; readonly frame: Frame & { kind: 'node' } } | null
-  readonly executions: number
-  readonly failed: boolean
-  readonly partial: boolean
-  readonly error: RunError | null
-  /** Results reused from an earlier run (a retry), by instance key. */
-  readonly seed: Readonly<Record<string, { result: unknown; branch?: string; input?: unknown }>>
-}
-
-export interface Emitted {
-  readonly type: string
-  readonly nodeId: string | null
-  readonly data: Record<string, unknown>
-}
-
-export interface Step {
-  readonly state: RunState
-  readonly events: readonly Emitted[]
-}
-
-export interface RunInput {
-  readonly runId: string
-  readonly workflowId: string
-  readonly organizationId: string
-  readonly workflowVersion: number
-  readonly triggerNodeId: string
-  readonly trigger: TriggerEvent
-  readonly vars: Record<string, unknown>
-  readonly props: Record<string, unknown>
-  readonly seed?: RunState['seed']
-}
-
-export const instanceKey = (nodeId: string, scope: readonly { index: number }[]) =>
-  scope.length === 0 ? nodeId : `${nodeId}[${scope.map((s) => s.index).join('][')}]`
-
-const scopeRefs = (scope: readonly LoopScope[]) => scope.map(({ loopId, index }) => ({ loopId, index }))
-
-/** Whether a node's children are chosen by branch (and which branch names it has). */
-export type BranchesOf = (type: string) => readonly string[] | undefined
+export { applyOutcome } from './state-outcomes.ts'
+export { instanceKey, LIMITS } from './state-shape.ts'
+export type {
+  BranchesOf,
+  Emitted,
+  Frame,
+  LoopScope,
+  NodeInstance,
+  RunInput,
+  RunState,
+  Step,
+  WaitInfo,
+} from './state-shape.ts'
 
 // --- start ------------------------------------------------------------------------------------
 
@@ -182,352 +113,87 @@ export function advance(state: RunState, plan: Plan, branchesOf: BranchesOf, now
       continue
     }
     const key = instanceKey(frame.nodeId, frame.scope)
-    const node = plan.node(frame.nodeId)
-    const reused = s.seed[key]
-    if (reused && !frame.retryDelayMs) {
-      const instance: NodeInstance = {
-        nodeId: node.id,
-        key,
-        type: node.type,
-        status: 'success',
-        attempts: 0,
-        input: reused.input,
-        result: reused.result,
-        branch: reused.branch,
-        startedAt: now,
-        finishedAt: now,
-        reused: true,
-        scope: scopeRefs(frame.scope),
-      }
-      s = { ...s, nodes: { ...s.nodes, [key]: instance } }
-      events.push({
-        type: 'node.succeeded',
-        nodeId: node.id,
-        data: { key, attempt: 0, result: reused.result, branch: reused.branch, reused: true },
-      })
-      const pushed = pushChildren(s, plan, branchesOf, node.id, frame.scope, reused.branch, now)
-      s = pushed.state
-      events.push(...pushed.events)
+    if (s.seed[key] && !frame.retryDelayMs) {
+      s = reuseSeeded(s, plan, branchesOf, frame, key, now, events)
       continue
     }
-    if (s.executions >= LIMITS.executionsPerRun) {
-      const error = `the run reached the limit of ${LIMITS.executionsPerRun} node executions`
-      return { state: { ...s, failed: true, error: { message: error, nodeId: node.id, code: 'limit' } }, events }
-    }
-    const previous = s.nodes[key]
-    const attempts = (previous?.attempts ?? 0) + 1
-    const instance: NodeInstance = {
-      nodeId: node.id,
-      key,
-      type: node.type,
-      status: 'running',
-      attempts,
-      startedAt: previous?.startedAt ?? now,
-      scope: scopeRefs(frame.scope),
-    }
-    s = { ...s, nodes: { ...s.nodes, [key]: instance }, current: { key, frame }, executions: s.executions + 1 }
-    events.push({ type: 'node.started', nodeId: node.id, data: { key, attempt: attempts, type: node.type } })
-    return { state: s, events }
+    return { state: startNode(s, plan, frame, key, now, events), events }
   }
   return { state: { ...s, current: null }, events }
 }
 
-function nextIteration(state: RunState, plan: Plan, branchesOf: BranchesOf, frame: Frame, now: number): Step {
-  const key = instanceKey(frame.nodeId, frame.scope)
-  const loop = state.loops[key]
+/** A node whose result an earlier run left (a retry) succeeds with it at once; its events go to `events`. */
+function reuseSeeded(
+  state: RunState,
+  plan: Plan,
+  branchesOf: BranchesOf,
+  frame: Frame & { kind: 'node' },
+  key: string,
+  now: number,
+  events: Emitted[],
+): RunState {
   const node = plan.node(frame.nodeId)
-  if (loop.next < loop.items.length) {
-    const index = loop.next
-    const scope = [...frame.scope, { loopId: node.id, index, item: loop.items[index] }]
-    const body = [...node.loopBody].reverse().map((nodeId): Frame => ({ kind: 'node', nodeId, scope }))
-    return {
-      state: {
-        ...state,
-        loops: { ...state.loops, [key]: { ...loop, next: index + 1 } },
-        stack: [...state.stack, frame, ...body],
-      },
-      events: [],
-    }
+  const reused = state.seed[key]
+  const instance: NodeInstance = {
+    nodeId: node.id,
+    key,
+    type: node.type,
+    status: 'success',
+    attempts: 0,
+    input: reused.input,
+    result: reused.result,
+    branch: reused.branch,
+    startedAt: now,
+    finishedAt: now,
+    reused: true,
+    scope: scopeRefs(frame.scope),
   }
-  // Every item done: the loop's result gathers each iteration's body results.
-  const results = loop.items.map((_, index) => iterationResults(state, plan, node.id, frame.scope, index))
-  const failedItems = countFailedIterations(state, plan, node.id, frame.scope, loop.items.length)
-  const status: NodeStatus = failedItems > 0 ? 'partial' : 'success'
+  events.push({
+    type: 'node.succeeded',
+    nodeId: node.id,
+    data: { key, attempt: 0, result: reused.result, branch: reused.branch, reused: true },
+  })
+  const s: RunState = { ...state, nodes: { ...state.nodes, [key]: instance } }
+  const pushed = pushChildren(s, plan, branchesOf, node.id, frame.scope, reused.branch, now)
+  events.push(...pushed.events)
+  return pushed.state
+}
+
+/** The node becomes `current` for its next attempt (or the run fails past its executions' limit). */
+function startNode(
+  state: RunState,
+  plan: Plan,
+  frame: Frame & { kind: 'node' },
+  key: string,
+  now: number,
+  events: Emitted[],
+): RunState {
+  const node = plan.node(frame.nodeId)
+  if (state.executions >= LIMITS.executionsPerRun) {
+    const error = `the run reached the limit of ${LIMITS.executionsPerRun} node executions`
+    return { ...state, failed: true, error: { message: error, nodeId: node.id, code: 'limit' } }
+  }
   const previous = state.nodes[key]
-  const instance: NodeInstance = { ...previous, status, result: { results }, finishedAt: now }
-  const { [key]: _, ...loops } = state.loops
-  let s: RunState = {
+  const attempts = (previous?.attempts ?? 0) + 1
+  const instance: NodeInstance = {
+    nodeId: node.id,
+    key,
+    type: node.type,
+    status: 'running',
+    attempts,
+    startedAt: previous?.startedAt ?? now,
+    scope: scopeRefs(frame.scope),
+  }
+  events.push({ type: 'node.started', nodeId: node.id, data: { key, attempt: attempts, type: node.type } })
+  return {
     ...state,
     nodes: { ...state.nodes, [key]: instance },
-    loops,
-    partial: state.partial || failedItems > 0,
-  }
-  const events: Emitted[] = [
-    {
-      type: status === 'partial' ? 'node.partial' : 'node.succeeded',
-      nodeId: node.id,
-      data: {
-        key,
-        attempt: previous.attempts,
-        result: { results },
-        iterations: loop.items.length,
-        failedIterations: failedItems,
-      },
-    },
-  ]
-  const pushed = pushChildren(s, plan, branchesOf, node.id, frame.scope, undefined, now)
-  s = pushed.state
-  return { state: s, events: [...events, ...pushed.events] }
-}
-
-function iterationResults(state: RunState, plan: Plan, loopId: string, scope: readonly LoopScope[], index: number) {
-  const out: Record<string, unknown> = {}
-  const inner = [...scope.map((s) => ({ index: s.index })), { index }]
-  for (const root of plan.node(loopId).loopBody) {
-    for (const id of plan.subtree(root)) {
-      const instance = state.nodes[instanceKey(id, inner)]
-      if (instance && instance.status !== 'skipped')
-        out[id] = instance.status === 'failure' ? { error: instance.error } : instance.result
-    }
-  }
-  return out
-}
-
-function countFailedIterations(
-  state: RunState,
-  plan: Plan,
-  loopId: string,
-  scope: readonly LoopScope[],
-  count: number,
-) {
-  let failed = 0
-  for (let index = 0; index < count; index++) {
-    const inner = [...scope.map((s) => ({ index: s.index })), { index }]
-    const bodyNodes = plan.node(loopId).loopBody.flatMap((root) => plan.subtree(root))
-    if (bodyNodes.some((id) => ['failure', 'partial'].includes(state.nodes[instanceKey(id, inner)]?.status ?? '')))
-      failed++
-  }
-  return failed
-}
-
-// --- children and skipping ----------------------------------------------------------------------
-
-function pushChildren(
-  state: RunState,
-  plan: Plan,
-  branchesOf: BranchesOf,
-  nodeId: string,
-  scope: readonly LoopScope[],
-  branch: string | undefined,
-  now: number,
-): Step {
-  const node = plan.node(nodeId)
-  const branching = branchesOf(node.type) !== undefined
-  const run: string[] = []
-  const skipped: string[] = []
-  for (const child of node.children) {
-    const childBranch = plan.node(child).def.branch
-    if (!branching || childBranch === undefined || childBranch === branch) run.push(child)
-    else skipped.push(child)
-  }
-  let s: RunState = {
-    ...state,
-    stack: [...state.stack, ...[...run].reverse().map((id): Frame => ({ kind: 'node', nodeId: id, scope }))],
-  }
-  const events: Emitted[] = []
-  for (const child of skipped) {
-    const step = skipSubtree(s, plan, child, scope, now, `branch "${plan.node(child).def.branch}" was not taken`)
-    s = step.state
-    events.push(...step.events)
-  }
-  return { state: s, events }
-}
-
-function skipSubtree(
-  state: RunState,
-  plan: Plan,
-  nodeId: string,
-  scope: readonly LoopScope[],
-  now: number,
-  reason: string,
-): Step {
-  const nodes = { ...state.nodes }
-  const events: Emitted[] = []
-  for (const id of plan.subtree(nodeId)) {
-    if (plan.node(id).loops.length > scope.length) continue // inside a loop body that never ran
-    const key = instanceKey(id, scope)
-    if (nodes[key]) continue
-    nodes[key] = {
-      nodeId: id,
-      key,
-      type: plan.node(id).type,
-      status: 'skipped',
-      attempts: 0,
-      finishedAt: now,
-      scope: scopeRefs(scope),
-    }
-    events.push({ type: 'node.skipped', nodeId: id, data: { key, reason } })
-  }
-  return { state: { ...state, nodes }, events }
-}
-
-// --- outcomes ---------------------------------------------------------------------------------
-
-/** Applies what the executing (or resuming) node produced. */
-export function applyOutcome(state: RunState, plan: Plan, branchesOf: BranchesOf, outcome: Outcome, now: number): Step {
-  const current = state.current
-  if (!current) return { state, events: [] }
-  const { key, frame } = current
-  const node = plan.node(frame.nodeId)
-  const previous = state.nodes[key]
-  const input = outcome.input ?? previous.input
-  switch (outcome.kind) {
-    case 'success': {
-      const instance: NodeInstance = {
-        ...previous,
-        status: 'success',
-        input,
-        result: outcome.result,
-        branch: outcome.branch,
-        error: null,
-        wait: undefined,
-        finishedAt: now,
-      }
-      const vars = outcome.vars ? { ...state.vars, ...outcome.vars } : state.vars
-      const s: RunState = { ...state, nodes: { ...state.nodes, [key]: instance }, current: null, vars }
-      const pushed = pushChildren(s, plan, branchesOf, node.id, frame.scope, outcome.branch, now)
-      const data: Record<string, unknown> = {
-        key,
-        attempt: previous.attempts,
-        input,
-        result: outcome.result,
-        branch: outcome.branch,
-      }
-      if (outcome.vars) data.vars = outcome.vars
-      if (outcome.logs?.length) data.logs = outcome.logs
-      return { state: pushed.state, events: [{ type: 'node.succeeded', nodeId: node.id, data }, ...pushed.events] }
-    }
-    case 'loop': {
-      if (outcome.items.length > LIMITS.iterationsPerLoop) {
-        return applyOutcome(
-          state,
-          plan,
-          branchesOf,
-          {
-            kind: 'failure',
-            error: `for-each got ${outcome.items.length} items; at most ${LIMITS.iterationsPerLoop} are allowed`,
-            input,
-          },
-          now,
-        )
-      }
-      if (frame.scope.length >= LIMITS.loopNesting) {
-        return applyOutcome(
-          state,
-          plan,
-          branchesOf,
-          { kind: 'failure', error: `loops may nest at most ${LIMITS.loopNesting} deep`, input },
-          now,
-        )
-      }
-      const instance: NodeInstance = { ...previous, status: 'running', input }
-      return {
-        state: {
-          ...state,
-          nodes: { ...state.nodes, [key]: instance },
-          current: null,
-          loops: { ...state.loops, [key]: { items: outcome.items, next: 0, failed: false } },
-          stack: [...state.stack, { kind: 'loop', nodeId: node.id, scope: frame.scope }],
-        },
-        events: [{ type: 'node.looping', nodeId: node.id, data: { key, input, items: outcome.items.length } }],
-      }
-    }
-    case 'wait': {
-      const kind =
-        outcome.wait.triggerType || (outcome.wait.timeoutMs !== undefined && outcome.wait.until === undefined)
-          ? 'waiting'
-          : 'scheduled'
-      const wait: WaitInfo = { ...outcome.wait, startedAt: now, kind }
-      const instance: NodeInstance = { ...previous, status: kind, input, wait }
-      return {
-        state: { ...state, nodes: { ...state.nodes, [key]: instance } },
-        events: [{ type: 'node.waiting', nodeId: node.id, data: { key, input, wait } }],
-      }
-    }
-    case 'failure':
-      return applyFailure(state, plan, branchesOf, outcome, input, now)
+    current: { key, frame },
+    executions: state.executions + 1,
   }
 }
 
-function applyFailure(
-  state: RunState,
-  plan: Plan,
-  branchesOf: BranchesOf,
-  outcome: Outcome & { kind: 'failure' },
-  input: unknown,
-  now: number,
-): Step {
-  const { key, frame } = state.current!
-  const node = plan.node(frame.nodeId)
-  const previous = state.nodes[key]
-  const retry = node.def.retry
-  if (retry && outcome.retryable !== false && previous.attempts < retry.maxAttempts) {
-    const delay = Math.min((retry.backoffMs ?? 1000) * 2 ** (previous.attempts - 1), 3_600_000)
-    const instance: NodeInstance = { ...previous, status: 'running', input, error: outcome.error }
-    return {
-      state: {
-        ...state,
-        nodes: { ...state.nodes, [key]: instance },
-        current: null,
-        stack: [...state.stack, { ...frame, retryDelayMs: delay }],
-      },
-      events: [
-        {
-          type: 'node.retrying',
-          nodeId: node.id,
-          data: {
-            key,
-            attempt: previous.attempts,
-            error: outcome.error,
-            nextAttempt: previous.attempts + 1,
-            delayMs: delay,
-          },
-        },
-      ],
-    }
-  }
-  const instance: NodeInstance = {
-    ...previous,
-    status: 'failure',
-    input,
-    error: outcome.error,
-    wait: undefined,
-    finishedAt: now,
-  }
-  const failedData: Record<string, unknown> = {
-    key,
-    attempt: previous.attempts,
-    input,
-    error: outcome.error,
-    code: outcome.code,
-  }
-  if (outcome.logs?.length) failedData.logs = outcome.logs
-  const events: Emitted[] = [{ type: 'node.failed', nodeId: node.id, data: failedData }]
-  const s: RunState = { ...state, nodes: { ...state.nodes, [key]: instance }, current: null }
-  if (node.def.onError === 'continue') {
-    const pushed = pushChildren({ ...s, partial: true }, plan, branchesOf, node.id, frame.scope, undefined, now)
-    return { state: pushed.state, events: [...events, ...pushed.events] }
-  }
-  // Every failure has a code: the action's own, else node_failed (docs/runs.md).
-  return {
-    state: {
-      ...s,
-      failed: true,
-      error: { message: outcome.error, nodeId: node.id, code: outcome.code ?? 'node_failed' },
-    },
-    events,
-  }
-}
+// --- ending -------------------------------------------------------------------------------------
 
 /** Stops everything: the current node is cancelled, nothing else runs. */
 export function applyCancel(state: RunState, now: number): Step {

@@ -15,9 +15,10 @@ import type { Logger } from '../../core/ports/logger.ts'
 import type { SecretBox } from '../../core/ports/secret-box.ts'
 import type { Store } from '../../core/ports/store.ts'
 import type { HookUrlPolicy } from '../../core/security/hook-url.ts'
-import { createEndpointDirectory } from './endpoints.ts'
+import { createEndpointDirectory, type EndpointDirectory } from './endpoints.ts'
+import type { TransactionalListener } from '../events.ts'
 import { createOutbox } from './outbox.ts'
-import { createDeliveryWorker } from './worker.ts'
+import { createDeliveryWorker, type DeliveryWorker } from './worker.ts'
 import { HOOK_ENDPOINT_CHANGED_SUBJECT } from '../../core/services/execution-hooks.ts'
 
 export interface HookDeliveryDeps {
@@ -40,7 +41,21 @@ export interface HookDeliveryDeps {
   metrics?: Metrics
 }
 
-export function createHookDelivery(deps: HookDeliveryDeps) {
+/** Execution-hook delivery in one process: what the composition root wires and starts. */
+export interface HookDelivery {
+  /** The cached hook endpoints of each organization. */
+  readonly directory: EndpointDirectory
+  /** The event recorder's transactional listener that writes (and may hand over) delivery rows. */
+  readonly outbox: TransactionalListener
+  /** The delivery worker, in a process that sends; null elsewhere. */
+  readonly worker: DeliveryWorker | null
+  /** Listens for endpoint changes and starts the worker. */
+  start(): Promise<void>
+  /** Stops listening and stops the worker, giving in-flight sends `graceMs`. */
+  stop(graceMs: number): Promise<void>
+}
+
+export function createHookDelivery(deps: HookDeliveryDeps): HookDelivery {
   const directory = createEndpointDirectory({
     store: deps.store,
     clock: deps.clock,
@@ -68,5 +83,3 @@ export function createHookDelivery(deps: HookDeliveryDeps) {
     },
   }
 }
-
-export type HookDelivery = ReturnType<typeof createHookDelivery>

@@ -19,18 +19,13 @@ import type { HttpClient } from '../../core/ports/http-client.ts'
 import type { Logger } from '../../core/ports/logger.ts'
 import type { Store } from '../../core/ports/store.ts'
 import { HOOK_DELIVERIES_DUE_SUBJECT } from '../../core/services/execution-hooks.ts'
-import {
-  type DeliveryRow,
-  hookDeliveries,
-  type Lease,
-  type NewDelivery,
-  newDeliveryRow,
-} from '../../core/store/hook-deliveries.ts'
+import { type DeliveryRow, hookDeliveries, type Lease, newDeliveryRow } from '../../core/store/hook-deliveries.ts'
 import { randomToken } from '../../core/ids.ts'
 import type { EndpointDirectory } from './endpoints.ts'
 import { type AttemptContext, attemptDelivery } from './attempt.ts'
 import { APART, createCompletionWriter } from './completions.ts'
 import type { Handoff } from './outbox.ts'
+import { createHandOvers, createRetryAlarm, unref } from './worker-timing.ts'
 
 export interface DeliveryWorkerDeps {
   readonly store: Store
@@ -60,16 +55,18 @@ export interface DeliveryWorker extends Handoff {
 
 const CLAIM_BATCH = 500
 
+/** A send in flight. */
+interface Send {
+  controller: AbortController
+  done: Promise<void>
+}
+
 export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const id = `wkr_${randomToken(9)}`
   // Long enough for a send that runs to its timeout, plus the write of its outcome.
   const leaseMs = 2 * deps.timeoutMs + 1000
-  const active = new Map<string, { controller: AbortController; done: Promise<void> }>()
-  // Rows the outbox leased to this worker, by the journal id of their event: sent once it is
-  // published. An entry whose event is never published (its transaction rolled back) is dropped
-  // after a while; were it committed after all, its lease would simply run out.
-  const handedOver = new Map<number, { rows: readonly NewDelivery[]; at: number }>()
-  let handedOverRows = 0
+  const active = new Map<string, Send>()
+  const handedOver = createHandOvers(deps.clock, leaseMs / 2)
   const subscriptions: Subscription[] = []
   let stopped = true
   let stopping = false
@@ -78,8 +75,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   // More due rows may be waiting than there were free slots for.
   let backlog = false
   let poll: ReturnType<typeof setInterval> | null = null
-  let retryTimer: ReturnType<typeof setTimeout> | null = null
-  let retryAt = Number.POSITIVE_INFINITY
+  const retry = createRetryAlarm({ clock: deps.clock, wake, stopped: () => stopped })
   const context: AttemptContext = {
     ...deps,
     complete: createCompletionWriter(deps.store).complete,
@@ -100,7 +96,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     try {
       do {
         again = false
-        const free = deps.concurrency - active.size - handedOverRows
+        const free = deps.concurrency - active.size - handedOver.rows
         if (free <= 0) {
           backlog = true
           break
@@ -112,7 +108,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
           const next = await hookDeliveries.nextDue(deps.store)
           if (next === null) break
           if (next > now) {
-            wakeAt(next)
+            retry.at(next)
             break
           }
         }
@@ -122,7 +118,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
         )
         backlog = rows.length === want
         if (backlog) again = true
-        for (const row of rows) start(row)
+        for (const row of rows) send(row)
       } while (again && !stopped)
     } catch (error) {
       deps.logger.error('could not claim hook deliveries', { error: String(error) })
@@ -131,12 +127,12 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     }
   }
 
-  function start(row: DeliveryRow) {
+  function send(row: DeliveryRow) {
     const controller = new AbortController()
     const lease: Lease = { id: row.id, worker: id, until: Number(row.due_at) }
     const done = attemptDelivery(context, row, lease, controller.signal)
       .then((nextRetryAt) => {
-        if (nextRetryAt !== null) wakeAt(nextRetryAt)
+        if (nextRetryAt !== null) retry.at(nextRetryAt)
       })
       .catch((error) =>
         deps.logger.error('hook delivery failed unexpectedly', { deliveryId: row.id, error: String(error) }),
@@ -148,36 +144,11 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     active.set(row.id, { controller, done })
   }
 
-  /** Wakes for a retry this worker scheduled, so short schedules do not wait for the poll. */
-  function wakeAt(at: number) {
-    if (stopped || at >= retryAt) return
-    retryAt = at
-    if (retryTimer) clearTimeout(retryTimer)
-    retryTimer = setTimeout(
-      () => {
-        retryTimer = null
-        retryAt = Number.POSITIVE_INFINITY
-        wake()
-      },
-      Math.max(0, at - deps.clock.now()),
-    )
-    unref(retryTimer)
-  }
-
-  function takeHandedOver(eventId: number) {
-    const entry = handedOver.get(eventId)!
-    handedOver.delete(eventId)
-    handedOverRows -= entry.rows.length
-    for (const row of entry.rows) start(newDeliveryRow(row))
-  }
-
-  function dropStaleHandOvers() {
-    const old = deps.clock.now() - leaseMs / 2
-    for (const [eventId, entry] of handedOver) {
-      if (entry.at >= old) continue
-      handedOver.delete(eventId)
-      handedOverRows -= entry.rows.length
-    }
+  function onEvent(e: RecordedEvent) {
+    if (!isHookEventType(e.type)) return
+    // Rows handed over are on their way; otherwise the event may have left rows to claim.
+    if (handedOver.has(e.id)) for (const row of handedOver.take(e.id)) send(newDeliveryRow(row))
+    else if (deps.directory.mayHaveSubscribers(e.organizationId)) wake()
   }
 
   return {
@@ -187,14 +158,9 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       return active.size
     },
     hasRoom(count) {
-      return !stopped && active.size + handedOverRows + count <= deps.concurrency
+      return !stopped && active.size + handedOver.rows + count <= deps.concurrency
     },
-    expect(eventId, rows) {
-      const previous = handedOver.get(eventId)
-      if (previous) handedOverRows -= previous.rows.length
-      handedOver.set(eventId, { rows, at: deps.clock.now() })
-      handedOverRows += rows.length
-    },
+    expect: handedOver.expect,
     wake,
     async start() {
       // The embedded store has one process: a lease in it belongs to a process that is gone.
@@ -202,16 +168,11 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
         await deps.store.write((tx) => hookDeliveries.releaseAll(tx, deps.clock.now()))
       stopped = false
       subscriptions.push(
-        deps.bus.subscribe<RecordedEvent>('evt.>', (m) => {
-          if (!isHookEventType(m.data.type)) return
-          // Rows handed over are on their way; otherwise the event may have left rows to claim.
-          if (handedOver.has(m.data.id)) takeHandedOver(m.data.id)
-          else if (deps.directory.mayHaveSubscribers(m.data.organizationId)) wake()
-        }),
+        deps.bus.subscribe<RecordedEvent>('evt.>', (m) => onEvent(m.data)),
         deps.bus.subscribe(HOOK_DELIVERIES_DUE_SUBJECT, () => wake()),
       )
       poll = setInterval(() => {
-        dropStaleHandOvers()
+        handedOver.dropStale()
         wake()
       }, deps.pollMs)
       unref(poll)
@@ -221,20 +182,22 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       stopped = true
       for (const s of subscriptions.splice(0)) s.unsubscribe()
       handedOver.clear()
-      handedOverRows = 0
       if (poll) clearInterval(poll)
-      if (retryTimer) clearTimeout(retryTimer)
-      const all = () => Promise.all([...active.values()].map((a) => a.done))
-      let timer: ReturnType<typeof setTimeout> | undefined
-      await Promise.race([all(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))])
-      clearTimeout(timer)
-      stopping = true
-      for (const a of active.values()) a.controller.abort(new Error('the delivery worker is stopping'))
-      await all()
+      retry.clear()
+      await drain(active, graceMs, () => {
+        stopping = true
+      })
     },
   }
 }
 
-function unref(timer: unknown) {
-  ;(timer as { unref?: () => void }).unref?.()
+/** Gives the sends in flight `graceMs`, then (once `stopping` is told) aborts them; resolves when all ended. */
+async function drain(active: ReadonlyMap<string, Send>, graceMs: number, stopping: () => void): Promise<void> {
+  const all = () => Promise.all([...active.values()].map((a) => a.done))
+  let timer: ReturnType<typeof setTimeout> | undefined
+  await Promise.race([all(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))])
+  clearTimeout(timer)
+  stopping()
+  for (const a of active.values()) a.controller.abort(new Error('the delivery worker is stopping'))
+  await all()
 }

@@ -19,7 +19,17 @@ import { type LiveTriggerRow, liveTriggers } from '../../core/store/live-trigger
 import { triggerIdsOf } from '../engine/plan.ts'
 import { SCHEDULE_EVENTS } from '../schedules/reconcile.ts'
 
-export function createTriggerIndex(deps: { dialect: Dialect; logger: Logger }) {
+/** The `live_triggers` index of every live workflow's trigger nodes. */
+export interface TriggerIndex {
+  /** Replaces one workflow's rows, inside `tx`. `paused`: an event paused it in this transaction, before its row says so. */
+  reconcile(tx: SqlExecutor, workflowId: string, paused?: boolean): Promise<void>
+  /** The engine recorder's transactional listener. */
+  onEvents(tx: SqlExecutor, events: readonly RecordedEvent[]): Promise<void>
+  /** Indexes live workflows that have no rows yet; resolves to how many. */
+  backfill(store: Store): Promise<number>
+}
+
+export function createTriggerIndex(deps: { dialect: Dialect; logger: Logger }): TriggerIndex {
   /** Replaces one workflow's rows, inside `tx`. `paused`: an event paused it in this transaction, before its row says so. */
   async function reconcile(tx: SqlExecutor, workflowId: string, paused = false): Promise<void> {
     const w = await workflows.lockById(tx, deps.dialect, workflowId)
@@ -66,5 +76,3 @@ export function createTriggerIndex(deps: { dialect: Dialect; logger: Logger }) {
     },
   }
 }
-
-export type TriggerIndex = ReturnType<typeof createTriggerIndex>

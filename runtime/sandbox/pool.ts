@@ -9,18 +9,16 @@
  * keeps its deadline on the wall clock.
  * It does not validate limits or encode input (createSandbox does).
  */
-import { type Clock, sleepOn, systemClock } from '../../core/ports/clock.ts'
+import { type Clock, systemClock } from '../../core/ports/clock.ts'
 import type { SandboxLimits } from './limits.ts'
 import { fromWireError, nameAndMessage, type RunReply, type RunRequest, type WorkerMessage } from './protocol.ts'
+import { arm, type Call, disarm, openSlot, removeSlot, type Slot } from './pool-slots.ts'
 import type { TransformResult } from './run-transform.ts'
 import { SandboxError } from './sandbox-error.ts'
 import { fromTrip } from './vm-errors.ts'
 
 /** How long past its own deadline a call may run before the pool terminates its worker. */
 export const HARD_TIMEOUT_GRACE_MS = 250
-/** How long a new worker may take to load its engine. */
-const STARTUP_TIMEOUT_MS = 10_000
-const MAX_DETAIL_CHARS = 300
 
 export interface PoolOptions {
   /** Workers, hence calls running at once. */
@@ -47,30 +45,6 @@ export interface WorkerPool {
   close(): Promise<void>
 }
 
-interface Call {
-  readonly job: Job
-  readonly signal: AbortSignal | undefined
-  readonly resolve: (result: TransformResult) => void
-  readonly reject: (error: unknown) => void
-  /** The worker running the call, once it left the queue. */
-  slot: Slot | undefined
-  onAbort: (() => void) | undefined
-}
-
-interface Slot {
-  readonly worker: Worker
-  readonly unref: boolean
-  /** Shared with the worker, whose run stops at its next poll once this is set. */
-  readonly cancel: Int32Array
-  ready: boolean
-  call: Call | undefined
-  id: number
-  /** Startup, hard-timeout or idle timer, depending on the state; aborting it disarms it. */
-  timer: AbortController | undefined
-}
-
-type Unreffable = { unref?: () => void }
-
 export function spawnSandboxWorker(): Worker {
   return new Worker(new URL('./worker.ts', import.meta.url).href, { type: 'module' })
 }
@@ -82,6 +56,7 @@ export function createWorkerPool(options: PoolOptions): WorkerPool {
   const queue: Call[] = []
   let nextId = 0
   let closed = false
+  const events = { message: onMessage, kill }
 
   function run(job: Job, signal?: AbortSignal): Promise<TransformResult> {
     if (closed) return Promise.reject(new SandboxError('runtime', 'the sandbox is closed'))
@@ -118,7 +93,7 @@ export function createWorkerPool(options: PoolOptions): WorkerPool {
   function dispatch(call: Call): void {
     let slot = idleSlot()
     try {
-      slot ??= createSlot()
+      slot ??= openSlot(spawn, clock, slots, events)
     } catch (error) {
       release(call).reject(new SandboxError('runtime', `the sandbox worker could not start: ${nameAndMessage(error)}`))
       return
@@ -133,32 +108,6 @@ export function createWorkerPool(options: PoolOptions): WorkerPool {
   function armDeadline(slot: Slot, call: Call): void {
     const { limits } = call.job
     arm(clock, slot, limits.timeoutMs + HARD_TIMEOUT_GRACE_MS, () => kill(slot, fromTrip('timeout', limits)))
-  }
-
-  function createSlot(): Slot {
-    const worker = spawn()
-    const unref = typeof (worker as Unreffable).unref === 'function'
-    const cancel = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT))
-    const slot: Slot = { worker, unref, cancel, ready: false, call: undefined, id: 0, timer: undefined }
-    if (unref) (worker as Unreffable).unref?.()
-    worker.addEventListener('message', (event: MessageEvent<WorkerMessage>) => {
-      if (slots.has(slot)) onMessage(slot, event.data)
-    })
-    worker.addEventListener('error', (event: ErrorEvent) => {
-      event.preventDefault()
-      if (slots.has(slot)) onDeath(slot, summarise(event.message))
-    })
-    worker.addEventListener('messageerror', () => {
-      if (slots.has(slot)) onDeath(slot, 'a message could not be deserialised')
-    })
-    // Bun reports a worker thread that exited; terminate() removes the slot before it fires.
-    worker.addEventListener('close', () => {
-      if (slots.has(slot)) onDeath(slot, 'the worker exited')
-    })
-    slots.add(slot)
-    const message = `the sandbox worker did not start within ${STARTUP_TIMEOUT_MS} ms`
-    arm(clock, slot, STARTUP_TIMEOUT_MS, () => kill(slot, new SandboxError('runtime', message)))
-    return slot
   }
 
   function onMessage(slot: Slot, message: WorkerMessage): void {
@@ -181,22 +130,11 @@ export function createWorkerPool(options: PoolOptions): WorkerPool {
     if (!call || reply.id !== slot.id) return
     slot.call = undefined
     disarm(slot)
-    if (reply.retire) remove(slot)
+    if (reply.retire) removeSlot(slots, slot)
     else rest(slot)
     if (reply.ok) release(call).resolve(reply.result)
     else release(call).reject(fromWireError(reply.error))
     pump()
-  }
-
-  /** A worker that dies while loading was probably never able to start; one that dies running a
-   * transform was most likely taken down by it, through memory or the host's stack. */
-  function onDeath(slot: Slot, detail: string): void {
-    if (!slot.ready) kill(slot, new SandboxError('runtime', `the sandbox worker failed to start: ${detail}`))
-    else
-      kill(
-        slot,
-        new SandboxError('memory', `transform crashed its sandbox worker, most likely out of memory: ${detail}`),
-      )
   }
 
   function abort(call: Call, reason: unknown): void {
@@ -213,28 +151,14 @@ export function createWorkerPool(options: PoolOptions): WorkerPool {
   function kill(slot: Slot, error: unknown): void {
     const call = slot.call
     slot.call = undefined
-    remove(slot)
+    removeSlot(slots, slot)
     if (call) release(call).reject(error)
     pump()
   }
 
-  /** terminate() only takes effect when the thread next runs JS, so the run is also cancelled. */
-  function remove(slot: Slot): void {
-    slots.delete(slot)
-    disarm(slot)
-    Atomics.store(slot.cancel, 0, 1)
-    slot.worker.terminate()
-  }
-
   /** An idle worker that cannot be unref'd would keep the process alive, so it is ended later. */
   function rest(slot: Slot): void {
-    if (!slot.unref) arm(clock, slot, options.idleMs, () => remove(slot))
-  }
-
-  /** Stops listening for the call's abort, before it is settled. */
-  function release(call: Call): Call {
-    if (call.onAbort) call.signal?.removeEventListener('abort', call.onAbort)
-    return call
+    if (!slot.unref) arm(clock, slot, options.idleMs, () => removeSlot(slots, slot))
   }
 
   async function close(): Promise<void> {
@@ -247,26 +171,8 @@ export function createWorkerPool(options: PoolOptions): WorkerPool {
   return { run, close }
 }
 
-/** Bun puts a source excerpt before the error line of a worker's uncaught error; keep the error. */
-function summarise(message: string | undefined): string {
-  const text = message ?? ''
-  const line = text.split('\n').find((part) => /^\s*error: /i.test(part)) ?? text
-  const summary = line.replace(/^\s*error: /i, '').trim() || 'uncaught error'
-  return summary.length > MAX_DETAIL_CHARS ? `${summary.slice(0, MAX_DETAIL_CHARS)}…` : summary
-}
-
-function arm(clock: Clock, slot: Slot, ms: number, onTimeout: () => void): void {
-  disarm(slot)
-  const timer = new AbortController()
-  slot.timer = timer
-  // A timer disarmed (or replaced) after it fired but before this ran must not act.
-  sleepOn(clock, ms, timer.signal).then(
-    () => slot.timer === timer && onTimeout(),
-    () => {},
-  )
-}
-
-function disarm(slot: Slot): void {
-  slot.timer?.abort()
-  slot.timer = undefined
+/** Stops listening for the call's abort, before it is settled. */
+function release(call: Call): Call {
+  if (call.onAbort) call.signal?.removeEventListener('abort', call.onAbort)
+  return call
 }

@@ -27,7 +27,7 @@ export function createMinIntervalGuard(deps: {
     const problems: ErrorDetail[] = []
     for (const nodeId of triggerIdsOf(definition)) {
       const node = definition.nodes[nodeId]
-      const trigger = node && deps.registry.trigger(node.type)
+      const trigger = node && deps.registry.trigger(node.type, node.typeVersion)
       if (!trigger?.schedule) continue
       let next: (after: number) => number | null
       try {

@@ -49,7 +49,22 @@ interface Wanted {
   schedule: TriggerSchedule
 }
 
-export function createReconciler(deps: ReconcilerDeps) {
+/** Keeps a workflow's schedule rows in line with its live version and state. */
+export interface Reconciler {
+  /**
+   * Replaces, inside `tx`, one workflow's rows with those its live version and state want.
+   * `paused`: an event paused it in this transaction, before its row says so.
+   */
+  reconcile(tx: SqlExecutor, workflowId: string, paused?: boolean): Promise<void>
+  /** The time-based trigger's occurrences for a row's (or node's) configuration; null when it cannot say. */
+  scheduleOf(type: string, config: string): TriggerSchedule | null
+  /** The engine recorder's transactional listener: reconciles after schedule-relevant workflow events. */
+  onEvents(tx: SqlExecutor, events: readonly RecordedEvent[]): Promise<void>
+  /** Workflows whose rows may need reconciling: live versions that use a time-based trigger, and workflows with rows. */
+  candidates(db: SqlExecutor): Promise<string[]>
+}
+
+export function createReconciler(deps: ReconcilerDeps): Reconciler {
   const { registry, clock } = deps
 
   /** The time-based trigger's occurrences for a row's (or node's) configuration; null when it cannot say. */
@@ -72,7 +87,7 @@ export function createReconciler(deps: ReconcilerDeps) {
     const out: Wanted[] = []
     for (const nodeId of triggerIdsOf(definition)) {
       const node = definition.nodes[nodeId]
-      if (!node || !registry.trigger(node.type)?.schedule) continue
+      if (!node || !registry.trigger(node.type, node.typeVersion)?.schedule) continue
       const config = canonicalJson(node.payload ?? {})
       const schedule = scheduleOf(node.type, config)
       if (schedule) out.push({ nodeId, type: node.type, config, schedule })
@@ -149,5 +164,3 @@ export function createReconciler(deps: ReconcilerDeps) {
     },
   }
 }
-
-export type Reconciler = ReturnType<typeof createReconciler>

@@ -16,22 +16,20 @@
  * Missed ticks (due while no scheduler ran) follow the trigger's catch-up policy; see plan.ts.
  * It polls for due ticks and sleeps until the next one when that is sooner.
  */
-import { workflows } from '../../core/store/workflows.ts'
 import type { RecordedEvent } from '../../core/events.ts'
-import { isAppError } from '../../core/errors.ts'
 import type { Bus } from '../../core/ports/bus.ts'
 import type { Clock } from '../../core/ports/clock.ts'
-import type { DispatchRequest, DispatchResult } from '../../core/ports/engine.ts'
 import type { Logger } from '../../core/ports/logger.ts'
-import type { SqlExecutor, Store } from '../../core/ports/store.ts'
+import type { Store } from '../../core/ports/store.ts'
 import type { TriggerSchedule } from '../../core/plugin/sdk.ts'
 import { type ScheduleRow, schedules } from '../../core/store/schedules.ts'
-import { iso } from '../../core/time.ts'
-import type { EngineDispatcher } from '../dispatch.ts'
+import type { EngineDispatcher } from '../engine/types.ts'
 import { createWakeLoop } from '../wake-loop.ts'
-import { planTick, type TickPlan } from './plan.ts'
 import type { Reconciler } from './reconcile.ts'
 import { BoundedMap } from '../../core/bounded-map.ts'
+import { type StepDeps, type StepOutcome, stepSchedule } from './step.ts'
+
+export type { StepOutcome } from './step.ts'
 
 export interface ScheduleTickerDeps {
   store: Store
@@ -46,14 +44,23 @@ export interface ScheduleTickerDeps {
   batch?: number
 }
 
-export type StepOutcome = 'fired' | 'skipped' | 'lost' | 'stale' | 'broken'
-
-type Admit = (request: DispatchRequest) => Promise<DispatchResult>
-type ClaimedWork = (tx: SqlExecutor, admit: Admit) => Promise<StepOutcome>
+/** The scheduler of one process: fires due ticks, woken by workflow events and its own timer. */
+export interface ScheduleTicker {
+  /** Fires what is due now; resolves to the number of runs started. Calls run one after another. */
+  tick(): Promise<number>
+  /** Fires, skips or parks one row's due tick, as of `now`. */
+  step(row: ScheduleRow, now: number): Promise<StepOutcome>
+  /** Reconciles every workflow that has, or should have, schedule rows (at start); resolves to how many. */
+  reconcileAll(): Promise<number>
+  /** Listens for workflow events and starts the timer. */
+  start(): void
+  /** Stops listening and the timer; resolves once the tick under way ended. */
+  stop(): Promise<void>
+}
 
 const WAKING_EVENTS = new Set(['workflow.published', 'workflow.resumed', 'workflow.refilled', 'workflow.unarchived'])
 
-export function createScheduleTicker(deps: ScheduleTickerDeps) {
+export function createScheduleTicker(deps: ScheduleTickerDeps): ScheduleTicker {
   const pollMs = deps.pollMs ?? 1000
   const batch = deps.batch ?? 200
   const cache = new BoundedMap<string, TriggerSchedule | null>(10_000)
@@ -69,98 +76,8 @@ export function createScheduleTicker(deps: ScheduleTickerDeps) {
     return cache.get(key)!
   }
 
-  function tickEvent(row: ScheduleRow, schedule: TriggerSchedule, plan: TickPlan, now: number) {
-    return {
-      type: row.trigger_type,
-      body: {
-        scheduledFor: iso(plan.fire!),
-        firedAt: iso(now),
-        scheduleId: row.id,
-        expression: schedule.expression,
-        timezone: schedule.timezone,
-        catchUp: plan.late,
-      },
-      headers: {},
-      receivedAt: iso(now),
-    }
-  }
-
-  /** Claims the row's due tick and admits its run, in one transaction. */
-  function claim(row: ScheduleRow, plan: TickPlan, now: number, work: ClaimedWork): Promise<StepOutcome> {
-    return deps.dispatcher.transaction(async (tx, admit): Promise<StepOutcome> => {
-      const w = await workflows.lockById(tx, deps.store.dialect, row.workflow_id)
-      if (!w || w.live_version !== row.version) {
-        await deps.reconciler.reconcile(tx, row.workflow_id)
-        return 'stale'
-      }
-      const claimed = await schedules.claimTick(tx, {
-        id: row.id,
-        due: row.next_fire_at,
-        next: plan.next,
-        skipped: plan.skipped,
-        at: now,
-      })
-      if (claimed === 0) return 'lost'
-      return work(tx, admit)
-    })
-  }
-
-  async function step(row: ScheduleRow, now: number): Promise<StepOutcome> {
-    const schedule = scheduleOf(row)
-    if (!schedule) {
-      // The trigger is gone or its configuration unusable: park the row until a reconcile.
-      await deps.store.write((tx) => schedules.markInvalid(tx, row.id, now))
-      return 'broken'
-    }
-    const plan = planTick({
-      next: schedule.next,
-      due: row.next_fire_at!,
-      now,
-      graceMs: deps.graceMs,
-      catchUp: schedule.catchUp ?? 'skip',
-      catchUpLimit: schedule.catchUpLimit ?? 10,
-    })
-    const fire: ClaimedWork = async (tx, admit) => {
-      if (plan.fire === null) return 'skipped'
-      const result = await admit({
-        organizationId: row.organization_id,
-        workflowId: row.workflow_id,
-        version: 'live',
-        automatic: true,
-        triggeredBy: 'schedule',
-        triggerNodeId: row.trigger_node_id,
-        idempotencyKey: `schedule:${row.id}:${iso(plan.fire)}`,
-        event: tickEvent(row, schedule, plan, now),
-      })
-      await schedules.recordTick(tx, {
-        id: row.id,
-        firedAt: plan.fire,
-        runId: result.runId ?? null,
-        outcome: result.action === 'triggered' ? 'triggered' : result.reason,
-      })
-      return result.action === 'triggered' ? 'fired' : 'skipped'
-    }
-    try {
-      return await claim(row, plan, now, fire)
-    } catch (error) {
-      if (!isAppError(error) || plan.fire === null) throw error
-      // The dispatcher refused the tick for good (its workflow version is unreadable): move past it.
-      deps.logger.error('a schedule tick could not start a run', {
-        scheduleId: row.id,
-        tick: iso(plan.fire),
-        error: error.message,
-      })
-      return claim(row, plan, now, async (tx) => {
-        await schedules.recordTick(tx, {
-          id: row.id,
-          firedAt: plan.fire!,
-          runId: null,
-          outcome: `error: ${error.message}`.slice(0, 300),
-        })
-        return 'skipped'
-      })
-    }
-  }
+  const stepDeps: StepDeps = { ...deps, scheduleOf }
+  const step = (row: ScheduleRow, now: number) => stepSchedule(stepDeps, row, now)
 
   async function run(): Promise<number> {
     let fired = 0
@@ -202,7 +119,6 @@ export function createScheduleTicker(deps: ScheduleTickerDeps) {
   return {
     tick,
     step,
-    /** Reconciles every workflow that has, or should have, schedule rows (at start). */
     async reconcileAll(): Promise<number> {
       const ids = await deps.reconciler.candidates(deps.store)
       await Promise.all(ids.map((id) => deps.store.write((tx) => deps.reconciler.reconcile(tx, id))))
@@ -222,5 +138,3 @@ export function createScheduleTicker(deps: ScheduleTickerDeps) {
     },
   }
 }
-
-export type ScheduleTicker = ReturnType<typeof createScheduleTicker>

@@ -85,7 +85,7 @@ function toActionOutcome<R>(outcome: Outcome, traces: Traces): ActionOutcome<R> 
   }
 }
 
-async function fakeResponse(answer: Partial<HttpResponse> | Response): Promise<HttpResponse> {
+export async function fakeResponse(answer: Partial<HttpResponse> | Response): Promise<HttpResponse> {
   if (answer instanceof Response) {
     return {
       status: answer.status,
@@ -143,9 +143,9 @@ export async function runAction<P extends TObject, R extends TSchema, K>(
     )
   }
   traces.payload = payload
-  const requirement = action.connector as { type: string; data?: TObject } | null | undefined
+  const requirement = action.connector as { type: string; data?: TObject; optional?: boolean } | null | undefined
   const connector = options.connector ?? null
-  if (requirement && !connector)
+  if (requirement && !requirement.optional && !connector)
     return toActionOutcome(
       { kind: 'failure', error: `this node needs a ${requirement.type} connector: pass options.connector` },
       traces,

@@ -4,11 +4,13 @@
  * and loads a plugin module exactly as the server does at start. The built-in plugins' tests use
  * it, and so can any plugin author (`import { runAction } from 'automaton/testing'`).
  *
- * It never opens a store, a server or a network connection.
+ * It never opens a store, a server or a network connection, except `createTestServer`: the real
+ * composition in process (server.ts), loaded only when a test creates one.
  */
 import { pluginFromModule } from '../../core/plugin/load.ts'
 import { createRegistry, type Registry } from '../../core/plugin/registry.ts'
 import { type PluginDefinition, type PluginModule, sdk } from '../../core/plugin/sdk.ts'
+import type { TestServer, TestServerOptions } from './server.ts'
 
 export { sdk }
 export {
@@ -20,6 +22,15 @@ export {
   type RunActionOptions,
 } from './action.ts'
 export { matchTrigger, matchWait, TestKitError, triggerEvent } from './trigger.ts'
+export { nextTicks, type PollRun, runPoll, type RunPollOptions } from './time.ts'
+export type {
+  DeliverOptions,
+  TestRecord,
+  TestResponse,
+  TestRun,
+  TestServer,
+  TestServerOptions,
+} from './server.ts'
 export {
   answerWebhook,
   runWebhook,
@@ -53,4 +64,14 @@ export async function loadPlugin(
   const namespace = module && typeof module === 'object' && 'default' in module ? module : { default: module }
   const plugin = await pluginFromModule(namespace, options.source ?? 'the tested module')
   return { plugin, registry: createRegistry([...(options.alongside ?? []), plugin]) }
+}
+
+/**
+ * Opens the kit's server: the real composition in process, on a temporary store and a manual
+ * clock, with the built-in plugins and `plugins`. Its module (the whole system) is loaded here,
+ * on first use, so tests that never open a server never load it.
+ */
+export async function createTestServer(options?: TestServerOptions): Promise<TestServer> {
+  const server = await import('./server.ts')
+  return server.createTestServer(options)
 }

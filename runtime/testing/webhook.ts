@@ -60,16 +60,30 @@ export interface RunWebhookOptions<K = ConnectorData> {
   now?: number
 }
 
-export type WebhookRun =
-  | { verdict: Extract<WebhookVerdict, { ok: false }>; status: number; events: []; logs: string[] }
-  | {
-      verdict: { ok: true }
-      status: number
-      reply: WebhookReply
-      events: WebhookEvent[]
-      respond?: WebhookResponse
-      logs: string[]
-    }
+/**
+ * What one request came to, flat: whether `verify` passed, the status the host would answer,
+ * the events `receive` produced, or the direct answer it asked for.
+ */
+export interface WebhookRun {
+  /** Whether `verify` passed. */
+  verified: boolean
+  /** `verify`'s answer as returned. */
+  verdict: WebhookVerdict
+  /** The status the host answers: `verify`'s refusal, a direct answer's status, else 200. */
+  status: number
+  /** The body of a direct answer (`respond`), or `{ error: reason }` when `verify` refused; else null (the host answers its routing result). */
+  body: unknown
+  /** The headers of a direct answer; else empty. */
+  headers: Record<string, string>
+  /** The events `receive` returned (empty when refused or answered directly). */
+  events: WebhookEvent[]
+  /** `verify`'s reason when it refused, else null. */
+  reason: string | null
+  /** The direct answer `receive` asked for (a URL-verification challenge), else null. */
+  respond: WebhookResponse | null
+  /** The lines the handlers logged. */
+  logs: string[]
+}
 
 function checkReply(reply: unknown): WebhookReply {
   const r = reply as Record<string, unknown> | null
@@ -114,11 +128,17 @@ export async function runWebhook<K>(
   const verdict = await webhook.verify(req, ctx)
   if (!verdict || typeof verdict !== 'object' || typeof verdict.ok !== 'boolean')
     throw new TestKitError('verify() must return { ok: true } or { ok: false, status, reason }')
-  if (!verdict.ok) return { verdict, status: verdict.status, events: [], logs }
+  const refused = { verified: false, verdict, events: [], respond: null, headers: {}, logs }
+  if (!verdict.ok)
+    return { ...refused, status: verdict.status, body: { error: verdict.reason }, reason: verdict.reason }
   const reply = checkReply(await webhook.receive(req, ctx))
-  if ('respond' in reply)
-    return { verdict, status: reply.respond.status ?? 200, reply, events: [], respond: reply.respond, logs }
-  return { verdict, status: 200, reply, events: [...reply.events], logs }
+  const passed = { verified: true, verdict, reason: null, logs }
+  if ('respond' in reply) {
+    const { respond } = reply
+    const headers = { ...respond.headers }
+    return { ...passed, status: respond.status ?? 200, body: respond.body ?? null, headers, events: [], respond }
+  }
+  return { ...passed, status: 200, body: null, headers: {}, events: [...reply.events], respond: null }
 }
 
 /** The HTTP answer the host would give for a routing result (the webhook's `answer`, or the result itself). */

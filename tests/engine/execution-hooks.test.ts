@@ -4,8 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createGuardedHttpClient } from '../../adapters/http/guarded-client.ts'
-import type { HttpClient } from '../../core/ports/http-client.ts'
+import { type HttpClient, OutboundTimeoutError } from '../../core/ports/http-client.ts'
 import { verifyWebhook } from '../../core/security/webhook-signature.ts'
+import { createSkewedClock, type SkewedClock } from '../helpers/clock.ts'
 import { createHook, requestsTo, settled, waitForDeliveries } from '../helpers/hooks.ts'
 import { type Received, startReceiver, type Receiver } from '../helpers/receiver.ts'
 import { storeKinds } from '../helpers/services.ts'
@@ -15,12 +16,26 @@ import { createWorkflow, linear, runAndWait } from '../helpers/workflows.ts'
 /** How long every answer took, as the outbound client reports it: a delivery records what the client measured. */
 const ANSWER_MS = 1234
 
-/** The real client, reporting ANSWER_MS for every answer it got (a timeout is still measured by the clock). */
-function reportingClient(): HttpClient {
+/**
+ * The real client, reporting ANSWER_MS for every answer it got. A path ending in /stuck stands for a
+ * receiver that never answers: its deadline passes on the clock (a timeout is measured by the clock),
+ * and the client gives up as the real one does at its deadline.
+ */
+function reportingClient(clock: SkewedClock): HttpClient & { timeouts: number[] } {
   const real = createGuardedHttpClient({ allow: ['127.0.0.1/32'] })
+  const timeouts: number[] = []
   return {
+    timeouts,
     checkTarget: (url) => real.checkTarget(url),
-    send: async (request) => ({ ...(await real.send(request)), durationMs: ANSWER_MS }),
+    send: async (request) => {
+      if (new URL(request.url).pathname.endsWith('/stuck')) {
+        const timeoutMs = request.timeoutMs ?? 0
+        timeouts.push(timeoutMs)
+        clock.skip(timeoutMs)
+        throw new OutboundTimeoutError(timeoutMs)
+      }
+      return { ...(await real.send(request)), durationMs: ANSWER_MS }
+    },
   }
 }
 
@@ -30,6 +45,8 @@ for (const kind of storeKinds()) {
     let receiver: Receiver
     let workflowId: string
     const plans = new Map<string, (req: Received, n: number) => Response | Promise<Response>>()
+    const clock = createSkewedClock()
+    const http = reportingClient(clock)
 
     beforeAll(async () => {
       receiver = startReceiver()
@@ -46,7 +63,7 @@ for (const kind of storeKinds()) {
           AUTOMATON_HOOK_TIMEOUT_MS: '400',
           AUTOMATON_HOOK_POLL_MS: '100',
         },
-        { http: reportingClient() },
+        { http, clock },
       )
       workflowId = (
         await createWorkflow(t, {
@@ -216,7 +233,11 @@ for (const kind of storeKinds()) {
       )
       await withHook('/slow-down', { subscribedEventTypes: ['run.succeeded'] }, async (hook) => {
         const run = await runAndWait(t, workflowId, { name: 'Ed' })
-        const [delivery] = await waitForDeliveries(t, `endpointId=${hook.id}&runId=${run.id}`, settled, 5000)
+        const query = `endpointId=${hook.id}&runId=${run.id}`
+        await waitForDeliveries(t, query, (items) => items[0]?.attempts.length >= 1, 5000)
+        // The second of Retry-After rather than the schedule's 50 ms: the clock is moved past it.
+        clock.skip(1000)
+        const [delivery] = await waitForDeliveries(t, query, settled, 5000)
         expect(delivery.status).toBe('success')
         const [first, second] = delivery.attempts.map((a: { at: string }) => Date.parse(a.at))
         expect(second - first).toBeGreaterThanOrEqual(1000)
@@ -237,6 +258,7 @@ for (const kind of storeKinds()) {
           body: { url: `${receiver.url}/moved` },
         })
         expect(patched.status).toBe(200)
+        clock.skip(1000)
         const [delivery] = await waitForDeliveries(t, `endpointId=${hook.id}&runId=${run.id}`, settled, 5000)
         expect(delivery.status).toBe('success')
         expect(delivery.attempts.map((a: { responseStatus: number }) => a.responseStatus)).toEqual([503, 200])
@@ -258,6 +280,7 @@ for (const kind of storeKinds()) {
           5000,
         )
         expect((await t.call('DELETE', `/v1/execution-webhooks/${hook.id}`)).status).toBe(200)
+        clock.skip(1000)
         const [delivery] = await waitForDeliveries(t, `endpointId=${hook.id}&runId=${run.id}`, settled, 5000)
         expect(delivery).toMatchObject({ status: 'failure', errorMessage: 'not sent: the endpoint no longer exists' })
         expect(delivery.attempts).toHaveLength(1)
@@ -306,16 +329,14 @@ for (const kind of storeKinds()) {
     })
 
     it('records a receiver that does not answer in time as a timed-out attempt', async () => {
-      plans.set('/stuck', async () => {
-        await Bun.sleep(1500)
-        return Response.json({ late: true })
-      })
       await withHook('/stuck', { subscribedEventTypes: ['run.succeeded'], maxRetries: 0 }, async (hook) => {
         const run = await runAndWait(t, workflowId, { name: 'Io' })
         const [delivery] = await deliveriesOf(hook.id, run.id)
         expect(delivery).toMatchObject({ status: 'failure', responseStatus: null })
         expect(delivery.errorMessage).toContain('timed out')
-        expect(delivery.durationMs).toBeGreaterThanOrEqual(350)
+        // The configured timeout reached the client, and the attempt lasted (on the clock) until it passed.
+        expect(http.timeouts).toEqual([400])
+        expect(delivery.durationMs).toBeGreaterThanOrEqual(400)
       })
     })
 

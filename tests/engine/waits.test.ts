@@ -1,6 +1,7 @@
 /** Runs that wait: durable delays, waits resumed by API or by integration events, approvals, timeouts and cancellation. */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { OTHER_WALLET as OTHER, postSource, transfer, WALLET, webhookSecret } from '../integrations/helpers.ts'
+import { createSkewedClock } from '../helpers/clock.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { createLive, createWorkflow, linear, runAndWait, waitForRun } from '../helpers/workflows.ts'
@@ -8,8 +9,10 @@ import { createLive, createWorkflow, linear, runAndWait, waitForRun } from '../h
 for (const kind of storeKinds()) {
   describe(`waiting runs (${kind})`, () => {
     let t: TestSystem
+    // Real time, moved on when a test says so: a durable delay is then due without waiting it out.
+    const clock = createSkewedClock()
     beforeAll(async () => {
-      t = await openTestSystem(kind)
+      t = await openTestSystem(kind, {}, { clock })
     })
     afterAll(() => t.close())
 
@@ -20,13 +23,13 @@ for (const kind of storeKinds()) {
       const w = await createWorkflow(t, {
         definition: linear(
           {
-            pause: { type: 'delay', payload: { delayMs: 400 } },
+            pause: { type: 'delay', payload: { delayMs: 60_000 } },
             after: { type: 'log', payload: { message: 'slept {{pause.result.delayedMs}} for {{$trigger.body.who}}' } },
           },
           ['pause', 'after'],
         ),
       })
-      const started = Date.now()
+      const started = clock.now()
       const runId = await start(w.id, { who: 'ada-lovelace-1815', note: 'kept-once-in-the-row' })
       const waiting = await waitForRun(t, runId, (r) => r.status === 'waiting')
       expect(waiting.nodes.pause.status).toBe('scheduled')
@@ -36,12 +39,17 @@ for (const kind of storeKinds()) {
       )
       expect(timers).toHaveLength(1)
       expect(timers[0].kind).toBe('wake')
+      expect(Number(timers[0].fire_at)).toBeGreaterThanOrEqual(started + 60_000)
       expect(t.system.engine.executor.active).toBe(0)
+      // Not before its time: nothing is due until the clock reaches the delay.
+      expect(await t.system.engine.timers.tick()).toBe(0)
+      expect((await t.call('GET', `/v1/runs/${runId}`)).body.data.status).toBe('waiting')
+      clock.skip(60_000)
+      await t.system.engine.timers.tick()
       const done = await waitForRun(t, runId)
       expect(done.status).toBe('success')
-      expect(Date.now() - started).toBeGreaterThanOrEqual(390)
       // Restored from the store: the trigger event, which the stored snapshot leaves to the row, is back.
-      expect(done.nodes.after.result.message).toBe('slept 400 for ada-lovelace-1815')
+      expect(done.nodes.after.result.message).toBe('slept 60000 for ada-lovelace-1815')
       expect(done.nodes.root.result.body).toEqual({ who: 'ada-lovelace-1815', note: 'kept-once-in-the-row' })
       const [row] = await t.system.store.all<{ snapshot: string; trigger_event: string }>(
         'SELECT snapshot, trigger_event FROM runs WHERE id = $1',

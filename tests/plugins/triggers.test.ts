@@ -106,12 +106,13 @@ describe('the built-in trigger catalog', () => {
     }
   })
 
-  it('gives each trigger an event schema with a typed body, and a wait schema unless it is time-based', () => {
+  it('gives each trigger an event schema with a typed body, and a wait schema unless it is time-based or polled', () => {
     for (const t of registry.triggers().filter((x) => x.type !== 'manual')) {
       const body = (t.result as { properties?: Record<string, { type?: string }> }).properties?.body
       expect(`${t.type}: ${body?.type}`).toBe(`${t.type}: object`)
-      // A run cannot wait for a clock tick of another workflow's schedule: time waits use `delay`.
-      const expected = t.schedule ? undefined : 'object'
+      // A run cannot wait for a clock tick of another workflow's schedule (time waits use `delay`),
+      // nor for another workflow's poll: polled items start runs only.
+      const expected = t.schedule || t.poll ? undefined : 'object'
       expect(`${t.type}: ${t.waitPayload?.type}`).toBe(`${t.type}: ${expected}`)
     }
     expect(

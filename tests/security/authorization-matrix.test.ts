@@ -29,6 +29,8 @@ const GUARDED_SERVICES = [
   'templates',
   'apps',
   'connectors',
+  'connectorOAuth2',
+  'catalogOptions',
   'apiKeys',
   'serviceAccounts',
   'members',
@@ -44,6 +46,7 @@ const GUARDED_SERVICES = [
   'cards',
   'builderChat',
   'contractChat',
+  'nodeMigrations',
 ] as const
 
 const eventsOf = (text: string) =>

@@ -3,6 +3,7 @@
  * cannot hold streams open without end (429 past the cap; a closed stream gives its slot back).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { type Clock, createManualClock } from '../../core/ports/clock.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 
 async function open(t: TestSystem, path: string) {
@@ -11,20 +12,39 @@ async function open(t: TestSystem, path: string) {
 
 describe('stream limits', () => {
   let t: TestSystem
+  const manual = createManualClock()
+  // The manual clock, telling when the stream's wait (the configured 300 ms) has begun.
+  let waitBegun!: () => void
+  const begun = new Promise<void>((resolve) => {
+    waitBegun = resolve
+  })
+  const clock: Clock & { advance(ms: number): void } = {
+    now: manual.now,
+    advance: manual.advance,
+    sleep(ms, signal) {
+      if (ms === 300) waitBegun()
+      return manual.sleep!(ms, signal)
+    },
+  }
   beforeAll(async () => {
-    t = await openTestSystem('sqlite', { AUTOMATON_SSE_RUN_WAIT_MS: '300', AUTOMATON_SSE_MAX_STREAMS_PER_KEY: '3' })
+    t = await openTestSystem(
+      'sqlite',
+      { AUTOMATON_SSE_RUN_WAIT_MS: '300', AUTOMATON_SSE_MAX_STREAMS_PER_KEY: '3' },
+      { clock },
+    )
   })
   afterAll(() => t?.close())
 
   it('ends the stream of a run that never appears after the configured wait', async () => {
-    const started = performance.now()
     const response = await open(t, '/v1/runs/run_never_started/stream')
     expect(response.status).toBe(200)
-    const text = await response.text()
-    expect(text).toContain(': connected')
-    // Ended by itself (the await above is the event), and not before the wait: time only moves
-    // forward, so no load can make this lower bound fail.
-    expect(performance.now() - started).toBeGreaterThanOrEqual(250)
+    const text = response.text()
+    // The wait is on the system's clock: short of it, nothing can end the stream.
+    await begun
+    clock.advance(299)
+    expect(await Promise.race([text.then(() => 'ended'), Bun.sleep(50).then(() => 'open')])).toBe('open')
+    clock.advance(1)
+    expect(await text).toContain(': connected')
   })
 
   it('refuses one stream more than the cap per key with 429, and takes new ones once one closes', async () => {

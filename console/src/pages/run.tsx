@@ -7,19 +7,19 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, follow } from '../api.ts'
 import { Graph } from '../graph.tsx'
 import { navigate } from '../router.ts'
-import { ErrorBox, Page, StatusBadge, confirmed, useAction, when } from '../ui.tsx'
+import { ErrorBox, Page, StatusBadge, confirmed, useAction } from '../ui.tsx'
+import { type Act, NodeDetails, RunFacts, Timeline, WaitingNode } from './run-parts.tsx'
 
 const FINISHED = new Set(['success', 'partial', 'failure', 'cancelled'])
 
-export function RunPage({ id }: { id: string }) {
+/**
+ * The run, read again whenever its stream reports an event: one read at a time; events arriving
+ * meanwhile ask for one more read after it.
+ */
+function useRun(id: string, setError: (error: unknown) => void) {
   const [run, setRun] = useState<any>(null)
-  // The state is called `run`, so the action's runner is `perform` here.
-  const { error, setError, run: perform } = useAction()
-  const [selected, setSelected] = useState<string | null>(null)
   const loading = useRef<Promise<void> | null>(null)
   const again = useRef(false)
-
-  // One read at a time; events arriving meanwhile ask for one more read after it.
   const current = useRef(id)
   current.current = id
   const refresh = () => {
@@ -55,8 +55,16 @@ export function RunPage({ id }: { id: string }) {
       },
     )
   }, [id])
+  return { run, refresh }
+}
 
-  const act = async (method: string, path: string, ask?: string, body: unknown = {}) => {
+export function RunPage({ id }: { id: string }) {
+  // The state is called `run`, so the action's runner is `perform` here.
+  const { error, setError, run: perform } = useAction()
+  const { run, refresh } = useRun(id, setError)
+  const [selected, setSelected] = useState<string | null>(null)
+
+  const act: Act = async (method, path, ask, body = {}) => {
     if (ask && !confirmed(ask)) return
     await perform(async () => {
       const answer = await api(method, path, method === 'POST' ? body : undefined)
@@ -73,15 +81,6 @@ export function RunPage({ id }: { id: string }) {
       </Page>
     )
   const nodes: Record<string, any> = run.nodes ?? {}
-  const timeline = Object.entries(nodes)
-    .filter(([, n]) => n.startedAt)
-    .sort((a, b) => Date.parse(a[1].startedAt) - Date.parse(b[1].startedAt))
-  const t0 = Date.parse(run.startedAt)
-  const t1 = Math.max(
-    t0 + 1,
-    run.finishedAt ? Date.parse(run.finishedAt) : Date.now(),
-    ...timeline.map(([, n]) => Date.parse(n.finishedAt ?? n.startedAt)),
-  )
   const waiting = Object.entries(nodes).filter(([, n]) => n.status === 'waiting')
   return (
     <Page
@@ -90,43 +89,10 @@ export function RunPage({ id }: { id: string }) {
           Run <code>{run.id}</code> <StatusBadge status={run.status} />
         </>
       }
-      actions={
-        <>
-          {!FINISHED.has(run.status) ? (
-            <button class="danger" onClick={() => act('POST', `/v1/runs/${id}/cancel`, 'Cancel this run?')}>
-              Cancel
-            </button>
-          ) : null}
-          {run.status === 'failure' || run.status === 'cancelled' ? (
-            <button onClick={() => act('POST', `/v1/runs/${id}/retry`)}>Retry</button>
-          ) : null}
-          <a class="button" href={`/workflows/${run.workflowId}`}>
-            Workflow
-          </a>
-        </>
-      }
+      actions={<RunActions id={id} run={run} act={act} />}
     >
       <ErrorBox error={error} />
-      <dl class="facts">
-        <dt>Workflow</dt>
-        <dd>
-          <a href={`/workflows/${run.workflowId}`}>{run.workflowId}</a> v{run.workflowVersion}
-        </dd>
-        <dt>Triggered by</dt>
-        <dd>
-          {run.triggeredBy} ({run.triggerType})
-        </dd>
-        <dt>Started</dt>
-        <dd>{when(run.startedAt)}</dd>
-        <dt>Finished</dt>
-        <dd>{when(run.finishedAt)}</dd>
-        {run.error ? (
-          <>
-            <dt>Error</dt>
-            <dd class="error-text">{run.error.message}</dd>
-          </>
-        ) : null}
-      </dl>
+      <RunFacts run={run} />
       {run.definition ? (
         <div
           class="graph-box"
@@ -136,89 +102,30 @@ export function RunPage({ id }: { id: string }) {
         </div>
       ) : null}
       {waiting.map(([nodeId, n]) => (
-        <div class="card waiting" data-node={nodeId}>
-          <span>
-            Node <code>{nodeId}</code> is waiting{n.type === 'approval' ? ' for an approval' : ''}.
-          </span>{' '}
-          {n.type === 'approval' ? (
-            <>
-              <button
-                onClick={() =>
-                  act('POST', `/v1/runs/${id}/nodes/${encodeURIComponent(nodeId)}/resume`, undefined, {
-                    data: { approved: true },
-                  })
-                }
-              >
-                Approve
-              </button>{' '}
-              <button
-                class="danger"
-                onClick={() =>
-                  act(
-                    'POST',
-                    `/v1/runs/${id}/nodes/${encodeURIComponent(nodeId)}/resume`,
-                    'Reject? The run goes on as rejected.',
-                    { data: { approved: false } },
-                  )
-                }
-              >
-                Reject
-              </button>
-            </>
-          ) : (
-            <button onClick={() => act('POST', `/v1/runs/${id}/nodes/${encodeURIComponent(nodeId)}/resume`)}>
-              Resume
-            </button>
-          )}
-        </div>
+        <WaitingNode runId={id} nodeId={nodeId} node={n} act={act} />
       ))}
       <h2>Timeline</h2>
-      <ol class="timeline">
-        {timeline.map(([nodeId, n]) => {
-          const start = Date.parse(n.startedAt) - t0
-          const end = Date.parse(n.finishedAt ?? new Date().toISOString()) - t0
-          return (
-            <li data-node={nodeId} data-status={n.status} onClick={() => setSelected(nodeId)}>
-              <span class="t-name">{nodeId}</span>
-              <span class="t-track">
-                <span
-                  class={`t-bar status-${n.status}`}
-                  style={{
-                    left: `${(start / (t1 - t0)) * 100}%`,
-                    width: `${Math.max(0.5, ((end - start) / (t1 - t0)) * 100)}%`,
-                  }}
-                />
-              </span>
-              <span class="t-time">{Math.max(0, end - start)} ms</span>
-            </li>
-          )
-        })}
-      </ol>
+      <Timeline run={run} nodes={nodes} onSelect={setSelected} />
       {selected && nodes[selected] ? <NodeDetails id={selected} node={nodes[selected]} /> : null}
     </Page>
   )
 }
 
-function NodeDetails({ id, node }: { id: string; node: any }) {
+/** Cancel while the run goes on, retry once it failed or was cancelled, and its workflow. */
+function RunActions({ id, run, act }: { id: string; run: any; act: Act }) {
   return (
-    <div class="card node-details">
-      <h3>
-        <code>{id}</code> ({node.type}) <StatusBadge status={node.status} />
-      </h3>
-      <p>
-        Attempts: {node.attempts}
-        {node.branch ? `, branch ${node.branch}` : ''}
-      </p>
-      {node.error ? (
-        <>
-          <h4>Error</h4>
-          <pre class="error-text">{node.error}</pre>
-        </>
+    <>
+      {!FINISHED.has(run.status) ? (
+        <button class="danger" onClick={() => act('POST', `/v1/runs/${id}/cancel`, 'Cancel this run?')}>
+          Cancel
+        </button>
       ) : null}
-      <h4>Input</h4>
-      <pre>{JSON.stringify(node.input ?? null, null, 2)}</pre>
-      <h4>Result</h4>
-      <pre>{JSON.stringify(node.result ?? null, null, 2)}</pre>
-    </div>
+      {run.status === 'failure' || run.status === 'cancelled' ? (
+        <button onClick={() => act('POST', `/v1/runs/${id}/retry`)}>Retry</button>
+      ) : null}
+      <a class="button" href={`/workflows/${run.workflowId}`}>
+        Workflow
+      </a>
+    </>
   )
 }

@@ -1,10 +1,15 @@
-/** Catalog routes: trigger, action and connector types of the loaded plugins (built once per app). */
+/**
+ * Catalog routes: trigger, action and connector types of the loaded plugins (built once per
+ * app), and the allowed values of payload fields whose plugin loads them (dynamic options).
+ */
 import { Elysia } from 'elysia'
 import { Type as T } from '@sinclair/typebox'
 import { ActionEntry, ConnectorTypeEntry, TriggerEntry } from '../../domain/catalog.ts'
+import { OptionsAnswer, OptionsBody } from '../../domain/catalog-options.ts'
 import { notFound } from '../../errors.ts'
 import { buildCatalog, withTags } from '../../plugin/catalog.ts'
 import type { Registry } from '../../plugin/registry.ts'
+import type { CatalogOptionsService } from '../../services/catalog-options.ts'
 import { doc } from '../docs.ts'
 import type { AuthPlugin } from '../middleware/auth.ts'
 import { t } from '../schemas.ts'
@@ -28,7 +33,10 @@ const tagList = (query: { tags?: string[] }) =>
     .map((v) => v.trim().toLowerCase())
     .filter(Boolean)
 
-export function catalogRoutes(auth: AuthPlugin, registry: Registry) {
+const OPTIONS_DESCRIPTION =
+  'Calls the option loader the plugin declares for `field` (marked `"x-dynamic-options": true` in payloadSchema) with the other fields\' `values`, the connector (connectorId, which needs connector:read), `search` and `cursor`. Pages are cached for 60 s per connector and inputs. `selected` reports on values[field]. 404: unknown type, or a field without a loader; 400: the loader failed (its message); 502: the platform could not be reached; 504: no answer within 10 s.'
+
+export function catalogRoutes(auth: AuthPlugin, registry: Registry, options?: CatalogOptionsService) {
   const catalog = buildCatalog(registry)
   const find = <E extends { type: string }>(entries: readonly E[], type: string, what: string) => {
     const entry = entries.find((e) => e.type === type)
@@ -105,4 +113,35 @@ export function catalogRoutes(auth: AuthPlugin, registry: Registry) {
         errors: [404],
       }),
     })
+    .use(options ? optionRoutes(auth, options) : new Elysia({ name: 'routes.catalog-options' }))
+}
+
+/** `POST /v1/catalog/{triggers|actions}/{type}/options`: one page of a field's allowed values. */
+function optionRoutes(auth: AuthPlugin, options: CatalogOptionsService) {
+  const route = (kind: 'trigger' | 'action') =>
+    ({
+      permission: 'action:read',
+      params: TypeParams,
+      body: OptionsBody,
+      detail: doc({
+        summary: `List the allowed values of a ${kind} payload field`,
+        description: OPTIONS_DESCRIPTION,
+        tags,
+        permission: 'action:read',
+        response: OptionsAnswer,
+        errors: [400, 404, 502, 504],
+      }),
+    }) as const
+  return new Elysia({ name: 'routes.catalog-options' })
+    .use(auth)
+    .post(
+      '/v1/catalog/triggers/:type/options',
+      ({ principal, params, body }) => options.load(principal, 'trigger', params.type, body),
+      route('trigger'),
+    )
+    .post(
+      '/v1/catalog/actions/:type/options',
+      ({ principal, params, body }) => options.load(principal, 'action', params.type, body),
+      route('action'),
+    )
 }

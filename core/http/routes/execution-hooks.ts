@@ -1,3 +1,8 @@
+/**
+ * Execution webhooks: the endpoints an organization registers for run and node events, and the
+ * delivery records. Three plugins, composed in the order the API document lists them: the
+ * collection, the deliveries, one endpoint.
+ */
 import { Elysia } from 'elysia'
 import { Page, pageRequest } from '../../domain/common.ts'
 import {
@@ -19,7 +24,15 @@ const permission = 'execution:webhook' as const
 const Id = t.String({ minLength: 1, maxLength: 64 })
 
 export function executionHookRoutes(auth: AuthPlugin, hooks: ExecutionHookService) {
-  return new Elysia({ name: 'routes.execution-webhooks', prefix: '/v1/execution-webhooks' })
+  return new Elysia({ name: 'routes.execution-webhooks' })
+    .use(hookCollectionRoutes(auth, hooks))
+    .use(hookDeliveryRoutes(auth, hooks))
+    .use(hookEndpointRoutes(auth, hooks))
+}
+
+/** Register an endpoint, list them. */
+function hookCollectionRoutes(auth: AuthPlugin, hooks: ExecutionHookService) {
+  return new Elysia({ name: 'routes.execution-webhooks.collection', prefix: '/v1/execution-webhooks' })
     .use(auth)
     .post('', ({ principal, body }) => hooks.create(principal, body), {
       permission,
@@ -44,6 +57,12 @@ export function executionHookRoutes(auth: AuthPlugin, hooks: ExecutionHookServic
         response: Page(HookEndpoint),
       }),
     })
+}
+
+/** Delivery records: list, read, retry, replay. */
+function hookDeliveryRoutes(auth: AuthPlugin, hooks: ExecutionHookService) {
+  return new Elysia({ name: 'routes.execution-webhooks.deliveries', prefix: '/v1/execution-webhooks' })
+    .use(auth)
     .get(
       '/deliveries',
       ({ principal, query }) =>
@@ -99,6 +118,12 @@ export function executionHookRoutes(auth: AuthPlugin, hooks: ExecutionHookServic
         errors: [404, 409],
       }),
     })
+}
+
+/** One endpoint: read, change, delete, enable, disable, a new signing secret. */
+function hookEndpointRoutes(auth: AuthPlugin, hooks: ExecutionHookService) {
+  return new Elysia({ name: 'routes.execution-webhooks.endpoint', prefix: '/v1/execution-webhooks' })
+    .use(auth)
     .get('/:id', ({ principal, params }) => hooks.get(principal, params.id), {
       permission,
       params: IdParams,

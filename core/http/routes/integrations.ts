@@ -93,6 +93,8 @@ function authText(entry: RegisteredWebhook): string {
       return "verified with the organization's webhook secret"
     case 'setting':
       return `verified with the operator setting ${auth.setting}`
+    case 'subscription':
+      return "verified with the secrets of the organization's trigger subscriptions"
     default:
       return "verified by the request's content"
   }

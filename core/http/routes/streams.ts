@@ -4,6 +4,7 @@
  * position (the run's journal sequence for run streams, the journal id otherwise); send it back
  * as Last-Event-ID to resume with no gap and no duplicate.
  */
+import { type Clock, sleepOn, systemClock } from '../../ports/clock.ts'
 import { Elysia } from 'elysia'
 import type { Metrics } from '../../ports/metrics.ts'
 import { tooManyRequests } from '../../errors.ts'
@@ -23,6 +24,8 @@ export interface StreamRouteDeps {
   heartbeatMs: number
   maxBufferedBytes: number
   pushBody?: PushBodyFactory
+  /** The clock of that wait (tests move it); the system's by default. */
+  clock?: Clock
   /** How long a stream of a run that does not exist (yet) waits for it before it closes. Default 60 s. */
   runAppearWaitMs?: number
   /** Streams one API key (or session) may hold open at once; one more is a 429. Default 1,024. */
@@ -115,16 +118,18 @@ export function streamRoutes(auth: AuthPlugin, deps: StreamRouteDeps) {
         }
         // A run id may be followed before the run starts, but not for ever: without a run, the
         // stream ends after a bounded wait.
-        let waiting: ReturnType<typeof setTimeout> | null = null
-        if (!started) {
-          waiting = setTimeout(async () => {
-            const exists = await deps.runs.runStarted(principal, runId, detail).catch(() => true)
-            if (!exists) channel.close()
-          }, appearWaitMs)
-          ;(waiting as { unref?: () => void }).unref?.()
+        const waiting = started ? null : new AbortController()
+        if (waiting) {
+          sleepOn(deps.clock ?? systemClock, appearWaitMs, waiting.signal).then(
+            async () => {
+              const exists = await deps.runs.runStarted(principal, runId, detail).catch(() => true)
+              if (!exists) channel.close()
+            },
+            () => {},
+          )
         }
         return () => {
-          if (waiting) clearTimeout(waiting)
+          waiting?.abort()
           stop()
         }
       },

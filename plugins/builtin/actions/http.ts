@@ -1,5 +1,6 @@
 /** Reaching other systems: http-request, send-webhook, trigger-workflow. */
 import { type ActionContext, defineAction, type HttpResponse, Type } from '../../../core/plugin/sdk.ts'
+import { oauth2Connector } from '../connectors/oauth2.ts'
 
 const HttpResult = Type.Object({
   status: Type.Integer(),
@@ -53,11 +54,16 @@ class HttpStatusError extends Error {
 }
 
 async function send(
-  ctx: ActionContext<unknown>,
+  ctx: ActionContext<unknown, { accessToken?: string } | null>,
   request: { method: string; url: string; headers?: Record<string, string>; body?: unknown; timeoutMs?: number },
   failOnError: boolean,
 ) {
   const headers = { ...(request.headers ?? {}) }
+  // An OAuth2 connector's token replaces any Authorization the payload names: naming it is the intent.
+  if (ctx.connector?.accessToken) {
+    for (const name of Object.keys(headers)) if (name.toLowerCase() === 'authorization') delete headers[name]
+    headers.authorization = `Bearer ${ctx.connector.accessToken}`
+  }
   // Receivers can deduplicate: the key is the same when the engine re-executes the same attempt.
   if (!Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key'))
     headers['idempotency-key'] = ctx.idempotencyKey
@@ -81,8 +87,9 @@ export const httpRequest = defineAction({
   type: 'http-request',
   name: 'HTTP request',
   description:
-    'Sends an HTTP request with an Idempotency-Key header (private and link-local addresses are refused). A status of 400 or more fails the node unless failOnError is false.',
+    'Sends an HTTP request with an Idempotency-Key header (private and link-local addresses are refused). A status of 400 or more fails the node unless failOnError is false. A node that names an oauth2 connector (connector.id) sends Authorization: Bearer with its current access token, renewed and sent again once on a 401.',
   tags: ['http', 'core'],
+  connector: { type: oauth2Connector.type, optional: true },
   payload: Type.Object({
     method: Type.Optional(
       Type.Union(

@@ -20,7 +20,7 @@ import type { Definition } from '../../../core/domain/workflow.ts'
 import { createRunMachine, statusOf } from '../../../runtime/engine/machine.ts'
 import { compilePlan } from '../../../runtime/engine/plan.ts'
 import { finalStatus, startState } from '../../../runtime/engine/state.ts'
-import type { NodeRunner, Outcome, RunEvent } from '../../../runtime/engine/types.ts'
+import type { NodeRunner, Outcome, RunCommand } from '../../../runtime/engine/types.ts'
 
 type Behaviour = 'succeed' | 'fail' | 'tolerated' | 'wait'
 type Command = { type: 'RESUME' | 'TIMER' | 'CANCEL'; ofCurrent: boolean }
@@ -92,7 +92,7 @@ type Run = ReturnType<typeof startRun>
 /** Where a run stands once nothing is in flight: waiting, or ended. */
 const settled = (run: Run) => waitFor(run.actor, (s) => s.status === 'done' || statusOf(s) === 'waiting')
 
-function eventOf(run: Run, c: Command): RunEvent {
+function eventOf(run: Run, c: Command): RunCommand {
   const current = run.actor.getSnapshot().context.current?.key ?? 'n0'
   const key = c.ofCurrent ? current : `${current}-elsewhere`
   if (c.type === 'CANCEL') return { type: 'CANCEL', reason: 'asked' }

@@ -310,6 +310,8 @@ describe('the catalog of a registry', () => {
       'resultSchema',
       'tags',
       'type',
+      'version',
+      'versions',
       'waitPayloadSchema',
     ])
     expect(entry).toMatchObject({
