@@ -28,6 +28,8 @@ const BENCHES: Record<string, () => Promise<{ run: (o?: { scale?: number }) => P
   x402: () => import('./x402.ts'),
   hostile: () => import('./hostile.ts'),
   faults: () => import('./faults.ts'),
+  cli: () => import('./cli.ts'),
+  console: () => import('./console.ts'),
 }
 
 const args = process.argv.slice(2)

@@ -9,6 +9,7 @@ import { AI_ENTRIES, type AiConfig } from './config/ai.ts'
 import { CHAINS_ENTRIES, type ChainsConfig } from './config/chains.ts'
 import { ENGINE_ENTRIES, type EngineConfig } from './config/engine.ts'
 import { OUTBOUND_ENTRIES, type OutboundConfig } from './config/outbound.ts'
+import { OIDC_ENTRIES, type OidcConfig } from './config/oidc.ts'
 import { ConfigError, type ConfigEntryOf } from './config/parsers.ts'
 import { RETENTION_ENTRIES, type RetentionConfig } from './config/retention.ts'
 import { SECURITY_ENTRIES, type SecurityConfig } from './config/security.ts'
@@ -25,7 +26,8 @@ export interface Config
     OutboundConfig,
     AiConfig,
     ChainsConfig,
-    RetentionConfig {}
+    RetentionConfig,
+    OidcConfig {}
 
 export type ConfigEntry = ConfigEntryOf<Config>
 
@@ -38,6 +40,7 @@ export const CONFIG_ENTRIES: readonly ConfigEntry[] = [
   ...AI_ENTRIES,
   ...CHAINS_ENTRIES,
   ...RETENTION_ENTRIES,
+  ...OIDC_ENTRIES,
 ]
 
 export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {

@@ -15,6 +15,8 @@ export class AppError extends Error {
     message: string,
     readonly details: readonly ErrorDetail[] = [],
     readonly headers: Readonly<Record<string, string>> = {},
+    /** A machine-readable cause a client may branch on (`rate_limited`), added to the error body. */
+    readonly reason?: string,
   ) {
     super(message)
     this.name = 'AppError'
@@ -32,8 +34,8 @@ export const unsupportedMediaType = (expected: string) =>
   new AppError(415, `this operation takes ${expected} only`, [
     { path: '/headers/Content-Type', message: `expected ${expected}` },
   ])
-export const tooManyRequests = (message: string, retryAfterSeconds?: number) =>
-  new AppError(429, message, [], retryAfterSeconds ? { 'retry-after': String(retryAfterSeconds) } : {})
+export const tooManyRequests = (message: string, retryAfterSeconds?: number, reason?: string) =>
+  new AppError(429, message, [], retryAfterSeconds ? { 'retry-after': String(retryAfterSeconds) } : {}, reason)
 export const unavailable = (message: string) => new AppError(503, message)
 
 /**

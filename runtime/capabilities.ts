@@ -172,7 +172,7 @@ export function createCapabilities(deps: CapabilityDeps): Capabilities {
             `could not start workflow ${workflowId}: ${error instanceof Error ? error.message : String(error)}`,
           )
         })
-      if (result.action !== 'triggered') throw new Error(`workflow ${workflowId} was not started: ${result.reason}`)
+      if (result.action === 'skipped') throw new Error(`workflow ${workflowId} was not started: ${result.reason}`)
       return { runId: result.runId }
     },
     async connector(organizationId, ref, requiredType) {

@@ -8,6 +8,7 @@
  */
 import { runs } from '../core/store/runs.ts'
 import { runInbox } from '../core/store/run-side.ts'
+import { flowRuns } from '../core/store/flow-control.ts'
 import type { RunStatus } from '../core/domain/run.ts'
 import { isTerminal, isTerminalRunEvent } from '../core/domain/run-lifecycle.ts'
 import { conflict, notFound } from '../core/errors.ts'
@@ -55,6 +56,16 @@ export function createRunControl(deps: {
     publishEvents(deps.bus, recorded)
   }
 
+  /** Ends a run flow control still holds as cancelled; false when a release started it meanwhile. */
+  async function cancelHeld(runId: string): Promise<boolean> {
+    const end = { status: 'cancelled', at: deps.clock.now(), reason: CANCEL_REASON, owner: CANCELLED_OWNER } as const
+    const recorded = await deps.store.write((tx) =>
+      endRun(tx, deps.recorder, runId, end, (tx) => flowRuns.isHeld(tx, runId)),
+    )
+    publishEvents(deps.bus, recorded)
+    return recorded.length > 0
+  }
+
   /** Resolves with the run's status once it is terminal, or after `ms`. */
   function untilTerminal(runId: string, ms: number): Promise<RunStatus> {
     return new Promise((resolve) => {
@@ -82,6 +93,8 @@ export function createRunControl(deps: {
       const row = await runs.statusIn(deps.store, organizationId, runId)
       if (!row) throw notFound('run')
       if (isTerminal(row.status)) throw conflict(`the run has already finished (${row.status})`)
+      // A run flow control holds has not started: it ends here, without an executor.
+      if (row.waiting_for && (await cancelHeld(runId))) return 'cancelled'
       const finished = untilTerminal(runId, deps.cancelWaitMs ?? 5000)
       const inboxId = await post(runId, { type: 'CANCEL', reason: CANCEL_REASON })
       deps.wake(runId)

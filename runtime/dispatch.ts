@@ -61,6 +61,10 @@ export interface DispatcherDeps {
   metrics?: Metrics
   /** Gives each run its span context (in the caller's trace when a traceparent came with it). */
   tracing?: Tracing
+  /** After commit: a run of this workflow was held back by flow control (its release watches the workflow). */
+  onHeld?(workflowId: string): void
+  /** After commit: tells whoever executes a run that its inbox has an event (a cancel by flow control). */
+  wake?(runId: string): void
 }
 
 export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
@@ -69,6 +73,7 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
   const a: AdmitDeps = {
     store,
     clock: deps.clock,
+    ids,
     recorder: deps.recorder,
     owner: deps.owner,
     tracing: deps.tracing,
@@ -98,6 +103,8 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
         trigger_type: admitted.started.triggerType,
         triggered_by: admitted.started.triggeredBy,
       })
+    for (const runId of admitted.wake ?? []) deps.wake?.(runId)
+    if (admitted.held) deps.onHeld?.(admitted.held)
     if (admitted.fresh) {
       contents.stored(admitted.fresh.meta.definitionHash)
       launch(deps, admitted.fresh, admitted.finished)
@@ -126,7 +133,7 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
       // An admission like any other (masking, the workflow's state, the metrics), of the version
       // and definition the run executed; the backlog does not refuse it (BACKPRESSURED).
       const result = await dispatch(retryRequest(original))
-      if (result.action !== 'triggered') throw conflict(`the run cannot be retried (${result.reason})`)
+      if (result.action === 'skipped') throw conflict(`the run cannot be retried (${result.reason})`)
       return { runId: result.runId }
     },
   }

@@ -4,6 +4,7 @@
  * schedule ticks, polls and trigger subscriptions' background calls; an API process does none of it. Stopping lets live runs flush.
  */
 import type { WorkConsumer } from '../core/ports/work-queue.ts'
+import type { FlowReleases } from './dispatch/flow-releases.ts'
 import type { Backlog, Executor } from './engine/types.ts'
 import { type Waking, WAKE_SUBJECT } from './engine-waking.ts'
 import type { EngineDeps } from './index.ts'
@@ -27,6 +28,7 @@ export interface LifecycleParts {
   backlog: Backlog | null
   sandbox: Sandbox
   waking: Waking
+  flowReleases: FlowReleases
 }
 
 export function engineLifecycle(
@@ -52,6 +54,8 @@ export function engineLifecycle(
         losses = deps.workQueue.onLoss?.(() => void parts.waking.recoverUnnotified()) ?? null
       }
       timers.start()
+      parts.flowReleases.start()
+      await parts.flowReleases.sweep()
       await parts.triggerIndex.backfill(deps.store)
       await schedules.reconcileAll()
       schedules.start()
@@ -68,6 +72,7 @@ export function engineLifecycle(
       await parts.polls.stop()
       await parts.subscriptions.stop()
       await timers.stop()
+      await parts.flowReleases.stop()
       await executor.stop(graceMs)
       parts.backlog?.stop()
       if (executes) await presence.stop()

@@ -28,11 +28,21 @@ import { createDispatcher } from './dispatch.ts'
 import type { Capabilities } from './engine/capabilities.ts'
 import { createExecutor } from './engine/executor.ts'
 import { createNodeRunner } from './engine/node-runner.ts'
+import { createNodeTester } from './node-test.ts'
 import { createPlanCache } from './engine/plan.ts'
 import { createEventRecorder } from './events.ts'
-import type { Backlog, Engine, EngineDispatcher, EngineRole, EventRecorder, Executor } from './engine/types.ts'
+import type {
+  Backlog,
+  Engine,
+  EngineDispatcher,
+  EngineRole,
+  EventRecorder,
+  Executor,
+  NodeRunner,
+} from './engine/types.ts'
 import { engineLifecycle } from './engine-lifecycle.ts'
 import { createWaking } from './engine-waking.ts'
+import { createFlowReleases } from './dispatch/flow-releases.ts'
 import { createEventRouter } from './integrations/router.ts'
 import { createTriggerIndex } from './integrations/trigger-index.ts'
 import { runProjection } from './projection.ts'
@@ -131,6 +141,8 @@ export function createEngine(deps: EngineDeps): Engine {
     tracing: deps.tracing,
     owner: executes ? deps.workerId : null,
     handOff: executes ? (fresh) => executor.enqueueFresh(fresh) : (fresh) => void waking.notify(fresh.meta.runId),
+    onHeld: (workflowId) => flowReleases.note(workflowId),
+    wake: (runId) => wake(runId),
     // Every process that admits runs pure runs to their end at admission, an API process too: such
     // a run needs nothing a worker has, and ends without the trip to one. Other runs go to the
     // executor (the workers, when scaled out).
@@ -138,9 +150,10 @@ export function createEngine(deps: EngineDeps): Engine {
   })
   const sandbox = createSandbox()
   const staleness = createStaleness({ clock: deps.clock, timeoutMs: deps.workerTimeoutMs ?? 15_000 })
-  const executor = createEngineExecutor(deps, { recorder, plans, dispatcher, sandbox, staleness })
+  const { executor, runner } = createEngineExecutor(deps, { recorder, plans, dispatcher, sandbox, staleness })
   const waking = createWaking(deps, executor)
   const { wake } = waking
+  const flowReleases = createFlowReleases({ ...deps, wake })
   const control = createRunControl({
     store: deps.store,
     bus: deps.bus,
@@ -169,7 +182,10 @@ export function createEngine(deps: EngineDeps): Engine {
     heartbeatMs: deps.heartbeatMs ?? 3000,
     // One embedded process owns a SQLite file; on Postgres several may share the database.
     exclusive: deps.role === 'embedded' && deps.store.dialect === 'sqlite',
-    onBeat: () => executor.sweep(),
+    onBeat: async () => {
+      await executor.sweep()
+      await flowReleases.sweep()
+    },
     staleness,
   })
   const triggering = createTriggering(deps, { recorder, dispatcher, backlog, wake })
@@ -184,6 +200,7 @@ export function createEngine(deps: EngineDeps): Engine {
     timers,
     ...triggering,
     projection: runProjection,
+    nodeTester: createNodeTester({ runner, clock: deps.clock, ids: deps.ids }),
     role: deps.role,
     backlog: () => backlog?.report() ?? null,
     concurrencyLimit: () => executor.concurrencyLimit,
@@ -198,6 +215,7 @@ export function createEngine(deps: EngineDeps): Engine {
       backlog,
       sandbox,
       waking,
+      flowReleases,
     }),
   }
 }
@@ -228,7 +246,7 @@ function createEngineExecutor(
     sandbox: Sandbox
     staleness: Staleness
   },
-): Executor {
+): { executor: Executor; runner: NodeRunner } {
   const capabilities = createCapabilities({
     http: deps.http,
     sandbox: parts.sandbox,
@@ -249,7 +267,7 @@ function createEngineExecutor(
     masks: deps.masks,
     secretProps: deps.secretProps,
   })
-  return createExecutor({
+  const executor = createExecutor({
     store: deps.store,
     bus: deps.bus,
     clock: deps.clock,
@@ -268,6 +286,7 @@ function createEngineExecutor(
     tracing: deps.tracing,
     staleBefore: () => parts.staleness.staleBefore(),
   })
+  return { executor, runner }
 }
 
 /** What starts runs from outside events: schedules, and integration events routed to workflows and waiting runs. */

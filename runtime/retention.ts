@@ -28,6 +28,8 @@ export interface PrunerDeps {
   batchSize?: number
   /** Pause between two batches, so that the writes of requests and runs go first. */
   pauseMs?: number
+  /** The audit log and AUTOMATON_AUDIT_RETENTION (0 keeps for ever); absent: not pruned here. */
+  audit?: { log: { prune(before: number): Promise<number> }; retentionMs: number }
 }
 
 export interface PruneResult {
@@ -99,6 +101,8 @@ export function createPruner(deps: PrunerDeps): Pruner {
     await deps.store.write((tx) => sessions.prune(tx, now - 86_400_000))
     // A day after their last failure, every failure of an account or address has left its window.
     await deps.store.write((tx) => signInFailures.prune(tx, now - 86_400_000))
+    // Audit records past their retention go from the oldest; the chain keeps a checkpoint.
+    if (deps.audit && deps.audit.retentionMs > 0) await deps.audit.log.prune(now - deps.audit.retentionMs)
     if (result.runs > 0 || result.webhookEvents > 0) {
       await deps.store.compact()
       deps.logger.info('pruned finished runs past their retention', { ...result })

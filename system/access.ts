@@ -4,6 +4,7 @@ import { createApiKeyService } from '../core/services/api-keys.ts'
 import { createAuthService } from '../core/services/auth.ts'
 import { createMemberService } from '../core/services/members.ts'
 import { createOrganizationService } from '../core/services/organizations.ts'
+import { type OidcService, openOidcService } from '../core/services/oidc.ts'
 import { createPeopleService } from '../core/services/people.ts'
 import { createServiceAccountService } from '../core/services/service-accounts.ts'
 import { tags } from '../core/store/templates.ts'
@@ -13,7 +14,7 @@ import type { Access, Adapters, Own } from './types.ts'
 
 /** Authentication, keys, organizations and people; the bootstrap key, when the operator set one. */
 export async function openAccess(
-  { config, logger, clock, ids, store, bus, registry }: Adapters,
+  { config, logger, clock, ids, store, bus, registry, secretBox }: Adapters,
   recorder: EventRecorder,
   own: Own,
 ): Promise<Access> {
@@ -35,6 +36,8 @@ export async function openAccess(
     ? (await import('../adapters/bun/passwords.ts')).bunPasswordHasher({ memoryCost: config.passwordHashMemoryKib })
     : (await import('../adapters/deno/passwords.ts')).wasmPasswordHasher({ memoryCost: config.passwordHashMemoryKib })
   const knownTags = catalogTags(buildCatalog(registry))
+  // Single sign-on checks sessions people authenticate, and starts them: bound once both exist.
+  let oidc: OidcService | null = null
   const people = createPeopleService({
     store,
     clock,
@@ -47,12 +50,14 @@ export async function openAccess(
       maxAgeMs: config.sessionMaxAgeMs,
       invitationTtlMs: config.invitationTtlMs,
     },
+    sessionCheck: (session, force) => (oidc ? oidc.checkSession(session, force) : Promise.resolve(true)),
   })
+  oidc = openOidcService({ store, clock, ids, logger, secretBox, people, auth }, config)
   const members = createMemberService({ store, bus, clock, ids, auth, recorder, afterRemoval: people.afterRemoval })
   if (config.bootstrapKey) {
     const result = await organizations.bootstrap(config.bootstrapKey)
     if (result.created)
       logger.info('bootstrap key created', { organizationId: result.organization.id, keyId: result.keyId })
   }
-  return { auth, apiKeys, serviceAccounts, organizations, people, members }
+  return { auth, apiKeys, serviceAccounts, organizations, people, oidc, members }
 }

@@ -21,6 +21,9 @@ import type { Store } from '../core/ports/store.ts'
 import { noTracing } from '../core/ports/tracing.ts'
 import type { WorkQueue } from '../core/ports/work-queue.ts'
 import { MIGRATIONS } from '../core/store/migrations.ts'
+import { openAuditKey } from '../core/services/audit-key.ts'
+import { createAuditLog } from '../core/services/audit-log.ts'
+import { auditedStore } from '../core/services/audit-store.ts'
 import { BUILT_IN_PLUGINS } from '../plugins/index.ts'
 import type { EngineRole } from '../runtime/index.ts'
 import { isBun, VERSION } from './platform.ts'
@@ -47,6 +50,8 @@ export async function openAdapters(config: Config, options: SystemOptions, own: 
   const role: EngineRole = options.role ?? (config.natsUrl ? 'api' : 'embedded')
   const { bus, workQueue } = await openMessaging(config, role, logger, own)
   const secretBox = await openKeyring(config, logger, store, clock)
+  const ids = createIds(clock)
+  const audit = createAuditLog({ store, clock, ids, key: await openAuditKey(store, secretBox, clock) })
   const tracing =
     options.tracing ??
     (config.otlpEndpoint
@@ -71,9 +76,11 @@ export async function openAdapters(config: Config, options: SystemOptions, own: 
     config,
     logger,
     clock,
-    ids: createIds(clock),
+    ids,
     registry,
-    store,
+    // Every service writes through it: an audited act's record goes in the transaction of its change.
+    store: auditedStore(store, () => audit),
+    audit,
     role,
     bus,
     workQueue,
@@ -115,28 +122,63 @@ export async function openMessaging(
     () => connectNats(config.natsUrl!, `automaton-${role}`, logger),
     (c) => c.drain().catch(() => c.close()),
   )
+  const prefix = config.natsPrefix
   const bus = await own(
-    () => natsBus(nc, logger),
+    () => natsBus(nc, logger, { prefix }),
     (b) => b.close(),
   )
-  return { bus, workQueue: await natsWorkQueue(nc, logger, { stream: config.natsStream }) }
+  return { bus, workQueue: await natsWorkQueue(nc, logger, { stream: workStreamOf(config), prefix }) }
 }
+
+/** The work stream's name: as configured, or, with a prefix and the default name, one of the prefix's own. */
+export function workStreamOf(config: Pick<Config, 'natsStream' | 'natsPrefix'>): string {
+  if (!config.natsPrefix || config.natsStream !== DEFAULT_WORK_STREAM) return config.natsStream
+  return `${config.natsPrefix.replace(/[^A-Za-z0-9_-]/g, '_').toUpperCase()}_${DEFAULT_WORK_STREAM}`
+}
+
+const DEFAULT_WORK_STREAM = 'AUTOMATON_WORK'
 
 export async function openStore(config: Config, logger: Logger): Promise<Store> {
   if (config.databaseUrl) {
     const { postgresStore } = await import('../adapters/postgres/store.ts')
-    const store = postgresStore({ url: config.databaseUrl, poolSize: config.pgPoolSize, logger })
-    await store.ping()
-    return store
+    const open = async () => {
+      const store = postgresStore({ url: config.databaseUrl!, poolSize: config.pgPoolSize, logger })
+      try {
+        await store.ping()
+        return store
+      } catch (error) {
+        await store.close()
+        throw error
+      }
+    }
+    return open().catch(async (error) => {
+      const missing = await import('../adapters/postgres/create-database.ts')
+      if (!missing.isMissingDatabase(error)) throw error
+      await createMissingDatabase(config.databaseUrl!, logger)
+      return open()
+    })
   }
-  if (!isBun) throw new ConfigError('the embedded SQLite store needs Bun; on Deno set AUTOMATON_DATABASE_URL')
   ensureDir(config.dataDir)
-  const { sqliteStore } = await import('../adapters/sqlite/store.ts')
-  return sqliteStore({
+  const options = {
     path: join(config.dataDir, 'automaton.db'),
     synchronous: config.sqliteSynchronous,
     backgroundCheckpoint: true,
     backgroundSync: true,
     logger,
-  })
+  }
+  // Bun's SQLite binding, or node:sqlite on Deno: the same file, the same durability.
+  if (isBun) return (await import('../adapters/sqlite/store.ts')).sqliteStore(options)
+  return (await import('../adapters/sqlite/node-store.ts')).nodeSqliteStore(options)
+}
+
+/** Creates the configured Postgres database that does not exist, or stops with one line naming `createdb`. */
+async function createMissingDatabase(url: string, logger: Logger): Promise<void> {
+  const { createDatabase, createdbCommand, databaseNameOf } = await import('../adapters/postgres/create-database.ts')
+  const name = databaseNameOf(url)
+  const refused = await createDatabase(url)
+  if (refused)
+    throw new ConfigError(
+      `the database "${name}" does not exist and this role could not create it (${refused}): run \`${createdbCommand(url)}\` or point AUTOMATON_DATABASE_URL at an existing database`,
+    )
+  logger.info('created the database', { database: name })
 }

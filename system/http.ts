@@ -1,4 +1,5 @@
 import { type App, createApp } from '../core/http/app.ts'
+import { createRunOutputs } from '../core/services/run-outputs.ts'
 import { createOperatorCheck } from '../core/services/templates.ts'
 import type { Engine } from '../runtime/index.ts'
 import { createStreamHub } from '../runtime/streams.ts'
@@ -33,10 +34,12 @@ export async function createHttpApp(
     bus,
     isOperator: operator.isOperator,
     streams,
+    runOutputs: createRunOutputs({ store, hub: streams.hub, clock, projection: engine.projection }),
     registry: base.registry,
     trustedProxies: config.trustedProxies,
     backlog: engine.backlog,
     metrics: base.metrics,
     metricsToken: config.metricsToken,
+    audit: base.audit,
   })
 }

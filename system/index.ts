@@ -21,6 +21,7 @@ import { createHttpApp } from './http.ts'
 import { startLifecycles } from './lifecycles.ts'
 import { createNodeServices } from './nodes.ts'
 import { createServices } from './services.ts'
+import { seedStarterTemplates } from '../core/services/starter-templates.ts'
 
 /**
  * Opens the store and bus, applies migrations, builds services and the HTTP app, then starts
@@ -48,6 +49,16 @@ async function acquireSystem(config: Config, options: SystemOptions, own: Own): 
   // Worker sessions call the API in process, through the same handler as any client.
   const services = createServices(base, engine, access, nodes, (request) => app.handle(request))
   const app = await createHttpApp(base, engine, { ...access, ...nodes, ...services })
+  // A fresh installation's template gallery is not empty (once; AUTOMATON_STARTER_TEMPLATES=false: never).
+  await seedStarterTemplates({
+    store: base.store,
+    clock: base.clock,
+    logger: base.logger,
+    organizations: access.organizations,
+    templates: services.templates,
+    operatorOrganization: base.config.operatorOrganization,
+    enabled: base.config.starterTemplates,
+  })
   const background = await startLifecycles(base, options, engine, services, own)
   return { ...base, ...access, ...nodes, ...services, engine, app, ...background }
 }

@@ -1,5 +1,7 @@
 import { createGuardedHttpClient } from '../adapters/http/guarded-client.ts'
 import { createHookDelivery } from '../runtime/hooks/index.ts'
+import { createAuditShipper } from '../runtime/hooks/audit-file.ts'
+import { openAuditFile } from '../adapters/files/audit-file.ts'
 import type { Engine } from '../runtime/index.ts'
 import { createPruner } from '../runtime/retention.ts'
 import { VERSION } from './platform.ts'
@@ -25,6 +27,7 @@ export async function startLifecycles(
     logger,
     defaultRetentionMs: config.runRetentionMs,
     intervalMs: config.pruneIntervalMs,
+    audit: { log: base.audit, retentionMs: config.auditRetentionMs },
   })
   const hooks =
     options.engine === false
@@ -55,6 +58,19 @@ export async function startLifecycles(
       () => hooks.start(),
       () => hooks.stop(config.shutdownGraceMs),
     )
+    // Audit records go to their file from the process that sends hooks (AUTOMATON_AUDIT_FILE).
+    if (config.auditFile && engine.role !== 'api') {
+      const shipper = createAuditShipper({
+        store,
+        sink: openAuditFile(config.auditFile),
+        logger,
+        pollMs: config.hookPollMs,
+      })
+      await own(
+        async () => shipper.start(),
+        () => shipper.stop(),
+      )
+    }
     await own(
       () => engine.start(),
       () => engine.stop(config.shutdownGraceMs),

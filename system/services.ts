@@ -52,6 +52,7 @@ export function createServices(
     checker: engine.checker,
     recorder: engine.recorder,
     subscriptions: engine.subscriptions,
+    nodeTester: engine.nodeTester,
     saveChecks: [situationSymbolsCheck(universe)],
     publishGuards: [
       connectors.publishGuard,

@@ -13,6 +13,7 @@ import type { Logger } from '../core/ports/logger.ts'
 import type { Metrics } from '../core/ports/metrics.ts'
 import type { PaymentScheme } from '../core/ports/payment-scheme.ts'
 import type { Store } from '../core/ports/store.ts'
+import type { AuditLog } from '../core/services/audit-log.ts'
 import type { Tracing } from '../core/ports/tracing.ts'
 import type { WorkQueue } from '../core/ports/work-queue.ts'
 import type { Keyring } from '../core/security/secret-box.ts'
@@ -32,6 +33,7 @@ import type { MemberService } from '../core/services/members.ts'
 import type { OrganizationSettingsService } from '../core/services/organization-settings.ts'
 import type { OrganizationWebhookSecretService } from '../core/services/organization-webhook-secret.ts'
 import type { OrganizationService } from '../core/services/organizations.ts'
+import type { OidcService } from '../core/services/oidc.ts'
 import type { PeopleService } from '../core/services/people.ts'
 import type { RunService } from '../core/services/runs.ts'
 import type { ScheduleService } from '../core/services/schedules.ts'
@@ -85,11 +87,15 @@ export interface System {
   readonly chains: Chains
   readonly scheme: PaymentScheme
   readonly compiler: SolidityCompiler
+  /** The audit log (the store above records audited acts through it). */
+  readonly audit: AuditLog
   readonly auth: AuthService
   readonly apiKeys: ApiKeyService
   readonly serviceAccounts: ServiceAccountService
   readonly organizations: OrganizationService
   readonly people: PeopleService
+  /** Single sign-on with OpenID Connect providers. */
+  readonly oidc: OidcService
   readonly members: MemberService
   readonly masks: SecretMaskService
   readonly ai: AiService
@@ -144,9 +150,13 @@ export type Adapters = Pick<
   | 'chains'
   | 'scheme'
   | 'compiler'
+  | 'audit'
 >
 /** Who calls: keys, service accounts, people and their sessions. */
-export type Access = Pick<System, 'auth' | 'apiKeys' | 'serviceAccounts' | 'organizations' | 'people' | 'members'>
+export type Access = Pick<
+  System,
+  'auth' | 'apiKeys' | 'serviceAccounts' | 'organizations' | 'people' | 'oidc' | 'members'
+>
 /** What the engine's nodes call besides the plugins' own code. */
 export type NodeServices = Pick<System, 'masks' | 'ai' | 'connectors' | 'connectorOAuth2' | 'cards' | 'x402Endpoints'>
 /** The services of the API's resources. */

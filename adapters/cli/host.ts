@@ -11,12 +11,14 @@ import type { FetchHandler, HttpServer, ServeOptions } from '../../core/ports/ht
 import type { Logger } from '../../core/ports/logger.ts'
 import type { Store } from '../../core/ports/store.ts'
 import type { Keyring } from '../../core/security/secret-box.ts'
+import type { AuditLog } from '../../core/services/audit-log.ts'
 import type { ApiKeyService } from '../../core/services/api-keys.ts'
 import type { OrganizationService } from '../../core/services/organizations.ts'
 import type { PeopleService } from '../../core/services/people.ts'
+import type { OidcService } from '../../core/services/oidc.ts'
 import type { UniverseService } from '../../core/services/universe.ts'
 
-/** The parts of an open system the commands use. */
+/** The parts of an open system the one-shot commands use. */
 export interface CliSystem {
   readonly config: Config
   readonly logger: Logger
@@ -26,11 +28,18 @@ export interface CliSystem {
   readonly organizations: OrganizationService
   readonly apiKeys: ApiKeyService
   readonly people: PeopleService
+  readonly oidc: OidcService
   readonly universe: UniverseService
-  readonly engine: { readonly role: string }
-  readonly app: { fetch: FetchHandler }
+  /** The audit log (`audit verify`). */
+  readonly audit: AuditLog
   /** Releases everything the system opened, in reverse order. */
   close(): Promise<void>
+}
+
+/** The serving system `serve` and `worker` open: the command system's parts, the engine and the app. */
+export interface ServingSystem extends CliSystem {
+  readonly engine: { readonly role: string }
+  readonly app: { fetch: FetchHandler }
 }
 
 export interface CliHost {
@@ -40,7 +49,9 @@ export interface CliHost {
    * Opens the system: by default the API with the engine of its role; `role: 'worker'` a worker;
    * `engine: false` neither runs nor timers (commands that read or mint keys).
    */
-  openSystem(config: Config, options?: { role?: 'worker'; engine?: boolean; logger?: Logger }): Promise<CliSystem>
+  openSystem(config: Config, options?: { role?: 'worker'; engine?: boolean; logger?: Logger }): Promise<ServingSystem>
+  /** Opens only the store, the keyring and the services one-shot commands call: no plugins, app or engine. */
+  openCommandSystem(config: Config, options?: { logger?: Logger }): Promise<CliSystem>
   /** Serves a handler with the runtime's HTTP server (Bun.serve or Deno.serve). */
   listen(fetch: FetchHandler, options: ServeOptions): Promise<HttpServer>
 }
@@ -59,11 +70,10 @@ export interface CommandArgs {
 /** A command: its exit code, or a thrown error (see failureOf). */
 export type Command = (args: CommandArgs) => Promise<number>
 
-/** Runs `fn` on a system opened for one command (no engine; warnings and errors logged), then closes it. */
+/** Runs `fn` on a system opened for one command (warnings and errors logged), then closes it. */
 export async function withSystem<T>(host: CliHost, config: Config, fn: (system: CliSystem) => Promise<T>): Promise<T> {
-  const system = await host.openSystem(config, {
+  const system = await host.openCommandSystem(config, {
     logger: createJsonLogger('warn', (line) => process.stderr.write(line)),
-    engine: false,
   })
   try {
     return await fn(system)

@@ -15,18 +15,6 @@ import { BootstrapKeyError } from '../../core/services/organizations.ts'
 import { UniverseFileError } from '../../core/services/universe.ts'
 import { BackupError } from '../files/backup.ts'
 import { parseArgs, UsageError } from './args.ts'
-import { backup } from './commands/backup.ts'
-import { credits } from './commands/credits.ts'
-import { devnet } from './commands/devnet.ts'
-import { healthcheck } from './commands/healthcheck.ts'
-import { keys } from './commands/keys.ts'
-import { masterKey } from './commands/master-key.ts'
-import { migrate } from './commands/migrate.ts'
-import { orgs } from './commands/orgs.ts'
-import { serve } from './commands/serve.ts'
-import { universe } from './commands/universe.ts'
-import { users } from './commands/users.ts'
-import { worker } from './commands/worker.ts'
 import type { CliHost, Command } from './host.ts'
 import { print } from './io.ts'
 import { usage } from './usage.ts'
@@ -34,19 +22,22 @@ import { usage } from './usage.ts'
 export type { CliHost, CliSystem } from './host.ts'
 export { parseArgs } from './args.ts'
 
-const COMMANDS: ReadonlyMap<string, Command> = new Map([
-  ['serve', serve],
-  ['worker', worker],
-  ['migrate', migrate],
-  ['healthcheck', healthcheck],
-  ['orgs', orgs],
-  ['keys', keys],
-  ['credits', credits],
-  ['devnet', devnet],
-  ['users', users],
-  ['backup', backup],
-  ['universe', universe],
-  ['master-key', masterKey],
+/** Each command's module, loaded only when it runs: a one-shot command loads none of the server's code. */
+const COMMANDS: ReadonlyMap<string, () => Promise<Command>> = new Map([
+  ['serve', async () => (await import('./commands/serve.ts')).serve],
+  ['worker', async () => (await import('./commands/worker.ts')).worker],
+  ['migrate', async () => (await import('./commands/migrate.ts')).migrate],
+  ['healthcheck', async () => (await import('./commands/healthcheck.ts')).healthcheck],
+  ['orgs', async () => (await import('./commands/orgs.ts')).orgs],
+  ['audit', async () => (await import('./commands/audit.ts')).audit],
+  ['keys', async () => (await import('./commands/keys.ts')).keys],
+  ['credits', async () => (await import('./commands/credits.ts')).credits],
+  ['devnet', async () => (await import('./commands/devnet.ts')).devnet],
+  ['users', async () => (await import('./commands/users.ts')).users],
+  ['oidc', async () => (await import('./commands/oidc.ts')).oidc],
+  ['backup', async () => (await import('./commands/backup.ts')).backup],
+  ['universe', async () => (await import('./commands/universe.ts')).universe],
+  ['master-key', async () => (await import('./commands/master-key.ts')).masterKey],
 ])
 
 /** Runs one command line: its exit code, or a thrown error for `failureOf`. */
@@ -66,9 +57,9 @@ export async function runCli(
     return 0
   }
   const config = loadConfig(env)
-  const run = COMMANDS.get(command)
-  if (!run) throw new UsageError(`unknown command "${command}"`)
-  return run({ sub, rest, flags, config, host })
+  const load = COMMANDS.get(command)
+  if (!load) throw new UsageError(`unknown command "${command}"`)
+  return (await load())({ sub, rest, flags, config, host })
 }
 
 /** Runs the process's command line, then exits with its code, or with its failure's (see failureOf). */

@@ -9,6 +9,7 @@ Usage: automaton <command> [options]
   migrate                                apply database migrations and exit
   orgs create <name>                     create an organization; prints it as JSON
   orgs list                              list organizations as JSON
+  audit verify [--org <id>]              check the audit log's chains; exit 1 at the first broken link
   keys create --org <id|name> --name <n> [--scope read|read-write] [--description <d>] [--expires-at <RFC 3339>]
                                          mint an owner key; prints it as JSON, the raw key in "key"
   credits grant --org <id|name> --amount <n> [--note <text>]
@@ -20,6 +21,13 @@ Usage: automaton <command> [options]
                                          (from stdin or the file; at least 10 characters)
   users reset-password --email <e> [--password-file <f>]
                                          set a new password (no mail server needed); ends their sessions
+  users sign-in-link --email <e>         print a one-time sign-in link (15 minutes): the way in when single sign-on is required
+  oidc add <name> --issuer <url> --client-id <id> [--client-secret-file <f>] [--group-roles <g=org:role,…>]
+       [--groups-claim groups] [--scopes <s>] [--display-name <n>] [--jit false]
+                                         add an OpenID Connect provider (the secret from stdin or the file)
+  oidc list | oidc remove <name>         list or remove the providers added (the environment's is "default")
+  oidc require-sso --org <id|name> [--required false]
+                                         refuse password sign-in to the organization's members
   backup create <file> [--passphrase-file <f>]
                                          write a consistent backup of the embedded store while it serves,
                                          with the master key sealed by a passphrase (from stdin or the file)

@@ -59,12 +59,14 @@ export async function startDevnet(options: {
   host?: string
   chainId?: number
   fund?: bigint
+  /** The anvil program to run; by default the installed npm package's. */
+  anvil?: string
 }): Promise<Devnet> {
   const host = options.host ?? '127.0.0.1'
   const port = options.port ?? 8545
   const chainId = options.chainId ?? 31337
   const child = spawn(
-    anvilBinary(),
+    options.anvil ?? anvilBinary(),
     ['--host', host, '--port', String(port), '--chain-id', String(chainId), '--silent'],
     { stdio: 'ignore' },
   )

@@ -6,6 +6,10 @@
  * their run's subject) travels as one NATS message, a batch: every process that listens reads,
  * routes and decodes one message instead of one per event, and NATS forwards one. A receiver
  * hands each message of a batch to its handlers, in order, as if they had come one by one.
+ *
+ * Deployments sharing one NATS server keep apart by a prefix (AUTOMATON_NATS_PREFIX): every
+ * subject published or subscribed is sent as `<prefix>.<subject>`, and handlers see the subject
+ * without it, so the rest of the service names subjects as if it were alone on the server.
  */
 import type { NatsConnection, Subscription as NatsSubscription } from '@nats-io/transport-node'
 import type { Bus, BusMessage } from '../../core/ports/bus.ts'
@@ -16,7 +20,15 @@ const BATCH = 'automaton.batch'
 /** A batch stays well under NATS's default 1 MB payload limit; a larger run of messages is split. */
 const MAX_BATCH_BYTES = 256 * 1024
 
-export function natsBus(nc: NatsConnection, logger?: Logger): Bus {
+export interface NatsBusOptions {
+  /** Put before every subject, with a dot (AUTOMATON_NATS_PREFIX); empty for the bare subjects. */
+  readonly prefix?: string
+}
+
+export function natsBus(nc: NatsConnection, logger?: Logger, options: NatsBusOptions = {}): Bus {
+  const prefix = options.prefix ? `${options.prefix}.` : ''
+  const onServer = (subject: string) => prefix + subject
+  const inService = (subject: string) => (subject.startsWith(prefix) ? subject.slice(prefix.length) : subject)
   const encoder = new TextEncoder()
   const decoder = new TextDecoder()
   const shared = new Map<string, { sub: NatsSubscription; handlers: Set<(m: BusMessage) => void> }>()
@@ -65,13 +77,13 @@ export function natsBus(nc: NatsConnection, logger?: Logger): Bus {
         return logger?.warn('could not publish on the bus', { subject, error: String(error) })
       }
       if (queued.length === 0) queueMicrotask(flush)
-      queued.push({ subject, json })
+      queued.push({ subject: onServer(subject), json })
     },
     subscribe<T>(pattern: string, handler: (message: BusMessage<T>) => void) {
       let entry = shared.get(pattern)
       if (!entry) {
         const handlers = new Set<(m: BusMessage) => void>()
-        const sub = nc.subscribe(pattern, {
+        const sub = nc.subscribe(onServer(pattern), {
           callback: (error, msg) => {
             if (error) return logger?.warn('bus subscription error', { pattern, error: String(error) })
             let data: unknown
@@ -87,7 +99,7 @@ export function natsBus(nc: NatsConnection, logger?: Logger): Bus {
             for (const one of Array.isArray(batch) ? batch : [data]) {
               for (const h of handlers) {
                 try {
-                  h({ subject: msg.subject, data: one })
+                  h({ subject: inService(msg.subject), data: one })
                 } catch (e) {
                   logger?.error('bus handler failed', { subject: msg.subject, error: String(e) })
                 }

@@ -26,6 +26,8 @@ const SUBJECT = 'automaton.work'
 export interface NatsWorkQueueOptions {
   /** The stream's name (AUTOMATON_NATS_STREAM); tests use their own. */
   readonly stream?: string
+  /** Put before the work subject, with a dot (AUTOMATON_NATS_PREFIX); empty for the bare subject. */
+  readonly prefix?: string
   /** Notifications kept at most while they cannot be published; past it the oldest are left to the sweep. */
   readonly maxKept?: number
 }
@@ -36,7 +38,8 @@ export async function natsWorkQueue(
   options: NatsWorkQueueOptions = {},
 ): Promise<WorkQueue> {
   const stream = options.stream ?? STREAM
-  const subject = stream === STREAM ? SUBJECT : `${stream.toLowerCase()}.work`
+  const bare = stream === STREAM ? SUBJECT : `${stream.toLowerCase()}.work`
+  const subject = options.prefix ? `${options.prefix}.${bare}` : bare
   const lossListeners = new Set<() => void>()
   /** A loss found before anyone listened (at start): told to the first listener. */
   let lossUnheard = false

@@ -17,6 +17,19 @@ export interface Session {
 export const session = signal<Session | null | undefined>(undefined)
 export const organization = signal<string | null>(localStorage.getItem('automaton.org'))
 
+/**
+ * Whether this browser may hold a session: set when a sign-in or an invitation succeeds, cleared
+ * when the session is gone. Without it the console does not ask for the session at all, so the
+ * sign-in page does not log a 401 on every visit (the cookie itself is HttpOnly).
+ */
+const SESSION_HINT = 'automaton.signedIn'
+const SIGNS_IN = new Set(['/v1/auth/login', '/v1/auth/accept-invitation', '/v1/auth/oidc/link'])
+
+/** Before leaving for an identity provider: the browser comes back with a session to ask for. */
+export function expectSession(): void {
+  localStorage.setItem(SESSION_HINT, '1')
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -49,6 +62,9 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
   } catch {
     parsed = null
   }
+  if (response.ok && SIGNS_IN.has(path)) localStorage.setItem(SESSION_HINT, '1')
+  if (path === '/v1/auth/logout' || (response.status === 401 && path === '/v1/auth/session'))
+    localStorage.removeItem(SESSION_HINT)
   if (!response.ok) {
     if (response.status === 401 && !path.startsWith('/v1/auth/')) session.value = null
     throw new ApiError(
@@ -64,6 +80,10 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
 export const moderator = signal(false)
 
 export async function loadSession(): Promise<void> {
+  if (!localStorage.getItem(SESSION_HINT)) {
+    session.value = null
+    return
+  }
   try {
     const s = await api<Session>('GET', '/v1/auth/session')
     const orgs = s.user.memberships

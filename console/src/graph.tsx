@@ -96,6 +96,7 @@ export function Graph({ definition, states }: { definition: Definition; states?:
             </text>
             <text x="10" y="34" class="node-type">
               {n.type}
+              {status === 'skipped' ? ' · skipped' : ''}
             </text>
           </g>
         )

@@ -13,7 +13,9 @@ import { TemplatePage, Templates } from './pages/templates.tsx'
 import { Events, Hooks } from './pages/hooks.tsx'
 import { Connectors } from './pages/connectors.tsx'
 import { People } from './pages/people.tsx'
+import { SsoButtons, SsoLinkNote } from './pages/sign-in-sso.tsx'
 import { Agents, Moderation, Settings, X402 } from './pages/more.tsx'
+import { Audit } from './pages/audit.tsx'
 
 /** Where to go after signing in: a path of this origin only. */
 function safeNext(next: string | null): string {
@@ -30,6 +32,8 @@ function safeNext(next: string | null): string {
  */
 function SignIn() {
   const invitation = location.value.query.get('invitation')
+  // Back from an identity provider whose email has an account here: its password links it once.
+  const ssoLink = location.value.query.get('ssoLink')
   const signedIn = session.value
   const [hasAccount, setHasAccount] = useState(false)
   const [email, setEmail] = useState('')
@@ -40,7 +44,8 @@ function SignIn() {
   const submit = async (event: Event) => {
     event.preventDefault()
     await run(async () => {
-      if (newPerson)
+      if (ssoLink) await api('POST', '/v1/auth/oidc/link', { password })
+      else if (newPerson)
         await api('POST', '/v1/auth/accept-invitation', { token: invitation, name: name || undefined, password })
       else {
         if (!signedIn) {
@@ -60,6 +65,7 @@ function SignIn() {
   return (
     <form class="card signin" onSubmit={submit}>
       <h1>Automaton</h1>
+      {ssoLink && !signedIn ? <SsoLinkNote email={ssoLink} /> : null}
       {invitation && signedIn ? (
         <p class="hint">
           You were invited. Join as {signedIn.user.email}, or{' '}
@@ -92,7 +98,7 @@ function SignIn() {
       {invitation && hasAccount && !signedIn ? (
         <p class="hint">Sign in as the invited person; the invitation is accepted then.</p>
       ) : null}
-      {!newPerson && !signedIn ? (
+      {!newPerson && !signedIn && !ssoLink ? (
         <label>
           Email{' '}
           <input
@@ -119,7 +125,8 @@ function SignIn() {
         </label>
       ) : null}
       <ErrorBox error={error} />
-      <button type="submit">{invitation ? 'Join' : 'Sign in'}</button>
+      <button type="submit">{invitation ? 'Join' : ssoLink ? 'Link and sign in' : 'Sign in'}</button>
+      {!invitation && !signedIn && !ssoLink ? <SsoButtons next={safeNext(location.value.query.get('next'))} /> : null}
     </form>
   )
 }
@@ -152,6 +159,7 @@ function Shell() {
   else if (path === '/moderation') page = <Moderation />
   else if (path === '/agents') page = <Agents />
   else if (path === '/x402') page = <X402 />
+  else if (path === '/audit') page = <Audit />
   else page = <Workflows />
   const signOut = async () => {
     await api('POST', '/v1/auth/logout', {}).catch(() => {})
@@ -187,6 +195,9 @@ function Shell() {
         </a>
         <a href="/keys" class={section === 'keys' ? 'on' : ''}>
           API keys
+        </a>
+        <a href="/audit" class={section === 'audit' ? 'on' : ''}>
+          Audit
         </a>
         <a href="/agents" class={section === 'agents' ? 'on' : ''}>
           Agents

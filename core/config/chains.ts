@@ -8,9 +8,18 @@ export interface ChainsConfig {
   x402FacilitatorUrl: string | null
   x402SettleTimeoutMs: number
   x402MaxImportPrice: number
+  anvilPath: string | null
 }
 
 export const CHAINS_ENTRIES: readonly ConfigEntryOf<ChainsConfig>[] = [
+  {
+    env: 'AUTOMATON_ANVIL_PATH',
+    key: 'anvilPath',
+    default: '',
+    description:
+      'The anvil program `automaton devnet` runs; empty: the one beside the automaton binary, in the installed npm package, or on `PATH`. See wallets.md.',
+    parse: nullable,
+  },
   {
     env: 'AUTOMATON_CHAINS',
     key: 'chains',

@@ -70,6 +70,12 @@ export const duration =
     if (ms < min) throw new ConfigError(`${name} must be at least ${min} ms, got "${raw}"`)
     return ms
   }
+/** Empty, or NATS subject tokens joined by dots (letters, digits, `_` and `-`): a subject prefix. */
+export const subjectPrefix: Parser<string> = (raw, name) => {
+  if (raw !== '' && !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(raw))
+    throw new ConfigError(`${name} must be words of letters, digits, _ or - joined by dots, got "${raw}"`)
+  return raw
+}
 export const oneOf =
   <T extends string>(...values: T[]): Parser<T> =>
   (raw, name) => {

@@ -1,10 +1,14 @@
 /** Retention: how long finished runs are kept, and how often the pruner deletes the rest. */
-import { type ConfigEntryOf, int, retention } from './parsers.ts'
+import { type ConfigEntryOf, int, nullable, retention } from './parsers.ts'
 
 export interface RetentionConfig {
   /** Milliseconds finished runs are kept; 0 keeps them for ever. */
   runRetentionMs: number
   pruneIntervalMs: number
+  /** Milliseconds audit records are kept; 0 keeps them for ever. */
+  auditRetentionMs: number
+  /** The JSON-lines file audit records are appended to; null: none. */
+  auditFile: string | null
 }
 
 export const RETENTION_ENTRIES: readonly ConfigEntryOf<RetentionConfig>[] = [
@@ -22,5 +26,21 @@ export const RETENTION_ENTRIES: readonly ConfigEntryOf<RetentionConfig>[] = [
     default: '60000',
     description: 'Time between two passes of the pruner that deletes runs past their retention.',
     parse: int(1000),
+  },
+  {
+    env: 'AUTOMATON_AUDIT_RETENTION',
+    key: 'auditRetentionMs',
+    default: '365d',
+    description:
+      'How long audit records are kept (`90d`, `52w`; `0` for ever). The pruner deletes the oldest and keeps a checkpoint, so `audit verify` starts there; see audit.md.',
+    parse: retention,
+  },
+  {
+    env: 'AUTOMATON_AUDIT_FILE',
+    key: 'auditFile',
+    default: '',
+    description:
+      'A file the process that delivers execution hooks appends every audit record to, one JSON object a line, in order per organization, each once (a cursor file beside it survives a crash); empty: none. See audit.md.',
+    parse: nullable,
   },
 ]

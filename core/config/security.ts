@@ -1,5 +1,5 @@
 /** Secrets and sign-in: the master key, the bootstrap key, sessions, passwords, the operator organization, and the secrets of inbound integrations. */
-import { type ConfigEntryOf, str, nullable, int, span } from './parsers.ts'
+import { type ConfigEntryOf, bool, str, nullable, int, span } from './parsers.ts'
 
 export interface SecurityConfig {
   masterKey: string | null
@@ -10,6 +10,7 @@ export interface SecurityConfig {
   invitationTtlMs: number
   passwordHashMemoryKib: number
   operatorOrganization: string
+  starterTemplates: boolean
   paginationBypassKey: string | null
   chatappSigningSecret: string | null
   crosschainApiKey: string | null
@@ -75,6 +76,14 @@ export const SECURITY_ENTRIES: readonly ConfigEntryOf<SecurityConfig>[] = [
     description:
       'The organization (name or id) whose owners moderate public templates and manage tags (`template:moderate`); other organizations never hold that permission.',
     parse: str,
+  },
+  {
+    env: 'AUTOMATON_STARTER_TEMPLATES',
+    key: 'starterTemplates',
+    default: 'true',
+    description:
+      'Whether a fresh installation gets five starter templates (approved, in the operator organization, which is created when missing); `false` leaves them out.',
+    parse: bool,
   },
   {
     env: 'AUTOMATON_PAGINATION_BYPASS_KEY',

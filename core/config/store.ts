@@ -1,11 +1,12 @@
 /** The store and the bus: SQLite in the data dir or Postgres, the in-process bus or NATS. */
-import { type ConfigEntryOf, str, nullable, int, oneOf } from './parsers.ts'
+import { type ConfigEntryOf, str, nullable, int, oneOf, subjectPrefix } from './parsers.ts'
 
 export interface StoreConfig {
   dataDir: string
   databaseUrl: string | null
   natsUrl: string | null
   natsStream: string
+  natsPrefix: string
   sqliteSynchronous: 'full' | 'normal'
   pgPoolSize: number
 }
@@ -38,6 +39,14 @@ export const STORE_ENTRIES: readonly ConfigEntryOf<StoreConfig>[] = [
     default: 'AUTOMATON_WORK',
     description: 'Name of the JetStream stream that carries work to the workers (one per deployment).',
     parse: str,
+  },
+  {
+    env: 'AUTOMATON_NATS_PREFIX',
+    key: 'natsPrefix',
+    default: '',
+    description:
+      'Prefix of every NATS subject this deployment uses (`<prefix>.evt.…`), for deployments sharing one NATS server; it also names the default work stream `<PREFIX>_AUTOMATON_WORK`. Empty keeps the unprefixed names.',
+    parse: subjectPrefix,
   },
   {
     env: 'AUTOMATON_SQLITE_SYNCHRONOUS',

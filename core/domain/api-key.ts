@@ -1,5 +1,5 @@
 import { type Static, Type as t } from '@sinclair/typebox'
-import { MaybeTimestamp, Timestamp } from './common.ts'
+import { Timestamp, TimestampOrEmpty } from './common.ts'
 import { PERMISSIONS, SCOPES } from './permissions.ts'
 
 export const RAW_KEY_PREFIX = 'svcsk_'
@@ -12,16 +12,16 @@ export const ApiKey = t.Object(
     keyPrefix: t.String({ description: 'leading part of the raw key, to recognise it' }),
     scope: t.Union(SCOPES.map((s) => t.Literal(s))),
     organizationId: t.String(),
-    userId: t.Union([t.String(), t.Null()]),
-    serviceAccountId: t.Union([t.String(), t.Null()]),
-    role: t.Union([t.String(), t.Null()], { description: 'role of a key not bound to a service account' }),
+    userId: t.String({ description: 'the person the key was made by; "" for none' }),
+    serviceAccountId: t.String({ description: 'set when the key is bound to a service account; "" otherwise' }),
+    role: t.String({ description: 'role of a key not bound to a service account; "" otherwise' }),
     createdAt: Timestamp,
     createdBy: t.String(),
-    expiresAt: MaybeTimestamp,
-    lastUsedAt: MaybeTimestamp,
-    lastUsedIp: t.Union([t.String(), t.Null()]),
-    lastUsedUserAgent: t.Union([t.String(), t.Null()]),
-    revokedAt: MaybeTimestamp,
+    expiresAt: TimestampOrEmpty,
+    lastUsedAt: TimestampOrEmpty,
+    lastUsedIp: t.String(),
+    lastUsedUserAgent: t.String(),
+    revokedAt: t.Union([Timestamp, t.Literal('')], { description: 'set when revoked; the record stays' }),
   },
   { $id: 'ApiKey' },
 )

@@ -5,6 +5,9 @@ export const ErrorBody = t.Object(
   {
     code: t.Integer({ description: 'the HTTP status' }),
     message: t.String(),
+    reason: t.Optional(
+      t.String({ description: 'a machine-readable cause, when there is one (429 `rate_limited` of flow control)' }),
+    ),
     details: t.Array(t.Any(), { description: 'one item per problem, usually `{ path, message }`' }),
     requestId: t.String(),
   },
@@ -58,3 +61,5 @@ export function toPage<T>(rows: T[], page: PageRequest): Page<T> {
 /** An optional nullable timestamp field in a response. */
 export const Timestamp = t.String({ format: 'date-time' })
 export const MaybeTimestamp = t.Union([Timestamp, t.Null()])
+/** A moment that may not have happened: `""` until it has (unset strings are `""`, never null). */
+export const TimestampOrEmpty = t.Union([Timestamp, t.Literal('')])

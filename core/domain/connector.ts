@@ -16,9 +16,9 @@ export const ConnectorOAuth2Status = t.Object({
     description:
       'pending: not authorized yet; connected: tokens held and kept current; reconnect_needed: the provider refused them, authorize again',
   }),
-  expiresAt: t.Union([Timestamp, t.Null()], { description: 'when the current access token expires' }),
-  scope: t.Union([t.String(), t.Null()], { description: 'the scope the provider granted' }),
-  lastError: t.Union([t.String(), t.Null()], { description: 'why the last authorization or refresh failed' }),
+  expiresAt: t.Union([Timestamp, t.Literal('')], { description: 'when the current access token expires' }),
+  scope: t.String({ description: 'the scope the provider granted' }),
+  lastError: t.String({ description: 'why the last authorization or refresh failed; "" when nothing failed' }),
 })
 export type ConnectorOAuth2Status = Static<typeof ConnectorOAuth2Status>
 

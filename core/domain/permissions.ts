@@ -45,6 +45,7 @@ export const PERMISSIONS = [
   'x402:read',
   'x402:write',
   'universe:read',
+  'audit:read',
 ] as const
 
 export type Permission = (typeof PERMISSIONS)[number]
@@ -65,12 +66,19 @@ const isReadOnly = (p: Permission) => p.endsWith(':read') || p.endsWith(':stream
 export const GRANTED_APART: readonly Permission[] = ['template:moderate', 'card:disclose']
 
 const OWNER: readonly Permission[] = PERMISSIONS.filter((p) => !GRANTED_APART.includes(p))
-const VIEWER: readonly Permission[] = PERMISSIONS.filter(isReadOnly)
+// The audit log is the owners' (a role may be given it through a service account).
+const VIEWER: readonly Permission[] = PERMISSIONS.filter((p) => isReadOnly(p) && p !== 'audit:read')
 const DEVELOPER: readonly Permission[] = OWNER.filter(
   (p) =>
-    !['org:update', 'member:invite', 'member:remove', 'member:update_role', 'wallet:withdraw', 'card:write'].includes(
-      p,
-    ),
+    ![
+      'org:update',
+      'member:invite',
+      'member:remove',
+      'member:update_role',
+      'wallet:withdraw',
+      'card:write',
+      'audit:read',
+    ].includes(p),
 )
 
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = Object.freeze({

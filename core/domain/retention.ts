@@ -59,12 +59,16 @@ export const OrganizationSettings = t.Object(
     effectiveRunRetention: t.String({
       description: "What applies to the organization's runs (a workflow may shorten it)",
     }),
+    ssoRequired: t.Boolean({
+      description: 'Whether its members must sign in with single sign-on (password sign-in refused)',
+    }),
   },
   { $id: 'OrganizationSettings' },
 )
 export type OrganizationSettings = Static<typeof OrganizationSettings>
 
 export const OrganizationSettingsBody = t.Object({
-  runRetention: t.Union([RunRetention, t.Null()]),
+  runRetention: t.Optional(t.Union([RunRetention, t.Null()])),
+  ssoRequired: t.Optional(t.Boolean()),
 })
 export type OrganizationSettingsBody = Static<typeof OrganizationSettingsBody>

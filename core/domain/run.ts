@@ -49,10 +49,21 @@ export const NodeRecord = t.Object({
 })
 export type NodeRecord = Static<typeof NodeRecord>
 
+/** What paid for a run started by an x402 payment. */
+export const RunPayment = t.Object({
+  payer: t.String({ description: 'the address that signed the payment' }),
+  amount: t.String({ description: "in the token's smallest unit" }),
+  asset: t.String({ description: 'the token contract' }),
+  network: t.String({ description: 'CAIP-2 (eip155:<chainId>)' }),
+  transaction: t.String({ description: 'the settlement transaction' }),
+})
+export type RunPayment = Static<typeof RunPayment>
+
 export const Run = t.Object(
   {
     id: t.String(),
     workflowId: t.String(),
+    workflowName: t.Optional(t.String({ description: "the workflow's name as it is now" })),
     workflowVersion: t.Integer(),
     organizationId: t.String(),
     status: literals(RUN_STATUSES),
@@ -68,6 +79,14 @@ export const Run = t.Object(
     vars: t.Record(t.String(), t.Any()),
     nodes: t.Optional(t.Record(t.String(), NodeRecord)),
     definition: t.Optional(t.Any()),
+    payment: t.Optional(RunPayment),
+    test: t.Optional(t.Boolean({ description: 'a test run of the draft (the editor): left out of production views' })),
+    waitingFor: t.Optional(
+      t.Object(
+        { reason: literals(['concurrency', 'throttle', 'debounce', 'priority', 'fairness']), key: t.String() },
+        { description: "a run held back by the workflow's flowControl (status waiting): what it waits for" },
+      ),
+    ),
   },
   { $id: 'Run' },
 )
@@ -84,16 +103,36 @@ export const RunBody = t.Object({
     }),
   ),
   propValues: t.Optional(t.Record(t.String(), t.Any())),
+  test: t.Optional(
+    t.Boolean({
+      description:
+        "a test run of the draft: without a payload it takes the trigger's pinned sample (pinnedData); listed only with ?test=true",
+    }),
+  ),
 })
 export type RunBody = Static<typeof RunBody>
 
 export const ResumeBody = t.Object({ data: t.Optional(t.Any()) })
 
+/** A run a caller waited for (`Prefer: wait=<seconds>`, and paid calls): how it ended, and its output. */
+export const WaitedRun = t.Object({
+  id: t.String(),
+  status: literals(RUN_STATUSES),
+  output: t.Any({ description: "the result of the workflow's responseNodeId, else of the last node that finished" }),
+})
+
 export const WebhookResult = t.Object({
-  action: literals(['triggered', 'resumed', 'skipped'] as const),
+  action: t.Union(
+    (['triggered', 'resumed', 'skipped', 'debounced'] as const).map((v) => t.Literal(v)),
+    {
+      description:
+        "`debounced`: the workflow's flowControl debounce holds the event; `runIds` names its one pending run",
+    },
+  ),
   eventId: t.String(),
   reason: t.Optional(t.String()),
   runIds: t.Array(t.String()),
+  run: t.Optional(WaitedRun),
 })
 export type WebhookResult = Static<typeof WebhookResult>
 

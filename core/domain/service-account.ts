@@ -1,5 +1,5 @@
 import { type Static, Type as t } from '@sinclair/typebox'
-import { MaybeTimestamp, Timestamp } from './common.ts'
+import { Timestamp, TimestampOrEmpty } from './common.ts'
 
 export const ServiceAccount = t.Object(
   {
@@ -9,7 +9,7 @@ export const ServiceAccount = t.Object(
     organizationId: t.String(),
     permissions: t.Array(t.String(), { description: 'explicit permission names, e.g. org:read' }),
     status: t.Union([t.Literal('active'), t.Literal('disabled')]),
-    disabledAt: MaybeTimestamp,
+    disabledAt: TimestampOrEmpty,
     createdAt: Timestamp,
     createdBy: t.String(),
     updatedAt: Timestamp,

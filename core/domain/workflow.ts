@@ -3,7 +3,8 @@
  * the workflow endpoints. A workflow row is also a version record.
  */
 import { type Static, type TOptional, type TSchema, Type as t } from '@sinclair/typebox'
-import { MAX_INT32, MaybeTimestamp, Timestamp } from './common.ts'
+import { MAX_INT32, Timestamp, TimestampOrEmpty } from './common.ts'
+import { FlowControl } from './flow-control.ts'
 import { RunRetention } from './retention.ts'
 
 const nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()])
@@ -146,6 +147,13 @@ export const X402Config = t.Object({
       tags: t.Optional(t.Array(t.String())),
     }),
   ),
+  responseWaitMs: t.Optional(
+    t.Integer({
+      minimum: 0,
+      maximum: 60_000,
+      description: "how long a paid call waits for the run's output (default 30,000; 0 answers at once)",
+    }),
+  ),
 })
 
 const Author = t.Object({ clientId: t.Optional(t.String()), name: t.Optional(t.String()) })
@@ -204,6 +212,7 @@ const contentFields = {
   visibility: literals(VISIBILITIES),
   cooldownMs: t.Integer({ minimum: 0 }),
   maxRuns: nullable(t.Integer({ minimum: 1 })),
+  flowControl: nullable(FlowControl),
   publicRunCooldownSeconds: t.Integer({ minimum: 0 }),
   publicRunDailyLimit: nullable(t.Integer({ minimum: 1 })),
   publicWidgetConfig: nullable(PublicWidgetConfig),
@@ -213,7 +222,15 @@ const contentFields = {
   variableDefs: t.Array(VariableDef),
   uiMetadata: UiMetadata,
   sourceTemplateId: nullable(t.String({ maxLength: 100 })),
+  responseNodeId: t.String({
+    maxLength: 100,
+    description: 'the node whose result a caller that waits receives as `output` ("": the last node that finished)',
+  }),
   runRetention: nullable(RunRetention),
+  pinnedData: t.Record(t.String({ minLength: 1, maxLength: 100 }), t.Any(), {
+    description:
+      'Sample trigger payloads pinned while building, by trigger node id: test runs use them; live runs never do',
+  }),
 }
 
 type ContentFields = typeof contentFields
@@ -237,19 +254,29 @@ export const Workflow = t.Object(
   {
     id: t.String(),
     ...contentFields,
+    // Unset strings are "", never null (the specification's rule for every resource).
+    sourceTemplateId: t.String({ description: 'the template it was made from; "" for none' }),
     organizationId: t.String(),
-    ownerUserId: nullable(t.String()),
+    ownerUserId: t.String(),
     createdAt: Timestamp,
     createdBy: t.String(),
     updatedAt: Timestamp,
     updatedBy: t.String(),
     versionCreatedBy: t.String({ description: 'author of this version row; set once' }),
+    versionCreatedByName: t.Optional(
+      t.String({ description: "the author's name: a person's, an API key's or a service account's" }),
+    ),
+    pinnedDataProblems: t.Optional(
+      t.Array(t.Object({ path: t.String(), message: t.String() }), {
+        description: 'pinned samples that no longer fit their trigger (removed, or its input schema changed)',
+      }),
+    ),
     version: t.Integer(),
     status: literals(WORKFLOW_STATUSES),
     type: t.String({ description: 'trigger type of the (first) trigger node' }),
     remainRuns: nullable(t.Integer()),
-    lastTriggeredAt: MaybeTimestamp,
-    pausedReason: nullable(literals(PAUSED_REASONS)),
+    lastTriggeredAt: TimestampOrEmpty,
+    pausedReason: t.Union([literals(PAUSED_REASONS), t.Literal('')], { description: '"" unless paused' }),
     hasDraft: t.Boolean(),
     hasLiveVersion: t.Boolean(),
     liveVersionPaused: t.Boolean(),
@@ -273,6 +300,9 @@ export const ValidationReport = t.Object({
   valid: t.Boolean(),
   type: nullable(t.String()),
   errors: t.Array(t.Object({ path: t.String(), message: t.String() })),
+  warnings: t.Array(t.Object({ path: t.String(), message: t.String() }), {
+    description: 'what would not stop a save but likely resolves to nothing at run time (expression references)',
+  }),
 })
 
 /** Defaults for content a create request leaves out. */
@@ -288,6 +318,7 @@ export function defaultContent(definition: Definition): WorkflowContent {
     visibility: 'private',
     cooldownMs: 0,
     maxRuns: null,
+    flowControl: null,
     publicRunCooldownSeconds: 0,
     publicRunDailyLimit: null,
     publicWidgetConfig: null,
@@ -297,7 +328,9 @@ export function defaultContent(definition: Definition): WorkflowContent {
     variableDefs: [],
     uiMetadata: { comments: [], nodePositions: {}, stickyNotes: [] },
     sourceTemplateId: null,
+    responseNodeId: '',
     runRetention: null,
+    pinnedData: {},
   }
 }
 

@@ -27,11 +27,14 @@ import type { ConnectorOAuth2Service } from '../services/connector-oauth2.ts'
 import type { ExecutionHookService } from '../services/execution-hooks.ts'
 import type { MemberService } from '../services/members.ts'
 import type { PeopleService } from '../services/people.ts'
+import type { OidcService } from '../services/oidc.ts'
+import { oidcRoutes } from './routes/auth-oidc.ts'
 import type { TemplateService } from '../services/templates.ts'
 import type { BuilderChat } from '../services/builder-chat.ts'
 import type { ContractChat } from '../services/contract-chat.ts'
 import { type AppService, MAX_APP_BYTES } from '../services/apps.ts'
 import type { OrganizationSettingsService } from '../services/organization-settings.ts'
+import type { RunOutputs } from '../services/run-outputs.ts'
 import type { RunService } from '../services/runs.ts'
 import type { ScheduleService } from '../services/schedules.ts'
 import type { PollService } from '../services/polls.ts'
@@ -82,6 +85,9 @@ import { templateRoutes } from './routes/templates.ts'
 import { widgetRoutes } from './routes/widgets.ts'
 import { consoleRoutes } from './routes/console.ts'
 import type { UniverseService } from '../services/universe.ts'
+import type { AuditLog } from '../services/audit-log.ts'
+import { auditRoutes } from './routes/audit-events.ts'
+import { auditedHandle } from './audit-scope.ts'
 
 export interface AppDeps {
   readonly version: string
@@ -95,6 +101,8 @@ export interface AppDeps {
   readonly serviceAccounts: ServiceAccountService
   readonly members: MemberService
   readonly people: PeopleService
+  /** Single sign-on; absent: no `/v1/auth/oidc` routes. */
+  readonly oidc?: OidcService
   readonly templates: TemplateService
   readonly wallets: WalletService
   readonly x402?: X402Service
@@ -108,6 +116,8 @@ export interface AppDeps {
   readonly isOperator?: (organizationId: string) => Promise<boolean>
   readonly workflows: WorkflowService
   readonly runs: RunService
+  /** Answers that wait for a run's output (`Prefer: wait`, paid calls); absent: answers never wait. */
+  readonly runOutputs?: RunOutputs
   readonly streams: {
     hub: StreamHub
     heartbeatMs: number
@@ -141,6 +151,8 @@ export interface AppDeps {
   readonly metricsToken?: string | null
   /** The admission backlog, reported by /readyz (null: unbounded). */
   readonly backlog?: () => BacklogReport | null
+  /** The audit log: its routes, and each request's act recorded (docs/audit.md); absent: neither. */
+  readonly audit?: AuditLog
 }
 
 /** An app's files may total 2 MiB; as JSON text (escapes included) its body may be larger. */
@@ -189,14 +201,15 @@ export function createApp(deps: AppDeps): App {
     .use(memberRoutes(auth, deps.members, deps.people))
     .use(invitationRoutes(auth, deps.people))
     .use(authRoutes(auth, gate, deps.people))
-    .use(workflowRoutes(auth, deps.workflows, deps.runs))
+    .use(deps.oidc ? oidcRoutes(deps.oidc, deps.people.settings.maxAgeMs) : new Elysia({ name: 'routes.auth-oidc' }))
+    .use(workflowRoutes(auth, deps.workflows, deps.runs, deps.runOutputs))
     .use(scheduleRoutes(auth, deps.schedules))
     .use(pollRoutes(auth, deps.polls))
     .use(subscriptionRoutes(auth, deps.subscriptions))
     .use(nodeMigrationRoutes(auth, deps.nodeMigrations))
     .use(runRoutes(auth, gate, deps.runs))
-    .use(workflowWebhookRoutes(deps.runs, deps.x402))
-    .use(deps.x402 ? x402Routes(deps.x402) : new Elysia({ name: 'routes.x402' }))
+    .use(workflowWebhookRoutes(deps.runs, deps.x402, deps.runOutputs))
+    .use(deps.x402 ? x402Routes(deps.x402, deps.runOutputs) : new Elysia({ name: 'routes.x402' }))
     .use(streamRoutes(auth, { runs: deps.runs, ...deps.streams, metrics: deps.metrics }))
     .use(catalogRoutes(auth, deps.registry, deps.catalogOptions))
     .use(connectorRoutes(auth, deps.connectors))
@@ -218,11 +231,15 @@ export function createApp(deps: AppDeps): App {
     .use(deps.agents ? agentRoutes(auth, deps.agents) : new Elysia({ name: 'routes.agents' }))
     .use(deps.cards ? cardRoutes(auth, deps.cards) : new Elysia({ name: 'routes.cards' }))
     .use(widgetRoutes(deps.apps))
+    .use(deps.audit ? auditRoutes(auth, deps.audit, deps.streams) : new Elysia({ name: 'routes.audit-events' }))
   app.use(consoleRoutes())
   // Plugins' webhooks last, so that none can take a route of the server.
   const taken = new Set(app.routes.filter((r) => r.method === 'POST').map((r) => routeShape(r.path)))
   app.use(integrationRoutes(deps.registry.webhooks(), deps.webhookIntake, taken))
   routes = () => app.routes
   keyed = authenticatedRoutes(app.routes)
-  return app
+  if (!deps.audit) return app
+  const routeOf = (request: Request) => `${request.method} ${new URL(request.url).pathname}`
+  const handle = auditedHandle((request) => app.handle(request), { ...deps, audit: deps.audit, routeOf })
+  return { handle, fetch: handle }
 }

@@ -29,7 +29,9 @@ fetch('/v1/openapi.json').then((r) => r.json()).then((doc) => {
     (groups[tag] = groups[tag] || []).push({ path, method, op });
   }
   let html = '';
-  for (const tag of Object.keys(groups).sort()) {
+  // The document's tags are in reading order: what a newcomer needs first.
+  const order = (doc.tags || []).map((t) => t.name).filter((name) => groups[name]);
+  for (const tag of [...order, ...Object.keys(groups).filter((name) => !order.includes(name)).sort()]) {
     html += '<h2>' + esc(tag) + '</h2>';
     for (const { path, method, op } of groups[tag]) {
       html += '<details><summary><span class="m ' + method + '">' + method.toUpperCase() + '</span><span class="p">' + esc(path) +

@@ -14,10 +14,41 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'Missing permission',
   404: 'Not found',
   409: 'Conflict with the current state',
+  412: 'The resource changed since it was read (If-Match)',
   413: 'Body too large',
   429: 'Too many requests',
   500: 'Internal error',
   503: 'Unavailable',
+}
+
+/** The tags a newcomer needs first, in that order; every other tag follows alphabetically. */
+const FIRST_TAGS = [
+  'workflows',
+  'runs',
+  'webhooks',
+  'streams',
+  'catalog',
+  'connectors',
+  'templates',
+  'api keys',
+  'organizations',
+  'members',
+  'people',
+  'service accounts',
+  'integrations',
+  'execution webhooks',
+  'x402',
+  'wallets',
+]
+
+/** The document's `tags`, in reading order: the ones a newcomer needs first, then the rest by name. */
+function tagsOf(paths: Record<string, Record<string, unknown>>): { name: string }[] {
+  const used = new Set<string>()
+  for (const ops of Object.values(paths))
+    for (const op of Object.values(ops)) for (const tag of (op as { tags?: string[] }).tags ?? []) used.add(tag)
+  const first = FIRST_TAGS.filter((tag) => used.has(tag))
+  const rest = [...used].filter((tag) => !FIRST_TAGS.includes(tag)).sort()
+  return [...first, ...rest].map((name) => ({ name }))
 }
 
 export function buildOpenApi(routes: readonly RouteLike[], info: { title: string; version: string }) {
@@ -58,6 +89,7 @@ export function buildOpenApi(routes: readonly RouteLike[], info: { title: string
   return {
     openapi: '3.1.0',
     info: { ...info, description: 'Automaton: self-hosted workflow automation. Every path starts with /v1.' },
+    tags: tagsOf(paths),
     paths,
     components: {
       securitySchemes: {

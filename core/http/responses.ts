@@ -23,6 +23,14 @@ export function envelope(data: unknown, requestId: string) {
   return { code: 200, data: data === undefined ? null : data, message: 'success', requestId }
 }
 
-export function errorBody(status: number, message: string, details: readonly ErrorDetail[], requestId: string) {
-  return { code: status, message, details: [...details], requestId }
+export function errorBody(
+  status: number,
+  message: string,
+  details: readonly ErrorDetail[],
+  requestId: string,
+  reason?: string,
+) {
+  return reason
+    ? { code: status, message, reason, details: [...details], requestId }
+    : { code: status, message, details: [...details], requestId }
 }

@@ -136,7 +136,13 @@ export interface ActionContext<P, K = ConnectorData> {
      */
     runTool(type: string, args: Record<string, unknown>): Promise<unknown>
     /** For agents: calls this installation's `/v1` API with the run's worker session (only its agent type's permissions). */
-    api(request: { method: string; path: string; body?: unknown }): Promise<{ status: number; body: unknown }>
+    api(request: {
+      method: string
+      path: string
+      body?: unknown
+      /** The ETag a write was read at (sent as If-Match): a resource changed since answers 412. */
+      ifMatch?: string
+    }): Promise<{ status: number; body: unknown; etag?: string }>
     x402Request(request: {
       endpointId: string
       queryParams?: Record<string, string>

@@ -33,6 +33,7 @@ import type {
   TriggerDefinition,
 } from './definitions.ts'
 import type { ActionContext, Awaitable, Directive } from './contexts.ts'
+import type { OAuth2Settings } from './lifecycle.ts'
 import { Condition, Secret, TriggerEvent } from './schemas.ts'
 import type { WebhookDefinition } from './webhook.ts'
 
@@ -129,9 +130,16 @@ export function defineTrigger<C extends TObject, E extends TSchema, W extends TO
  * })
  * ```
  */
+export function defineConnector<D extends TObject>(
+  connector: ConnectorDefinition<D> & { readonly oauth2: OAuth2Settings<Static<D>> },
+): ConnectorDefinition<D> & ConnectorRequirement<Static<D> & OAuth2Data>
+export function defineConnector<D extends TObject>(connector: ConnectorDefinition<D>): ConnectorDefinition<D>
 export function defineConnector<D extends TObject>(connector: ConnectorDefinition<D>): ConnectorDefinition<D> {
   return freeze(connector) as ConnectorDefinition<D>
 }
+
+/** What handlers see besides an OAuth2 connector's own data: a current access token (never the refresh token). */
+export type OAuth2Data = { readonly accessToken: string }
 
 /**
  * Describes an integration webhook: an endpoint a platform posts to. `verify` checks the

@@ -65,7 +65,13 @@ export interface WebhookContext<K = ConnectorData> {
 /** The answer of `verify`: accepted, or refused with a status (400 malformed, 401 not authentic, 404 unknown target). */
 export type WebhookVerdict =
   | { readonly ok: true }
-  | { readonly ok: false; readonly status: 400 | 401 | 404; readonly reason: string }
+  | {
+      readonly ok: false
+      readonly status: 400 | 401 | 404
+      readonly reason: string
+      /** Every problem found, each one an entry of the error's `details`; `/path: message` names its field. */
+      readonly problems?: readonly string[]
+    }
 
 /** One event a verified request carries, for the host to route. */
 export interface WebhookEvent {

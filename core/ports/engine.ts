@@ -50,6 +50,8 @@ export interface DispatchRequest {
    * and answers 404 (`webhook`) otherwise. So the caller may find the workflow from a cache.
    */
   triggerSecret?: string
+  /** A test run (of the draft, from the editor): marked on the run and left out of production views. */
+  test?: boolean
 }
 
 /** A version as a run stored it: its number and the hash of the definition it executed (the workflow's draft may have changed since). */
@@ -64,6 +66,8 @@ export const PAYMENT_REQUIRED = 'payment_required'
 /** What admission did: started a run, or skipped it (with the reason, and the earlier run of a duplicate). */
 export type DispatchResult =
   | { action: 'triggered'; runId: string; eventId: string }
+  /** Held by the workflow's debounce: `runId` is the key's one pending run (flowControl). */
+  | { action: 'debounced'; runId: string; eventId: string }
   | { action: 'skipped'; reason: string; eventId: string; runId?: string }
 
 /** Admits runs: the one front door of every way to start one. */
@@ -96,6 +100,8 @@ export interface DefinitionCheck {
   /** The trigger type of the (first) trigger node, when there is one. */
   type: string | null
   errors: ErrorDetail[]
+  /** What would not stop a save but likely resolves to nothing at run time (references to undeclared result fields). */
+  warnings?: ErrorDetail[]
 }
 
 /** Checks definitions against the loaded plugins (the engine's registry). */

@@ -32,6 +32,7 @@ export type IdPrefix =
   | 'dsc'
   | 'pol'
   | 'sub'
+  | 'aud'
 
 export interface Ids {
   next(prefix: IdPrefix): string

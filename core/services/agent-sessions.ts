@@ -16,7 +16,11 @@ export function sessionOperations(deps: AgentServiceDeps) {
 
   return {
     /** The `automaton-api` tool: the API as the run's worker session, while the run lasts. */
-    async call(runId: string, organizationId: string, request: { method: string; path: string; body?: unknown }) {
+    async call(
+      runId: string,
+      organizationId: string,
+      request: { method: string; path: string; body?: unknown; ifMatch?: string },
+    ) {
       const row = await agentStore.run(store, organizationId, runId)
       if (!row) throw new Error('this run has no worker session: only agent runs call the API')
       if (row.ended_at !== null) throw new Error('the worker session ended with its run')
@@ -29,6 +33,8 @@ export function sessionOperations(deps: AgentServiceDeps) {
             authorization: `Bearer ${key}`,
             'x-run-id': runId,
             ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}),
+            // The version check of workflow writes applies to agents as to every writer.
+            ...(request.ifMatch ? { 'if-match': request.ifMatch } : {}),
           },
           body: request.body !== undefined && request.method !== 'GET' ? JSON.stringify(request.body) : undefined,
         }),
@@ -38,7 +44,8 @@ export function sessionOperations(deps: AgentServiceDeps) {
       try {
         parsed = JSON.parse(text)
       } catch {}
-      return { status: response.status, body: parsed }
+      const etag = response.headers.get('etag')
+      return { status: response.status, body: parsed, ...(etag ? { etag } : {}) }
     },
 
     /**

@@ -138,7 +138,7 @@ export function startOperations(deps: AgentServiceDeps, agentWorkflows: AgentWor
             at,
           ),
         })
-        if (dispatched.action !== 'triggered')
+        if (dispatched.action === 'skipped')
           throw new AppError(409, `the agent run was not started: ${dispatched.reason}`)
       } catch (error) {
         await store.write(async (tx) => {

@@ -50,8 +50,8 @@ export interface AgentService {
   call(
     runId: string,
     organizationId: string,
-    request: { method: string; path: string; body?: unknown },
-  ): Promise<{ status: number; body: unknown }>
+    request: { method: string; path: string; body?: unknown; ifMatch?: string },
+  ): Promise<{ status: number; body: unknown; etag?: string }>
   /** Revokes the worker session of agent runs that ended, in the transaction that records their end. */
   onRecorded(
     tx: SqlExecutor,

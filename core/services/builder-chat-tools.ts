@@ -55,6 +55,8 @@ export interface BuilderTurn {
   readonly caller: Principal
   readonly emit: Emit
   workflowId: string | null
+  /** The ETag of the draft the model was shown (null: no workflow yet): proposals must still match it. */
+  etag: string | null
   linkedRun: string | null
   proposal: unknown
 }
@@ -72,9 +74,10 @@ export async function answerToolCall(turn: BuilderTurn, call: AiToolCall): Promi
 }
 
 async function propose(turn: BuilderTurn, args: Record<string, unknown>) {
-  const applied = await applyProposal(turn.deps, turn.caller, turn.workflowId, args)
+  const applied = await applyProposal(turn.deps, turn.caller, turn.workflowId, args, turn.etag)
   if ('problems' in applied) return { accepted: false, problems: applied.problems }
   turn.workflowId = applied.workflowId
+  turn.etag = applied.etag
   turn.proposal = args.definition
   turn.emit('workflow.proposed', applied)
   return { accepted: true, workflowId: turn.workflowId, version: applied.version }

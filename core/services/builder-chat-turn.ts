@@ -9,6 +9,7 @@ import type { Principal } from './auth.ts'
 import type { BuilderChatBody, BuilderChatDeps } from './builder-chat.ts'
 import { answerToolCall, type BuilderTurn, systemPrompt, TOOLS } from './builder-chat-tools.ts'
 import { bytesOf, type Emit } from './chat-transcript.ts'
+import { workflowEtag } from './workflow-etag.ts'
 
 export const BUILDER_AGENT_VERSION = 'builder-1'
 /** Model calls in one turn: the first, and repairs of refused proposals or after tool results. */
@@ -49,8 +50,10 @@ export async function runBuilderTurn(
     linked_run_id: null,
     imageUrls: body.imageUrls,
   })
+  // The version check of proposals: the draft as it was before the model read it.
+  const etag = start.workflowId ? await workflowEtag(await deps.workflows.get(caller, start.workflowId)) : null
   const messages = await contextOf(deps, caller, body, start)
-  const turn: BuilderTurn = { deps, caller, emit, workflowId: start.workflowId, linkedRun: null, proposal: null }
+  const turn: BuilderTurn = { deps, caller, emit, workflowId: start.workflowId, etag, linkedRun: null, proposal: null }
   let text = ''
   let tokens = 0
   try {

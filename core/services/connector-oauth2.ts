@@ -82,9 +82,10 @@ export function createConnectorOAuth2Service(deps: ConnectorOAuth2Deps): Connect
       const tokens = await oauth2Tokens.byConnector(deps.store, row.id)
       return {
         state: tokens?.state ?? 'pending',
-        expiresAt: tokens?.expires_at ? iso(tokens.expires_at) : null,
-        scope: tokens?.scope ?? null,
-        lastError: tokens?.last_error ?? null,
+        // Unset strings are "", never null (the specification's rule for every resource).
+        expiresAt: tokens?.expires_at ? iso(tokens.expires_at) : '',
+        scope: tokens?.scope ?? '',
+        lastError: tokens?.last_error ?? '',
       }
     },
     open: (row, opened) => open(deps, row, opened),

@@ -13,6 +13,7 @@
 import type { Permission } from '../domain/permissions.ts'
 import type { Principal } from './auth.ts'
 import { requirePermission } from './auth.ts'
+import { noteOperation, noteRefusal } from './audit-context.ts'
 
 type Method = (...args: never[]) => unknown
 
@@ -55,9 +56,12 @@ export function guarded<S extends object>(service: string, table: NoInfer<Operat
       try {
         authorize(caller, needs)
       } catch (error) {
+        // The audit log records every refusal (audit-context.ts).
+        noteRefusal(service, name, String((error as Error).message))
         if (async) return Promise.reject(error)
         throw error
       }
+      noteOperation(service, name, rest)
       return (fn as (...args: unknown[]) => unknown).call(out, caller, ...rest)
     }
   }

@@ -1,6 +1,6 @@
 /**
- * An organization's settings: today its run retention, which replaces the installation's
- * (AUTOMATON_RUN_RETENTION) for its runs. Only the caller's own organization is reachable.
+ * An organization's settings: its run retention, which replaces the installation's
+ * (AUTOMATON_RUN_RETENTION) for its runs, and whether its members must sign in with single sign-on. Only the caller's own organization is reachable.
  */
 import {
   formatRetention,
@@ -10,6 +10,7 @@ import {
 } from '../domain/retention.ts'
 import { badRequest, notFound } from '../errors.ts'
 import type { Store } from '../ports/store.ts'
+import { ssoRequirement } from '../store/oidc.ts'
 import { organizations } from '../store/organizations.ts'
 import type { Principal } from './auth.ts'
 import { guarded } from './operations.ts'
@@ -36,6 +37,7 @@ export function createOrganizationSettingsService(deps: {
       organizationId,
       runRetention: own === null ? null : formatRetention(own),
       effectiveRunRetention: formatRetention(own ?? deps.defaultRetentionMs),
+      ssoRequired: await ssoRequirement.of(store, organizationId),
     }
   }
 
@@ -62,14 +64,17 @@ export function createOrganizationSettingsService(deps: {
       ): Promise<OrganizationSettings> {
         ownOrganization(caller, organizationId)
         let ms: number | null = null
-        if (body.runRetention !== null) {
+        if (body.runRetention !== undefined && body.runRetention !== null) {
           ms = parseRetention(body.runRetention)
           if (ms === null)
             throw badRequest('invalid run retention', [
               { path: '/runRetention', message: 'use 0 or whole minutes, hours, days or weeks: 90m, 12h, 30d, 2w' },
             ])
         }
-        await store.write((tx) => organizations.setRunRetention(tx, organizationId, ms))
+        await store.write(async (tx) => {
+          if (body.runRetention !== undefined) await organizations.setRunRetention(tx, organizationId, ms)
+          if (body.ssoRequired !== undefined) await ssoRequirement.set(tx, organizationId, body.ssoRequired)
+        })
         return read(organizationId)
       },
     },

@@ -115,6 +115,11 @@ export interface PeopleServiceDeps {
   settings?: Partial<PeopleSettings>
   /** Tag slugs a user may choose as interests. */
   knownTags: () => Promise<ReadonlySet<string>> | ReadonlySet<string>
+  /**
+   * Checks a session begun elsewhere (single sign-on) again: false ends it. Called on every use;
+   * it decides when to ask its provider (`force`: now).
+   */
+  sessionCheck?: (session: { sessionId: string; userId: string }, force: boolean) => Promise<boolean>
 }
 
 export interface PeopleContext {
@@ -125,8 +130,12 @@ export interface PeopleContext {
   decoyHash(): Promise<string>
   /** A person as answered, with their memberships. */
   userOf(row: UserRow): Promise<User>
-  /** Starts a session of `userId` inside `tx`: its token, shown once, and when it ends. */
-  startSession(tx: SqlExecutor, userId: string, meta: RequestMeta): Promise<{ token: string; expiresAt: number }>
+  /** Starts a session of `userId` inside `tx`: its id, its token (shown once), and when it ends. */
+  startSession(
+    tx: SqlExecutor,
+    userId: string,
+    meta: RequestMeta,
+  ): Promise<{ id: string; token: string; expiresAt: number }>
   /** The answer to a sign-in: the session started and the person. */
   signedIn(userId: string, started: { token: string; expiresAt: number }): Promise<SignedIn>
 }
@@ -162,8 +171,9 @@ export function createPeopleContext(deps: PeopleServiceDeps): PeopleContext {
       const token = randomToken(SESSION_TOKEN_PREFIX)
       const at = clock.now()
       const expiresAt = at + settings.maxAgeMs
+      const id = deps.ids.next('ses')
       await sessions.insert(tx, {
-        id: deps.ids.next('ses'),
+        id,
         tokenHash: await sha256Hex(token),
         userId,
         at,
@@ -171,7 +181,7 @@ export function createPeopleContext(deps: PeopleServiceDeps): PeopleContext {
         ip: meta.ip,
         userAgent: meta.userAgent?.slice(0, 512) ?? null,
       })
-      return { token, expiresAt }
+      return { id, token, expiresAt }
     },
     async signedIn(userId, started) {
       const row = (await users.byId(store, userId))!

@@ -4,9 +4,12 @@
  * operator's reset, and the sign-out of a person left in no organization.
  */
 import { forbidden, notFound, unauthorized } from '../errors.ts'
+import type { SqlExecutor } from '../ports/store.ts'
 import { sha256Hex } from '../security/hash.ts'
+import { ssoRequirement } from '../store/oidc.ts'
 import { sessions, users } from '../store/users.ts'
 import { iso } from '../time.ts'
+import { notePersonAct } from './audit-context.ts'
 import {
   checkPassword,
   type PeopleContext,
@@ -20,6 +23,22 @@ import {
 export function sessionOperations(ctx: PeopleContext) {
   const { deps, settings, throttle, userOf, startSession, signedIn } = ctx
   const { store, clock } = deps
+
+  /**
+   * Checks a person's password (throttled, an unknown email costing what a known one does) and
+   * answers their id; 401 for a wrong email or password.
+   */
+  async function provePassword(input: { email: string; password: string }, meta: RequestMeta): Promise<string> {
+    const email = input.email.trim().toLowerCase()
+    const attempt = await throttle.signIn(email, meta.ip)
+    const row = await users.byEmail(store, email)
+    const ok = row?.password_hash
+      ? await deps.passwords.verify(input.password, row.password_hash)
+      : (await deps.passwords.verify(input.password, await ctx.decoyHash()), false)
+    if (!row || !ok) throw unauthorized('wrong email or password')
+    await store.write((tx) => attempt.succeeded(tx))
+    return row.id
+  }
 
   return {
     /** The operator's reset without email: a new password, and every session of the user ends. */
@@ -37,23 +56,37 @@ export function sessionOperations(ctx: PeopleContext) {
       return userOf(row)
     },
 
+    provePassword,
+
     async login(input: { email: string; password: string }, meta: RequestMeta): Promise<SignedIn> {
-      const email = input.email.trim().toLowerCase()
-      const attempt = await throttle.signIn(email, meta.ip)
-      const row = await users.byEmail(store, email)
-      const ok = row?.password_hash
-        ? await deps.passwords.verify(input.password, row.password_hash)
-        : (await deps.passwords.verify(input.password, await ctx.decoyHash()), false)
-      if (!row || !ok) throw unauthorized('wrong email or password')
+      const userId = await provePassword(input, meta)
+      const required = await ssoRequirement.organizationsOf(store, userId)
+      if (required.length > 0)
+        throw forbidden(
+          `${required.join(', ')} requires single sign-on: sign in with the identity provider (GET /v1/auth/oidc/login)`,
+        )
+      notePersonAct(userId, 'auth.signIn')
+      const started = await store.write((tx) => startSession(tx, userId, meta))
+      return signedIn(userId, started)
+    },
+
+    /** Starts a session for a person whose identity was proven elsewhere; `within` writes in the same transaction. */
+    async signInAs(
+      userId: string,
+      meta: RequestMeta,
+      within?: (tx: SqlExecutor, sessionId: string) => Promise<void>,
+    ): Promise<SignedIn> {
+      notePersonAct(userId, 'auth.signIn')
       const started = await store.write(async (tx) => {
-        await attempt.succeeded(tx)
-        return startSession(tx, row.id, meta)
+        const session = await startSession(tx, userId, meta)
+        await within?.(tx, session.id)
+        return session
       })
-      return signedIn(row.id, started)
+      return signedIn(userId, started)
     },
 
     /** The session of a token, or 401: unknown, revoked, expired or idle too long. */
-    async authenticate(token: string): Promise<SessionCaller> {
+    async authenticate(token: string, options: { recheck?: boolean } = {}): Promise<SessionCaller> {
       const row = await sessions.byTokenHash(store, await sha256Hex(token))
       const now = clock.now()
       if (!row || row.revoked_at !== null) throw unauthorized('unknown or ended session; sign in again')
@@ -61,6 +94,9 @@ export function sessionOperations(ctx: PeopleContext) {
         throw unauthorized('the session has expired; sign in again')
       const user = await users.byId(store, row.user_id)
       if (!user) throw unauthorized('unknown or ended session; sign in again')
+      const check = deps.sessionCheck
+      if (check && !(await check({ sessionId: row.id, userId: row.user_id }, options.recheck === true)))
+        throw unauthorized('the identity provider ended this session; sign in again')
       // Idle time is counted in minutes: one write a minute per session, not one per request.
       if (now - row.last_seen_at >= 60_000) {
         await store

@@ -21,6 +21,7 @@
 import type { Page } from '../domain/common.ts'
 import type { Role } from '../domain/permissions.ts'
 import { badRequest, conflict, unauthorized } from '../errors.ts'
+import type { SqlExecutor } from '../ports/store.ts'
 import { members } from '../store/members.ts'
 import { users } from '../store/users.ts'
 import type { Principal } from './auth.ts'
@@ -68,10 +69,24 @@ export interface PeopleService {
   }): Promise<User>
   /** The operator's reset without email: a new password, and every session of the user ends. */
   resetPassword(email: string, password: string): Promise<User>
-  /** Signs in with an email and a password: a new session, its token shown once. */
+  /**
+   * Signs in with an email and a password: a new session, its token shown once. 403 for a member
+   * of an organization that requires single sign-on.
+   */
   login(input: { email: string; password: string }, meta: RequestMeta): Promise<SignedIn>
-  /** The session of a token, or 401: unknown, revoked, expired or idle too long. */
-  authenticate(token: string): Promise<SessionCaller>
+  /** Checks a password as sign-in does (throttled) and answers the person's id; 401 when wrong. */
+  provePassword(input: { email: string; password: string }, meta: RequestMeta): Promise<string>
+  /** Starts a session for a person whose identity was proven elsewhere; `within` writes in its transaction. */
+  signInAs(
+    userId: string,
+    meta: RequestMeta,
+    within?: (tx: SqlExecutor, sessionId: string) => Promise<void>,
+  ): Promise<SignedIn>
+  /**
+   * The session of a token, or 401: unknown, revoked, expired, idle too long, or ended by its
+   * identity provider (`recheck`: asked now rather than at most an hour ago).
+   */
+  authenticate(token: string, options?: { recheck?: boolean }): Promise<SessionCaller>
   /** Ends a session. */
   logout(sessionId: string): Promise<{ loggedOut: true }>
   /** The signed-in person and when their session ends. */
@@ -122,6 +137,8 @@ export function createPeopleService(deps: PeopleServiceDeps): PeopleService {
       createUser: null,
       resetPassword: null,
       login: null,
+      provePassword: null,
+      signInAs: null,
       authenticate: null,
       logout: null,
       session: null,

@@ -8,7 +8,8 @@ import { AppError, conflict, notFound } from '../errors.ts'
 import { parseJson } from '../json.ts'
 import { type DispatchResult, PAYMENT_REQUIRED, type TriggerEvent } from '../ports/engine.ts'
 import { redactHeaders } from '../security/redact.ts'
-import { versions, workflows } from '../store/workflows.ts'
+import { displayVersion, versions, workflows } from '../store/workflows.ts'
+import type { WorkflowContent } from '../domain/workflow.ts'
 import { BoundedMap } from '../bounded-map.ts'
 import type { Principal } from './auth.ts'
 import type { RunServiceDeps } from './runs.ts'
@@ -30,8 +31,8 @@ export function triggerEvent(
 }
 
 export function webhookResult(result: DispatchResult): WebhookResult {
-  return result.action === 'triggered'
-    ? { action: 'triggered', eventId: result.eventId, runIds: [result.runId] }
+  return result.action !== 'skipped'
+    ? { action: result.action, eventId: result.eventId, runIds: [result.runId] }
     : { action: 'skipped', eventId: result.eventId, reason: result.reason, runIds: result.runId ? [result.runId] : [] }
 }
 
@@ -72,6 +73,24 @@ async function startPublic(
   return { runId: result.runId }
 }
 
+/**
+ * A test run's sample when it is given no payload: the first trigger of the draft (else the live
+ * version) with a pinned payload. Null when none is pinned.
+ */
+async function pinnedSample(
+  store: StartDeps['store'],
+  organizationId: string,
+  workflowId: string,
+): Promise<{ triggerNodeId: string; payload: Record<string, unknown> } | null> {
+  const w = await workflows.byId(store, organizationId, workflowId)
+  if (!w) return null
+  const content = parseJson<Partial<WorkflowContent>>(await versions.content(store, w.id, displayVersion(w)), {})
+  const triggers = content.definition?.triggerNodeIds ?? ['root']
+  const triggerNodeId = triggers.find((id) => content.pinnedData?.[id] !== undefined)
+  if (!triggerNodeId) return null
+  return { triggerNodeId, payload: content.pinnedData![triggerNodeId] as Record<string, unknown> }
+}
+
 /** The starting operations of the run service. */
 export function startOperations(deps: StartDeps) {
   /** The workflow an inbound webhook's secret opens, remembered to spare a read per webhook. */
@@ -81,15 +100,18 @@ export function startOperations(deps: StartDeps) {
   return {
     /** `POST /v1/workflows/{id}/run`: any non-archived workflow, its display version; no run controls. */
     async start(caller: Principal, workflowId: string, body: RunBody, headers: Headers): Promise<{ runId: string }> {
+      const pinned = body.test && !body.payload ? await pinnedSample(store, caller.organizationId, workflowId) : null
       const result = await deps.dispatcher.dispatch({
         organizationId: caller.organizationId,
         workflowId,
         version: 'display',
         automatic: false,
         triggeredBy: caller.userId ? 'user' : 'key',
-        event: triggerEvent('manual', body.payload ?? {}, headers, clock.now()),
+        event: triggerEvent('manual', body.payload ?? pinned?.payload ?? {}, headers, clock.now()),
+        ...(pinned ? { triggerNodeId: pinned.triggerNodeId } : {}),
         runId: body.runId,
         propValues: body.propValues,
+        ...(body.test ? { test: true } : {}),
       })
       if (result.action === 'skipped') {
         if (result.reason === 'duplicate' && result.runId) return { runId: result.runId }

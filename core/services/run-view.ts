@@ -3,13 +3,15 @@
  * snapshot (their inputs and results left out of a summary) and, in full, its definition.
  */
 import type { Page, PageRequest } from '../domain/common.ts'
-import type { Run, TriggeredBy } from '../domain/run.ts'
+import type { Run, RunPayment, TriggeredBy } from '../domain/run.ts'
 import type { Definition } from '../domain/workflow.ts'
 import { notFound } from '../errors.ts'
 import { parseJson } from '../json.ts'
 import type { RunProjection } from '../ports/engine.ts'
 import type { Store } from '../ports/store.ts'
 import { type RunRow, runs } from '../store/runs.ts'
+import { payments } from '../store/x402.ts'
+import { workflows } from '../store/workflows.ts'
 import { iso } from '../time.ts'
 import type { Principal } from './auth.ts'
 
@@ -19,11 +21,60 @@ export interface RunViewDeps {
   projection: RunProjection
 }
 
+/** The payments of paid runs, by run id. */
+type RunPayments = Map<string, RunPayment>
+
+/** The payments that started these runs: a paid run is marked with who paid what. */
+async function paymentsOf(store: Store, runIds: readonly string[]): Promise<RunPayments> {
+  const rows = await payments.ofRuns(store, runIds)
+  return new Map(
+    rows.map((p) => [
+      p.run_id!,
+      {
+        payer: p.payer,
+        amount: p.amount,
+        asset: p.asset,
+        network: `eip155:${p.chain_id}`,
+        transaction: p.transaction_hash ?? '',
+      },
+    ]),
+  )
+}
+
+/** Workflows' names by id, each looked up once for one answer. */
+type WorkflowNames = Map<string, Promise<string | undefined>>
+
+function workflowNameOf(store: Store, row: RunRow, names: WorkflowNames): Promise<string | undefined> {
+  let name = names.get(row.workflow_id)
+  if (!name) {
+    name = workflows.byId(store, row.organization_id, row.workflow_id).then((w) => w?.name)
+    names.set(row.workflow_id, name)
+  }
+  return name
+}
+
+/** What a held run waits for, as the API shows it (the stored limit is the engine's own). */
+function waitingForOf(text: string): Run['waitingFor'] {
+  const held = parseJson<{ reason: NonNullable<Run['waitingFor']>['reason']; key?: string }>(text, {
+    reason: 'concurrency',
+  })
+  return { reason: held.reason, key: held.key ?? '' }
+}
+
 /** A run as the API shows it: with its nodes (their inputs and results left out of a summary) and, in full, its definition. */
-export async function runOf(deps: RunViewDeps, row: RunRow, summary: boolean): Promise<Run> {
+export async function runOf(
+  deps: RunViewDeps,
+  row: RunRow,
+  summary: boolean,
+  names: WorkflowNames = new Map(),
+  paid?: RunPayments,
+): Promise<Run> {
+  const workflowName = await workflowNameOf(deps.store, row, names)
+  const payment = (paid ?? (await paymentsOf(deps.store, [row.id]))).get(row.id)
   const run: Run = {
     id: row.id,
     workflowId: row.workflow_id,
+    ...(workflowName === undefined ? {} : { workflowName }),
     workflowVersion: row.workflow_version,
     organizationId: row.organization_id,
     status: row.status as Run['status'],
@@ -37,6 +88,10 @@ export async function runOf(deps: RunViewDeps, row: RunRow, summary: boolean): P
     error: parseJson(row.error, null),
     propValues: parseJson(row.prop_values, {}),
     vars: parseJson(row.vars, {}),
+    ...(payment ? { payment } : {}),
+    ...(row.test ? { test: true } : {}),
+    // Kept on a held run that ended before it started: shown only while it waits.
+    ...(row.waiting_for && row.status === 'waiting' ? { waitingFor: waitingForOf(row.waiting_for) } : {}),
   }
   if (row.snapshot === undefined) return run
   const body = parseJson<{ definition: Definition } | null>(
@@ -54,7 +109,8 @@ export async function runOf(deps: RunViewDeps, row: RunRow, summary: boolean): P
       if (node.iterations) node.iterations = node.iterations.map(({ input: _i, result: _r, ...rest }) => rest)
     }
   } else {
-    run.definition = definition
+    // The snapshot always shows its block expansions: empty until something expands blocks.
+    run.definition = { ...definition, blockExpansions: definition.blockExpansions ?? {} }
   }
   return run
 }
@@ -68,9 +124,15 @@ export async function loadRun(store: Store, caller: Principal, runId: string): P
 
 /** A page of run summaries from rows read one past the limit. */
 export async function pageOf(deps: RunViewDeps, rows: RunRow[], p: PageRequest): Promise<Page<Run>> {
+  const names: WorkflowNames = new Map()
+  const shown = rows.slice(0, p.limit)
+  const paid = await paymentsOf(
+    deps.store,
+    shown.map((r) => r.id),
+  )
   return {
     hasMore: rows.length > p.limit,
-    items: await Promise.all(rows.slice(0, p.limit).map((r) => runOf(deps, r, true))),
+    items: await Promise.all(shown.map((r) => runOf(deps, r, true, names, paid))),
     limit: p.limit,
     offset: p.offset,
   }

@@ -118,7 +118,9 @@ export function createRunService(deps: RunServiceDeps): RunService {
       async list(caller: Principal, p: PageRequest, filter: RunFilter): Promise<Page<Run>> {
         if (filter.workflowId && !(await workflows.byId(store, caller.organizationId, filter.workflowId)))
           throw notFound('workflow')
-        return pageOf(deps, await runs.list(store, caller.organizationId, p, filter), p)
+        // Test runs stay out of production views unless asked for.
+        const listed = { ...filter, test: filter.test ?? false }
+        return pageOf(deps, await runs.list(store, caller.organizationId, p, listed), p)
       },
     },
   )

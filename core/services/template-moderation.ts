@@ -32,11 +32,11 @@ export function moderationOperations(ctx: TemplateContext) {
     return row
   }
 
-  /** The template after a decision, as its organization shows it, seen by the moderator. */
+  /** The template after a decision, as its organization shows it, seen by the moderator: the decision included. */
   async function decided(caller: Principal, id: string): Promise<Template> {
     tagIndex.changed()
     const owner = (await templates.byId(store, id))!.organization_id
-    return (await ctx.toTemplates(caller, [(await templates.shown(store, owner, id))!]))[0]
+    return (await ctx.toTemplates(caller, [(await templates.shown(store, owner, id))!], true))[0]
   }
 
   return {

@@ -118,7 +118,8 @@ export function createWebhookIntake(deps: WebhookIntakeDeps): WebhookIntake {
   ): Promise<WebhookReply> {
     const fail = (problem: string) => {
       deps.logger.warn('a webhook receive() failed', { plugin: entry.pluginId, webhook: entry.webhook.name, problem })
-      return badRequest(`the ${entry.pluginId} webhook could not read this request`)
+      const message = `the ${entry.pluginId} webhook could not read this request`
+      return badRequest(message, [{ message }])
     }
     let reply: unknown
     try {

@@ -5,7 +5,7 @@
  * so an endpoint the operator has not configured refuses everything. A plugin that throws is
  * logged and answered 400; it never becomes a 500.
  */
-import { AppError } from '../errors.ts'
+import { AppError, type ErrorDetail } from '../errors.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Logger } from '../ports/logger.ts'
 import type { RegisteredWebhook } from '../plugin/registry.ts'
@@ -37,7 +37,19 @@ export interface Verified {
 }
 
 const STATUSES = new Set([400, 401, 404])
-const refused = (status: number, message: string) => new AppError(STATUSES.has(status) ? status : 401, message)
+
+/** A problem as an error detail: `/path: message` names its field. */
+function detailOf(problem: string): ErrorDetail {
+  const named = /^(\/\S*): (.+)$/s.exec(problem)
+  return named ? { path: named[1], message: named[2] } : { message: problem }
+}
+
+/** The refusal; a 400 lists every problem in `details` (the reason alone when none are given). */
+const refused = (status: number, message: string, problems: readonly string[] = []) => {
+  const code = STATUSES.has(status) ? status : 401
+  const details = code === 400 ? (problems.length > 0 ? problems : [message]).map(detailOf) : []
+  return new AppError(code, message, details)
+}
 
 export function createWebhookVerifier(deps: VerifyDeps) {
   function context(
@@ -123,6 +135,7 @@ export function createWebhookVerifier(deps: VerifyDeps) {
         const next = refused(
           verdict?.ok === false ? verdict.status : 401,
           verdict?.ok === false && verdict.reason ? verdict.reason : 'the request could not be verified',
+          verdict?.ok === false && Array.isArray(verdict.problems) ? verdict.problems.map(String) : [],
         )
         // A malformed request (400) says more than "this secret did not sign it" (401).
         if (!refusal || refusal.status === 401) refusal = next

@@ -11,6 +11,7 @@ import type { Bus } from '../ports/bus.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { DefinitionChecker, DomainEventRecorder } from '../ports/engine.ts'
 import type { Ids } from '../ports/ids.ts'
+import type { NodeTester } from '../ports/node-tester.ts'
 import type { SqlExecutor, Store } from '../ports/store.ts'
 import type { SubscriptionEnabler } from '../ports/subscriptions.ts'
 import { members } from '../store/members.ts'
@@ -24,6 +25,8 @@ import {
   workflows,
 } from '../store/workflows.ts'
 import { actorOf, type Principal } from './auth.ts'
+import { checkIfMatch } from './workflow-etag.ts'
+import { presentedOne } from './workflow-presentation.ts'
 
 /**
  * A check that may refuse a publish (the schedule plugin's minimum interval, for one). It runs
@@ -50,6 +53,8 @@ export interface WorkflowServiceDeps {
   recorder?: DomainEventRecorder
   /** Enables the trigger subscriptions of a version about to go live (onEnable); absent: triggers have none. */
   subscriptions?: SubscriptionEnabler
+  /** Runs one node of a draft again with an earlier run's inputs (the editor's node test); absent: 503. */
+  nodeTester?: NodeTester
 }
 
 /** A change `mutate` records: the workflow event's type and data (null: nothing changed). */
@@ -79,11 +84,15 @@ export interface WorkflowContext {
   checkAutoSwap(db: SqlExecutor, organizationId: string, content: WorkflowContent): Promise<void>
   /** 400 naming `path` when the user is not a member of the organization. */
   ensureMember(organizationId: string, userId: string, path: string): Promise<void>
-  /** Runs `work` in one transaction on the locked row, records its change, publishes after commit. */
+  /**
+   * Runs `work` in one transaction on the locked row, records its change, publishes after commit;
+   * with `ifMatch` (the tag the writer read), refuses with 412 when the workflow changed since.
+   */
   mutate(
     caller: Principal,
     id: string,
     work: (tx: SqlExecutor, w: WorkflowRow) => Promise<Change | null>,
+    ifMatch?: string | null,
   ): Promise<Workflow>
 }
 
@@ -178,9 +187,10 @@ export function createWorkflowContext(deps: WorkflowServiceDeps): WorkflowContex
         ])
       }
     },
-    async mutate(caller, id, work) {
+    async mutate(caller, id, work, ifMatch) {
       const recorded = await store.write(async (tx) => {
         const w = await loadRow(tx, caller, id, true)
+        if (ifMatch) await checkIfMatch(await display(tx, w), ifMatch)
         const change = await work(tx, w)
         if (!change) return { events: [] }
         const event: DomainEvent = {
@@ -196,7 +206,7 @@ export function createWorkflowContext(deps: WorkflowServiceDeps): WorkflowContex
         return { events: await record(tx, [event]) }
       })
       publishEvents(deps.bus, recorded.events)
-      return display(store, await loadRow(store, caller, id))
+      return presentedOne(store, await display(store, await loadRow(store, caller, id)))
     },
   }
 }

@@ -1,4 +1,5 @@
 /** Creating a workflow: its row, its first version (a draft), and the `workflow.created` event. */
+import { checkFlowControl } from '../domain/flow-control.ts'
 import { type CreateWorkflowBody, defaultContent, normalizeContent, type Workflow } from '../domain/workflow.ts'
 import { publishEvents } from '../events.ts'
 import { randomToken } from '../ids.ts'
@@ -6,6 +7,7 @@ import type { SqlExecutor } from '../ports/store.ts'
 import { versions, workflows } from '../store/workflows.ts'
 import { actorOf, type Principal } from './auth.ts'
 import { stripUndefined, type WorkflowContext } from './workflow-context.ts'
+import { presentedOne } from './workflow-presentation.ts'
 
 /** A new workflow, its first version a draft. `alongside` writes more in the same transaction (a fork's prop values, its app). */
 export async function createWorkflow(
@@ -18,6 +20,7 @@ export async function createWorkflow(
   const { store, clock } = deps
   body = { ...body, definition: deps.checker.pinVersions(body.definition) }
   const type = await ctx.checkForSave(body.definition)
+  checkFlowControl(body.flowControl)
   const { ownerUserId, ...fields } = body
   const content = normalizeContent({ ...defaultContent(body.definition), ...stripUndefined(fields) })
   if (ownerUserId) await ctx.ensureMember(caller.organizationId, ownerUserId, '/ownerUserId')
@@ -74,5 +77,5 @@ export async function createWorkflow(
     ])
   })
   publishEvents(deps.bus, recorded)
-  return ctx.display(store, (await workflows.byId(store, caller.organizationId, id))!)
+  return presentedOne(store, await ctx.display(store, (await workflows.byId(store, caller.organizationId, id))!))
 }

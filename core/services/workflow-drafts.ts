@@ -4,6 +4,7 @@
  * rolling back to an earlier version, discarding the draft, and the settings edited in place
  * (visibility on every version, the UI metadata on the display version).
  */
+import { checkFlowControl } from '../domain/flow-control.ts'
 import { normalizeContent, type UpdateWorkflowBody, type Workflow, type WorkflowContent } from '../domain/workflow.ts'
 import { conflict, notFound } from '../errors.ts'
 import { canonicalJson } from '../json.ts'
@@ -12,7 +13,7 @@ import { displayVersion, versions, type WorkflowRow, workflows } from '../store/
 import { actorOf, type Principal } from './auth.ts'
 import { requireNotArchived, stripUndefined, type WorkflowContext } from './workflow-context.ts'
 import { createWorkflow } from './workflow-creation.ts'
-import type { WorkflowService } from './workflows.ts'
+import type { WorkflowService, WriteCondition } from './workflows.ts'
 
 /** A new version `version` of `w`, made the draft. */
 async function insertDraft(
@@ -53,28 +54,39 @@ export function draftOperations(
     create: (caller, body, alongside) => createWorkflow(ctx, caller, body, alongside),
 
     /** A content change: updates the draft, or creates one from the live version; identical content is a no-op. */
-    async update(caller: Principal, id: string, body: UpdateWorkflowBody): Promise<Workflow> {
+    async update(
+      caller: Principal,
+      id: string,
+      body: UpdateWorkflowBody,
+      condition: WriteCondition = {},
+    ): Promise<Workflow> {
       if (body.definition) body = { ...body, definition: deps.checker.pinVersions(body.definition) }
       const type = body.definition ? await ctx.checkForSave(body.definition) : null
-      return mutate(caller, id, async (tx, w) => {
-        requireNotArchived(w)
-        const base = await loadVersion(tx, w, displayVersion(w))
-        const current = JSON.parse(base.content) as WorkflowContent
-        const next = normalizeContent({ ...current, ...stripUndefined(body) })
-        if (canonicalJson(next) === canonicalJson(current)) return null
-        if (body.fundAutoSwapConfig !== undefined) await ctx.checkAutoSwap(tx, w.organization_id, next)
-        const at = clock.now()
-        const by = actorOf(caller)
-        const nextType = type ?? base.type
-        if (w.draft_version !== null) {
-          await versions.updateContent(tx, w.id, w.draft_version, JSON.stringify(next), nextType, at, by)
-          await workflows.update(tx, w.id, { name: next.name, type: nextType, updated_at: at, updated_by: by })
-          return { event: 'workflow.updated', data: { version: w.draft_version } }
-        }
-        const version = w.latest_version + 1
-        await insertDraft(tx, w, { version, content: JSON.stringify(next), type: nextType, name: next.name, at, by })
-        return { event: 'workflow.updated', data: { version, draftCreated: true } }
-      })
+      checkFlowControl(body.flowControl)
+      return mutate(
+        caller,
+        id,
+        async (tx, w) => {
+          requireNotArchived(w)
+          const base = await loadVersion(tx, w, displayVersion(w))
+          const current = JSON.parse(base.content) as WorkflowContent
+          const next = normalizeContent({ ...current, ...stripUndefined(body) })
+          if (canonicalJson(next) === canonicalJson(current)) return null
+          if (body.fundAutoSwapConfig !== undefined) await ctx.checkAutoSwap(tx, w.organization_id, next)
+          const at = clock.now()
+          const by = actorOf(caller)
+          const nextType = type ?? base.type
+          if (w.draft_version !== null) {
+            await versions.updateContent(tx, w.id, w.draft_version, JSON.stringify(next), nextType, at, by)
+            await workflows.update(tx, w.id, { name: next.name, type: nextType, updated_at: at, updated_by: by })
+            return { event: 'workflow.updated', data: { version: w.draft_version } }
+          }
+          const version = w.latest_version + 1
+          await insertDraft(tx, w, { version, content: JSON.stringify(next), type: nextType, name: next.name, at, by })
+          return { event: 'workflow.updated', data: { version, draftCreated: true } }
+        },
+        condition.ifMatch,
+      )
     },
 
     /** Copies an earlier version into a new draft (replacing an unpublished draft). */

@@ -5,6 +5,7 @@ import { type ErrorDetail, notFound } from '../errors.ts'
 import { toWorkflow, versions, workflows } from '../store/workflows.ts'
 import type { Principal } from './auth.ts'
 import type { WorkflowContext, WorkflowServiceDeps } from './workflow-context.ts'
+import { presented, presentedOne } from './workflow-presentation.ts'
 
 /** The reading operations of the workflow service. */
 export function readOperations(deps: WorkflowServiceDeps, ctx: WorkflowContext) {
@@ -20,14 +21,15 @@ export function readOperations(deps: WorkflowServiceDeps, ctx: WorkflowContext) 
     },
 
     async validate(definition: unknown) {
-      const { type, errors } = deps.checker.check(definition as Definition)
+      const { type, errors, warnings = [] } = deps.checker.check(definition as Definition)
       const problems = errors.length === 0 ? await ctx.saveProblems(definition as Definition) : []
       const all = [...errors, ...problems]
-      return { valid: all.length === 0, type, errors: all.map((e) => ({ path: e.path ?? '', message: e.message })) }
+      const listed = (list: ErrorDetail[]) => list.map((e) => ({ path: e.path ?? '', message: e.message }))
+      return { valid: all.length === 0, type, errors: listed(all), warnings: listed(warnings) }
     },
 
     async get(caller: Principal, id: string): Promise<Workflow> {
-      return ctx.display(store, await loadRow(store, caller, id))
+      return presentedOne(store, await ctx.display(store, await loadRow(store, caller, id)))
     },
 
     async list(
@@ -36,33 +38,40 @@ export function readOperations(deps: WorkflowServiceDeps, ctx: WorkflowContext) 
       filter: { status?: WorkflowStatus; search?: string },
     ): Promise<Page<Workflow>> {
       const rows = await workflows.list(store, caller.organizationId, page, filter)
-      const items = await Promise.all(rows.slice(0, page.limit).map((w) => ctx.display(store, w)))
+      const items = await presented(
+        store,
+        await Promise.all(rows.slice(0, page.limit).map((w) => ctx.display(store, w))),
+      )
       return { hasMore: rows.length > page.limit, items, limit: page.limit, offset: page.offset }
     },
 
     async getDraft(caller: Principal, id: string): Promise<Workflow> {
       const w = await loadRow(store, caller, id)
       if (w.draft_version === null) throw notFound('draft of workflow')
-      return toWorkflow(w, await loadVersion(store, w, w.draft_version))
+      return presentedOne(store, toWorkflow(w, await loadVersion(store, w, w.draft_version)))
     },
 
     async getLive(caller: Principal, id: string): Promise<Workflow> {
       const w = await loadRow(store, caller, id)
       if (w.live_version === null) throw notFound('live version of workflow')
-      return toWorkflow(w, await loadVersion(store, w, w.live_version))
+      return presentedOne(store, toWorkflow(w, await loadVersion(store, w, w.live_version)))
     },
 
     async listVersions(caller: Principal, id: string, page: PageRequest): Promise<Page<Workflow>> {
       const w = await loadRow(store, caller, id)
+      const rows = await versions.list(store, w.id, page)
       return toPage(
-        (await versions.list(store, w.id, page)).map((v) => toWorkflow(w, v)),
+        await presented(
+          store,
+          rows.map((v) => toWorkflow(w, v)),
+        ),
         page,
       )
     },
 
     async getVersion(caller: Principal, id: string, version: number): Promise<Workflow> {
       const w = await loadRow(store, caller, id)
-      return toWorkflow(w, await loadVersion(store, w, version))
+      return presentedOne(store, toWorkflow(w, await loadVersion(store, w, version)))
     },
   }
 }

@@ -6,6 +6,7 @@ import type { Visibility, Workflow, WorkflowContent } from '../domain/workflow.t
 import { canonicalJson } from '../json.ts'
 import { displayVersion, versions } from '../store/workflows.ts'
 import { actorOf, type Principal } from './auth.ts'
+import type { WriteCondition } from './workflows.ts'
 import { requireNotArchived, stripUndefined, type WorkflowContext } from './workflow-context.ts'
 
 /** Applies `edit` to the content of the draft, live and display versions (only the display one when `displayOnly`). */
@@ -17,32 +18,38 @@ function patchInPlace(
   event: string,
   data: Record<string, unknown>,
   displayOnly = false,
+  ifMatch?: string | null,
 ) {
   const { loadVersion, mutate } = ctx
-  return mutate(caller, id, async (tx, w) => {
-    requireNotArchived(w)
-    const targets = displayOnly
-      ? [displayVersion(w)]
-      : [...new Set([w.draft_version, w.live_version, displayVersion(w)].filter((v): v is number => v !== null))]
-    let changed = false
-    for (const version of targets) {
-      const v = await loadVersion(tx, w, version)
-      const current = JSON.parse(v.content) as WorkflowContent
-      const next = edit(current)
-      if (canonicalJson(next) === canonicalJson(current)) continue
-      await versions.updateContent(
-        tx,
-        w.id,
-        version,
-        JSON.stringify(next),
-        v.type,
-        ctx.deps.clock.now(),
-        actorOf(caller),
-      )
-      changed = true
-    }
-    return changed ? { event, data } : null
-  })
+  return mutate(
+    caller,
+    id,
+    async (tx, w) => {
+      requireNotArchived(w)
+      const targets = displayOnly
+        ? [displayVersion(w)]
+        : [...new Set([w.draft_version, w.live_version, displayVersion(w)].filter((v): v is number => v !== null))]
+      let changed = false
+      for (const version of targets) {
+        const v = await loadVersion(tx, w, version)
+        const current = JSON.parse(v.content) as WorkflowContent
+        const next = edit(current)
+        if (canonicalJson(next) === canonicalJson(current)) continue
+        await versions.updateContent(
+          tx,
+          w.id,
+          version,
+          JSON.stringify(next),
+          v.type,
+          ctx.deps.clock.now(),
+          actorOf(caller),
+        )
+        changed = true
+      }
+      return changed ? { event, data } : null
+    },
+    ifMatch,
+  )
 }
 
 /** The settings operations of the workflow service. */
@@ -54,7 +61,12 @@ export function settingsOperations(ctx: WorkflowContext) {
     },
 
     /** Comments, node positions and sticky notes: edited on the display row without a new version. */
-    patchUiMetadata(caller: Principal, id: string, patch: Partial<WorkflowContent['uiMetadata']>): Promise<Workflow> {
+    patchUiMetadata(
+      caller: Principal,
+      id: string,
+      patch: Partial<WorkflowContent['uiMetadata']>,
+      condition: WriteCondition = {},
+    ): Promise<Workflow> {
       return patchInPlace(
         ctx,
         caller,
@@ -63,6 +75,7 @@ export function settingsOperations(ctx: WorkflowContext) {
         'workflow.ui_metadata_changed',
         {},
         true,
+        condition.ifMatch,
       )
     },
   }

@@ -20,25 +20,35 @@ import type {
   WorkflowStatus,
 } from '../domain/workflow.ts'
 import type { ErrorDetail } from '../errors.ts'
+import type { NodeTestOutcome } from '../ports/node-tester.ts'
 import type { SqlExecutor } from '../ports/store.ts'
 import type { Principal } from './auth.ts'
 import { guarded } from './operations.ts'
 import { createWorkflowContext, type WorkflowServiceDeps } from './workflow-context.ts'
 import { draftOperations } from './workflow-drafts.ts'
+import { nodeTestOperations } from './workflow-node-tests.ts'
 import { readOperations } from './workflow-reads.ts'
 import { lifecycleOperations } from './workflow-lifecycle.ts'
 import { settingsOperations } from './workflow-settings.ts'
 
 export type { PublishGuard, SaveCheck, WorkflowServiceDeps } from './workflow-context.ts'
 
+/** The version a writer read: `If-Match` as sent (absent or empty: the write is unconditional). */
+export interface WriteCondition {
+  ifMatch?: string | null
+}
+
 /** The workflow service: reading, editing, publishing and archiving an organization's workflows. */
 export interface WorkflowService {
   /** The problems of a definition as a save would find them (shape, then the save checks); paths relative to it. */
   definitionProblems(definition: Definition): Promise<ErrorDetail[]>
   /** `POST /v1/workflows/validate`: whether a definition would save, its type, and its problems. */
-  validate(
-    definition: unknown,
-  ): Promise<{ valid: boolean; type: string | null; errors: { path: string; message: string }[] }>
+  validate(definition: unknown): Promise<{
+    valid: boolean
+    type: string | null
+    errors: { path: string; message: string }[]
+    warnings: { path: string; message: string }[]
+  }>
   /** `POST /v1/workflows`: a new workflow whose first version is a draft; `alongside` writes more in the same transaction. */
   create(
     caller: Principal,
@@ -61,8 +71,11 @@ export interface WorkflowService {
   listVersions(caller: Principal, id: string, page: PageRequest): Promise<Page<Workflow>>
   /** One version of a workflow. */
   getVersion(caller: Principal, id: string, version: number): Promise<Workflow>
-  /** A content change: updates the draft, or creates one from the live version; identical content is a no-op. */
-  update(caller: Principal, id: string, body: UpdateWorkflowBody): Promise<Workflow>
+  /**
+   * A content change: updates the draft, or creates one from the live version; identical content
+   * is a no-op. With `ifMatch` (the ETag the writer read), a workflow changed since is a 412.
+   */
+  update(caller: Principal, id: string, body: UpdateWorkflowBody, condition?: WriteCondition): Promise<Workflow>
   /** Pauses the live version. */
   pause(caller: Principal, id: string): Promise<Workflow>
   /** Resumes a paused live version. */
@@ -78,13 +91,20 @@ export interface WorkflowService {
   /** Visibility is a setting, not content: it applies to the draft and the live version at once. */
   setVisibility(caller: Principal, id: string, visibility: Visibility): Promise<Workflow>
   /** Comments, node positions and sticky notes: edited on the display row without a new version. */
-  patchUiMetadata(caller: Principal, id: string, patch: Partial<WorkflowContent['uiMetadata']>): Promise<Workflow>
+  patchUiMetadata(
+    caller: Principal,
+    id: string,
+    patch: Partial<WorkflowContent['uiMetadata']>,
+    condition?: WriteCondition,
+  ): Promise<Workflow>
   /** Makes the draft the live version. */
   publish(caller: Principal, id: string): Promise<Workflow>
   /** Archives a workflow: it no longer runs. */
   archive(caller: Principal, id: string): Promise<Workflow>
   /** Brings an archived workflow back. */
   unarchive(caller: Principal, id: string): Promise<Workflow>
+  /** Runs one node of the draft again with the inputs it had in an earlier run of the workflow; that run stays as it was. */
+  testNode(caller: Principal, id: string, nodeId: string, runId: string): Promise<NodeTestOutcome>
 }
 
 export function createWorkflowService(deps: WorkflowServiceDeps): WorkflowService {
@@ -113,12 +133,14 @@ export function createWorkflowService(deps: WorkflowServiceDeps): WorkflowServic
       publish: ['workflow:publish'],
       archive: ['workflow:delete'],
       unarchive: ['workflow:delete'],
+      testNode: ['workflow:execute'],
     },
     {
       ...readOperations(deps, ctx),
       ...draftOperations(ctx),
       ...lifecycleOperations(ctx),
       ...settingsOperations(ctx),
+      ...nodeTestOperations(ctx),
     },
   )
 }

@@ -5,6 +5,7 @@
  * model when one is configured); `maxAllowedPrice` is five times the price.
  */
 import { badRequest, conflict } from '../errors.ts'
+import type { OutboundResponse } from '../ports/http-client.ts'
 import type { Store } from '../ports/store.ts'
 import { type WalletRow, wallets } from '../store/wallets.ts'
 import { endpoints } from '../store/x402-endpoints.ts'
@@ -30,24 +31,39 @@ async function walletFor(store: Store, caller: Principal, address?: string): Pro
   return wallet
 }
 
-/** Probes the resource (it must ask for a payment this installation can make), then pays it once. */
+/**
+ * Probes the resource with each method in turn until one answers 402 (an Automaton seller
+ * answers GET with 404 and POST with 402); the method that did, and its answer.
+ */
+async function probe(send: Buyer['send'], input: ImportInput, methods: readonly string[]) {
+  const answered: string[] = []
+  for (const method of methods) {
+    const response = await send(method, input.resourceUrl, input.body, {}).catch((error) => {
+      throw badRequest(`the resource could not be reached: ${error instanceof Error ? error.message : String(error)}`, [
+        { path: '/resourceUrl', message: 'unreachable' },
+      ])
+    })
+    if (response.status === 402) return { method, response }
+    answered.push(`${method} answered ${response.status}`)
+  }
+  throw badRequest(`the resource is not a paid x402 resource: ${answered.join(', ')}, not 402`, [
+    { path: '/resourceUrl', message: answered.join(', ') },
+  ])
+}
+
+/** The methods to probe with: the one asked for; else POST with a body; else GET, then POST. */
+const methodsFor = (input: ImportInput) => (input.method ? [input.method] : input.body ? ['POST'] : ['GET', 'POST'])
+
+/** Checks what a 402 offers (this installation can pay it, within the import price), then pays it once. */
 async function buyOnce(
   deps: X402EndpointsDeps,
   { send, offerOf, paymentFor }: Buyer,
   input: ImportInput,
-  method: string,
+  probed: { method: string; response: OutboundResponse },
   wallet: WalletRow,
 ) {
-  const probe = await send(method, input.resourceUrl, input.body, {}).catch((error) => {
-    throw badRequest(`the resource could not be reached: ${error instanceof Error ? error.message : String(error)}`, [
-      { path: '/resourceUrl', message: 'unreachable' },
-    ])
-  })
-  if (probe.status !== 402)
-    throw badRequest(`the resource answered ${probe.status}, not 402: it is not a paid x402 resource`, [
-      { path: '/resourceUrl', message: `answered ${probe.status}` },
-    ])
-  const offer = offerOf(probe)
+  const { method } = probed
+  const offer = offerOf(probed.response)
   if (typeof offer === 'string')
     throw badRequest(`the resource cannot be paid: ${offer}`, [{ path: '/resourceUrl', message: offer }])
   if (BigInt(offer.amount) > deps.maxImportPrice) {
@@ -75,12 +91,18 @@ export function importOperations(deps: X402EndpointsDeps, buyer: Buyer) {
   return {
     async import(caller: Principal, input: ImportInput) {
       const url = httpUrl(input.resourceUrl, 'resourceUrl')
-      const method = input.method ?? (input.body ? 'POST' : 'GET')
       const baseUrl = `${url.origin}${url.pathname}`
-      if (await endpoints.byTarget(store, caller.organizationId, baseUrl, method))
-        throw conflict(`${method} ${baseUrl} is imported already; nothing was paid`)
+      const notImported = async (method: string) => {
+        if (await endpoints.byTarget(store, caller.organizationId, baseUrl, method))
+          throw conflict(`${method} ${baseUrl} is imported already; nothing was paid`)
+      }
+      const methods = methodsFor(input)
+      if (methods.length === 1) await notImported(methods[0])
       const wallet = await walletFor(store, caller, input.walletAddress)
-      const { offer, paid, ms } = await buyOnce(deps, buyer, input, method, wallet)
+      const probed = await probe(buyer.send, input, methods)
+      const { method } = probed
+      await notImported(method)
+      const { offer, paid, ms } = await buyOnce(deps, buyer, input, probed, wallet)
       const transaction = settlementOf(paid)
       const row = await endpointRow(
         deps,

@@ -19,7 +19,12 @@ export interface PaidResult {
   result: WebhookResult
   payment: { transaction: string; network: string; payer: string; amount: string }
   headers: Record<string, string>
+  /** How long the answer waits for the run's output: the buyer receives what it paid for. */
+  waitMs: number
 }
+
+/** A paid call waits this long for the run's output unless the workflow says otherwise. */
+export const DEFAULT_RESPONSE_WAIT_MS = 30_000
 
 export interface X402ServiceDeps extends SettlementDeps {
   ids: Ids
@@ -71,7 +76,7 @@ async function facilitatorVerdict(
 }
 
 /** What a settled payment answers: its run, what was paid, and the x402 response header. */
-function answerOf(carried: Carried, requirement: Requirement, row: PaymentRow): PaidResult {
+function answerOf(carried: Carried, requirement: Requirement, row: PaymentRow): Omit<PaidResult, 'waitMs'> {
   const a = carried.payment.payload.authorization
   const payment = {
     transaction: row.transaction_hash!,
@@ -79,9 +84,10 @@ function answerOf(carried: Carried, requirement: Requirement, row: PaymentRow): 
     payer: a.from,
     amount: requirement.amount,
   }
+  // v2 names networks by their CAIP-2 id in every message, as its PAYMENT-REQUIRED did.
   const [name, value] = responseHeader(carried.version, {
     transaction: payment.transaction,
-    network: requirement.network,
+    network: carried.version === 2 ? requirement.caip2 : requirement.network,
     payer: a.from,
   })
   return {
@@ -179,5 +185,8 @@ export async function pay(
       row.error && /^[a-z0-9_]{3,80}$/.test(row.error) ? row.error : 'settlement_failed',
     )
   if (row.status !== 'settled') throw notConfirmed()
-  return answerOf(carried, requirement, row)
+  return {
+    ...answerOf(carried, requirement, row),
+    waitMs: content.x402Config?.responseWaitMs ?? DEFAULT_RESPONSE_WAIT_MS,
+  }
 }

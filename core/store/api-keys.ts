@@ -32,16 +32,17 @@ export function toApiKey(r: ApiKeyRow): ApiKey {
     keyPrefix: r.key_prefix,
     scope: r.scope,
     organizationId: r.organization_id,
-    userId: r.user_id,
-    serviceAccountId: r.service_account_id,
-    role: r.role,
+    // Unset strings are "", never null (the specification's rule for every resource).
+    userId: r.user_id ?? '',
+    serviceAccountId: r.service_account_id ?? '',
+    role: r.role ?? '',
     createdAt: iso(r.created_at),
     createdBy: r.created_by,
-    expiresAt: iso(r.expires_at),
-    lastUsedAt: iso(r.last_used_at),
-    lastUsedIp: r.last_used_ip,
-    lastUsedUserAgent: r.last_used_user_agent,
-    revokedAt: iso(r.revoked_at),
+    expiresAt: iso(r.expires_at) ?? '',
+    lastUsedAt: iso(r.last_used_at) ?? '',
+    lastUsedIp: r.last_used_ip ?? '',
+    lastUsedUserAgent: r.last_used_user_agent ?? '',
+    revokedAt: iso(r.revoked_at) ?? '',
   }
 }
 

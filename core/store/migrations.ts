@@ -868,6 +868,138 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX oauth2_authorizations_created ON oauth2_authorizations (created_at)',
     ],
   },
+  {
+    version: 41,
+    name: 'OpenID Connect sign-in',
+    up: [
+      // Providers added with the CLI (the environment's, `default`, is not stored); the client
+      // secret sealed, the group mapping as `group=organization:role` pairs.
+      `CREATE TABLE oidc_providers (
+        name TEXT PRIMARY KEY,
+        display_name TEXT NOT NULL,
+        issuer TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        sealed_client_secret TEXT NOT NULL,
+        groups_claim TEXT NOT NULL,
+        group_roles TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        jit INTEGER NOT NULL,
+        created_at BIGINT NOT NULL
+      )`,
+      // Who a provider's subject is here: written at the first sign-in (JIT) or once the person
+      // proved their password.
+      `CREATE TABLE oidc_identities (
+        provider TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (provider, subject)
+      )`,
+      // Sign-ins under way: the state's hash, the PKCE verifier and nonce (sealed), where to land.
+      // Single use, good for ten minutes. A row with a user id is a link waiting for the password.
+      `CREATE TABLE oidc_authorizations (
+        state_hash TEXT PRIMARY KEY,
+        provider TEXT NOT NULL,
+        sealed_verifier TEXT NOT NULL,
+        return_to TEXT NOT NULL,
+        subject TEXT,
+        user_id TEXT,
+        created_at BIGINT NOT NULL
+      )`,
+      'CREATE INDEX oidc_authorizations_created ON oidc_authorizations (created_at)',
+      // Sessions begun by a provider: its refresh token (sealed) and when groups were last checked.
+      `CREATE TABLE oidc_sessions (
+        session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+        provider TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        sealed_refresh_token TEXT,
+        checked_at BIGINT NOT NULL
+      )`,
+      // One-time sign-in links an operator makes (the break-glass of SSO-required organizations).
+      `CREATE TABLE sign_in_links (
+        token_hash TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+      )`,
+      'ALTER TABLE organizations ADD COLUMN sso_required INTEGER NOT NULL DEFAULT 0',
+    ],
+  },
+  {
+    version: 42,
+    name: 'x402: the payment of a run',
+    // A paid run shows who paid what: its payment is found by the run it started.
+    up: ['CREATE INDEX x402_payments_run ON x402_payments (run_id)'],
+  },
+  {
+    version: 43,
+    name: 'runs: test runs of a draft',
+    // A test run (the editor's, with a pinned sample) is kept out of production views unless asked for.
+    up: ['ALTER TABLE runs ADD COLUMN test INTEGER NOT NULL DEFAULT 0'],
+  },
+  {
+    version: 44,
+    name: 'flow control: rate windows, held runs',
+    // A rate limit's sliding window, one row per admitted run within it (pruned as it slides); a run
+    // counted by a concurrency limit carries its key, and a held run says what it waits for.
+    up: [
+      `CREATE TABLE flow_hits (
+        workflow_id TEXT NOT NULL,
+        flow_key TEXT NOT NULL,
+        at BIGINT NOT NULL
+      )`,
+      'CREATE INDEX flow_hits_key ON flow_hits (workflow_id, flow_key, at)',
+      'ALTER TABLE runs ADD COLUMN flow_key TEXT',
+      'ALTER TABLE runs ADD COLUMN waiting_for TEXT',
+      'CREATE INDEX runs_flow ON runs (workflow_id, flow_key, status) WHERE flow_key IS NOT NULL',
+    ],
+  },
+  {
+    version: 45,
+    name: 'audit log: append-only records chained per organization',
+    // Records are never updated; a head per organization holds the chain's end and the pruning checkpoint.
+    up: [
+      `CREATE TABLE audit_events (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL,
+        seq BIGINT NOT NULL,
+        at BIGINT NOT NULL,
+        actor_kind TEXT NOT NULL,
+        actor_id TEXT NOT NULL,
+        actor_name TEXT NOT NULL,
+        operation TEXT NOT NULL,
+        resource_type TEXT NOT NULL,
+        resource_id TEXT,
+        outcome TEXT NOT NULL,
+        address TEXT,
+        user_agent TEXT,
+        details TEXT NOT NULL,
+        hash TEXT NOT NULL
+      )`,
+      'CREATE UNIQUE INDEX audit_events_chain ON audit_events (organization_id, seq)',
+      'CREATE INDEX audit_events_at ON audit_events (organization_id, at)',
+      `CREATE TABLE audit_heads (
+        organization_id TEXT PRIMARY KEY,
+        seq BIGINT NOT NULL,
+        hash TEXT NOT NULL,
+        pruned_seq BIGINT NOT NULL,
+        pruned_hash TEXT NOT NULL
+      )`,
+    ],
+  },
+  {
+    version: 46,
+    name: 'flow control: throttle buckets',
+    // One row per throttle key: the time its bucket is next empty of one start.
+    up: [
+      `CREATE TABLE flow_buckets (
+        workflow_id TEXT NOT NULL,
+        flow_key TEXT NOT NULL,
+        tat BIGINT NOT NULL,
+        PRIMARY KEY (workflow_id, flow_key)
+      )`,
+    ],
+  },
 ]
 
 function executionHooks(): string[] {

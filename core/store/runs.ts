@@ -15,6 +15,8 @@ export interface RunRow {
   triggered_by: string
   automatic: number
   live: number
+  /** 1 for a test run (absent on rows read without it). */
+  test?: number
   event_id: string | null
   idempotency_key: string | null
   retry_of: string | null
@@ -32,6 +34,8 @@ export interface RunRow {
   owner: string | null
   traceparent?: string | null
   trace_caller?: string | null
+  /** What a run held back by flow control waits for (JSON), else null (absent on rows read without it). */
+  waiting_for?: string | null
 }
 
 /** A run's state as its journal writes it: status, snapshot, sequence, variables, and its end. */
@@ -60,6 +64,8 @@ export interface NewRun {
   triggeredBy: string
   automatic: boolean
   live: boolean
+  /** A test run of the draft: left out of production views. */
+  test?: boolean
   eventId: string
   idempotencyKey: string | null
   retryOf: string | null
@@ -80,11 +86,11 @@ export interface NewRun {
 
 const INSERT_RUN_SQL = `INSERT INTO runs (id, organization_id, workflow_id, workflow_version, status, trigger_type, trigger_node_id, triggered_by, automatic, live,
     event_id, idempotency_key, retry_of, definition_hash, trigger_event, prop_values, vars, seed, snapshot, last_seq, error, started_at, finished_at, updated_at, owner,
-    traceparent, trace_caller)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)`
+    traceparent, trace_caller, test)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28)`
 
 const SUMMARY_COLUMNS =
-  'id, organization_id, workflow_id, workflow_version, status, trigger_type, trigger_node_id, triggered_by, automatic, live, event_id, retry_of, definition_hash, prop_values, vars, error, started_at, finished_at, updated_at, last_seq'
+  'id, organization_id, workflow_id, workflow_version, status, trigger_type, trigger_node_id, triggered_by, automatic, live, test, event_id, retry_of, definition_hash, prop_values, vars, error, started_at, finished_at, updated_at, last_seq, waiting_for'
 
 /** Which runs a list, a count or a bulk action is about: a workflow, a status, a start-time range [since, until). */
 export interface RunFilter {
@@ -92,6 +98,8 @@ export interface RunFilter {
   status?: string
   since?: number
   until?: number
+  /** Test runs only (true), production runs only (false); absent: both. */
+  test?: boolean
 }
 
 function filtered(organizationId: string, filter: RunFilter): { where: string[]; params: (string | number)[] } {
@@ -105,6 +113,7 @@ function filtered(organizationId: string, filter: RunFilter): { where: string[];
   if (filter.status) add('status = ?', filter.status)
   if (filter.since !== undefined) add('started_at >= ?', filter.since)
   if (filter.until !== undefined) add('started_at < ?', filter.until)
+  if (filter.test !== undefined) add('test = ?', filter.test ? 1 : 0)
   return { where, params }
 }
 
@@ -112,11 +121,12 @@ export const runs = {
   /** The few columns the run controls and streams read. */
   status: (db: SqlExecutor, runId: string) =>
     db.get<{ status: RunStatus }>('SELECT status FROM runs WHERE id = $1', [runId]),
+  /** A run's status, and what it waits for when flow control holds it. */
   statusIn: (db: SqlExecutor, organizationId: string, runId: string) =>
-    db.get<{ status: RunStatus }>('SELECT status FROM runs WHERE organization_id = $1 AND id = $2', [
-      organizationId,
-      runId,
-    ]),
+    db.get<{ status: RunStatus; waiting_for: string | null }>(
+      'SELECT status, waiting_for FROM runs WHERE organization_id = $1 AND id = $2',
+      [organizationId, runId],
+    ),
   stateIn: (db: SqlExecutor, organizationId: string, runId: string) =>
     db.get<{ status: RunStatus; snapshot: string | null }>(
       'SELECT status, snapshot FROM runs WHERE organization_id = $1 AND id = $2',
@@ -188,6 +198,7 @@ export const runs = {
       s ? s.owner : r.owner,
       r.traceparent ?? null,
       r.traceCaller ?? null,
+      r.test ? 1 : 0,
     ])
   },
   /**

@@ -11,6 +11,8 @@ export interface SealedColumn {
   /** The table's key column, used to page through it and to update one row. */
   readonly key: string
   readonly column: string
+  /** Only the rows this fixed condition picks hold sealed values (a column shared with plain values). */
+  readonly where?: string
 }
 
 export const SEALED_COLUMNS: SealedColumn[] = [
@@ -22,13 +24,22 @@ export const SEALED_COLUMNS: SealedColumn[] = [
   { table: 'wallets', key: 'id', column: 'sealed_key' },
   { table: 'agent_runs', key: 'run_id', column: 'sealed_key' },
   { table: 'agent_cards', key: 'id', column: 'sealed_details' },
+  { table: 'oidc_providers', key: 'name', column: 'sealed_client_secret' },
+  { table: 'oidc_sessions', key: 'session_id', column: 'sealed_refresh_token' },
+  { table: 'oidc_authorizations', key: 'state_hash', column: 'sealed_verifier' },
+  { table: 'trigger_subscriptions', key: 'id', column: 'sealed_store' },
+  { table: 'connector_oauth2_tokens', key: 'connector_id', column: 'sealed_access_token' },
+  { table: 'connector_oauth2_tokens', key: 'connector_id', column: 'sealed_refresh_token' },
+  { table: 'oauth2_authorizations', key: 'state_hash', column: 'sealed_verifier' },
+  // The audit chain's HMAC key is one installation setting among plain ones.
+  { table: 'installation_settings', key: 'name', column: 'value', where: "name = 'audit_key'" },
 ]
 
 export const sealedValues = {
   /** A column's sealed values in key order, after `after` (null: from the first), at most `limit` (null: all). */
   page: (db: SqlExecutor, column: SealedColumn, after: string | null, limit: number | null) =>
     db.all<{ k: string; v: string }>(
-      `SELECT ${column.key} AS k, ${column.column} AS v FROM ${column.table} WHERE ${column.column} IS NOT NULL${after === null ? '' : ` AND ${column.key} > $1`}
+      `SELECT ${column.key} AS k, ${column.column} AS v FROM ${column.table} WHERE ${column.column} IS NOT NULL${column.where ? ` AND ${column.where}` : ''}${after === null ? '' : ` AND ${column.key} > $1`}
        ORDER BY ${column.key}${limit === null ? '' : ` LIMIT ${limit}`}`,
       after === null ? [] : [after],
     ),

@@ -25,7 +25,7 @@ export function toServiceAccount(r: ServiceAccountRow): ServiceAccount {
     organizationId: r.organization_id,
     permissions: JSON.parse(r.permissions),
     status: r.status,
-    disabledAt: iso(r.disabled_at),
+    disabledAt: iso(r.disabled_at) ?? '',
     createdAt: iso(r.created_at),
     createdBy: r.created_by,
     updatedAt: iso(r.updated_at),

@@ -62,6 +62,14 @@ export const payments = {
     return changed === 1
   },
   byId: (db: SqlExecutor, id: string) => db.get<PaymentRow>('SELECT * FROM x402_payments WHERE id = $1', [id]),
+  /** The settled payments that started these runs (an unpaid run has none). */
+  ofRuns: (db: SqlExecutor, runIds: readonly string[]) =>
+    runIds.length === 0
+      ? Promise.resolve([] as PaymentRow[])
+      : db.all<PaymentRow>(
+          `SELECT * FROM x402_payments WHERE status = 'settled' AND run_id IN (${runIds.map((_, i) => `$${i + 1}`).join(', ')})`,
+          [...runIds],
+        ),
   /** Payments whose settlement or run is unfinished and untouched since `before`: the reconciler's work. */
   open: (db: SqlExecutor, before: number, limit: number) =>
     db.all<PaymentRow>(

@@ -150,8 +150,18 @@ export const automatonApi = defineAction({
       description: 'a /v1 path with its query, e.g. /v1/workflows?limit=5',
     }),
     body: Type.Optional(Type.Unknown()),
+    ifMatch: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        description: 'the etag a read answered: a write over a change made since is refused with 412',
+      }),
+    ),
   }),
-  result: Type.Object({ status: Type.Integer(), body: Type.Unknown() }),
+  result: Type.Object({
+    status: Type.Integer(),
+    body: Type.Unknown(),
+    etag: Type.Optional(Type.String({ description: 'the ETag answered, to send back as ifMatch when writing' })),
+  }),
   run: (ctx) => ctx.services.api(ctx.payload),
 })
 

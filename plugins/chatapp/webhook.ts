@@ -39,12 +39,15 @@ export const events = defineWebhook({
       return refuse("the request timestamp is more than 5 minutes away from the server's clock")
     const expected = `v0=${await ctx.crypto.hmacSha256(ctx.secret!, `v0:${timestamp}:${request.rawBody}`)}`
     if (!ctx.crypto.safeEqual(expected, signature.toLowerCase())) return refuse('the signature does not match')
+    // A signed request without a body carries no event: it is skipped, not refused.
+    if (request.rawBody.trim() === '') return { ok: true }
     const body = request.body ?? interactionOf(request.rawBody)
     if (!body || typeof body !== 'object')
       return { ok: false, status: 400, reason: 'the body must be a JSON event or an interaction payload' }
     return { ok: true }
   },
   receive(request) {
+    if (request.rawBody.trim() === '') return { events: [] }
     const body = (request.body ?? interactionOf(request.rawBody)) as Record<string, any>
     if (body.type === 'url_verification')
       return { respond: { status: 200, body: { challenge: String(body.challenge ?? '') } } }

@@ -63,7 +63,7 @@ export const orderCompleted = defineWebhook({
       return { ok: false, status: 401, reason: 'missing or wrong x-api-key' }
     const problems = problemsOf(request.body)
     return problems.length > 0
-      ? { ok: false, status: 400, reason: `invalid body: ${problems.join('; ')}` }
+      ? { ok: false, status: 400, reason: `invalid body: ${problems.join('; ')}`, problems }
       : { ok: true }
   },
   receive(request) {

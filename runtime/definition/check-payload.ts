@@ -8,6 +8,7 @@ import type { TObject, TSchema } from '@sinclair/typebox'
 import type { Registry } from '../../core/plugin/registry.ts'
 import { collectReferences, hasExpression, validateCondition } from '../expressions/index.ts'
 import type { Plan } from '../engine/plan.ts'
+import { checkResultFields } from './check-fields.ts'
 import { checkReferences } from './check-references.ts'
 import type { AddProblem } from './check-structure.ts'
 
@@ -17,6 +18,8 @@ export interface PayloadCheckDeps {
   /** The compiled check of a schema, by a key naming it (compiled once per checker). */
   compiled(key: string, schema: TSchema): TypeCheck<TSchema>
   readonly add: AddProblem
+  /** Where warnings go (references to result fields not declared); none: not collected. */
+  readonly warn?: AddProblem
 }
 
 export function checkPayload(deps: PayloadCheckDeps, plan: Plan, id: string): void {
@@ -34,6 +37,7 @@ export function checkPayload(deps: PayloadCheckDeps, plan: Plan, id: string): vo
   const { refs, errors } = collectReferences(payload)
   for (const e of errors) add(`${at}${e.pointer}`, e.message)
   checkReferences(plan, node, refs, raw, at, add)
+  if (deps.warn) checkResultFields(registry, plan, plan.ancestors(id), refs, at, deps.warn)
 }
 
 interface SchemaCheck {

@@ -30,6 +30,7 @@ export function createDefinitionChecker(registry: Registry): DefinitionChecker {
 
   function check(definition: Definition): DefinitionCheck {
     const errors: ErrorDetail[] = []
+    const warnings: ErrorDetail[] = []
     const add = (path: string, message: string) => errors.push({ path, message })
     if (
       !definition ||
@@ -55,7 +56,12 @@ export function createDefinitionChecker(registry: Registry): DefinitionChecker {
     // Payloads and references need an acyclic graph; every other problem is listed beside them.
     if (!findCycle(definition, add)) {
       const plan = compilePlan(definition, 'check')
-      const deps = { registry, compiled, add }
+      const deps = {
+        registry,
+        compiled,
+        add,
+        warn: (path: string, message: string) => warnings.push({ path, message }),
+      }
       for (const id of ids) {
         if (plan.node(id).loops.length > LIMITS.loopNesting)
           add(`/nodes/${id}`, `loops nest more than ${LIMITS.loopNesting} deep here`)
@@ -63,7 +69,7 @@ export function createDefinitionChecker(registry: Registry): DefinitionChecker {
       }
     }
     const firstTrigger = triggerIds.find((id) => definition.nodes[id])
-    return { type: firstTrigger ? definition.nodes[firstTrigger].type : null, errors }
+    return { type: firstTrigger ? definition.nodes[firstTrigger].type : null, errors, warnings }
   }
 
   return {

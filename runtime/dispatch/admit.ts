@@ -20,11 +20,12 @@ import type { FinishedRun } from '../engine/finish-at-admission.ts'
 import type { RunState } from '../engine/state.ts'
 import type { FreshRun } from '../engine/types.ts'
 import type { VersionContents } from './contents.ts'
+import { admitFlow, countsRuns, heldBy, placeRun, priorityOf } from './flow-control.ts'
 import { startRun } from './start-run.ts'
 
 /** What admit needs: the dispatcher's deps, and the state its admissions share. */
 export interface AdmitDeps
-  extends Pick<DispatcherDeps, 'store' | 'clock' | 'recorder' | 'owner' | 'tracing' | 'finishAtAdmission'> {
+  extends Pick<DispatcherDeps, 'store' | 'clock' | 'ids' | 'recorder' | 'owner' | 'tracing' | 'finishAtAdmission'> {
   readonly contents: VersionContents
   /** Workflows whose last admission locked their row (run controls): their admissions run in turn. */
   readonly locking: BoundedMap<string, true>
@@ -40,6 +41,10 @@ export interface Admitted {
   finished?: FinishedRun | null
   /** What started it, for the metrics counted after the commit. */
   started?: { triggerType: string; triggeredBy: string }
+  /** The workflow whose flow control held the run back: it starts on its release. */
+  held?: string
+  /** Runs asked to cancel (a CANCEL in their inbox), to wake after the commit. */
+  wake?: string[]
 }
 
 /** A client-chosen run id that cannot name this run: the same 400 whatever the reason. */
@@ -95,25 +100,28 @@ export async function admit(
     if (w.live_status !== 'active') return skipped(w.paused_reason ?? 'paused')
   }
   const now = a.clock.now()
+  const triggerNodeId = req.triggerNodeId ?? pickTrigger(content.definition, req.event.type)
   const events: RecordedEvent[] = []
   const patch: Partial<WorkflowRow> = {}
   // With a cooldown the trigger time decides admissions, so it is written in this transaction;
   // otherwise it is only shown, and written in batches (see lastTriggered).
   if (req.automatic && content.cooldownMs > 0) patch.last_triggered_at = now
   else a.lastTriggered.note(w.id, now)
-  if (req.automatic) {
-    const refused = spendRunControls(w, content, now, patch)
-    if (refused) return skipped(refused)
-    if (patch.paused_reason) {
-      const paused = workflowPaused({ organizationId: w.organization_id, workflowId: w.id }, 'max_runs_exhausted', now)
-      events.push(...(await a.recorder.record(tx, [paused])))
-    }
+  const refused = req.automatic ? spendRunControls(w, content, now, patch) : null
+  if (refused) return skipped(refused)
+  // Flow control after the run controls (a run they skip is not counted), before anything is written.
+  const held = heldBy(req, content.flowControl)
+  const flow = held ? await admitFlow(tx, req, held, triggerNodeId, now) : null
+  if (flow?.refused) return skipped(flow.refused)
+  if (flow?.absorbedBy) return { result: { action: 'debounced', runId: flow.absorbedBy, eventId }, events: [] }
+  if (patch.paused_reason) {
+    const paused = workflowPaused({ organizationId: w.organization_id, workflowId: w.id }, 'max_runs_exhausted', now)
+    events.push(...(await a.recorder.record(tx, [paused])))
   }
   if (req.publicCaller) await checkPublicLimits(tx, w.id, content, req.publicCaller, now)
   if (Object.keys(patch).length > 0) await workflows.update(tx, w.id, patch)
 
   await a.contents.storeDefinition(tx, hash, body)
-  const triggerNodeId = req.triggerNodeId ?? pickTrigger(content.definition, req.event.type)
   const vars = await initialVars(tx, w.id, variableDefs)
   const triggerType = content.definition.nodes[triggerNodeId]?.type ?? req.event.type
   const started = await startRun(a, tx, {
@@ -125,6 +133,7 @@ export async function admit(
     triggerNodeId,
     triggeredBy: req.triggeredBy,
     automatic: req.automatic,
+    test: req.test === true,
     idempotencyKey: req.idempotencyKey ?? null,
     retryOf: req.seed?.fromRunId ?? null,
     definitionHash: hash,
@@ -135,14 +144,20 @@ export async function admit(
     vars,
     seed: req.seed?.nodes as RunState['seed'] | undefined,
     now,
+    held: flow?.held !== undefined,
+    priority: held?.priority === undefined ? undefined : priorityOf(held.priority, req.event, triggerNodeId),
   })
   events.push(...started.events)
+  const placed = flow ? await placeRun(tx, a, w.id, runId, flow, now) : null
+  if (placed) events.push(...placed.events)
   return {
-    result: { action: 'triggered', runId, eventId },
+    result: { action: flow?.debounced ? 'debounced' : 'triggered', runId, eventId },
     events,
-    fresh: started.fresh,
+    // A held run waits for its release (flow-releases.ts), taking no executor slot.
+    fresh: flow?.held === undefined ? started.fresh : undefined,
     finished: started.finished,
     started: { triggerType, triggeredBy: req.triggeredBy },
+    ...(flow?.held !== undefined ? { held: w.id, wake: placed?.wake } : {}),
   }
 }
 
@@ -188,14 +203,15 @@ async function duplicateOf(tx: SqlExecutor, req: DispatchRequest, w: WorkflowRow
 }
 
 /**
- * Whether the admission reads and changes the workflow row (run controls), so that it locks the
- * row (Postgres) and reads it again. A workflow without them is not locked, so its runs are
+ * Whether the admission reads and changes the workflow row (run controls), or counts its run
+ * against flow control, so that it locks the row (Postgres) and reads it again. A workflow without them is not locked, so its runs are
  * admitted concurrently.
  */
 function lockingControls(a: AdmitDeps, req: DispatchRequest, w: WorkflowRow, content: WorkflowContent): boolean {
   const controlled =
-    req.automatic && (content.cooldownMs > 0 || w.remain_runs !== null || req.publicCaller !== undefined)
-  // Remembered from automatic admissions only: an API run never locks, whatever the workflow's controls.
+    (req.automatic && (content.cooldownMs > 0 || w.remain_runs !== null || req.publicCaller !== undefined)) ||
+    countsRuns(heldBy(req, content.flowControl))
+  // Forgotten by automatic admissions only: an API run locks for flow control alone, not for the run controls.
   if (controlled) a.locking.set(w.id, true)
   else if (req.automatic) a.locking.delete(w.id)
   return controlled

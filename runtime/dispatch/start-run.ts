@@ -30,6 +30,8 @@ export interface RunStart {
   triggerNodeId: string
   triggeredBy: TriggeredBy
   automatic: boolean
+  /** A test run: marked on its row (absent: false). */
+  test?: boolean
   idempotencyKey: string | null
   retryOf: string | null
   definitionHash: string
@@ -40,6 +42,10 @@ export interface RunStart {
   vars: Record<string, unknown>
   seed: RunState['seed'] | undefined
   now: number
+  /** Held back by flow control: stored to start later, never run to its end at admission. */
+  held?: boolean
+  /** Its flow control's priority (−100 to 100), for the order runs start in. */
+  priority?: number
 }
 
 /** The run's span context, and the caller's it continues. */
@@ -58,12 +64,13 @@ export async function startRun(
   const first = startedEvent(r)
   const fresh = freshRun(r, live, trace)
   // A run of pure nodes ends here: its row is stored in its final state, its journal with its first event.
-  const finished = deps.finishAtAdmission
-    ? await deps.finishAtAdmission(tx, fresh, first, {
-        insert: (state) => runs.insert(tx, { ...row, state }),
-        consecutiveFailures: w.consecutive_failures,
-      })
-    : null
+  const finished =
+    deps.finishAtAdmission && !r.held
+      ? await deps.finishAtAdmission(tx, fresh, first, {
+          insert: (state) => runs.insert(tx, { ...row, state }),
+          consecutiveFailures: w.consecutive_failures,
+        })
+      : null
   if (finished) return { events: finished.recorded, fresh, finished }
   await runs.insert(tx, row)
   const events = await deps.recorder.record(tx, [
@@ -94,6 +101,7 @@ function newRun(r: RunStart, live: boolean, trace: RunTrace, owner: string | nul
     triggeredBy: r.triggeredBy,
     automatic: r.automatic,
     live,
+    test: r.test === true,
     eventId: r.eventId,
     idempotencyKey: r.idempotencyKey,
     retryOf: r.retryOf,
@@ -159,5 +167,6 @@ function freshRun(r: RunStart, live: boolean, trace: RunTrace): FreshRun {
       seed: r.seed,
     },
     definition: r.definition,
+    ...(r.priority ? { priority: r.priority } : {}),
   }
 }

@@ -78,10 +78,11 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     enqueueFresh(run) {
       state.admittedSinceTurn++
       const organizationId = run.meta.organizationId
+      const priority = run.priority
       enqueue(
         queue.keepsPayload()
-          ? { runId: run.meta.runId, organizationId, fresh: run }
-          : { runId: run.meta.runId, organizationId },
+          ? { runId: run.meta.runId, organizationId, priority, fresh: run }
+          : { runId: run.meta.runId, organizationId, priority },
       )
     },
     has: turns.isHere,

@@ -1,7 +1,11 @@
 /**
- * The runs waiting to start in one executor, first in first out, each once: a run queued again
- * while it waits stays where it is (an inbox wake is kept on it). It counts what the admission
- * backlog reports: the runs waiting, per organization, and how many have left it.
+ * The runs waiting to start in one executor, each once: a run queued again while it waits stays
+ * where it is (an inbox wake is kept on it). Organizations take turns: each has its own line, first
+ * in first out, and the next run comes from the next organization with runs waiting, so that one
+ * organization's 50,000 queued runs hold another's 10 back by at most one run each (runs queued by
+ * id only, from recovery, share one line of their own). Within a line, a run with a higher
+ * priority (flowControl) starts first, and every run gains one step per second waited. It counts what the admission backlog
+ * reports: the runs waiting, per organization, and how many have left it.
  *
  * Fresh runs keep their payload (trigger event, variables, definition) so that they start
  * without a database read, the first MAX_FRESH_QUEUED of them. Beyond that a burst would hold
@@ -23,6 +27,8 @@ export interface Queued {
   taken?: (error?: unknown) => void
   /** Inbox events arrived while a fresh run waited in the queue: read them once it starts. */
   woken?: boolean
+  /** Its flow control's priority, −100 to 100 (absent: 0): higher starts first within its organization. */
+  priority?: number
 }
 
 export interface ExecutorBacklog {
@@ -33,8 +39,86 @@ export interface ExecutorBacklog {
   readonly started: number
 }
 
-export function createStartQueue() {
-  const order = createFifo<Queued>()
+/**
+ * One organization's line: the run to start first is the one with the highest priority once each
+ * run has gained one step per second waited, so none starves. Both grow alike with time, so the
+ * order is fixed at queueing: by the time queued less 1 s per step of priority (then queue order).
+ */
+function createLine() {
+  const heap: { item: Queued; rank: number; seq: number }[] = []
+  let seq = 0
+  const before = (i: number, j: number) =>
+    heap[i].rank < heap[j].rank || (heap[i].rank === heap[j].rank && heap[i].seq < heap[j].seq)
+  const swap = (i: number, j: number) => {
+    ;[heap[i], heap[j]] = [heap[j], heap[i]]
+  }
+  return {
+    get length() {
+      return heap.length
+    },
+    push(item: Queued, rank: number) {
+      heap.push({ item, rank, seq: seq++ })
+      for (let i = heap.length - 1; i > 0 && before(i, (i - 1) >> 1); i = (i - 1) >> 1) swap(i, (i - 1) >> 1)
+    },
+    shift(): Queued {
+      const top = heap[0].item
+      const last = heap.pop()!
+      if (heap.length > 0) {
+        heap[0] = last
+        for (let i = 0; ; ) {
+          const l = 2 * i + 1
+          const first = l + 1 < heap.length && before(l + 1, l) ? l + 1 : l
+          if (first >= heap.length || !before(first, i)) break
+          swap(i, first)
+          i = first
+        }
+      }
+      return top
+    },
+  }
+}
+
+/** One line per organization, and the organizations with runs waiting, in turn. */
+function createFairLines(now: () => number) {
+  const lines = new Map<string, ReturnType<typeof createLine>>()
+  const turns = createFifo<string>()
+  let length = 0
+  return {
+    get length() {
+      return length
+    },
+    push(item: Queued) {
+      const lane = item.organizationId ?? ''
+      let line = lines.get(lane)
+      if (!line) {
+        line = createLine()
+        lines.set(lane, line)
+        turns.push(lane)
+      }
+      line.push(item, now() - (item.priority ?? 0) * 1000)
+      length++
+    },
+    shift(): Queued | undefined {
+      const lane = turns.shift()
+      if (lane === undefined) return undefined
+      const line = lines.get(lane)!
+      const item = line.shift()
+      if (line.length > 0) turns.push(lane)
+      else lines.delete(lane)
+      length--
+      return item
+    },
+    clear() {
+      lines.clear()
+      turns.clear()
+      length = 0
+    },
+  }
+}
+
+/** `now`: the clock runs age by while they wait (priority). */
+export function createStartQueue(now: () => number = Date.now) {
+  const order = createFairLines(now)
   const byId = new Map<string, Queued>()
   const byOrg = new Map<string, number>()
   let freshCount = 0

@@ -34,6 +34,7 @@ import type { FinishAtAdmission } from './finish-at-admission.ts'
 import type { Plan } from './plan.ts'
 import type { ExecutorBacklog } from './start-queue.ts'
 import type { RunInput, RunState } from './state.ts'
+import type { NodeTester } from '../../core/ports/node-tester.ts'
 
 export type { RunInput } from './state.ts'
 
@@ -42,6 +43,8 @@ export interface FreshRun {
   readonly meta: RunMeta
   readonly input: RunInput
   readonly definition: Definition
+  /** Its flow control's priority (−100 to 100; absent: 0), for the order runs start in. */
+  readonly priority?: number
 }
 
 /** What the journal needs to know of a run while it persists it. */
@@ -211,6 +214,8 @@ export interface Engine {
   readonly triggerIndex: TriggerIndex
   readonly router: EventRouter
   readonly projection: RunProjection
+  /** Runs one node of a draft again with an earlier run's inputs, writing nothing (the editor's node test). */
+  readonly nodeTester: NodeTester
   readonly role: EngineRole
   /** The admission backlog (for /readyz), or null when unbounded. */
   backlog(): BacklogReport | null

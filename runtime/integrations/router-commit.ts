@@ -174,8 +174,8 @@ async function startRuns(
       idempotencyKey: runKey(event, id, t.trigger_node_id),
       eventId: id,
     })
-    if (result.action === 'triggered') started.push({ runId: result.runId, workflowId: t.workflow_id })
-    else reasons.push(result.reason)
+    if (result.action === 'skipped') reasons.push(result.reason)
+    else started.push({ runId: result.runId, workflowId: t.workflow_id })
   }
   return { started, reasons }
 }

@@ -106,9 +106,9 @@ function fire(row: ScheduleRow, schedule: TriggerSchedule, plan: TickPlan, now: 
       id: row.id,
       firedAt: plan.fire,
       runId: result.runId ?? null,
-      outcome: result.action === 'triggered' ? 'triggered' : result.reason,
+      outcome: result.action === 'skipped' ? result.reason : result.action,
     })
-    return result.action === 'triggered' ? 'fired' : 'skipped'
+    return result.action === 'skipped' ? 'skipped' : 'fired'
   }
 }
 

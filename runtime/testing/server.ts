@@ -2,7 +2,7 @@
  * The kit's server: the real composition (store, engine, HTTP app, built-in plugins) opened in
  * process for a plugin's tests, on a temporary SQLite data dir and a manual clock. Time moves
  * only when the test says so, and `advance` then runs what became due (timers, schedule ticks,
- * polls) and waits for the runs it started to settle. Webhooks are posted through the HTTP app,
+ * polls, subscriptions to disable or renew) and waits for the runs it started to settle. Webhooks are posted through the HTTP app,
  * so routing, signature checks and deduplication are the server's own.
  *
  * It is the one part of the kit that opens the whole system; the composition root is imported
@@ -71,7 +71,10 @@ export interface TestServer {
   }
   /** Creates and publishes a workflow (a definition `{ triggerNodeIds, nodes }` or a create body); answers it. */
   publish(workflow: Record<string, unknown>): Promise<TestRecord>
-  /** Moves the clock on, runs what became due (timers, schedule ticks, polls) and waits for the runs to settle. */
+  /**
+   * Moves the clock on, runs what became due (timers, schedule ticks, polls, subscriptions to
+   * disable or renew) and waits for the runs to settle.
+   */
   advance(ms: number): Promise<void>
   /**
    * Posts to an integration webhook, named by its path (`:orgId` filled in) or its `name`, through
@@ -186,8 +189,10 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
     const fired = await engine.timers.tick()
     const ticks = await engine.schedules.tick()
     const polled = await engine.polls.tick()
+    // Subscriptions due: a pause's onDisable, a retry of one, a renewal before expiry.
+    const kept = await engine.subscriptions.tick()
     await settle()
-    return fired + ticks + polled
+    return fired + ticks + polled + kept
   }
 
   function webhookPath(webhook: string): string {

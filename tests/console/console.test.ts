@@ -200,7 +200,7 @@ else
         await page.click('form.card button[type=submit]')
         await until(/^\/workflows\/wf/)
         workflowId = page.url().split('/').pop()!
-        await page.waitForSelector('svg.graph [data-node="greet"]')
+        await page.waitForSelector('[data-testid="node:greet"]')
         expect(await text('.page-head h1')).toContain('Greeter')
         const publish = await page.$$eval('.page-head .actions button', (buttons) => buttons.map((b) => b.textContent))
         expect(publish).toContain('Publish')
@@ -542,7 +542,7 @@ else
         await page.waitForSelector('aside.chat button[type=submit]:not([disabled])')
         await page.type('textarea[name=chat-message]', 'Greet twice')
         await page.click('aside.chat button[type=submit]')
-        await page.waitForSelector('svg.graph [data-node="again"]')
+        await page.waitForSelector('[data-testid="node:again"]')
         await page.waitForFunction(
           () => document.querySelector('.chat-lines li:last-child')?.textContent === 'Added a second greeting.',
         )

@@ -1,10 +1,10 @@
 /**
  * The store contract: what every Store adapter promises. Run against SQLite and Postgres by
- * store.test.ts.
+ * store.test.ts, and against SQLite through node:sqlite on Deno by store-deno.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { forUpdate, isUniqueViolation, type Migration, serialOnly, type Store } from '../../core/ports/store.ts'
-import { openTestStore, type TestStore } from '../helpers/stores.ts'
+import type { TestStore } from '../helpers/stores.ts'
 
 const TEST_MIGRATIONS: Migration[] = [
   {
@@ -25,13 +25,14 @@ const TEST_MIGRATIONS: Migration[] = [
   },
 ]
 
-export function describeStoreContract(kind: 'sqlite' | 'postgres') {
+/** `open` gives a fresh store of `kind` (SQLite files as any SQLite binding of the runtime makes them). */
+export function describeStoreContract(kind: 'sqlite' | 'postgres', open: () => Promise<TestStore>) {
   describe(`store contract: ${kind}`, () => {
     let t: TestStore
     let store: Store
 
     beforeAll(async () => {
-      t = await openTestStore(kind)
+      t = await open()
       store = t.store
       expect(await store.migrate(TEST_MIGRATIONS)).toBe(2)
     })

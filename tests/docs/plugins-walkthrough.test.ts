@@ -2,7 +2,8 @@
  * A plugin written only from docs/plugins.md loads and runs: the walk-through's files (the code
  * blocks marked `file=<name>`) are written to a folder outside the project, their tests pass with
  * the test kit, and a server with AUTOMATON_PLUGINS_DIR on that folder runs the workflow of the
- * walk-through against a stand-in paging service.
+ * walk-through against a stand-in paging service. The worked example's excerpts (the blocks
+ * marked `example=<path>`) are the example's code, word for word.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
@@ -19,6 +20,39 @@ function filesOf(markdown: string): Record<string, string> {
   for (const match of markdown.matchAll(/^```\w*[ \t]+file=(\S+)\n([\s\S]*?)^```$/gm)) files[match[1]] = match[2]
   return files
 }
+
+/** The fenced code blocks whose info string says `example=<path>`: each path with its excerpts. */
+function excerptsOf(markdown: string): [string, string][] {
+  return [...markdown.matchAll(/^```\w*[ \t]+example=(\S+)\n([\s\S]*?)^```$/gm)].map((m) => [m[1], m[2]])
+}
+
+/** The lines without the indentation they share. */
+function dedent(lines: string[]): string[] {
+  const indent = Math.min(...lines.filter((l) => l.trim()).map((l) => /^ */.exec(l)![0].length))
+  return lines.map((l) => l.slice(indent))
+}
+
+/** Whether `excerpt` is a run of whole lines of `text`, indentation aside. */
+function isExcerptOf(excerpt: string, text: string): boolean {
+  const wanted = excerpt.replace(/\n$/, '').split('\n')
+  const lines = text.split('\n')
+  for (let i = 0; i + wanted.length <= lines.length; i++)
+    if (dedent(lines.slice(i, i + wanted.length)).join('\n') === wanted.join('\n')) return true
+  return false
+}
+
+describe('the worked example of docs/plugins.md', () => {
+  const excerpts = excerptsOf(readFileSync(join(ROOT, 'docs', 'plugins.md'), 'utf8'))
+
+  it('quotes the files of examples/helpdesk word for word', () => {
+    expect(new Set(excerpts.map(([path]) => path)).size).toBeGreaterThanOrEqual(7)
+    for (const [path, excerpt] of excerpts)
+      expect({ path, quoted: isExcerptOf(excerpt, readFileSync(join(ROOT, path), 'utf8')) }).toEqual({
+        path,
+        quoted: true,
+      })
+  })
+})
 
 describe('the plugin walk-through of docs/plugins.md', () => {
   const dir = tempDir('automaton-walkthrough-')

@@ -1,7 +1,8 @@
 /** `npm run build` makes the single binary; it boots and answers with the same commands. */
 import { afterAll, describe, expect, it } from 'bun:test'
-import { readFileSync } from 'node:fs'
+import { readFileSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
+import { anvilBinary } from '../../adapters/evm/devnet.ts'
 import { api, BUN, ROOT, runCli, startServer } from '../helpers/process.ts'
 import { tempDir } from '../helpers/tmp.ts'
 
@@ -94,6 +95,56 @@ describe('the single binary', () => {
       expect(action.body.data.plugin).toBe('weather')
     } finally {
       expect(await server.stop('SIGTERM')).toBe(0)
+    }
+  }, 60_000)
+
+  it('says in one line how to get anvil when devnet finds none', async () => {
+    // Away from the checkout, whose node_modules has anvil's npm package.
+    const child = Bun.spawn([binary, 'devnet', '--port', '18545'], {
+      cwd: dir.path,
+      env: { PATH: '/nonexistent', HOME: process.env.HOME ?? '/tmp' },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ])
+    expect({ code, stdout }).toEqual({ code: 1, stdout: '' })
+    expect(stderr.trim().split('\n')).toHaveLength(1)
+    expect(stderr).toContain('AUTOMATON_ANVIL_PATH')
+  })
+
+  it('runs devnet with the anvil beside it, printing the chain as JSON', async () => {
+    symlinkSync(anvilBinary(), join(out.path, 'anvil'))
+    const port = 20_000 + Math.floor(Math.random() * 20_000)
+    const child = Bun.spawn([binary, 'devnet', '--port', String(port)], {
+      cwd: dir.path,
+      env: { PATH: '/nonexistent', HOME: process.env.HOME ?? '/tmp' },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    try {
+      const reader = child.stdout.getReader()
+      let text = ''
+      while (!text.includes('\n')) {
+        const { value, done } = await reader.read()
+        if (done) throw new Error(`devnet exited: ${await new Response(child.stderr).text()}`)
+        text += new TextDecoder().decode(value)
+      }
+      const described = JSON.parse(text)
+      expect(described.rpcUrl).toBe(`http://127.0.0.1:${port}`)
+      expect(described.accounts.length).toBeGreaterThan(0)
+      const chainId = await fetch(described.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      }).then((r) => r.json())
+      expect(Number(chainId.result)).toBe(described.chainId)
+    } finally {
+      child.kill('SIGTERM')
+      expect(await child.exited).toBe(0)
     }
   }, 60_000)
 })

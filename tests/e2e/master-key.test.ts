@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { createSecretBox, decodeMasterKey, generateMasterKey } from '../../core/security/secret-box.ts'
 import { SEALED_COLUMNS } from '../../core/store/sealed-columns.ts'
 import { agentStore } from '../../core/store/agents.ts'
+import { oidcAuthorizations, oidcProviders, oidcSessions } from '../../core/store/oidc.ts'
 import { runCli } from '../helpers/process.ts'
 import { TEST_DATABASE_URL, warnSkipped } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
@@ -84,7 +85,83 @@ async function fillSecrets(t: TestSystem, label: string): Promise<Array<{ id: st
       ended_at: null,
     }),
   )
+  await fillSsoSecrets(t, label)
+  await fillPluginSecrets(t, label, made[0].id)
   return made
+}
+
+/** A trigger subscription's store, an OAuth2 connector's tokens and an authorization under way, as the host seals them. */
+async function fillPluginSecrets(t: TestSystem, label: string, connectorId: string): Promise<void> {
+  const box = t.system.secretBox
+  const unique = `${label}-${crypto.randomUUID().slice(0, 8)}`
+  const at = Date.now()
+  const store = await box.seal(JSON.stringify({ secret: `sub-${unique}` }))
+  const access = await box.seal(`access-${unique}`)
+  const refresh = await box.seal(`refresh-${unique}`)
+  const verifier = await box.seal(`verifier-${unique}`)
+  await t.system.store.write(async (tx) => {
+    await tx.run(
+      `INSERT INTO trigger_subscriptions (id, organization_id, workflow_id, node_id, trigger_type, config, state, sealed_store, attempts, created_at, updated_at)
+       VALUES ($1, $2, 'wf_x', 'root', 'chatapp-mentions', '{}', 'enabled', $3, 0, $4, $4)`,
+      [`sub_${unique}`, t.orgId, store, at],
+    )
+    await tx.run(
+      `INSERT INTO connector_oauth2_tokens (connector_id, organization_id, state, sealed_access_token, sealed_refresh_token, updated_at)
+       VALUES ($1, $2, 'connected', $3, $4, $5) ON CONFLICT (connector_id) DO NOTHING`,
+      [connectorId, t.orgId, access, refresh, at],
+    )
+    await tx.run(
+      `INSERT INTO oauth2_authorizations (state_hash, connector_id, organization_id, sealed_verifier, redirect_uri, created_at)
+       VALUES ($1, $2, $3, $4, 'https://example.org/cb', $5)`,
+      [`hash-${unique}`, connectorId, t.orgId, verifier, at],
+    )
+  })
+}
+
+/** Single sign-on's sealed values: a provider the CLI added, a sign-in under way, a session's refresh token. */
+async function fillSsoSecrets(t: TestSystem, label: string): Promise<void> {
+  const box = t.system.secretBox
+  const unique = `${label}-${crypto.randomUUID().slice(0, 8)}`
+  const person = await t.system.people.createUser({
+    email: `sso-${unique}@example.com`,
+    name: 'Sso',
+    password: 'a long enough password',
+    organizationId: t.orgId,
+    role: 'viewer',
+  })
+  const [secret, verifier, refresh] = await Promise.all([box.seal('secret'), box.seal('{}'), box.seal('refresh')])
+  await t.system.store.write(async (tx) => {
+    await oidcProviders.insert(tx, {
+      name: `corp-${unique}`,
+      display_name: 'Corp',
+      issuer: 'https://login.example.com',
+      client_id: 'automaton',
+      sealed_client_secret: secret,
+      groups_claim: 'groups',
+      group_roles: '',
+      scopes: '',
+      jit: 1,
+      created_at: Date.now(),
+    })
+    await oidcAuthorizations.insert(tx, {
+      state_hash: `state-${unique}`,
+      provider: `corp-${unique}`,
+      sealed_verifier: verifier,
+      return_to: '/',
+      subject: null,
+      user_id: null,
+      created_at: Date.now(),
+    })
+  })
+  await t.system.people.signInAs(person.id, { ip: null, userAgent: null }, async (tx, sessionId) => {
+    await oidcSessions.insert(tx, {
+      session_id: sessionId,
+      provider: `corp-${unique}`,
+      subject: unique,
+      sealed_refresh_token: refresh,
+      checked_at: Date.now(),
+    })
+  })
 }
 
 /** Every connector opens with its full token, through the API (masked) and as a node gets it. */
@@ -105,7 +182,7 @@ async function sealedValues(t: TestSystem): Promise<string[]> {
   const out: string[] = []
   for (const c of SEALED_COLUMNS) {
     const rows = await t.system.store.all<{ v: string }>(
-      `SELECT ${c.column} AS v FROM ${c.table} WHERE ${c.column} IS NOT NULL`,
+      `SELECT ${c.column} AS v FROM ${c.table} WHERE ${c.column} IS NOT NULL${c.where ? ` AND ${c.where}` : ''}`,
     )
     expect(rows.length).toBeGreaterThan(0)
     out.push(...rows.map((r) => r.v))

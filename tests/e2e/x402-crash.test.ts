@@ -160,7 +160,13 @@ for (const kind of storeKinds()) {
       expect((await runs()).length).toBe(runsBefore + 1)
       const again = await pay(server!.url, header, 2)
       expect((await again.json()).data.runIds).toEqual([settled.run_id])
-      await Bun.sleep(1500)
+      // A run is admitted before the request that starts it answers, and a payment settled with its
+      // run is no longer the reconciler's: once its run has finished, nothing can start another.
+      await until('the run to finish', async () => {
+        const r = await api(server!.url, 'GET', `/v1/runs/${settled.run_id}`, KEY)
+        return r.body.data?.status === 'success' ? r.body.data : undefined
+      })
+      expect(await paymentOf(nonce)).toMatchObject({ status: 'settled', run_id: settled.run_id })
       expect((await runs()).length).toBe(runsBefore + 1)
       expect(await payer.balanceOf(payer.account.address)).toBe(before - BigInt(PRICE))
     }, 90_000)

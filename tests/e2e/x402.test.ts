@@ -145,8 +145,24 @@ for (const kind of storeKinds()) {
       })
       expect(await balanceOf(payer.address)).toBe(payerBefore - BigInt(PRICE))
       expect(await balanceOf(recipient)).toBe(recipientBefore + BigInt(PRICE))
+      // A paid call waits for the run by default: the buyer receives the output it paid for.
+      expect(r.body.data.run).toEqual({
+        id: r.body.data.runIds[0],
+        status: 'success',
+        output: { message: 'quote for ETH' },
+      })
       const run = await waitForRun(t, r.body.data.runIds[0])
       expect(run.nodes.say.result.message).toBe('quote for ETH')
+      // The run is marked as paid: who paid what, on which network, in which transaction.
+      expect(run.payment).toEqual({
+        payer: payer.address.toLowerCase(),
+        amount: PRICE,
+        asset: devnet.token.toLowerCase(),
+        network: `eip155:${devnet.chainId}`,
+        transaction: r.body.data.payment.transaction,
+      })
+      const listed = (await t.call('GET', `/v1/workflows/${paid.id}/runs`)).body.data.items
+      expect(listed[0].payment.transaction).toBe(r.body.data.payment.transaction)
 
       const again = await call({ 'x-payment': header })
       expect(again.status).toBe(200)
@@ -159,9 +175,11 @@ for (const kind of storeKinds()) {
     it('takes a v2 payment and answers PAYMENT-RESPONSE', async () => {
       const r = await call({ 'payment-signature': v2(await sign()) })
       expect(r.status).toBe(200)
+      // CAIP-2 in every v2 message, as PAYMENT-REQUIRED named the network.
       expect(JSON.parse(atob(r.headers.get('payment-response')!))).toMatchObject({
         success: true,
         payer: payer.address,
+        network: `eip155:${devnet.chainId}`,
       })
     })
 
@@ -431,6 +449,25 @@ for (const kind of storeKinds()) {
         ).status,
       ).toBe(400)
       expect(await balanceOf(wallet.address)).toBe(buyerBefore - BigInt(PRICE))
+      // The paid call waited for its run: the example output is what the seller's workflow produced.
+      expect(endpoint.exampleOutput.data.run).toMatchObject({ status: 'success', output: { message: 'quote for BTC' } })
+
+      // Without a method, the import probes GET, then POST (an Automaton seller answers GET with 404).
+      const open = await createLive(t, {
+        x402Config: { chainId: devnet.chainId, price: PRICE, token: devnet.token, recipient, discoverable: true },
+        definition: {
+          triggerNodeIds: ['root'],
+          nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'open' } } },
+        },
+      })
+      model.queue({ steps: [textDelta('{}'), finish('stop'), usageOnly(10, 2)] })
+      const probedTwice = await t.call('POST', '/v1/x402-endpoints/import', {
+        key: buyer.key,
+        body: { resourceUrl: `${base}/v1/x402/workflows/${open.id}` },
+      })
+      expect(probedTwice.status).toBe(200)
+      expect(probedTwice.body.data.endpoint.method).toBe('POST')
+      expect(await balanceOf(wallet.address)).toBe(buyerBefore - 2n * BigInt(PRICE))
 
       // A workflow of the buyer calls the endpoint with the x402-request node: it pays the price once more.
       const buying = await createLive(
@@ -467,7 +504,7 @@ for (const kind of storeKinds()) {
       expect(bought.nodes.buy.result.payment.transaction).toMatch(/^0x[0-9a-f]{64}$/)
       const sellerRun = await waitForRun(t, bought.nodes.buy.result.body.data.runIds[0])
       expect(sellerRun.nodes.say.result.message).toBe('quote for SOL')
-      expect(await balanceOf(wallet.address)).toBe(buyerBefore - 2n * BigInt(PRICE))
+      expect(await balanceOf(wallet.address)).toBe(buyerBefore - 3n * BigInt(PRICE))
       const counted = (await t.call('GET', `/v1/x402-endpoints/${endpoint.id}`, { key: buyer.key })).body.data
       expect(counted).toMatchObject({
         totalCalls: 2,
@@ -493,7 +530,7 @@ for (const kind of storeKinds()) {
       expect((second.body as { data: { runIds: string[] } }).data.runIds).toEqual(
         (first.body as { data: { runIds: string[] } }).data.runIds,
       )
-      expect(await balanceOf(wallet.address)).toBe(buyerBefore - 3n * BigInt(PRICE))
+      expect(await balanceOf(wallet.address)).toBe(buyerBefore - 4n * BigInt(PRICE))
       // Above the endpoint's maxAllowedPrice the node fails and pays nothing.
       expect(
         (
@@ -506,7 +543,7 @@ for (const kind of storeKinds()) {
       const refused = await runBuying('DOGE')
       expect(refused.status).toBe('failure')
       expect(JSON.stringify(refused.nodes.buy.error)).toContain('maxAllowedPrice')
-      expect(await balanceOf(wallet.address)).toBe(buyerBefore - 3n * BigInt(PRICE))
+      expect(await balanceOf(wallet.address)).toBe(buyerBefore - 4n * BigInt(PRICE))
       expect((await t.call('GET', `/v1/x402-endpoints/${endpoint.id}`, { key: buyer.key })).body.data).toMatchObject({
         totalCalls: 5,
         failureCount: 1,
@@ -517,7 +554,7 @@ for (const kind of storeKinds()) {
         (await t.call('GET', '/v1/x402-endpoints', { key: buyer.key })).body.data.items.map(
           (e: { id: string }) => e.id,
         ),
-      ).toEqual([endpoint.id])
+      ).toEqual([probedTwice.body.data.endpoint.id, endpoint.id])
       expect((await t.call('GET', `/v1/x402-endpoints/${endpoint.id}`)).status).toBe(404)
       const renamed = await t.call('PUT', `/v1/x402-endpoints/${endpoint.id}`, {
         key: buyer.key,

@@ -114,7 +114,7 @@ for (const kind of storeKinds()) {
       })
       expect((await t.call('POST', `/v1/workflows/${w.id}/resume`)).status).toBe(409)
       const refilled = (await t.call('POST', `/v1/workflows/${w.id}/refill`, { body: { remainRuns: 1 } })).body.data
-      expect(refilled).toMatchObject({ status: 'active', remainRuns: 1, pausedReason: null })
+      expect(refilled).toMatchObject({ status: 'active', remainRuns: 1, pausedReason: '' })
       expect((await hook(w.triggerSecret, {})).body.data.action).toBe('triggered')
       // API runs do not count.
       await runAndWait(t, w.id)
@@ -174,6 +174,8 @@ for (const kind of storeKinds()) {
       expect(summary.nodes.check.status).toBe('failure')
       expect(summary.nodes.check.input).toBeUndefined()
       expect(summary.definition).toBeUndefined()
+      // In full, the snapshot shows its block expansions, empty while nothing expanded blocks.
+      expect((await t.call('GET', `/v1/runs/${bad.id}`)).body.data.definition.blockExpansions).toEqual({})
       expect((await t.call('GET', '/v1/runs?status=exploded')).status).toBe(400)
       const other = await t.newOrganization(`runs-other-${kind}`)
       expect((await t.call('GET', `/v1/runs/${bad.id}`, { key: other.key })).status).toBe(404)

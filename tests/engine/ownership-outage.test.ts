@@ -12,8 +12,11 @@ import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts'
 import { createLive, waitForRun } from '../helpers/workflows.ts'
 import { eventually } from '../helpers/eventually.ts'
+import { createSkewedClock, type SkewedClock } from '../helpers/clock.ts'
+import { recordingLogger } from '../helpers/system.ts'
 
-const TIMEOUT_MS = 2000
+// Far beyond what real time covers during a test: only the test's skips of the clock age a heartbeat.
+const TIMEOUT_MS = 60_000
 
 const ready = (t: TestSystem) => async () => (await t.call('GET', '/readyz', { key: null })).status === 200
 
@@ -28,6 +31,9 @@ else {
     let receiver: Receiver
     let answer: () => void
     let runId: string
+    let clock: SkewedClock
+    let ownerLog: ReturnType<typeof recordingLogger>
+    let otherLog: ReturnType<typeof recordingLogger>
 
     const callsOf = (id: string) => receiver.requests.filter((r) => r.path.endsWith(`/${id}`)).length
 
@@ -47,8 +53,15 @@ else {
         AUTOMATON_HEARTBEAT_MS: '200',
         AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
       }
-      owner = await openTestSystem('postgres', { ...env, AUTOMATON_DATABASE_URL: first.via(db.url) })
-      other = await owner.openSibling({ AUTOMATON_DATABASE_URL: second.via(db.url) })
+      clock = createSkewedClock()
+      ownerLog = recordingLogger()
+      otherLog = recordingLogger()
+      owner = await openTestSystem(
+        'postgres',
+        { ...env, AUTOMATON_DATABASE_URL: first.via(db.url) },
+        { clock, logger: ownerLog },
+      )
+      other = await owner.openSibling({ AUTOMATON_DATABASE_URL: second.via(db.url) }, { clock, logger: otherLog })
       const w = await createLive(owner, {
         definition: {
           triggerNodeIds: ['root'],
@@ -74,18 +87,33 @@ else {
       await db.drop()
     })
 
+    const heartbeatFailed = (log: { lines: string[] }) => log.lines.some((l) => l.includes('worker heartbeat failed'))
+
     /** Both lose the database for longer than the worker timeout; `other` gets it back first. */
     async function outageOfEveryone() {
       await Promise.all([first.cut(), second.cut()])
-      await Bun.sleep(TIMEOUT_MS + 600)
+      // Each process has noticed: a heartbeat of its own failed. Then the outage lasts a timeout and more.
+      await eventually(() => heartbeatFailed(ownerLog) && heartbeatFailed(otherLog), 'both heartbeats failing')
+      clock.skip(TIMEOUT_MS + 600)
       await second.restore()
       await eventually(ready(other), 'the other process seeing the database again')
+    }
+
+    /** Two heartbeats of the other process written from `at` on: a sweep of orphaned runs ran in between. */
+    async function sweptSince(at: number) {
+      const seen = new Set<number>()
+      await eventually(async () => {
+        for (const r of await other.system.store.all<{ at: number }>('SELECT heartbeat_at AS at FROM workers'))
+          if (Number(r.at) >= at) seen.add(Number(r.at))
+        return seen.size >= 2
+      }, 'two heartbeats, and so a sweep, of the other process')
     }
 
     it('keeps each run with its owner when the owner comes back within the timeout', async () => {
       await outageOfEveryone()
       // The other process sweeps every heartbeat; the owner's heartbeat is older than the timeout.
-      await Bun.sleep(TIMEOUT_MS / 2)
+      clock.skip(TIMEOUT_MS / 2)
+      await sweptSince(clock.now())
       await first.restore()
       await eventually(ready(owner), 'the owner seeing the database again')
       answer()
@@ -97,7 +125,10 @@ else {
 
     it('takes over the runs of a process that stays away for a full timeout after the database came back', async () => {
       await outageOfEveryone()
-      // The owner stays cut off: after a timeout counted from the return, its runs are taken over.
+      // The owner stays cut off: after a timeout counted from the return (the other's first heartbeat
+      // after it), its runs are taken over.
+      await sweptSince(clock.now())
+      clock.skip(TIMEOUT_MS)
       await eventually(() => callsOf(runId) === 2, 'the other process taking the run over')
       answer()
       const run = await waitForRun(other, runId)

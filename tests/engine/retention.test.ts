@@ -111,10 +111,16 @@ for (const kind of storeKinds()) {
         organizationId: t.orgId,
         runRetention: null,
         effectiveRunRetention: '1h',
+        ssoRequired: false,
       })
       const forever = await put('0')
       expect(forever.status).toBe(200)
-      expect(forever.body.data).toEqual({ organizationId: t.orgId, runRetention: '0', effectiveRunRetention: '0' })
+      expect(forever.body.data).toEqual({
+        organizationId: t.orgId,
+        runRetention: '0',
+        effectiveRunRetention: '0',
+        ssoRequired: false,
+      })
 
       const kept = await createLive(t, { name: 'kept', definition: ok })
       const brief = await createLive(t, { name: 'brief', definition: ok, runRetention: '10m' })
@@ -136,6 +142,7 @@ for (const kind of storeKinds()) {
         organizationId: t.orgId,
         runRetention: null,
         effectiveRunRetention: '1h',
+        ssoRequired: false,
       })
     })
 

@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
 import { freshPostgresUrl, TEST_DATABASE_URL, warnSkipped } from '../helpers/services.ts'
-import { openTestSystem, type TestSystem } from '../helpers/system.ts'
+import { createSkewedClock } from '../helpers/clock.ts'
+import { openTestSystem, recordingLogger, type TestSystem } from '../helpers/system.ts'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts'
 import { createLive, waitForRun } from '../helpers/workflows.ts'
 import { eventually } from '../helpers/eventually.ts'
@@ -21,6 +22,9 @@ else {
     let t: TestSystem
     let receiver: Receiver
     let answer: () => void
+    // The real time, moved on by the test when the organization's masks are to age.
+    const clock = createSkewedClock()
+    const logger = recordingLogger()
 
     beforeAll(async () => {
       db = await freshPostgresUrl()
@@ -31,10 +35,11 @@ else {
         await answered
         return Response.json({ ok: true })
       })
-      t = await openTestSystem('postgres', {
-        AUTOMATON_DATABASE_URL: proxy.via(db.url),
-        AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
-      })
+      t = await openTestSystem(
+        'postgres',
+        { AUTOMATON_DATABASE_URL: proxy.via(db.url), AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32' },
+        { clock, logger },
+      )
     })
     afterAll(async () => {
       answer()
@@ -64,13 +69,16 @@ else {
         )
       await eventually(() => receiver.requests.length === runIds.length, 'every run calling out')
       await proxy.cut()
-      // Longer than the organization's masks are kept (a second): the next node has to read them.
-      await Bun.sleep(1500)
+      // Older than the organization's masks are kept (a second): the next node has to read them.
+      clock.skip(1500)
       answer()
-      await Bun.sleep(500)
+      // Every run has its node's answer and finds the database away: the outage meets them all.
+      const waiting = (id: string) =>
+        logger.lines.some((line) => line.includes('could not persist run transition') && line.includes(id))
+      await eventually(() => runIds.every(waiting), 'every run meeting the outage after its node answered')
       await proxy.restore()
       for (const id of runIds) expect((await waitForRun(t, id, undefined, 20_000)).status).toBe('success')
-      expect((await t.call('GET', `/v1/workflows/${w.id}`)).body.data.pausedReason).toBeNull()
+      expect((await t.call('GET', `/v1/workflows/${w.id}`)).body.data.pausedReason).toBe('')
       // Each node ran once.
       expect(receiver.requests).toHaveLength(runIds.length)
     }, 40_000)

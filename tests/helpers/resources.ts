@@ -143,6 +143,7 @@ export async function createResources(t: TestSystem, hookUrl: string, suffix: st
     '/v1/catalog/triggers/{type}': 'manual',
     '/v1/catalog/actions/{type}': 'log',
     '/v1/workflows/{id}/polls/{nodeId}': 'root',
+    '/v1/workflows/{id}/nodes/{nodeId}': 'say',
     '/v1/connector-types/{type}': 'payprovider',
     '/v1/connectors/{id}': connector.id,
     '/v1/contracts/{id}': contractId,

@@ -108,6 +108,8 @@ async function openOn(
     AUTOMATON_PG_POOL_SIZE: '4',
     // The smallest argon2id cost allowed: tests sign in often.
     AUTOMATON_PASSWORD_HASH_MEMORY_KIB: '19456',
+    // Tests start from an empty gallery; the starter templates' own test turns them on.
+    AUTOMATON_STARTER_TEMPLATES: 'false',
     ...env,
   })
   const system = await openSystem(config, {

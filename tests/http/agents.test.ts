@@ -210,7 +210,7 @@ for (const kind of storeKinds()) {
         message: 'API key has been revoked',
       })
       const key = (await t.call('GET', `/v1/api-keys/${session!.key_id}`)).body.data
-      expect(key.revokedAt).not.toBeNull()
+      expect(key.revokedAt).toMatch(/^\d{4}-/)
     })
 
     it("puts the generated definition back when someone changed the agent's workflow", async () => {

@@ -24,8 +24,8 @@ for (const kind of storeKinds()) {
         description: 'CI deploys',
         scope: 'read-write',
         organizationId: t.orgId,
-        revokedAt: null,
-        expiresAt: null,
+        revokedAt: '',
+        expiresAt: '',
       })
       const rows = await t.system.store.all<Record<string, unknown>>('SELECT * FROM api_keys WHERE id = $1', [key.id])
       const stored = JSON.stringify(rows)

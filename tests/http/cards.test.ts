@@ -17,6 +17,7 @@ import {
   toolFragment,
   usageOnly,
 } from '../helpers/openai-server.ts'
+import { createSkewedClock } from '../helpers/clock.ts'
 import { addMember } from '../helpers/people.ts'
 import { type Receiver, startReceiver } from '../helpers/receiver.ts'
 import { storeKinds } from '../helpers/services.ts'
@@ -70,6 +71,8 @@ for (const kind of storeKinds()) {
     let reader: string
     let release!: () => void
     const logger = recordingLogger()
+    // The real time, moved on by the test when a handle is to expire.
+    const clock = createSkewedClock()
 
     beforeAll(async () => {
       model = startScriptedOpenAi()
@@ -85,7 +88,7 @@ for (const kind of storeKinds()) {
           AUTOMATON_HOOK_ALLOW_HTTP: 'true',
           AUTOMATON_DISCLOSURE_TTL: '2s',
         },
-        { plugins: [shopper], logger },
+        { plugins: [shopper], logger, clock },
       )
       person = await addMember(t, `cards-${kind}@example.com`, 'owner')
       const account = await t.call('POST', '/v1/service-accounts', {
@@ -315,7 +318,8 @@ for (const kind of storeKinds()) {
         toolTurn('http-request', { url: `${merchant.url}/late`, method: 'POST', body: `{{$card.${handle}.number}}` }),
         textTurn('Too late.'),
       )
-      await Bun.sleep(2_100)
+      // Past the handle's time to live (2 s) before the run asks to redeem it.
+      clock.skip(2_100)
       held()
       const run = await waitForRun(t, runId, undefined, 20_000)
       expect((run.nodes.tools_2.result.transcript as Array<{ content: string }>).at(-1)!.content).toContain('expired')

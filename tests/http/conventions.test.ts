@@ -130,6 +130,11 @@ for (const kind of storeKinds()) {
       const html = await docs.text()
       expect(html).toContain('/v1/openapi.json')
       expect(html).not.toContain('https://')
+      // The reference reads in the order a newcomer needs: workflows and runs first.
+      expect(r.body.tags.slice(0, 2)).toEqual([{ name: 'workflows' }, { name: 'runs' }])
+      const icon = await t.system.app.handle(new Request('http://localhost/favicon.ico'))
+      expect(icon.status).toBe(200)
+      expect(icon.headers.get('content-type')).toBe('image/x-icon')
     })
 
     it('never answers 500 for a wrong content type or an empty body', async () => {

@@ -118,7 +118,7 @@ function authorizationCodeTests() {
     expect(callback.status).toBe(303)
     expect(callback.headers.get('location')).toBe(`/connectors?connected=${c.id}`)
     const status = await statusOf(c.id)
-    expect(status).toMatchObject({ state: 'connected', scope: 'openid api', lastError: null })
+    expect(status).toMatchObject({ state: 'connected', scope: 'openid api', lastError: '' })
     expect(Date.parse(status.expiresAt)).toBeGreaterThan(clock.now())
 
     const row = await t.system.store.get<Record<string, string>>(

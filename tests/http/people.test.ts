@@ -572,19 +572,21 @@ for (const kind of storeKinds()) {
       expect(on.status).toBe(200)
       expect(on.body).toMatchObject({ code: 200, data: { enabled: true } })
       expect((await call('GET', '/v1/user/interests/settings')).body.data).toEqual({ enabled: true })
-      for (const body of [{}, { enabled: 'yes' }, { enabled: 1 }, { enabled: null }]) {
+      for (const body of [{ enabled: 'yes' }, { enabled: 1 }, { enabled: null }]) {
         const bad = await call('PUT', '/v1/user/interests/settings', { body })
         expect(bad.status).toBe(400)
         expect(bad.body.code).toBe(400)
       }
-      expect(
-        (
-          await call('PUT', '/v1/user/interests/settings', {
-            rawBody: '',
-            headers: { 'content-type': 'application/json' },
-          })
-        ).status,
-      ).toBe(400)
+      // No body, or `{}`, changes nothing and answers the current setting.
+      const unchanged = [
+        await call('PUT', '/v1/user/interests/settings', { body: {} }),
+        await call('PUT', '/v1/user/interests/settings', {
+          rawBody: '',
+          headers: { 'content-type': 'application/json' },
+        }),
+        await call('PUT', '/v1/user/interests/settings'),
+      ]
+      expect(unchanged.map((r) => [r.status, r.body.data])).toEqual(Array(3).fill([200, { enabled: true }]))
       // A key not bound to a user: 401.
       expect((await t.call('PUT', '/v1/user/interests/settings', { body: { enabled: true } })).status).toBe(401)
       expect((await t.call('PUT', '/v1/user/interests/settings', { key: null, body: { enabled: true } })).status).toBe(

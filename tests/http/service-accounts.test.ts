@@ -25,7 +25,7 @@ for (const kind of storeKinds()) {
         description: 'runs things',
         permissions: ['workflow:execute', 'run:read'],
         status: 'active',
-        disabledAt: null,
+        disabledAt: '',
         organizationId: t.orgId,
       })
       const got = await t.call('GET', `/v1/service-accounts/${sa.id}`)
@@ -117,7 +117,7 @@ for (const kind of storeKinds()) {
       expect(denied.body.message).toContain('disabled')
       expect((await mintFor(sa.id)).status).toBe(400)
       const enabled = await t.call('POST', `/v1/service-accounts/${sa.id}/enable`)
-      expect(enabled.body.data).toMatchObject({ status: 'active', disabledAt: null })
+      expect(enabled.body.data).toMatchObject({ status: 'active', disabledAt: '' })
       expect((await t.call('GET', '/v1/me', { key })).status).toBe(200)
     })
 

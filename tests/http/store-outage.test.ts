@@ -50,9 +50,8 @@ else {
       await db.drop()
     })
 
-    it('answers 503 with Retry-After to everything that needs the database, within a few seconds', async () => {
+    it('answers 503 with Retry-After to everything that needs the database, while it is still away', async () => {
       await proxy.cut()
-      const started = Date.now()
       const answers: Array<[string, Promise<CallResult>]> = [
         // The key is checked in the body hook, before the body is read: this was a 400.
         [
@@ -83,9 +82,9 @@ else {
           }),
         ],
       ]
+      // The database stays away until the next test: a request waiting for it would never be
+      // answered (and fail on the test's timeout), so every answer here is one that did not wait.
       for (const [what, answer] of answers) expectUnavailable(await answer, what)
-      // Generous: the point is that nothing waits for a client's timeout.
-      expect(Date.now() - started).toBeLessThan(5000)
 
       const ready = await t.call('GET', '/readyz', { key: null })
       expect(ready.status).toBe(503)

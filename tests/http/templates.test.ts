@@ -186,6 +186,11 @@ for (const kind of storeKinds()) {
         body: { rejectionReason: 'the name says nothing new' },
       })
       expect(rejected.status).toBe(200)
+      // The moderator's answer carries the decision it just made.
+      expect(rejected.body.data).toMatchObject({
+        moderationStatus: 'rejected',
+        rejectionReason: 'the name says nothing new',
+      })
       expect((await asB('GET', `/v1/templates/${tpl.id}`)).body.data).toMatchObject({
         moderationStatus: 'rejected',
         rejectionReason: 'the name says nothing new',

@@ -315,7 +315,7 @@ for (const kind of storeKinds()) {
           },
         },
       })
-      expect(multiOk.body.data).toEqual({ valid: true, type: 'manual', errors: [] })
+      expect(multiOk.body.data).toEqual({ valid: true, type: 'manual', errors: [], warnings: [] })
     })
 
     it('checks branches, loops and loop-only expressions', async () => {

@@ -190,6 +190,14 @@ for (const kind of storeKinds()) {
       )
     })
 
+    it('skips a signed request with an empty body, starting nothing', async () => {
+      const before = await runCount(t)
+      const empty = await postChat(t, '', SIGNING)
+      expect(empty.status).toBe(200)
+      expect(empty.body).toMatchObject({ action: 'skipped', reason: 'no_events', runIds: [] })
+      expect(await runCount(t)).toBe(before)
+    })
+
     it("pauses a team's workflows with invalid_chat when the app is uninstalled, and checks connectors again on resume", async () => {
       const team = `TU-${kind}`
       const org = await t.newOrganization(`chat-uninstall-${kind}`)

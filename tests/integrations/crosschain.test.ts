@@ -95,9 +95,17 @@ for (const kind of storeKinds()) {
       await expectRefused(t, await post(order('ord-5', w.id), `${API_KEY}x`), 401, /x-api-key/, before)
       const { payment: _, ...noPayment } = order('ord-5', w.id)
       const bad = await post({ ...noPayment, orderId: 7, clientReferenceId: 'acme-123' })
+      const details = bad.body.details
       await expectRefused(t, bad, 400, /\/orderId: must be a non-empty string/, before)
       expect(bad.body.message).toContain('/clientReferenceId: must name a workflow')
       expect(bad.body.message).toContain('/payment: must be an object')
+      expect(details).toEqual(
+        expect.arrayContaining([
+          { path: '/orderId', message: 'must be a non-empty string' },
+          { path: '/clientReferenceId', message: expect.stringContaining('must name a workflow') },
+          { path: '/payment', message: 'must be an object' },
+        ]),
+      )
       await expectRefused(t, await post(order('ord-5', 'wf_doesnotexist')), 400, /does not exist/, before)
     })
 

@@ -100,6 +100,8 @@ export async function runCount(t: TestSystem, workflowId?: string): Promise<numb
 /** A refusal: the status, the specification's error body, and nothing started. */
 export async function expectRefused(t: TestSystem, r: CallResult, status: number, message: RegExp, runsBefore: number) {
   expect(r.status).toBe(status)
+  // A malformed request lists its problems in `details`, not only in the message.
+  if (status === 400) expect(r.body.details.length).toBeGreaterThan(0)
   expect(r.body).toMatchObject({ code: status, details: expect.any(Array), requestId: expect.any(String) })
   expect(r.body.message).toMatch(message)
   expect(await runCount(t)).toBe(runsBefore)

@@ -1,2 +1,3 @@
-/** The example plugin's own tests (examples/weather), run with the suite: bunfig's root is tests/. */
+/** The example plugins' own tests (examples/weather, examples/helpdesk), run with the suite: bunfig's root is tests/. */
 import '../../examples/weather/weather.test.ts'
+import '../../examples/helpdesk/helpdesk.test.ts'

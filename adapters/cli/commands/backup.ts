@@ -14,7 +14,8 @@ async function create(host: CliHost, config: Config, file: string, passphrase: s
     throw new ConfigError(
       'backup create covers the embedded SQLite store; on Postgres use pg_dump and keep the master key (see docs/operations.md)',
     )
-  if (host.runtime !== 'bun') throw new ConfigError('the embedded SQLite store needs Bun')
+  if (host.runtime !== 'bun')
+    throw new ConfigError('backup create needs Bun (on Deno, run it with npx automaton or the binary)')
   const raw = config.masterKey
     ? [config.masterKey, ...(config.masterKeyPrevious ? [config.masterKeyPrevious] : [])]
     : readMasterKeys(config.dataDir)

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs'
 import { type Config, ConfigError } from '../../../core/config.ts'
 import { routable } from '../../../core/http/request-state.ts'
 import type { HttpServer, TlsPem } from '../../../core/ports/http-server.ts'
-import type { CliHost, CliSystem } from '../host.ts'
+import type { CliHost, ServingSystem as CliSystem } from '../host.ts'
 
 /** The PEM files of AUTOMATON_TLS_CERT_FILE and AUTOMATON_TLS_KEY_FILE; undefined when HTTPS is off. */
 function readTls(config: Config): TlsPem | undefined {

@@ -1,8 +1,21 @@
-/** `migrate`: applies the database migrations (opening the system does) and exits. */
-import { type Command, withSystem } from '../host.ts'
+/**
+ * `migrate`: applies the database migrations and the first start's loads (the shipped universe, the
+ * templates' search index), as opening the serving system does, then exits without serving.
+ */
+import process from 'node:process'
+import { createJsonLogger } from '../../../core/logger.ts'
+import type { Command } from '../host.ts'
 import { print } from '../io.ts'
 
 export const migrate: Command = async ({ config, host }) => {
-  await withSystem(host, config, async (s) => print({ migrated: true, store: s.store.dialect }))
+  const system = await host.openSystem(config, {
+    logger: createJsonLogger('warn', (line) => process.stderr.write(line)),
+    engine: false,
+  })
+  try {
+    print({ migrated: true, store: system.store.dialect })
+  } finally {
+    await system.close()
+  }
   return 0
 }

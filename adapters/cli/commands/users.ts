@@ -1,4 +1,7 @@
-/** `users create` and `users reset-password`: people who sign in with an email and a password. */
+/**
+ * `users create`, `users reset-password` and `users sign-in-link`: people who sign in with an email
+ * and a password, and the operator's one-time link (the break-glass when single sign-on is required).
+ */
 import { ROLES, type Role } from '../../../core/domain/permissions.ts'
 import { UsageError } from '../args.ts'
 import { type Command, withSystem } from '../host.ts'
@@ -29,6 +32,15 @@ export const users: Command = async ({ sub, flags, config, host }) => {
     if (!flags.email) throw new UsageError('users reset-password needs --email <address>')
     const password = await readSecretLine(flags['password-file'], 'new password')
     await withSystem(host, config, async (s) => print(await s.people.resetPassword(flags.email, password)))
+    return 0
+  }
+  if (sub === 'sign-in-link') {
+    if (!flags.email) throw new UsageError('users sign-in-link needs --email <address>')
+    await withSystem(host, config, async (s) => {
+      const { token, expiresAt } = await s.oidc.createSignInLink(flags.email)
+      const base = config.publicUrl ?? `http://localhost:${config.port}`
+      print({ url: `${base}/v1/auth/sign-in-link?token=${encodeURIComponent(token)}`, expiresAt })
+    })
     return 0
   }
   throw new UsageError(`unknown command "users ${sub ?? ''}"`)

@@ -80,7 +80,9 @@ export function Connectors() {
           ))}
         </tbody>
       </table>
-      {list.data && list.data.items.length === 0 ? <p class="empty">No connectors yet.</p> : null}
+      {list.data && list.data.items.length === 0 ? (
+        <p class="empty">No connectors yet. Create one below: choose its type, then fill in its fields.</p>
+      ) : null}
     </Page>
   )
 }

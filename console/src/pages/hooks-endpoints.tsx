@@ -55,6 +55,12 @@ export function NewEndpoint({ onCreated }: { onCreated: (secret: string) => void
 
 /** The endpoints, each with its status, events and retries; enable or disable, a new secret, delete. */
 export function EndpointsTable({ endpoints, act }: { endpoints: any[]; act: HookAct }) {
+  if (endpoints.length === 0)
+    return (
+      <p class="empty">
+        No endpoints yet. Add one with its URL: runs then send it their events, signed with the secret shown once.
+      </p>
+    )
   return (
     <table class="list">
       <thead>

@@ -53,7 +53,11 @@ export function Hooks() {
       />
       <ErrorBox error={deliveries.error} />
       <DeliveriesTable deliveries={deliveries.data?.items ?? []} act={act} />
-      {deliveries.data && deliveries.data.items.length === 0 ? <p class="empty">No deliveries match.</p> : null}
+      {deliveries.data && deliveries.data.items.length === 0 ? (
+        <p class="empty">
+          No deliveries match. Add an endpoint above; a delivery shows here once a run sends it an event.
+        </p>
+      ) : null}
     </Page>
   )
 }

@@ -2,6 +2,7 @@
  * The smaller pages: your settings (interests), the template moderation queue of the operator
  * organization, agent runs, and x402 (paid workflows and the imported endpoints with their spend).
  */
+import { TokenAmount } from '../units.tsx'
 import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { navigate } from '../router.ts'
@@ -184,6 +185,9 @@ export function X402() {
     return found
   }, [])
   const [url, setUrl] = useState('')
+  // The method to probe and pay with ("": GET, then POST), and the JSON body sent with it.
+  const [method, setMethod] = useState('')
+  const [body, setBody] = useState('')
   const { error, run } = useAction()
   const remove = async (e: any) => {
     if (!confirmed(`Remove the endpoint "${e.name}"?`)) return
@@ -204,7 +208,11 @@ export function X402() {
         )
       )
         return
-      const answer = await api('POST', '/v1/x402-endpoints/import', { resourceUrl: url })
+      const answer = await api('POST', '/v1/x402-endpoints/import', {
+        resourceUrl: url,
+        ...(method ? { method } : {}),
+        ...(body.trim() ? { body: JSON.parse(body) } : {}),
+      })
       setImported(
         `Imported "${answer.endpoint?.name ?? url}"${answer.paymentDetails?.amountPaid ? `, paid ${answer.paymentDetails.amountPaid}` : ''}.`,
       )
@@ -231,7 +239,7 @@ export function X402() {
               <td>
                 <a href={`/workflows/${w.id}`}>{w.name}</a>
               </td>
-              <td>{w.x402Config.price}</td>
+              <td title="the token's smallest unit">{w.x402Config.price} (smallest unit)</td>
               <td>{w.x402Config.chainId}</td>
               <td>{w.x402Config.discoverable ? 'yes' : 'no'}</td>
               <td>
@@ -253,6 +261,28 @@ export function X402() {
             placeholder="https://…"
             value={url}
             onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        <label>
+          Method{' '}
+          <select
+            name="import-method"
+            value={method}
+            onChange={(e) => setMethod((e.target as HTMLSelectElement).value)}
+          >
+            <option value="">GET, then POST</option>
+            <option value="GET">GET</option>
+            <option value="POST">POST</option>
+          </select>
+        </label>
+        <label>
+          Body (JSON){' '}
+          <input
+            name="import-body"
+            size={30}
+            placeholder='{"symbol": "ETH"}'
+            value={body}
+            onInput={(e) => setBody((e.target as HTMLInputElement).value)}
           />
         </label>
         <button type="submit">Import (pays one call)</button>
@@ -287,12 +317,22 @@ export function X402() {
                 </p>
               </td>
               <td>
-                {e.price} ({e.maxAllowedPrice}) {e.tokenSymbol}
+                <TokenAmount amount={e.price} decimals={e.tokenDecimals} symbol={e.tokenSymbol} /> (
+                <TokenAmount amount={e.maxAllowedPrice} decimals={e.tokenDecimals} />)
               </td>
               <td>{e.totalCalls}</td>
               <td>{e.failureCount}</td>
               <td>
-                {Object.values(e.spentByToken ?? {}).join(', ') || '0'} {e.tokenSymbol}
+                {Object.values(e.spentByToken ?? {}).length ? (
+                  Object.entries(e.spentByToken ?? {}).map(([token, spent], i) => (
+                    <span key={token}>
+                      {i ? ', ' : ''}
+                      <TokenAmount amount={spent} decimals={e.tokenDecimals} symbol={e.tokenSymbol} />
+                    </span>
+                  ))
+                ) : (
+                  <TokenAmount amount="0" symbol={e.tokenSymbol} />
+                )}
               </td>
               <td>{when(e.lastCalledAt)}</td>
               <td>

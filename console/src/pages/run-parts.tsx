@@ -10,7 +10,7 @@ export function RunFacts({ run }: { run: any }) {
     <dl class="facts">
       <dt>Workflow</dt>
       <dd>
-        <a href={`/workflows/${run.workflowId}`}>{run.workflowId}</a> v{run.workflowVersion}
+        <a href={`/workflows/${run.workflowId}`}>{run.workflowName ?? run.workflowId}</a> v{run.workflowVersion}
       </dd>
       <dt>Triggered by</dt>
       <dd>
@@ -91,7 +91,7 @@ export function Timeline({
                 }}
               />
             </span>
-            <span class="t-time">{Math.max(0, end - start)} ms</span>
+            <span class="t-time">{n.status === 'skipped' ? 'skipped' : `${Math.max(0, end - start)} ms`}</span>
           </li>
         )
       })}

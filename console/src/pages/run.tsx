@@ -82,6 +82,7 @@ export function RunPage({ id }: { id: string }) {
     )
   const nodes: Record<string, any> = run.nodes ?? {}
   const waiting = Object.entries(nodes).filter(([, n]) => n.status === 'waiting')
+  const skipped = Object.keys(nodes).filter((nodeId) => nodes[nodeId].status === 'skipped')
   return (
     <Page
       title={
@@ -100,6 +101,11 @@ export function RunPage({ id }: { id: string }) {
         >
           <Graph definition={run.definition} states={nodes} />
         </div>
+      ) : null}
+      {skipped.length ? (
+        <p class="hint" data-testid="skipped">
+          Skipped, not run: {skipped.join(', ')}
+        </p>
       ) : null}
       {waiting.map(([nodeId, n]) => (
         <WaitingNode runId={id} nodeId={nodeId} node={n} act={act} />

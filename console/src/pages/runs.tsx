@@ -145,7 +145,10 @@ export function Runs() {
                 <StatusBadge status={r.status} />
               </td>
               <td>
-                <a href={`/workflows/${r.workflowId}`}>{r.workflowId}</a> v{r.workflowVersion}
+                <a href={`/workflows/${r.workflowId}`} title={r.workflowId}>
+                  {r.workflowName ?? r.workflowId}
+                </a>{' '}
+                v{r.workflowVersion}
               </td>
               <td>{r.triggeredBy}</td>
               <td>{when(r.startedAt)}</td>
@@ -154,7 +157,9 @@ export function Runs() {
           ))}
         </tbody>
       </table>
-      {list.data && list.data.items.length === 0 ? <p class="empty">No runs match.</p> : null}
+      {list.data && list.data.items.length === 0 ? (
+        <p class="empty">No runs match. Clear the filters, or start one with Run now on a workflow's page.</p>
+      ) : null}
       <div class="pager">
         {offset > 0 ? <button onClick={() => set('offset', String(Math.max(0, offset - 50)))}>Newer</button> : null}
         {list.data?.hasMore ? <button onClick={() => set('offset', String(offset + 50))}>Older</button> : null}

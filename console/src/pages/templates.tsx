@@ -56,7 +56,12 @@ export function Templates() {
           </article>
         ))}
       </div>
-      {list.data && list.data.items.length === 0 ? <p class="empty">No templates match.</p> : null}
+      {list.data && list.data.items.length === 0 ? (
+        <p class="empty">
+          No templates match. Clear the tag or the search: your organization's templates and approved public ones show
+          here.
+        </p>
+      ) : null}
       {!tag && tags.size ? (
         <p class="muted">
           Tags:{' '}

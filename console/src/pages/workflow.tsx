@@ -1,7 +1,7 @@
-/** A workflow: its graph, versions, draft and live state, the lifecycle actions, and run now. */
-import { useState } from 'preact/hooks'
+/** A workflow: its draft in the editor, versions, draft and live state, the lifecycle actions, and run now. */
+import type { ComponentType } from 'preact'
+import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api.ts'
-import { Graph } from '../graph.tsx'
 import { navigate } from '../router.ts'
 import { ErrorBox, Page, parseTyped, StatusBadge, confirmed, useAction, useLoad, when } from '../ui.tsx'
 import { BuilderChat } from './builder-chat.tsx'
@@ -10,6 +10,8 @@ export function WorkflowPage({ id }: { id: string }) {
   const workflow = useLoad(() => api('GET', `/v1/workflows/${id}`), [id])
   const versions = useLoad(() => api<{ items: any[] }>('GET', `/v1/workflows/${id}/versions?limit=20`), [id])
   const { error, run } = useAction()
+  // A draft proposed by the builder chat is opened in the editor afresh.
+  const [opened, setOpened] = useState(0)
   const w = workflow.data
   const act = (label: string, method: string, path: string, ask?: string) => async () => {
     if (ask && !confirmed(ask)) return
@@ -19,6 +21,17 @@ export function WorkflowPage({ id }: { id: string }) {
       versions.reload()
     })
     void label
+  }
+  /** Copies an earlier version into a new draft, then opens that draft in the editor. */
+  const rollback = (version: number) => async () => {
+    const ask = `Roll back to version ${version}? It becomes the draft (unsaved edits in the editor are dropped); publish it to make it live.`
+    if (!confirmed(ask)) return
+    await run(async () => {
+      await api('POST', `/v1/workflows/${id}/rollback`, { version })
+      setOpened((n) => n + 1)
+      workflow.reload()
+      versions.reload()
+    })
   }
   if (workflow.error)
     return (
@@ -102,16 +115,22 @@ export function WorkflowPage({ id }: { id: string }) {
           </>
         ) : null}
       </dl>
+      <LazyEditor
+        key={opened}
+        workflowId={id}
+        onSaved={() => {
+          workflow.reload()
+          versions.reload()
+        }}
+      />
       <div class="with-chat">
         <div>
-          <div class="graph-box">
-            <Graph definition={w.definition} />
-          </div>
           <RunNow id={id} disabled={w.status === 'archived'} />
         </div>
         <BuilderChat
           workflowId={id}
           onProposed={() => {
+            setOpened((n) => n + 1)
             workflow.reload()
             versions.reload()
           }}
@@ -124,20 +143,41 @@ export function WorkflowPage({ id }: { id: string }) {
             <th>Version</th>
             <th>By</th>
             <th>Updated</th>
+            <th />
           </tr>
         </thead>
         <tbody>
           {(versions.data?.items ?? []).map((v) => (
-            <tr>
+            <tr data-version={v.version}>
               <td>{v.version}</td>
-              <td>{v.versionCreatedBy}</td>
+              <td title={v.versionCreatedBy}>{v.versionCreatedByName ?? v.versionCreatedBy}</td>
               <td>{when(v.updatedAt)}</td>
+              <td>
+                {v.version !== w.version && w.status !== 'archived' ? (
+                  <button type="button" data-testid={`rollback:${v.version}`} onClick={rollback(v.version)}>
+                    Roll back to this
+                  </button>
+                ) : null}
+              </td>
             </tr>
           ))}
         </tbody>
       </table>
     </Page>
   )
+}
+
+type EditorProps = { workflowId: string; onSaved?: () => void }
+
+/** The editor is its own chunk, loaded when a workflow is first opened. */
+function LazyEditor(props: EditorProps) {
+  const [Editor, setEditor] = useState<ComponentType<EditorProps> | null>(null)
+  const [failed, setFailed] = useState<unknown>(null)
+  useEffect(() => {
+    import('../editor/editor.tsx').then((module) => setEditor(() => module.default), setFailed)
+  }, [])
+  if (failed) return <ErrorBox error={failed} />
+  return Editor ? <Editor {...props} /> : <p class="hint">Loading the editor…</p>
 }
 
 function RunNow({ id, disabled }: { id: string; disabled: boolean }) {

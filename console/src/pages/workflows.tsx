@@ -82,7 +82,11 @@ export function Workflows() {
         </tbody>
       </table>
       {list.data && list.data.items.length === 0 ? (
-        <p class="empty">No workflows{search || status ? ' match' : ' yet'}.</p>
+        <p class="empty">
+          {search || status
+            ? 'No workflows match: clear the search or the status filter.'
+            : 'No workflows yet. Create one below from its definition JSON, or fork one from Templates.'}
+        </p>
       ) : null}
     </Page>
   )

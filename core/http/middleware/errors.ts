@@ -35,10 +35,14 @@ export function errorsPlugin(logger: Logger) {
       })
       return jsonResponse(errorBody(500, 'internal error', [], requestId), 500, { 'x-request-id': requestId })
     }
-    return jsonResponse(errorBody(failure.status, failure.message, failure.details, requestId), failure.status, {
-      ...failure.headers,
-      'x-request-id': requestId,
-    })
+    return jsonResponse(
+      errorBody(failure.status, failure.message, failure.details, requestId, failure.reason),
+      failure.status,
+      {
+        ...failure.headers,
+        'x-request-id': requestId,
+      },
+    )
   })
 }
 

@@ -6,6 +6,7 @@
  * what another site's page can make a browser send, and either answer sets the session cookie.
  */
 import { Elysia } from 'elysia'
+import { notePersonAct } from '../../services/audit-context.ts'
 import { Type as T } from '@sinclair/typebox'
 import { isAppError, unauthorized, unsupportedMediaType } from '../../errors.ts'
 import type { Principal } from '../../services/auth.ts'
@@ -98,6 +99,7 @@ export function authRoutes(auth: AuthPlugin, gate: AuthGate, people: PeopleServi
       '/v1/auth/logout',
       async ({ principal, request, set }) => {
         set.headers['set-cookie'] = sessionCookie(request, '', 0)
+        notePersonAct(principal.userId!, 'auth.signOut')
         return people.logout(principal.sessionId!)
       },
       {
@@ -114,7 +116,7 @@ export function authRoutes(auth: AuthPlugin, gate: AuthGate, people: PeopleServi
       '/v1/auth/session',
       async ({ principal }) => {
         const token = sessionTokenOf(principal)!
-        const caller = await people.authenticate(token)
+        const caller = await people.authenticate(token, { recheck: true })
         return {
           ...(await people.session(caller)),
           sessionId: principal.sessionId,
@@ -126,7 +128,7 @@ export function authRoutes(auth: AuthPlugin, gate: AuthGate, people: PeopleServi
         detail: doc({
           summary: 'This session: the user, their organizations, when it ends, and the CSRF token',
           description:
-            'Send `csrfToken` as `X-CSRF-Token` with every cookie-authenticated request that changes something.',
+            'Send `csrfToken` as `X-CSRF-Token` with every cookie-authenticated request that changes something. A session begun by single sign-on is checked with its identity provider now (401 when the provider, or the groups it answers, ended it).',
           tags,
           permission: 'authenticated',
           response: T.Object({ user: UserShape, expiresAt: T.String(), sessionId: T.String(), csrfToken: T.String() }),
@@ -174,6 +176,13 @@ export function authRoutes(auth: AuthPlugin, gate: AuthGate, people: PeopleServi
         }),
       },
     )
+    .use(interestRoutes(auth, people))
+}
+
+/** A person's interest tags, and whether they personalise templates and tags. */
+function interestRoutes(auth: AuthPlugin, people: PeopleService) {
+  return new Elysia({ name: 'routes.interests' })
+    .use(auth)
     .get('/v1/user/interests/settings', ({ principal }) => people.interestSettings(principal.userId!), {
       user: true,
       detail: doc({
@@ -185,12 +194,17 @@ export function authRoutes(auth: AuthPlugin, gate: AuthGate, people: PeopleServi
     })
     .put(
       '/v1/user/interests/settings',
-      ({ principal, body }) => people.setInterestSettings(principal.userId!, body.enabled),
+      // The body is optional: without `enabled` nothing changes and the answer is the current setting.
+      async ({ principal, body }) =>
+        body?.enabled === undefined
+          ? await people.interestSettings(principal.userId!)
+          : await people.setInterestSettings(principal.userId!, body.enabled),
       {
         user: true,
-        body: t.Object({ enabled: t.Boolean() }, { additionalProperties: false }),
+        body: t.Optional(t.Object({ enabled: t.Optional(t.Boolean()) }, { additionalProperties: false })),
         detail: doc({
           summary: 'Turn your interest tags on or off',
+          description: 'Without a body (or with `{}`) nothing changes and the answer is the current setting.',
           tags,
           permission: 'authenticated',
           response: T.Object({ enabled: T.Boolean() }),

@@ -11,6 +11,8 @@ interface Assets {
   script: string
   style: string
   version: string
+  /** The editor's chunks by file name, loaded by the script when a workflow is opened. */
+  chunks: Record<string, string>
 }
 
 /** The console's pages: deep links to them answer the console. */
@@ -36,7 +38,7 @@ const PAGES = [
 
 /** The page runs only the script its own nonce names: nothing else served from this origin (an app's file under /w/) can run in it. */
 const policy = (nonce: string) =>
-  `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`
+  `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'self' 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`
 
 const SECURITY_HEADERS = {
   'x-content-type-options': 'nosniff',
@@ -47,18 +49,24 @@ const SECURITY_HEADERS = {
 async function loadAssets(): Promise<Assets | null> {
   try {
     // Literal paths, so that the single binary carries the files; they exist once the console is built.
-    const [script, style] = await Promise.all([
+    const [script, style, chunks] = await Promise.all([
       // @ts-ignore -- a built file, imported as text
       import('../../../console/dist/app.js', { with: { type: 'text' } }),
       // @ts-ignore -- a built file, imported as text
       import('../../../console/dist/app.css', { with: { type: 'text' } }),
+      // @ts-ignore -- a built file listing the chunks through literal imports
+      import('../../../console/dist/chunks.js').catch(() => ({ default: {} })),
     ])
     const text = { script: script.default as unknown as string, style: style.default as unknown as string }
     // The assets are cached for good under a name that changes whenever their content does.
     const digest = new Uint8Array(
       await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text.script + text.style)),
     )
-    return { ...text, version: [...digest.slice(0, 8)].map((b) => b.toString(16).padStart(2, '0')).join('') }
+    return {
+      ...text,
+      chunks: chunks.default as Record<string, string>,
+      version: [...digest.slice(0, 8)].map((b) => b.toString(16).padStart(2, '0')).join(''),
+    }
   } catch {
     return null
   }
@@ -85,7 +93,7 @@ const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>Automaton</title>
 
 export function consoleRoutes() {
   const assets = loadAssets()
-  const answer = async (kind: 'page' | 'script' | 'style') => {
+  const answer = async (kind: 'page' | 'script' | 'style', chunk?: string) => {
     const built = await assets
     if (!built)
       return new Response(NOT_BUILT, {
@@ -108,7 +116,16 @@ export function consoleRoutes() {
       })
     }
     const type = kind === 'script' ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8'
-    return new Response(kind === 'script' ? built.script : built.style, {
+    const body =
+      kind === 'style'
+        ? built.style
+        : chunk === undefined
+          ? built.script
+          : Object.hasOwn(built.chunks, chunk)
+            ? built.chunks[chunk]
+            : null
+    if (body === null) return new Response('Not found', { status: 404 })
+    return new Response(body, {
       headers: {
         'content-type': type,
         'cache-control': 'public, max-age=31536000, immutable',
@@ -120,6 +137,7 @@ export function consoleRoutes() {
   const routes = new Elysia({ name: 'routes.console' })
     .get('/console/app.js', () => answer('script'), hidden)
     .get('/console/app.css', () => answer('style'), hidden)
+    .get('/console/:chunk', ({ params }) => answer('script', params.chunk), hidden)
   for (const path of PAGES) routes.get(path, () => answer('page'), hidden)
   return routes
 }

@@ -67,6 +67,8 @@ export function integrationRoutes(
         )
       },
       {
+        // An empty body is the webhook's to judge (a signed empty request is skipped), not a parse error.
+        parse: ({ request }) => (rawBodyOf(request) === '' ? '' : undefined),
         ...(names.length > 0
           ? { params: t.Object(Object.fromEntries(names.map((n) => [n, t.String({ minLength: 1, maxLength: 200 })]))) }
           : {}),

@@ -4,7 +4,15 @@ import { doc } from '../docs.ts'
 import { buildOpenApi, type RouteLike } from '../openapi.ts'
 import { raw } from '../responses.ts'
 
-/** `/v1/openapi.json` and `/docs`. The document is built once, on first request, from the final app. */
+/** A 16-pixel icon (an ICO holding one PNG) for `/docs` and the console, so browsers find one. */
+const FAVICON = Uint8Array.from(
+  atob(
+    'AAABAAEAEBAAAAEAIABdAAAAFgAAAIlQTkcNChoKAAAADUlIRFIAAAAQAAAAEAgGAAAAH/P/YQAAACRJREFUeNpjYBg0QFbZ4D8pmHYG+B/+jhePGjAyDBi4lDhgAAB5xjTACjIgmgAAAABJRU5ErkJggg==',
+  ),
+  (c) => c.charCodeAt(0),
+)
+
+/** `/v1/openapi.json`, `/docs` and `/favicon.ico`. The document is built once, on first request, from the final app. */
 export function openApiRoutes(routesOf: () => readonly RouteLike[], version: string) {
   let cached: unknown
   return new Elysia({ name: 'routes.openapi' })
@@ -14,4 +22,12 @@ export function openApiRoutes(routesOf: () => readonly RouteLike[], version: str
     .get('/docs', () => new Response(DOCS_PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } }), {
       detail: doc({ summary: 'Browsable API reference', tags: ['meta'], produces: 'text/html' }),
     })
+    .get(
+      '/favicon.ico',
+      () =>
+        new Response(FAVICON, {
+          headers: { 'content-type': 'image/x-icon', 'cache-control': 'public, max-age=86400' },
+        }),
+      { detail: doc({ summary: 'The icon browsers ask for', tags: ['meta'], hide: true }) },
+    )
 }

@@ -61,7 +61,7 @@ export function organizationRoutes(
       detail: doc({
         summary: "Change the organization's settings",
         description:
-          "runRetention: how long its finished runs are kept (`30d`, `12h`, `90m`; `0` for ever; null follows the installation's AUTOMATON_RUN_RETENTION). A workflow's own runRetention may shorten it.",
+          "runRetention: how long its finished runs are kept (`30d`, `12h`, `90m`; `0` for ever; null follows the installation's AUTOMATON_RUN_RETENTION). A workflow's own runRetention may shorten it. ssoRequired: true refuses password sign-in to its members (single sign-on only; the operator's `users sign-in-link` is the break-glass). Each field left out stays as it is.",
         tags: ['organizations'],
         permission: 'org:update',
         response: OrganizationSettings,

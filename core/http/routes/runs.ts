@@ -47,17 +47,30 @@ const rangeOf = <Q extends { workflowId?: string; status?: RunStatus; since?: nu
 export function runRoutes(auth: AuthPlugin, gate: AuthGate, runs: RunService) {
   return new Elysia({ name: 'routes.runs' })
     .use(auth)
-    .get('/v1/runs', ({ principal, query }) => runs.list(principal, pageRequest(query), rangeOf(query)), {
-      permission: 'run:read',
-      query: t.Composite([PageQuery, RangeQuery, t.Object({ status: StatusFilter })]),
-      detail: doc({
-        summary: 'List runs, newest first',
-        description: 'since and until (Unix milliseconds) bound the start time: since ≤ startedAt < until.',
-        tags,
+    .get(
+      '/v1/runs',
+      ({ principal, query }) =>
+        runs.list(principal, pageRequest(query), { ...rangeOf(query), test: query.test === true }),
+      {
         permission: 'run:read',
-        response: Page(Run),
-      }),
-    })
+        query: t.Composite([
+          PageQuery,
+          RangeQuery,
+          t.Object({
+            status: StatusFilter,
+            test: t.Optional(boolParam('test', 'true lists test runs (of drafts) only')),
+          }),
+        ]),
+        detail: doc({
+          summary: 'List runs, newest first',
+          description:
+            'since and until (Unix milliseconds) bound the start time: since ≤ startedAt < until. Test runs are left out unless test=true.',
+          tags,
+          permission: 'run:read',
+          response: Page(Run),
+        }),
+      },
+    )
     .get('/v1/runs/status-counts', ({ principal, query }) => runs.statusCounts(principal, rangeOf(query)), {
       permission: 'run:read',
       query: RangeQuery,

@@ -6,6 +6,7 @@ import type { WorkflowService } from '../../services/workflows.ts'
 import { doc } from '../docs.ts'
 import type { AuthPlugin } from '../middleware/auth.ts'
 import { IdParams } from '../schemas.ts'
+import { tagged } from './workflows.ts'
 
 const tags = ['workflows']
 
@@ -40,16 +41,22 @@ export function workflowSettingsRoutes(auth: AuthPlugin, workflows: WorkflowServ
         }),
       },
     )
-    .patch('/:id/ui-metadata', ({ principal, params, body }) => workflows.patchUiMetadata(principal, params.id, body), {
-      permission: 'workflow:update',
-      params: IdParams,
-      body: UiMetadataBody,
-      detail: doc({
-        summary: 'Change comments, node positions or sticky notes without a new version',
-        tags,
+    .patch(
+      '/:id/ui-metadata',
+      async ({ principal, params, body, headers, set }) =>
+        tagged(set, await workflows.patchUiMetadata(principal, params.id, body, { ifMatch: headers['if-match'] })),
+      {
         permission: 'workflow:update',
-        response: Workflow,
-        errors: [404],
-      }),
-    })
+        params: IdParams,
+        body: UiMetadataBody,
+        detail: doc({
+          summary: 'Change comments, node positions or sticky notes without a new version',
+          description: 'With If-Match, a workflow changed since the read is refused with 412; answers the new ETag.',
+          tags,
+          permission: 'workflow:update',
+          response: Workflow,
+          errors: [404, 412],
+        }),
+      },
+    )
 }

@@ -7,10 +7,12 @@
 import type { X402Service } from '../../services/x402.ts'
 import { Elysia } from 'elysia'
 import { Type as T } from '@sinclair/typebox'
-import { RunBody, WebhookResult } from '../../domain/run.ts'
+import { RunBody, WaitedRun, WebhookResult } from '../../domain/run.ts'
 import { badRequest, conflict, unavailable } from '../../errors.ts'
+import type { RunOutputs } from '../../services/run-outputs.ts'
 import type { RunService } from '../../services/runs.ts'
 import { doc } from '../docs.ts'
+import { answerWaiting } from '../prefer-wait.ts'
 import { clientAddressOf, clientUrlOf } from '../request-state.ts'
 import { t } from '../schemas.ts'
 
@@ -35,7 +37,7 @@ const PUBLIC_CORS = {
   'access-control-max-age': '600',
 }
 
-export function workflowWebhookRoutes(runs: RunService, x402?: X402Service) {
+export function workflowWebhookRoutes(runs: RunService, x402?: X402Service, outputs?: RunOutputs) {
   return (
     new Elysia({ name: 'routes.webhooks' })
       // A widget app runs in a sandbox (an origin of its own): the public run answers it by CORS,
@@ -47,7 +49,13 @@ export function workflowWebhookRoutes(runs: RunService, x402?: X402Service) {
         '/v1/public/workflows/:id/run',
         async ({ params, body, request, set }) => {
           Object.assign(set.headers, PUBLIC_CORS)
-          return runs.startPublic(params.id, body ?? {}, request.headers, clientAddressOf(request) ?? 'unknown')
+          const started = await runs.startPublic(
+            params.id,
+            body ?? {},
+            request.headers,
+            clientAddressOf(request) ?? 'unknown',
+          )
+          return answerWaiting(started, started.runId, { outputs, headers: request.headers, set })
         },
         {
           params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
@@ -57,7 +65,7 @@ export function workflowWebhookRoutes(runs: RunService, x402?: X402Service) {
             description:
               'Only live versions whose visibility is public_execute. Each caller address is limited by publicRunCooldownSeconds and publicRunDailyLimit (429 with Retry-After).',
             tags: ['runs'],
-            response: T.Object({ runId: T.String() }),
+            response: T.Object({ runId: T.String(), run: T.Optional(WaitedRun) }),
             errors: [404, 409, 429],
           }),
         },
@@ -71,7 +79,8 @@ export function workflowWebhookRoutes(runs: RunService, x402?: X402Service) {
             request.headers,
             request.headers.get('idempotency-key'),
           )
-          if (started) return started
+          const waiting = { outputs, headers: request.headers, set }
+          if (started) return answerWaiting(started, started.runIds[0], waiting)
           // A paid workflow (x402Config, not discoverable) needs its secret and a payment.
           if (!x402) throw unavailable('this workflow is paid (x402) and this server takes no payments')
           try {
@@ -84,7 +93,11 @@ export function workflowWebhookRoutes(runs: RunService, x402?: X402Service) {
               Object.assign(set.headers, paid.headers, {
                 'access-control-expose-headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE',
               })
-              return { ...paid.result, payment: paid.payment }
+              // The buyer receives what it paid for: the answer waits for the run's output.
+              return answerWaiting({ ...paid.result, payment: paid.payment }, paid.result.runIds[0], {
+                ...waiting,
+                defaultMs: paid.waitMs,
+              })
             }
           } catch (error) {
             const answer = x402.answer402(error)
@@ -100,14 +113,14 @@ export function workflowWebhookRoutes(runs: RunService, x402?: X402Service) {
           )
           if (!again)
             throw conflict("the workflow's payment terms changed while this request was handled; send it again")
-          return again
+          return answerWaiting(again, again.runIds[0], waiting)
         },
         {
           params: t.Object({ workflowSecret: t.String({ minLength: 1, maxLength: 200 }) }),
           detail: doc({
             summary: 'Start a workflow from an external system',
             description:
-              'No Authorization header: the secret in the path identifies and authorizes the workflow. The body is read as {{$trigger.body.<field>}}. An Idempotency-Key header deduplicates.',
+              'No Authorization header: the secret in the path identifies and authorizes the workflow. The body is read as {{$trigger.body.<field>}}. An Idempotency-Key header deduplicates. With `Prefer: wait=<seconds>` (at most 60) the answer waits for the run and adds `run: { id, status, output }` when it ended in time.',
             tags: ['webhooks'],
             response: WebhookResult,
             errors: [404, 413],

@@ -16,10 +16,13 @@ import {
 } from '../../domain/workflow.ts'
 import type { RunService } from '../../services/runs.ts'
 import type { WorkflowService } from '../../services/workflows.ts'
+import { workflowEtag } from '../../services/workflow-etag.ts'
 import { doc } from '../docs.ts'
 import type { AuthPlugin } from '../middleware/auth.ts'
 import { IdParams, PageQuery, t } from '../schemas.ts'
+import { workflowNodeTestRoutes } from './workflow-node-tests.ts'
 import { workflowRunRoutes } from './workflow-runs.ts'
+import type { RunOutputs } from '../../services/run-outputs.ts'
 import { workflowSettingsRoutes } from './workflow-settings.ts'
 import { workflowPublishingRoutes, workflowVersionRoutes } from './workflow-versions.ts'
 
@@ -32,13 +35,20 @@ const ListQuery = t.Composite([
   }),
 ])
 
-export function workflowRoutes(auth: AuthPlugin, workflows: WorkflowService, runs: RunService) {
+export function workflowRoutes(auth: AuthPlugin, workflows: WorkflowService, runs: RunService, outputs?: RunOutputs) {
   return new Elysia({ name: 'routes.workflows' })
     .use(workflowCrudRoutes(auth, workflows))
     .use(workflowPublishingRoutes(auth, workflows))
     .use(workflowVersionRoutes(auth, workflows))
     .use(workflowSettingsRoutes(auth, workflows))
-    .use(workflowRunRoutes(auth, runs))
+    .use(workflowRunRoutes(auth, runs, outputs))
+    .use(workflowNodeTestRoutes(auth, workflows))
+}
+
+/** Sets the ETag of the workflow answered (its version and content as shown). */
+export async function tagged(set: { headers: Record<string, unknown> }, workflow: Workflow): Promise<Workflow> {
+  set.headers.etag = await workflowEtag(workflow)
+  return workflow
 }
 
 /** Create, list, validate, read, change, archive and unarchive. */
@@ -81,31 +91,38 @@ function workflowCrudRoutes(auth: AuthPlugin, workflows: WorkflowService) {
         response: ValidationReport,
       }),
     })
-    .get('/:id', ({ principal, params }) => workflows.get(principal, params.id), {
+    .get('/:id', async ({ principal, params, set }) => tagged(set, await workflows.get(principal, params.id)), {
       permission: 'workflow:read',
       params: IdParams,
       detail: doc({
         summary: 'Read a workflow: the draft if there is one, else the live version',
+        description:
+          'Answers an ETag naming the version shown; send it back as If-Match on PUT to refuse a write over a change made since (412).',
         tags,
         permission: 'workflow:read',
         response: Workflow,
         errors: [404],
       }),
     })
-    .put('/:id', ({ principal, params, body }) => workflows.update(principal, params.id, body), {
-      permission: 'workflow:update',
-      params: IdParams,
-      body: UpdateWorkflowBody,
-      detail: doc({
-        summary: 'Change a workflow',
-        description:
-          'Fields left out keep their value. A change to a live workflow creates or updates its draft; identical content changes nothing.',
-        tags,
+    .put(
+      '/:id',
+      async ({ principal, params, body, headers, set }) =>
+        tagged(set, await workflows.update(principal, params.id, body, { ifMatch: headers['if-match'] })),
+      {
         permission: 'workflow:update',
-        response: Workflow,
-        errors: [404, 409],
-      }),
-    })
+        params: IdParams,
+        body: UpdateWorkflowBody,
+        detail: doc({
+          summary: 'Change a workflow',
+          description:
+            'Fields left out keep their value. A change to a live workflow creates or updates its draft; identical content changes nothing. With If-Match (the ETag of a read), a workflow changed since is refused with 412 naming the current version; without it the write is unconditional. Answers the new ETag.',
+          tags,
+          permission: 'workflow:update',
+          response: Workflow,
+          errors: [404, 409, 412],
+        }),
+      },
+    )
     .delete('/:id', ({ principal, params }) => workflows.archive(principal, params.id), {
       permission: 'workflow:delete',
       params: IdParams,

@@ -2,15 +2,27 @@
  * x402 without a key: a discoverable paid workflow runs for payment alone, and the discovery
  * list in the Bazaar format. A 402 answers the v1 body with the v2 `PAYMENT-REQUIRED` header.
  */
+import { Type as T } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
+import { WaitedRun, WebhookResult } from '../../domain/run.ts'
+import type { RunOutputs } from '../../services/run-outputs.ts'
 import type { X402Service } from '../../services/x402.ts'
 import { badRequest } from '../../errors.ts'
 import { doc } from '../docs.ts'
+import { answerWaiting } from '../prefer-wait.ts'
 import { raw } from '../responses.ts'
 import { clientUrlOf } from '../request-state.ts'
 import { intParam, t } from '../schemas.ts'
 
 const EXPOSE = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE'
+
+/** What a settled payment answers beside the Webhook result. */
+export const PaymentAnswer = T.Object({
+  transaction: T.String(),
+  network: T.String(),
+  payer: T.String(),
+  amount: T.String(),
+})
 
 /** The trigger body of a paid call: a JSON object, or none. */
 export function paidBody(body: unknown): Record<string, unknown> {
@@ -20,7 +32,7 @@ export function paidBody(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>
 }
 
-export function x402Routes(x402: X402Service) {
+export function x402Routes(x402: X402Service, outputs?: RunOutputs) {
   return new Elysia({ name: 'routes.x402' })
     .post(
       '/v1/x402/workflows/:workflowId',
@@ -32,7 +44,13 @@ export function x402Routes(x402: X402Service) {
             body: paidBody(body),
           })
           Object.assign(set.headers, paid.headers, { 'access-control-expose-headers': EXPOSE })
-          return { ...paid.result, payment: paid.payment }
+          // The buyer receives what it paid for: the answer waits for the run's output.
+          return answerWaiting({ ...paid.result, payment: paid.payment }, paid.result.runIds[0], {
+            outputs,
+            headers: request.headers,
+            set,
+            defaultMs: paid.waitMs,
+          })
         } catch (error) {
           const answer = x402.answer402(error)
           if (answer) return answer
@@ -44,8 +62,9 @@ export function x402Routes(x402: X402Service) {
         detail: doc({
           summary: 'Run a discoverable paid workflow for payment alone (x402)',
           description:
-            'Without a payment: 402 with the x402 v1 body and the v2 PAYMENT-REQUIRED header. With X-PAYMENT (v1) or PAYMENT-SIGNATURE (v2): verified, settled on chain, then the run starts; the answer carries X-PAYMENT-RESPONSE or PAYMENT-RESPONSE. The same payment again answers the same run.',
+            'Without a payment: 402 with the x402 v1 body and the v2 PAYMENT-REQUIRED header. With X-PAYMENT (v1) or PAYMENT-SIGNATURE (v2): verified, settled on chain, then the run starts; the answer carries X-PAYMENT-RESPONSE or PAYMENT-RESPONSE. The same payment again answers the same run. The answer waits for the run (x402Config.responseWaitMs, default 30 s; or `Prefer: wait=<seconds>`) and carries `run: { id, status, output }` when it ended in time.',
           tags: ['x402'],
+          response: T.Composite([WebhookResult, T.Object({ payment: PaymentAnswer, run: T.Optional(WaitedRun) })]),
           errors: [400, 402, 404, 409, 503],
         }),
       },

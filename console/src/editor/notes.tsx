@@ -1,0 +1,168 @@
+/**
+ * Sticky notes and comments drawn on the canvas (in its coordinates, so they pan and zoom with
+ * the graph), and the toolbar's buttons that add them. A comment on a node is drawn above it.
+ * Every edit goes through the draft's history: undo takes back a note as it takes back a node.
+ */
+import { ViewportPortal } from '@xyflow/react'
+import { useState } from 'preact/hooks'
+import { session } from '../api.ts'
+import { layout } from './layout.ts'
+import type { Doc, Point } from './model.ts'
+import * as notes from './notes.ts'
+
+type Change = (next: Doc, key?: string) => void
+
+const Portal = ViewportPortal as any
+/** Keeps React Flow from panning or zooming while a note is clicked, dragged over or scrolled. */
+const FREE = 'nodrag nopan nowheel'
+
+const author = (): notes.Author => {
+  const user = session.value?.user
+  return user ? { clientId: user.id, name: user.name || user.email } : {}
+}
+
+/** Above the graph's top-left corner, where a new note or comment does not cover a node. */
+function spotAbove(doc: Doc): Point {
+  const all = Object.values(layout(doc))
+  const taken = notes.notesOf(doc).length + notes.commentsOf(doc).length
+  if (all.length === 0) return { x: 40 + taken * 30, y: 40 }
+  return { x: Math.min(...all.map((p) => p.x)) + taken * 30, y: Math.min(...all.map((p) => p.y)) - 160 }
+}
+
+export function NotesButtons({ doc, selected, onChange }: { doc: Doc; selected?: string; onChange: Change }) {
+  return (
+    <>
+      <button
+        type="button"
+        data-testid="add-note"
+        onClick={() => onChange(notes.addNote(doc, spotAbove(doc), author()).doc)}
+      >
+        Add note
+      </button>
+      <button
+        type="button"
+        data-testid="add-comment"
+        title={selected ? `comment on ${selected}` : 'comment on the canvas'}
+        onClick={() => onChange(notes.addComment(doc, selected, spotAbove(doc), author()).doc)}
+      >
+        Comment{selected ? ' on node' : ''}
+      </button>
+    </>
+  )
+}
+
+export function NotesLayer({ doc, onChange }: { doc: Doc; onChange: Change }) {
+  const positions = layout(doc)
+  return (
+    <Portal>
+      {notes.notesOf(doc).map((note) => (
+        <Sticky key={note.id} doc={doc} note={note} onChange={onChange} />
+      ))}
+      {notes.commentsOf(doc).map((comment) => {
+        const node = comment.nodeId ? positions[comment.nodeId] : undefined
+        const at = node ? { x: node.x, y: node.y - 8 } : (comment.position ?? { x: 0, y: 0 })
+        return <CommentBox key={comment.id} doc={doc} comment={comment} at={at} above={!!node} onChange={onChange} />
+      })}
+    </Portal>
+  )
+}
+
+function Sticky({ doc, note, onChange }: { doc: Doc; note: notes.StickyNote; onChange: Change }) {
+  const at = note.position ?? { x: 0, y: 0 }
+  const size = note.size ?? notes.NOTE_SIZE
+  return (
+    <div
+      class={`sticky-note ${FREE}`}
+      data-testid={`note:${note.id}`}
+      data-color={note.color}
+      style={{
+        transform: `translate(${at.x}px, ${at.y}px)`,
+        width: size.width,
+        minHeight: size.height,
+        zIndex: note.zIndex,
+      }}
+    >
+      <textarea
+        aria-label="sticky note"
+        data-testid={`note-text:${note.id}`}
+        placeholder="A note for the team…"
+        value={note.text}
+        onInput={(e) => onChange(notes.setNoteText(doc, note.id, e.currentTarget.value), `note:${note.id}`)}
+      />
+      <button
+        type="button"
+        class="link"
+        data-testid={`note-delete:${note.id}`}
+        onClick={() => onChange(notes.removeNote(doc, note.id))}
+      >
+        Remove
+      </button>
+    </div>
+  )
+}
+
+interface CommentProps {
+  doc: Doc
+  comment: notes.Comment
+  at: Point
+  above: boolean
+  onChange: Change
+}
+
+function CommentBox({ doc, comment, at, above, onChange }: CommentProps) {
+  const [reply, setReply] = useState('')
+  const sendReply = () => {
+    if (!reply.trim()) return
+    onChange(notes.addReply(doc, comment.id, reply.trim(), author()))
+    setReply('')
+  }
+  return (
+    <div
+      class={`comment-box ${FREE}${comment.resolved ? ' resolved' : ''}`}
+      data-testid={`comment:${comment.id}`}
+      style={{ transform: `translate(${at.x}px, ${at.y}px)${above ? ' translateY(-100%)' : ''}` }}
+    >
+      <div class="comment-head">
+        <strong>{comment.createdBy?.name ?? 'someone'}</strong>
+        {comment.nodeId ? <span class="hint"> on {comment.nodeId}</span> : null}
+      </div>
+      <textarea
+        aria-label="comment"
+        data-testid={`comment-text:${comment.id}`}
+        placeholder="Comment…"
+        value={comment.text}
+        onInput={(e) => onChange(notes.setCommentText(doc, comment.id, e.currentTarget.value), `comment:${comment.id}`)}
+      />
+      {(comment.replies ?? []).map((r) => (
+        <p class="comment-reply" data-testid={`reply:${r.id}`} key={r.id}>
+          <strong>{r.createdBy?.name ?? 'someone'}</strong> {r.text}
+        </p>
+      ))}
+      <div class="comment-actions">
+        <input
+          aria-label="reply"
+          data-testid={`reply-text:${comment.id}`}
+          placeholder="Reply…"
+          value={reply}
+          onInput={(e) => setReply(e.currentTarget.value)}
+          onKeyDown={(e) => e.key === 'Enter' && sendReply()}
+        />
+        <button type="button" data-testid={`reply-send:${comment.id}`} onClick={sendReply}>
+          Reply
+        </button>
+        <label>
+          <input
+            type="checkbox"
+            data-testid={`comment-resolved:${comment.id}`}
+            checked={!!comment.resolved}
+            onChange={(e) => onChange(notes.resolveComment(doc, comment.id, e.currentTarget.checked))}
+          />{' '}
+          resolved
+        </label>
+        <button type="button" class="link" onClick={() => onChange(notes.removeComment(doc, comment.id))}>
+          Remove
+        </button>
+      </div>
+    </div>
+  )
+}

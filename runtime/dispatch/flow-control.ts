@@ -1,0 +1,161 @@
+/**
+ * Flow control at admission (core/domain/flow-control.ts): the key each rule gives a run, and the
+ * rate limit, a sliding window counted in the store so that it holds across processes, and which
+ * rule holds a run back (flow-concurrency.ts, flow-throttle.ts, flow-debounce.ts). The admission
+ * locks the workflow row first (Postgres), so that two admissions never both see room for one
+ * more run. A workflow without `flowControl` never reaches this file.
+ */
+import { clampPriority, type FlowControl } from '../../core/domain/flow-control.ts'
+import { tooManyRequests } from '../../core/errors.ts'
+import type { DispatchRequest, TriggerEvent } from '../../core/ports/engine.ts'
+import type { SqlExecutor } from '../../core/ports/store.ts'
+import type { RecordedEvent } from '../../core/events.ts'
+import type { Ids } from '../../core/ports/ids.ts'
+import { flowHits, flowRuns } from '../../core/store/flow-control.ts'
+import {
+  ExpressionSyntaxError,
+  type Lookup,
+  parseTemplate,
+  renderTemplate,
+  stringifyValue,
+} from '../expressions/index.ts'
+import type { EventRecorder } from '../events.ts'
+import { concurrencyOf, supersede } from './flow-concurrency.ts'
+import { debounceOf } from './flow-debounce.ts'
+import { throttleOf } from './flow-throttle.ts'
+
+/** The longest key kept: a longer value is cut (keys compare by their first 200 characters). */
+const MAX_KEY = 200
+
+/** The roots a key template reads: the trigger's event, as `$trigger` and as the trigger node's result. */
+function triggerLookup(event: TriggerEvent, triggerNodeId: string): Lookup {
+  return (root) => {
+    if (root === '$trigger') return event
+    if (root === 'root' || root === triggerNodeId) return { result: event }
+    return undefined
+  }
+}
+
+/** The value of a key or priority template for this event ('' for none, or for a malformed template). */
+export function flowValue(template: string | undefined, event: TriggerEvent, triggerNodeId: string): unknown {
+  if (template === undefined) return ''
+  try {
+    return renderTemplate(parseTemplate(template), triggerLookup(event, triggerNodeId))
+  } catch (error) {
+    if (error instanceof ExpressionSyntaxError) return ''
+    throw error
+  }
+}
+
+/** A rule's key for this event: its template's value as text; no template gives the one shared key ''. */
+export function flowKey(template: string | undefined, event: TriggerEvent, triggerNodeId: string): string {
+  return stringifyValue(flowValue(template, event, triggerNodeId)).slice(0, MAX_KEY)
+}
+
+/** A run's priority: the integer, or its template's value, as −100..100 (0 when it gives no number). */
+export function priorityOf(priority: number | string, event: TriggerEvent, triggerNodeId: string): number {
+  return clampPriority(typeof priority === 'number' ? priority : flowValue(priority, event, triggerNodeId))
+}
+
+/** Whether flow control counts the runs of its keys (then the admission locks the workflow row); a priority alone does not. */
+export function countsRuns(fc: FlowControl | null): boolean {
+  return !!fc && !!(fc.rateLimit ?? fc.concurrency ?? fc.throttle ?? fc.debounce)
+}
+
+/** Whether a request is held by flow control: editor test runs never are. */
+export function heldBy(req: DispatchRequest, fc: FlowControl | null | undefined): FlowControl | null {
+  return fc && req.test !== true ? fc : null
+}
+
+/**
+ * The rate limit of a run about to be admitted: counts it in its key's window, or refuses it.
+ * A webhook's or API caller's refusal is a 429 with Retry-After; an automatic trigger without a
+ * caller (a schedule, an integration event) answers the skip reason `rate_limited`.
+ */
+export async function spendRate(
+  tx: SqlExecutor,
+  req: DispatchRequest,
+  rule: NonNullable<FlowControl['rateLimit']>,
+  key: string,
+  now: number,
+): Promise<'rate_limited' | null> {
+  const since = now - rule.periodMs
+  const { count, first } = await flowHits.window(tx, req.workflowId, key, since)
+  if (count >= rule.limit) {
+    if (req.automatic && req.triggerSecret === undefined) return 'rate_limited'
+    const retryAfter = Math.max(1, Math.ceil(((first ?? now) + rule.periodMs - now) / 1000))
+    throw tooManyRequests(
+      `this workflow admits ${rule.limit} runs per ${rule.periodMs} ms for this key; try again later`,
+      retryAfter,
+      'rate_limited',
+    )
+  }
+  await flowHits.add(tx, req.workflowId, key, now, since)
+  return null
+}
+
+/** What flow control decided for a run: why it is refused, or the key it waits for and whether it waits. */
+export interface FlowAdmission {
+  refused?: string
+  /** The key the run counts against (concurrency) or waits for (its `flow_key`). */
+  key?: string
+  /** The run waits (`waiting_for`, as stored): admitted, held, not handed to the executor. */
+  held?: string
+  /** `cancel-in-progress`: the key's earlier runs are cancelled to make room for this one. */
+  supersede?: number
+  /** Debounce: the pending run that absorbed this event (nothing else is admitted). */
+  absorbedBy?: string
+  /** Debounce: the run admitted is the key's pending run (answered `debounced`). */
+  debounced?: boolean
+}
+
+/**
+ * Applies a workflow's flow control to one admission, inside its transaction (the workflow row
+ * locked): what holds or skips the run first (concurrency, throttle, debounce), then the rate limit,
+ * which counts every event it lets through.
+ */
+export async function admitFlow(
+  tx: SqlExecutor,
+  req: DispatchRequest,
+  fc: FlowControl,
+  triggerNodeId: string,
+  now: number,
+): Promise<FlowAdmission> {
+  const keyOf = (template: string | undefined) => flowKey(template, req.event, triggerNodeId)
+  const decided = fc.concurrency
+    ? await concurrencyOf(tx, req.workflowId, fc.concurrency, keyOf(fc.concurrency.key))
+    : fc.throttle
+      ? await throttleOf(tx, req.workflowId, fc.throttle, keyOf(fc.throttle.key), now)
+      : fc.debounce
+        ? await debounceOf(tx, req, fc.debounce, keyOf(fc.debounce.key), now)
+        : {}
+  if (decided.refused) return decided
+  if (fc.rateLimit) {
+    const refused = await spendRate(tx, req, fc.rateLimit, keyOf(fc.rateLimit.key), now)
+    if (refused) return { refused }
+  }
+  return decided
+}
+
+/**
+ * After the run's row is written: holds it (waiting for its key) or counts it against its key, and
+ * for `cancel-in-progress` cancels what it supersedes. Answers the events recorded and the runs to
+ * wake after the commit.
+ */
+export async function placeRun(
+  tx: SqlExecutor,
+  deps: { recorder: EventRecorder; ids: Ids },
+  workflowId: string,
+  runId: string,
+  flow: FlowAdmission,
+  now: number,
+): Promise<{ events: RecordedEvent[]; wake: string[] }> {
+  if (flow.key === undefined) return { events: [], wake: [] }
+  const superseded =
+    flow.supersede !== undefined
+      ? await supersede(tx, deps, workflowId, flow.key, flow.supersede, runId, now)
+      : { events: [], wake: [] }
+  if (flow.held !== undefined) await flowRuns.hold(tx, runId, flow.key, flow.held)
+  else await flowRuns.mark(tx, runId, flow.key)
+  return superseded
+}

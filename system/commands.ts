@@ -1,0 +1,108 @@
+/**
+ * The smaller system a one-shot command opens (`orgs`, `keys`, `users`, `credits`, `universe`,
+ * `migrate`, `master-key rotate`): the store with its schema brought up to date, the keyring and
+ * the services those commands call. It loads no plugin, builds no HTTP app, connects to no NATS
+ * and starts nothing, so a command answers in a fraction of a second; the serving system
+ * (index.ts) stays the one that does all of that.
+ */
+import process from 'node:process'
+import { memoryBus } from '../adapters/memory/bus.ts'
+import { openKeyring } from '../adapters/files/keyring.ts'
+import type { Config } from '../core/config.ts'
+import { createIds } from '../core/ids.ts'
+import { createJsonLogger } from '../core/logger.ts'
+import { systemClock } from '../core/ports/clock.ts'
+import type { Logger } from '../core/ports/logger.ts'
+import type { PasswordHasher } from '../core/ports/passwords.ts'
+import { openAuditKey } from '../core/services/audit-key.ts'
+import { createAuditLog } from '../core/services/audit-log.ts'
+import { createApiKeyService } from '../core/services/api-keys.ts'
+import { createAuthService } from '../core/services/auth.ts'
+import { createOrganizationService } from '../core/services/organizations.ts'
+import { createPeopleService } from '../core/services/people.ts'
+import { createUniverseService } from '../core/services/universe.ts'
+import { type OidcService, openOidcService } from '../core/services/oidc.ts'
+import { MIGRATIONS } from '../core/store/migrations.ts'
+import { tags } from '../core/store/templates.ts'
+import { SHIPPED_UNIVERSE_CSV } from '../plugins/markets/universe/tickers.csv.ts'
+import type { CliSystem } from '../adapters/cli/host.ts'
+import { openStore } from './adapters.ts'
+import { isBun } from './platform.ts'
+
+/** The tags the plugins declare, loaded only when a command needs them (a person's interests). */
+async function pluginTags(config: Config): Promise<Set<string>> {
+  const [{ BUILT_IN_PLUGINS }, { loadPluginsDir }, { createRegistryOf }, { buildCatalog, catalogTags }] =
+    await Promise.all([
+      import('../plugins/index.ts'),
+      import('../adapters/files/plugins-dir.ts'),
+      import('../core/plugin/load.ts'),
+      import('../core/plugin/catalog.ts'),
+    ])
+  const external = config.pluginsDir ? await loadPluginsDir(config.pluginsDir) : []
+  const registry = createRegistryOf([...BUILT_IN_PLUGINS.map((plugin) => ({ plugin })), ...external])
+  return new Set(catalogTags(buildCatalog(registry)))
+}
+
+async function passwordsOf(config: Config): Promise<PasswordHasher> {
+  return isBun
+    ? (await import('../adapters/bun/passwords.ts')).bunPasswordHasher({ memoryCost: config.passwordHashMemoryKib })
+    : (await import('../adapters/deno/passwords.ts')).wasmPasswordHasher({ memoryCost: config.passwordHashMemoryKib })
+}
+
+/** Opens what a one-shot command uses; `close()` releases it. */
+export async function openCommandSystem(config: Config, options: { logger?: Logger } = {}): Promise<CliSystem> {
+  const logger = options.logger ?? createJsonLogger(config.logLevel, (line) => process.stderr.write(line))
+  const clock = systemClock
+  const ids = createIds(clock)
+  const store = await openStore(config, logger)
+  const bus = memoryBus(logger)
+  const auth = createAuthService({ store, clock, bus, logger })
+  const close = async () => {
+    await auth.stop()
+    await bus.close()
+    await store.close()
+  }
+  try {
+    await store.migrate(MIGRATIONS)
+    const secretBox = await openKeyring(config, logger, store, clock)
+    const apiKeys = createApiKeyService({ store, clock, ids, auth })
+    const organizations = createOrganizationService({
+      store,
+      clock,
+      ids,
+      logger,
+      apiKeys,
+      startingCredits: config.aiDefaultCredits,
+    })
+    if (config.bootstrapKey) await organizations.bootstrap(config.bootstrapKey)
+    // Single sign-on checks sessions people authenticate, and starts them: bound once both exist.
+    let oidc: OidcService | null = null
+    const people = createPeopleService({
+      store,
+      clock,
+      ids,
+      logger,
+      passwords: await passwordsOf(config),
+      knownTags: async () => new Set([...(await pluginTags(config)), ...(await tags.slugs(store))]),
+      settings: {
+        idleMs: config.sessionIdleMs,
+        maxAgeMs: config.sessionMaxAgeMs,
+        invitationTtlMs: config.invitationTtlMs,
+      },
+      sessionCheck: (session, force) => (oidc ? oidc.checkSession(session, force) : Promise.resolve(true)),
+    })
+    oidc = openOidcService({ store, clock, ids, logger, secretBox, people, auth }, config)
+    const universe = createUniverseService({
+      store,
+      clock,
+      logger,
+      enabled: config.situationUniverse,
+      shipped: () => SHIPPED_UNIVERSE_CSV,
+    })
+    const audit = createAuditLog({ store, clock, ids, key: await openAuditKey(store, secretBox, clock) })
+    return { config, logger, clock, store, secretBox, organizations, apiKeys, people, oidc, universe, audit, close }
+  } catch (error) {
+    await close()
+    throw error
+  }
+}

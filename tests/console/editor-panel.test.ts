@@ -1,0 +1,135 @@
+/**
+ * The editor's node panel in a real browser (Debian's chromium through puppeteer-core, a real
+ * server on the embedded store), driven through its stable hooks: write an `if` condition with
+ * an expression chosen from the completion, fill a `log` message whose preview says there is no
+ * run yet, have an invalid id refused, and save what the panel wrote. The screenshot goes to
+ * docs/console/editor-panel.png.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { existsSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import puppeteer, { type Browser, type ElementHandle, type Page } from 'puppeteer-core'
+import { buildConsole } from '../../console/build.ts'
+import { api, ROOT, runCli, type ServerProcess, startServer } from '../helpers/process.ts'
+import { warnSkipped } from '../helpers/services.ts'
+import { tempDir } from '../helpers/tmp.ts'
+
+const CHROMIUM = process.env.AUTOMATON_TEST_CHROMIUM || (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : null)
+const KEY = 'svcsk_panel_bootstrap_key_0123456789abcdefghijkl'
+const EMAIL = 'ada@example.com'
+const PASSWORD = 'correct horse battery staple'
+const STEP_MS = 60_000
+const id = (testid: string) => `[data-testid="${testid}"]`
+
+const DEFINITION = {
+  triggerNodeIds: ['root'],
+  nodes: {
+    root: { type: 'manual', children: ['check'] },
+    check: { type: 'if', children: ['big'], payload: {} },
+    big: { type: 'log', branch: 'then', payload: { message: '' } },
+  },
+}
+
+if (!CHROMIUM) warnSkipped('the node panel tests in a real browser', 'AUTOMATON_TEST_CHROMIUM (or /usr/bin/chromium)')
+else
+  describe('the node panel in chromium', () => {
+    const dir = tempDir('automaton-panel-')
+    let server: ServerProcess
+    let browser: Browser
+    let page: Page
+    let workflowId = ''
+    const problems: string[] = []
+    const call = (method: string, path: string, body?: unknown) => api(server.url, method, path, KEY, body)
+
+    beforeAll(async () => {
+      await buildConsole()
+      const env = { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_BOOTSTRAP_KEY: KEY, AUTOMATON_LOG_LEVEL: 'info' }
+      server = await startServer({ env })
+      const me = await call('GET', '/v1/me')
+      const passwordFile = join(dir.path, 'password')
+      writeFileSync(passwordFile, `${PASSWORD}\n`)
+      const user = ['users', 'create', '--email', EMAIL, '--org', me.body.data.organizationId, '--name', 'Ada']
+      expect((await runCli([...user, '--password-file', passwordFile], env)).code).toBe(0)
+      browser = await puppeteer.launch({
+        executablePath: CHROMIUM!,
+        headless: true,
+        args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+      })
+      page = await browser.newPage()
+      await page.setViewport({ width: 1440, height: 900 })
+      page.setDefaultTimeout(30_000)
+      page.on('console', (m) => {
+        if (m.type() === 'error' && !/status of 4(00|01|12)\b/.test(m.text())) problems.push(`console: ${m.text()}`)
+      })
+      page.on('pageerror', (error) => problems.push(`page: ${error}`))
+      await page.goto(`${server.url}/signin`)
+      await page.type('input[name=email]', EMAIL)
+      await page.type('input[name=password]', PASSWORD)
+      await page.click('button[type=submit]')
+      await page.waitForSelector('nav.top')
+      const created = await call('POST', '/v1/workflows', { name: 'Big orders', definition: DEFINITION })
+      workflowId = created.body.data.id
+    }, 90_000)
+
+    afterAll(async () => {
+      await browser?.close()
+      await server?.stop('SIGKILL')
+      dir.remove()
+    })
+
+    it(
+      'writes a condition through the completion and a message, refuses an invalid id, and saves them',
+      async () => {
+        await page.goto(`${server.url}/workflows/${workflowId}`)
+        await page.waitForSelector(id('node:check'))
+        await page.click(id('node:check'))
+        await page.waitForSelector(id('field:/payload/condition'))
+        await page.click(id('condition-add:/payload/condition'))
+        await page.waitForSelector(id('condition:/payload/condition/0/left'))
+        await page.click(id('condition:/payload/condition/0/left'))
+        await page.keyboard.type('{{roo')
+        // The completion offers the roots; choosing one writes it.
+        const root = await page.waitForFunction(() =>
+          [...document.querySelectorAll('.cm-tooltip-autocomplete li')].find(
+            (li) => li.querySelector('.cm-completionLabel')?.textContent === 'root',
+          ),
+        )
+        await (root.asElement() as ElementHandle<Element>).click()
+        await page.waitForFunction(
+          (s) => document.querySelector(s)?.textContent === '{{root',
+          {},
+          id('condition:/payload/condition/0/left'),
+        )
+        await page.keyboard.type('.result.body.amount}}')
+        await page.select(id('condition:/payload/condition/0/op'), '$gt')
+        await page.type(id('condition:/payload/condition/0/operand'), '100')
+
+        await page.click(id('fit'))
+        await page.waitForSelector(id('node:big'))
+        await page.click(id('node:big'))
+        await page.waitForSelector(id('field:/payload/message'))
+        await page.click(id('field:/payload/message'))
+        await page.keyboard.type('big order {{root.result.body.amount}}')
+        await page.waitForFunction(
+          (s) => document.querySelector(s)?.textContent === 'no run yet',
+          {},
+          id('preview:/payload/message'),
+        )
+
+        await page.$eval(id('rename'), (e) => ((e as HTMLInputElement).value = ''))
+        await page.type(id('rename'), 'big order')
+        await page.keyboard.press('Enter')
+        await page.waitForSelector('#node-rename-problem')
+        expect(await page.$(id('node:big'))).not.toBeNull()
+        await page.screenshot({ path: join(ROOT, 'docs', 'console', 'editor-panel.png') as `${string}.png` })
+
+        await page.click(id('save'))
+        await page.waitForFunction((s) => document.querySelector(s)?.textContent === 'Saved', {}, id('save'))
+        const nodes = (await call('GET', `/v1/workflows/${workflowId}`)).body.data.definition.nodes
+        expect(nodes.check.payload.condition).toEqual({ $and: [{ '{{root.result.body.amount}}': { $gt: 100 } }] })
+        expect(nodes.big.payload.message).toBe('big order {{root.result.body.amount}}')
+        expect(problems).toEqual([])
+      },
+      STEP_MS,
+    )
+  })

@@ -1,0 +1,61 @@
+/**
+ * kill -9 the server while audited requests pour in: the audit file (AUTOMATON_AUDIT_FILE) ends
+ * up with every record of the database once, in chain order per organization, after a restart.
+ */
+import { describe, expect, it } from 'bun:test'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { api, startServer, until } from '../helpers/process.ts'
+import { servedPerStore } from '../helpers/served.ts'
+import { storeKinds } from '../helpers/services.ts'
+import { queryDatabase } from '../helpers/stores.ts'
+import { tempDir } from '../helpers/tmp.ts'
+
+const KEY = 'svcsk_audit_file_crash_bootstrap_key_0123456789'
+
+const linesOf = (file: string) =>
+  existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { organizationId: string; seq: number; id: string })
+    : []
+
+for (const kind of storeKinds()) {
+  describe(`the audit file across kill -9 (${kind})`, () => {
+    const dir = tempDir()
+    const file = join(dir.path, 'audit.jsonl')
+    const served = servedPerStore(kind, KEY, { AUTOMATON_AUDIT_FILE: file, AUTOMATON_HOOK_POLL_MS: '20' })
+
+    it('holds every record once, in order', async () => {
+      let n = 0
+      let dead = false
+      const sender = async () => {
+        while (!dead) {
+          try {
+            await api(served.server.url, 'POST', '/v1/service-accounts', KEY, { name: `sa-${n++}`, permissions: [] })
+          } catch (error) {
+            if (!dead) throw error
+          }
+        }
+      }
+      const senders = Array.from({ length: 4 }, sender)
+      await until('records in the file', async () => linesOf(file).length >= 40 || undefined)
+      dead = true
+      await served.server.stop('SIGKILL')
+      await Promise.all(senders)
+      served.server = await startServer({ env: served.env })
+      await api(served.server.url, 'POST', '/v1/service-accounts', KEY, { name: 'after', permissions: [] })
+      const stored = await queryDatabase<{ id: string }>(
+        served.env,
+        'SELECT id FROM audit_events ORDER BY organization_id, seq',
+        [],
+      )
+      await until('every record in the file', async () => linesOf(file).length >= stored.length || undefined)
+      const lines = linesOf(file)
+      expect(lines.map((l) => l.id)).toEqual(stored.map((r) => r.id))
+      for (let i = 1; i < lines.length; i++) expect(lines[i].seq).toBe(lines[i - 1].seq + 1)
+      dir.remove()
+    })
+  })
+}
