@@ -5,6 +5,7 @@ import { api } from '../api.ts'
 import { navigate } from '../router.ts'
 import { ErrorBox, Page, parseTyped, StatusBadge, confirmed, useAction, useLoad, when } from '../ui.tsx'
 import { BuilderChat } from './builder-chat.tsx'
+import { PolledTriggers } from './workflow-triggers.tsx'
 
 export function WorkflowPage({ id }: { id: string }) {
   const workflow = useLoad(() => api('GET', `/v1/workflows/${id}`), [id])
@@ -136,6 +137,7 @@ export function WorkflowPage({ id }: { id: string }) {
           }}
         />
       </div>
+      <PolledTriggers id={id} />
       <h2>Versions</h2>
       <table class="list">
         <thead>
