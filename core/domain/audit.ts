@@ -19,10 +19,13 @@ export const AuditEvent = t.Object({
   at: t.String({ format: 'date-time' }),
   actor: AuditActor,
   operation: t.String(),
-  resource: t.Object({ type: t.String(), id: t.Union([t.String(), t.Null()]) }),
+  resource: t.Object({
+    type: t.String(),
+    id: t.String({ description: '"" when the act named no resource (a creation: see details.route)' }),
+  }),
   outcome: AuditOutcome,
-  address: t.Union([t.String(), t.Null()]),
-  userAgent: t.Union([t.String(), t.Null()]),
+  address: t.String({ description: 'the client address; "" when the act came from no request' }),
+  userAgent: t.String(),
   details: t.Record(t.String(), t.Unknown()),
   hash: t.String(),
 })

@@ -64,10 +64,11 @@ export function toAuditEvent(row: AuditRow): AuditEvent {
     at: iso(Number(row.at)),
     actor: { kind: row.actor_kind as 'person' | 'key', id: row.actor_id, name: row.actor_name },
     operation: row.operation,
-    resource: { type: row.resource_type, id: row.resource_id },
+    // Unset strings are "" in answers (the specification's rule); the stored record keeps null.
+    resource: { type: row.resource_type, id: row.resource_id ?? '' },
     outcome: row.outcome as AuditEvent['outcome'],
-    address: row.address,
-    userAgent: row.user_agent,
+    address: row.address ?? '',
+    userAgent: row.user_agent ?? '',
     details: JSON.parse(row.details),
     hash: row.hash,
   }

@@ -105,6 +105,8 @@ else
       await until('the poll after the reset', async () => ((await polls())?.seenKeys === 3 ? true : undefined))
       expect((await call('GET', `/v1/workflows/${workflowId}/runs`)).body.data.items).toEqual([])
       expect(problems).toEqual([])
-      await page.screenshot({ path: join(import.meta.dir, '..', '..', 'docs', 'console', 'polls.png') })
+      await page.screenshot({
+        path: join(import.meta.dir, '..', '..', 'docs', 'console', 'polls.png') as `${string}.png`,
+      })
     }, 60_000)
   })

@@ -16,13 +16,15 @@ export const devnet: Command = async ({ flags, config }) => {
     compiler.close(),
   )
   const { stop, ...described } = started
+  // Listen for the stop signal before saying the chain is up: whoever reads the line may stop it at once.
+  const signalled = untilSignal()
   print({
     ...described,
     chains: JSON.stringify([
       { chainId: started.chainId, name: 'devnet', rpcUrl: started.rpcUrl, network: started.network },
     ]),
   })
-  await untilSignal()
+  await signalled
   await stop()
   return 0
 }
