@@ -19,7 +19,6 @@
  * unless its payload says `fireExisting: true`. A failed poll backs off exponentially (to at
  * most an hour) and keeps its error on the row, visible through the API.
  */
-import type { RecordedEvent } from '../../core/events.ts'
 import type { Bus } from '../../core/ports/bus.ts'
 import type { Clock } from '../../core/ports/clock.ts'
 import type { Logger } from '../../core/ports/logger.ts'
@@ -31,7 +30,7 @@ import { type PollLease, type TriggerPollRow, triggerPolls } from '../../core/st
 import { workflows } from '../../core/store/workflows.ts'
 import { iso } from '../../core/time.ts'
 import type { EngineDispatcher } from '../engine/types.ts'
-import { createWakeLoop } from '../wake-loop.ts'
+import { createDueRows } from '../due-rows.ts'
 import { connectorFor, deadline, handlerTools, type PluginHostDeps } from '../plugin-host/tools.ts'
 import type { PollConfig, PollReconciler } from './reconcile.ts'
 
@@ -76,12 +75,8 @@ export function createPoller(deps: PollerDeps): Poller {
   const timeoutMs = deps.pollTimeoutMs ?? 30_000
   const leaseMs = 2 * timeoutMs
   const batch = deps.batch ?? 50
-  const stopping = new AbortController()
-  const loop = createWakeLoop({ clock: deps.clock, pollMs: deps.loopMs ?? 1000, tick: () => tick() })
-  let chain: Promise<number> = Promise.resolve(0)
-  let subscription: { unsubscribe(): void } | null = null
 
-  async function pollOne(row: TriggerPollRow): Promise<{ outcome: PollOutcome; runs: number }> {
+  async function pollOne(row: TriggerPollRow, stopping: AbortSignal): Promise<{ outcome: PollOutcome; runs: number }> {
     const now = deps.clock.now()
     const leased = await deps.store.write((tx) =>
       triggerPolls.lease(tx, { id: row.id, owner: deps.owner, now, until: now + leaseMs }),
@@ -93,7 +88,7 @@ export function createPoller(deps: PollerDeps): Poller {
     let result: PollResult
     try {
       if (!trigger?.poll) throw new Error(`no loaded plugin provides the polling trigger "${row.trigger_type}"`)
-      result = await callPoll(trigger, row, config)
+      result = await callPoll(trigger, row, config, stopping)
     } catch (error) {
       await fail(lease, row, error)
       return { outcome: 'failed', runs: 0 }
@@ -101,8 +96,13 @@ export function createPoller(deps: PollerDeps): Poller {
     return commitPoll(deps, lease, row, trigger, config, result)
   }
 
-  async function callPoll(trigger: AnyTrigger, row: TriggerPollRow, config: PollConfig): Promise<PollResult> {
-    const signal = deadline(timeoutMs, stopping.signal)
+  async function callPoll(
+    trigger: AnyTrigger,
+    row: TriggerPollRow,
+    config: PollConfig,
+    stopping: AbortSignal,
+  ): Promise<PollResult> {
+    const signal = deadline(timeoutMs, stopping)
     const fields = { pollId: row.id, workflowId: row.workflow_id, nodeId: row.node_id, trigger: row.trigger_type }
     const connector = await connectorFor(deps, row.organization_id, trigger.connector, config.connector)
     const result = await trigger.poll!.poll({
@@ -124,51 +124,27 @@ export function createPoller(deps: PollerDeps): Poller {
     await deps.store.write((tx) => triggerPolls.failed(tx, { lease, error: message, next: now + backoff, at: now }))
   }
 
-  async function run(): Promise<number> {
-    let started = 0
-    try {
-      const due = await triggerPolls.due(deps.store, deps.clock.now(), batch)
-      const outcomes = await Promise.all(
-        due.map((row) =>
-          pollOne(row).catch((error) => {
-            deps.logger.error('a poll could not be committed', { pollId: row.id, error: String(error) })
-            return { outcome: 'failed' as const, runs: 0 }
-          }),
-        ),
-      )
-      for (const o of outcomes) started += o.runs
-      loop.setNext((await triggerPolls.nextDue(deps.store)) ?? Number.POSITIVE_INFINITY)
-    } catch (error) {
-      deps.logger.error('the poller could not read its rows', { error: String(error) })
-      loop.setNext(deps.clock.now() + (deps.loopMs ?? 1000))
-    }
-    return started
-  }
-
-  function tick(): Promise<number> {
-    chain = chain.then(run, run)
-    return chain
-  }
+  const rows = createDueRows<TriggerPollRow>({
+    clock: deps.clock,
+    bus: deps.bus,
+    logger: deps.logger,
+    name: 'the poller',
+    loopMs: deps.loopMs,
+    wakingEvents: WAKING_EVENTS,
+    due: (now) => triggerPolls.due(deps.store, now, batch),
+    handle: async (row, stopping) => (await pollOne(row, stopping)).runs,
+    nextDue: () => triggerPolls.nextDue(deps.store),
+    describe: (row) => ({ pollId: row.id, workflowId: row.workflow_id }),
+  })
 
   return {
-    tick,
+    tick: rows.tick,
+    start: rows.start,
+    stop: rows.stop,
     async reconcileAll() {
       const ids = await deps.reconciler.candidates(deps.store)
       await Promise.all(ids.map((id) => deps.store.write((tx) => deps.reconciler.reconcile(tx, id))))
       return ids.length
-    },
-    start() {
-      subscription = deps.bus.subscribe<RecordedEvent>('evt.>', (m) => {
-        if (WAKING_EVENTS.has(m.data.type)) loop.dueAt(deps.clock.now())
-      })
-      loop.start()
-      loop.dueAt(deps.clock.now())
-    },
-    async stop() {
-      subscription?.unsubscribe()
-      loop.stop()
-      stopping.abort(new Error('the process is stopping'))
-      await chain.catch(() => 0)
     },
   }
 }

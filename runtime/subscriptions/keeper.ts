@@ -9,7 +9,6 @@
  * transaction; two keepers never call the plugin for the same row at once.
  */
 import { errorMessage } from '../../core/errors.ts'
-import type { RecordedEvent } from '../../core/events.ts'
 import type { Bus } from '../../core/ports/bus.ts'
 import type { Ids } from '../../core/ports/ids.ts'
 import type { Store } from '../../core/ports/store.ts'
@@ -20,7 +19,7 @@ import {
   triggerSubscriptions,
 } from '../../core/store/trigger-subscriptions.ts'
 import { SCHEDULE_EVENTS } from '../schedules/reconcile.ts'
-import { createWakeLoop } from '../wake-loop.ts'
+import { createDueRows } from '../due-rows.ts'
 import { createEnabler, renewalAt } from './enable.ts'
 import { type CallResult, callLifecycle, type SubscriptionCallDeps } from './calls.ts'
 import type { SubscriptionReconciler } from './reconcile.ts'
@@ -50,37 +49,32 @@ export const RETRY_MAX_MS = 60 * 60_000
 export const GIVE_UP_MS = 24 * 60 * 60_000
 export function createSubscriptionKeeper(deps: SubscriptionKeeperDeps): SubscriptionKeeper {
   const leaseMs = 2 * (deps.callTimeoutMs ?? 30_000)
-  const stopping = new AbortController()
-  const loop = createWakeLoop({ clock: deps.clock, pollMs: deps.loopMs ?? 1000, tick: () => tick() })
-  let chain: Promise<number> = Promise.resolve(0)
-  let subscription: { unsubscribe(): void } | null = null
+  const enable = createEnabler(deps, () => rows.wake())
 
-  const enable = createEnabler(deps, () => loop.dueAt(deps.clock.now()))
-
-  async function handle(row: TriggerSubscriptionRow): Promise<boolean> {
+  async function handle(row: TriggerSubscriptionRow, stopping: AbortSignal): Promise<number> {
     const now = deps.clock.now()
     const claim: SubscriptionClaim = { id: row.id, state: row.state, until: now + leaseMs }
-    if (!(await deps.store.write((tx) => triggerSubscriptions.claim(tx, row, claim.until, now)))) return false
-    if (row.state === 'disabling') await disable(row, claim)
-    else if (row.state === 'enabling' || row.state === 'enabled') await enableRow(row, claim)
-    return true
+    if (!(await deps.store.write((tx) => triggerSubscriptions.claim(tx, row, claim.until, now)))) return 0
+    if (row.state === 'disabling') await disable(row, claim, stopping)
+    else if (row.state === 'enabling' || row.state === 'enabled') await enableRow(row, claim, stopping)
+    return 1
   }
 
-  async function disable(row: TriggerSubscriptionRow, claim: SubscriptionClaim) {
+  async function disable(row: TriggerSubscriptionRow, claim: SubscriptionClaim, stopping: AbortSignal) {
     try {
       const trigger = deps.registry.trigger(row.trigger_type)
       if (!trigger) throw new Error(`no loaded plugin provides the trigger "${row.trigger_type}"`)
-      if (trigger.onDisable) await callLifecycle(deps, 'onDisable', row, stopping.signal)
+      if (trigger.onDisable) await callLifecycle(deps, 'onDisable', row, stopping)
       await deps.store.write((tx) => triggerSubscriptions.disabled(tx, claim, deps.clock.now()))
     } catch (error) {
       await failed(row, claim, error)
     }
   }
 
-  async function enableRow(row: TriggerSubscriptionRow, claim: SubscriptionClaim) {
+  async function enableRow(row: TriggerSubscriptionRow, claim: SubscriptionClaim, stopping: AbortSignal) {
     let result: CallResult
     try {
-      result = await callLifecycle(deps, 'onEnable', row, stopping.signal)
+      result = await callLifecycle(deps, 'onEnable', row, stopping)
     } catch (error) {
       await failed(row, claim, error)
       return
@@ -117,56 +111,31 @@ export function createSubscriptionKeeper(deps: SubscriptionKeeperDeps): Subscrip
     await deps.store.write((tx) => triggerSubscriptions.retry(tx, { claim, error: message, next, at }))
   }
 
-  async function run(): Promise<number> {
-    let calls = 0
-    try {
-      const due = await triggerSubscriptions.due(deps.store, deps.clock.now(), deps.batch ?? 50)
-      const done = await Promise.all(
-        due.map((row) =>
-          handle(row).catch((error) => {
-            deps.logger.error('a trigger subscription could not be updated', {
-              subscriptionId: row.id,
-              error: errorMessage(error),
-            })
-            return false
-          }),
-        ),
-      )
-      calls = done.filter(Boolean).length
+  const rows = createDueRows<TriggerSubscriptionRow>({
+    clock: deps.clock,
+    bus: deps.bus,
+    logger: deps.logger,
+    name: 'the subscription keeper',
+    loopMs: deps.loopMs,
+    wakingEvents: SCHEDULE_EVENTS,
+    due: (now) => triggerSubscriptions.due(deps.store, now, deps.batch ?? 50),
+    handle,
+    nextDue: async () => {
       const next = await triggerSubscriptions.nextDue(deps.store)
-      loop.setNext(next === null ? Number.POSITIVE_INFINITY : Number(next))
-    } catch (error) {
-      deps.logger.error('the subscription keeper could not read its rows', { error: errorMessage(error) })
-      loop.setNext(deps.clock.now() + (deps.loopMs ?? 1000))
-    }
-    return calls
-  }
-
-  function tick(): Promise<number> {
-    chain = chain.then(run, run)
-    return chain
-  }
+      return next === null ? null : Number(next)
+    },
+    describe: (row) => ({ subscriptionId: row.id, workflowId: row.workflow_id }),
+  })
 
   return {
     enable,
-    tick,
+    tick: rows.tick,
+    start: rows.start,
+    stop: rows.stop,
     async reconcileAll() {
       const ids = await deps.reconciler.candidates(deps.store)
       await Promise.all(ids.map((id) => deps.store.write((tx) => deps.reconciler.reconcile(tx, id))))
       return ids.length
-    },
-    start() {
-      subscription = deps.bus.subscribe<RecordedEvent>('evt.>', (m) => {
-        if (SCHEDULE_EVENTS.has(m.data.type)) loop.dueAt(deps.clock.now())
-      })
-      loop.start()
-      loop.dueAt(deps.clock.now())
-    },
-    async stop() {
-      subscription?.unsubscribe()
-      loop.stop()
-      stopping.abort(new Error('the process is stopping'))
-      await chain.catch(() => 0)
     },
   }
 }
