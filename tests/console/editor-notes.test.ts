@@ -7,18 +7,13 @@
  * and editor-diff.png.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import puppeteer, { type Browser, type Page } from 'puppeteer-core'
-import { buildConsole } from '../../console/build.ts'
-import { api, ROOT, runCli, type ServerProcess, startServer } from '../helpers/process.ts'
+import type { Browser, Page } from 'puppeteer-core'
+import { api, ROOT, type ServerProcess } from '../helpers/process.ts'
+import { CHROMIUM, openSignedInConsole, type SignedInConsole } from '../helpers/console.ts'
 import { warnSkipped } from '../helpers/services.ts'
-import { tempDir } from '../helpers/tmp.ts'
 
-const CHROMIUM = process.env.AUTOMATON_TEST_CHROMIUM || (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : null)
 const KEY = 'svcsk_editor_notes_bootstrap_key_0123456789abcdef'
-const EMAIL = 'ada@example.com'
-const PASSWORD = 'correct horse battery staple'
 const NAME = 'Notes and versions'
 const SHOTS = join(ROOT, 'docs', 'console')
 const STEP_MS = 60_000
@@ -28,12 +23,12 @@ const starting = (prefix: string) => `[data-testid^="${prefix}"]`
 if (!CHROMIUM) warnSkipped('the editor notes tests in a real browser', 'AUTOMATON_TEST_CHROMIUM (or /usr/bin/chromium)')
 else
   describe('notes and versions in the workflow editor, in chromium', () => {
-    const dir = tempDir('automaton-editor-notes-')
     let server: ServerProcess
     let browser: Browser
     let page: Page
     let workflowId = ''
-    const problems: string[] = []
+    let problems: string[] = []
+    let c: SignedInConsole
     const call = (method: string, path: string, body?: unknown) => api(server.url, method, path, KEY, body)
     const stored = async () => (await call('GET', `/v1/workflows/${workflowId}`)).body.data
     const count = (selector: string) => page.$$eval(selector, (all) => all.length)
@@ -50,47 +45,18 @@ else
     }
 
     beforeAll(async () => {
-      await buildConsole()
-      const env = { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_BOOTSTRAP_KEY: KEY, AUTOMATON_LOG_LEVEL: 'info' }
-      server = await startServer({ env })
-      const me = await call('GET', '/v1/me')
-      const passwordFile = join(dir.path, 'password')
-      writeFileSync(passwordFile, `${PASSWORD}\n`)
-      const user = ['users', 'create', '--email', EMAIL, '--org', me.body.data.organizationId, '--name', 'Ada']
-      expect((await runCli([...user, '--password-file', passwordFile], env)).code).toBe(0)
+      c = await openSignedInConsole({ key: KEY })
+      ;({ server, browser, page, problems } = c)
       const definition = {
         triggerNodeIds: ['root'],
         nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'hi' } } },
       }
       workflowId = (await call('POST', '/v1/workflows', { name: NAME, definition })).body.data.id
       expect((await call('POST', `/v1/workflows/${workflowId}/publish`)).status).toBe(200)
-      browser = await puppeteer.launch({
-        executablePath: CHROMIUM!,
-        headless: true,
-        args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-      })
-      page = await browser.newPage()
-      await page.setViewport({ width: 1440, height: 900 })
-      page.setDefaultTimeout(20_000)
-      page.on('dialog', (dialog) => dialog.accept())
-      page.on('console', (m) => {
-        if (m.type() === 'error' && !/status of 4(00|01|04|12)\b/.test(m.text())) problems.push(`console: ${m.text()}`)
-      })
-      page.on('pageerror', (error) => problems.push(`page: ${error}`))
-      page.on('request', (r) => {
-        if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) problems.push(`elsewhere: ${r.url()}`)
-      })
-      await page.goto(`${server.url}/signin`)
-      await page.type('input[name=email]', EMAIL)
-      await page.type('input[name=password]', PASSWORD)
-      await page.click('button[type=submit]')
-      await page.waitForSelector('nav.top')
     }, 90_000)
 
     afterAll(async () => {
-      await browser?.close()
-      await server?.stop('SIGKILL')
-      dir.remove()
+      await c?.close()
     })
 
     it(

@@ -6,18 +6,13 @@
  * docs/console/editor-panel.png.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import puppeteer, { type Browser, type ElementHandle, type Page } from 'puppeteer-core'
-import { buildConsole } from '../../console/build.ts'
-import { api, ROOT, runCli, type ServerProcess, startServer } from '../helpers/process.ts'
+import type { Browser, ElementHandle, Page } from 'puppeteer-core'
+import { api, ROOT, type ServerProcess } from '../helpers/process.ts'
+import { CHROMIUM, openSignedInConsole, type SignedInConsole } from '../helpers/console.ts'
 import { warnSkipped } from '../helpers/services.ts'
-import { tempDir } from '../helpers/tmp.ts'
 
-const CHROMIUM = process.env.AUTOMATON_TEST_CHROMIUM || (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : null)
 const KEY = 'svcsk_panel_bootstrap_key_0123456789abcdefghijkl'
-const EMAIL = 'ada@example.com'
-const PASSWORD = 'correct horse battery staple'
 const STEP_MS = 60_000
 const id = (testid: string) => `[data-testid="${testid}"]`
 
@@ -33,48 +28,23 @@ const DEFINITION = {
 if (!CHROMIUM) warnSkipped('the node panel tests in a real browser', 'AUTOMATON_TEST_CHROMIUM (or /usr/bin/chromium)')
 else
   describe('the node panel in chromium', () => {
-    const dir = tempDir('automaton-panel-')
     let server: ServerProcess
     let browser: Browser
     let page: Page
     let workflowId = ''
-    const problems: string[] = []
+    let problems: string[] = []
+    let c: SignedInConsole
     const call = (method: string, path: string, body?: unknown) => api(server.url, method, path, KEY, body)
 
     beforeAll(async () => {
-      await buildConsole()
-      const env = { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_BOOTSTRAP_KEY: KEY, AUTOMATON_LOG_LEVEL: 'info' }
-      server = await startServer({ env })
-      const me = await call('GET', '/v1/me')
-      const passwordFile = join(dir.path, 'password')
-      writeFileSync(passwordFile, `${PASSWORD}\n`)
-      const user = ['users', 'create', '--email', EMAIL, '--org', me.body.data.organizationId, '--name', 'Ada']
-      expect((await runCli([...user, '--password-file', passwordFile], env)).code).toBe(0)
-      browser = await puppeteer.launch({
-        executablePath: CHROMIUM!,
-        headless: true,
-        args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-      })
-      page = await browser.newPage()
-      await page.setViewport({ width: 1440, height: 900 })
-      page.setDefaultTimeout(30_000)
-      page.on('console', (m) => {
-        if (m.type() === 'error' && !/status of 4(00|01|12)\b/.test(m.text())) problems.push(`console: ${m.text()}`)
-      })
-      page.on('pageerror', (error) => problems.push(`page: ${error}`))
-      await page.goto(`${server.url}/signin`)
-      await page.type('input[name=email]', EMAIL)
-      await page.type('input[name=password]', PASSWORD)
-      await page.click('button[type=submit]')
-      await page.waitForSelector('nav.top')
+      c = await openSignedInConsole({ key: KEY })
+      ;({ server, browser, page, problems } = c)
       const created = await call('POST', '/v1/workflows', { name: 'Big orders', definition: DEFINITION })
       workflowId = created.body.data.id
     }, 90_000)
 
     afterAll(async () => {
-      await browser?.close()
-      await server?.stop('SIGKILL')
-      dir.remove()
+      await c?.close()
     })
 
     it(

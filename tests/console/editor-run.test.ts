@@ -7,18 +7,13 @@
  * docs/console/editor-run.png.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import puppeteer, { type Browser, type Page } from 'puppeteer-core'
-import { buildConsole } from '../../console/build.ts'
-import { api, ROOT, runCli, type ServerProcess, startServer } from '../helpers/process.ts'
+import type { Browser, Page } from 'puppeteer-core'
+import { api, ROOT, type ServerProcess } from '../helpers/process.ts'
+import { CHROMIUM, openSignedInConsole, type SignedInConsole } from '../helpers/console.ts'
 import { warnSkipped } from '../helpers/services.ts'
-import { tempDir } from '../helpers/tmp.ts'
 
-const CHROMIUM = process.env.AUTOMATON_TEST_CHROMIUM || (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : null)
 const KEY = 'svcsk_editor_run_bootstrap_key_0123456789abcdefgh'
-const EMAIL = 'ada@example.com'
-const PASSWORD = 'correct horse battery staple'
 const STEP_MS = 60_000
 const id = (testid: string) => `[data-testid="${testid}"]`
 
@@ -51,11 +46,11 @@ const BIG_SAMPLE = {
 if (!CHROMIUM) warnSkipped('the editor run tests in a real browser', 'AUTOMATON_TEST_CHROMIUM (or /usr/bin/chromium)')
 else
   describe('testing while building, in chromium', () => {
-    const dir = tempDir('automaton-editor-run-')
     let server: ServerProcess
     let browser: Browser
     let page: Page
-    const problems: string[] = []
+    let problems: string[] = []
+    let c: SignedInConsole
     const call = (method: string, path: string, body?: unknown) => api(server.url, method, path, KEY, body)
     const create = async (name: string, definition: unknown) =>
       (await call('POST', '/v1/workflows', { name, definition })).body.data.id as string
@@ -71,43 +66,12 @@ else
     const text = (selector: string) => page.$eval(selector, (e) => e.textContent ?? '')
 
     beforeAll(async () => {
-      await buildConsole()
-      const env = {
-        AUTOMATON_DATA_DIR: dir.path,
-        AUTOMATON_BOOTSTRAP_KEY: KEY,
-        AUTOMATON_LOG_LEVEL: 'info',
-        AUTOMATON_MAX_BODY_BYTES: String(16 * 1024 * 1024),
-      }
-      server = await startServer({ env })
-      const me = await call('GET', '/v1/me')
-      const passwordFile = join(dir.path, 'password')
-      writeFileSync(passwordFile, `${PASSWORD}\n`)
-      const user = ['users', 'create', '--email', EMAIL, '--org', me.body.data.organizationId, '--name', 'Ada']
-      expect((await runCli([...user, '--password-file', passwordFile], env)).code).toBe(0)
-      browser = await puppeteer.launch({
-        executablePath: CHROMIUM!,
-        headless: true,
-        args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-      })
-      page = await browser.newPage()
-      await page.setViewport({ width: 1440, height: 900 })
-      page.setDefaultTimeout(30_000)
-      // A workflow never published has no live version to compare the draft with (404).
-      page.on('console', (m) => {
-        if (m.type() === 'error' && !/status of 4(00|01|04|12)\b/.test(m.text())) problems.push(`console: ${m.text()}`)
-      })
-      page.on('pageerror', (error) => problems.push(`page: ${error}`))
-      await page.goto(`${server.url}/signin`)
-      await page.type('input[name=email]', EMAIL)
-      await page.type('input[name=password]', PASSWORD)
-      await page.click('button[type=submit]')
-      await page.waitForSelector('nav.top')
+      c = await openSignedInConsole({ key: KEY, env: { AUTOMATON_MAX_BODY_BYTES: String(16 * 1024 * 1024) } })
+      ;({ server, browser, page, problems } = c)
     }, 90_000)
 
     afterAll(async () => {
-      await browser?.close()
-      await server?.stop('SIGKILL')
-      dir.remove()
+      await c?.close()
     })
 
     it(
