@@ -9,17 +9,20 @@
  *   first poll (unless its payload says `fireExisting: true`);
  * - a node no longer in the live version, or a workflow gone, loses its row.
  */
-import type { Definition } from '../../core/domain/workflow.ts'
 import type { RecordedEvent } from '../../core/events.ts'
-import { canonicalJson } from '../../core/json.ts'
 import type { Clock } from '../../core/ports/clock.ts'
 import type { Ids } from '../../core/ports/ids.ts'
 import type { Dialect, SqlExecutor } from '../../core/ports/store.ts'
-import type { Registry } from '../../core/plugin/registry.ts'
+import type { AnyTrigger, Registry } from '../../core/plugin/registry.ts'
 import { type TriggerPollRow, triggerPolls } from '../../core/store/trigger-polls.ts'
-import { versions, type WorkflowRow, workflows } from '../../core/store/workflows.ts'
-import { triggerIdsOf } from '../engine/plan.ts'
-import { SCHEDULE_EVENTS } from '../schedules/reconcile.ts'
+import { type WorkflowRow, workflows } from '../../core/store/workflows.ts'
+import {
+  liveDefinition,
+  onWorkflowEvents,
+  reconcileCandidates,
+  type TriggerInstanceConfig,
+  triggerInstances,
+} from '../trigger-instances.ts'
 
 export interface PollReconcilerDeps {
   registry: Registry
@@ -44,29 +47,12 @@ export interface PollConfig {
   connector?: { type?: string; id?: string }
 }
 
-interface Wanted {
-  nodeId: string
-  type: string
-  config: string
-}
+const polling = (trigger: AnyTrigger) => !!trigger.poll
 
 export function createPollReconciler(deps: PollReconcilerDeps): PollReconciler {
-  const isPolling = (type: string) => !!deps.registry.trigger(type)?.poll
-
-  async function wanted(tx: SqlExecutor, w: WorkflowRow): Promise<Wanted[]> {
-    if (w.live_version === null) return []
-    const content = await versions.content(tx, w.id, w.live_version)
-    if (!content) return []
-    const definition = (JSON.parse(content) as { definition: Definition }).definition
-    const out: Wanted[] = []
-    for (const nodeId of triggerIdsOf(definition)) {
-      const node = definition.nodes[nodeId]
-      if (!node || !isPolling(node.type)) continue
-      const config: PollConfig = { payload: (node.payload ?? {}) as Record<string, unknown> }
-      if (node.connector) config.connector = node.connector
-      out.push({ nodeId, type: node.type, config: canonicalJson(config) })
-    }
-    return out
+  async function wanted(tx: SqlExecutor, w: WorkflowRow): Promise<TriggerInstanceConfig[]> {
+    const definition = await liveDefinition(tx, w)
+    return definition ? triggerInstances(deps.registry, definition, polling) : []
   }
 
   async function reconcile(tx: SqlExecutor, workflowId: string, paused = false): Promise<void> {
@@ -86,7 +72,7 @@ export function createPollReconciler(deps: PollReconcilerDeps): PollReconciler {
     }
   }
 
-  function insert(tx: SqlExecutor, w: WorkflowRow, x: Wanted, active: boolean, now: number) {
+  function insert(tx: SqlExecutor, w: WorkflowRow, x: TriggerInstanceConfig, active: boolean, now: number) {
     return triggerPolls.insert(tx, {
       id: deps.ids.next('pol'),
       organizationId: w.organization_id,
@@ -116,18 +102,7 @@ export function createPollReconciler(deps: PollReconcilerDeps): PollReconciler {
 
   return {
     reconcile,
-    async onEvents(tx, events) {
-      for (const e of events) {
-        if (e.workflowId && SCHEDULE_EVENTS.has(e.type)) await reconcile(tx, e.workflowId, e.type === 'workflow.paused')
-      }
-    },
-    async candidates(db) {
-      const types = deps.registry
-        .triggers()
-        .filter((t) => t.poll)
-        .map((t) => t.type)
-      const live = types.length === 0 ? [] : await workflows.liveUsingAny(db, types)
-      return [...new Set([...live, ...(await triggerPolls.workflowIds(db))])]
-    },
+    onEvents: onWorkflowEvents(reconcile),
+    candidates: async (db) => reconcileCandidates(db, deps.registry, polling, await triggerPolls.workflowIds(db)),
   }
 }

@@ -4,12 +4,11 @@
  * webhook, and the row's key-value store, opened before the call and sealed after it.
  */
 import type { Definition } from '../../core/domain/workflow.ts'
-import { canonicalJson } from '../../core/json.ts'
 import { TargetRefusedError } from '../../core/ports/http-client.ts'
 import type { SecretBox } from '../../core/ports/secret-box.ts'
 import type { TriggerStore } from '../../core/plugin/lifecycle.ts'
 import type { AnyTrigger, Registry } from '../../core/plugin/registry.ts'
-import { triggerIdsOf } from '../engine/plan.ts'
+import { triggerInstances, type TriggerInstanceConfig } from '../trigger-instances.ts'
 import { connectorFor, deadline, handlerTools, type PluginHostDeps } from '../plugin-host/tools.ts'
 
 export interface SubscriptionCallDeps extends PluginHostDeps {
@@ -22,12 +21,7 @@ export interface SubscriptionCallDeps extends PluginHostDeps {
 }
 
 /** A trigger node of a definition whose trigger has `onEnable`, as its row records it. */
-export interface SubscribedInstance {
-  nodeId: string
-  type: string
-  /** `{ payload, connector }` as canonical JSON. */
-  config: string
-}
+export type SubscribedInstance = TriggerInstanceConfig
 
 /** What a call is about: a row, or an instance about to get one. */
 export interface SubscriptionTarget {
@@ -53,17 +47,8 @@ export class PlatformUnreachableError extends Error {
 export const hasSubscription = (registry: Registry, type: string) => !!registry.trigger(type)?.onEnable
 
 /** The trigger nodes of a definition that need a subscription. */
-export function subscribedInstances(registry: Registry, definition: Definition): SubscribedInstance[] {
-  const out: SubscribedInstance[] = []
-  for (const nodeId of triggerIdsOf(definition)) {
-    const node = definition.nodes[nodeId]
-    if (!node || !hasSubscription(registry, node.type)) continue
-    const config: Record<string, unknown> = { payload: node.payload ?? {} }
-    if (node.connector) config.connector = node.connector
-    out.push({ nodeId, type: node.type, config: canonicalJson(config) })
-  }
-  return out
-}
+export const subscribedInstances = (registry: Registry, definition: Definition): SubscribedInstance[] =>
+  triggerInstances(registry, definition, (trigger) => !!trigger.onEnable)
 
 /** The public URL of the webhook a trigger's platform posts to, or null. */
 export function webhookUrlOf(deps: SubscriptionCallDeps, trigger: AnyTrigger, organizationId: string): string | null {

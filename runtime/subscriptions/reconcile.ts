@@ -10,15 +10,14 @@
  * - a wanted instance without a subscription (the publish enabled another draft, a refill woke
  *   the workflow, a crash) gets an `enabling` row, which the keeper enables.
  */
-import type { Definition } from '../../core/domain/workflow.ts'
 import type { RecordedEvent } from '../../core/events.ts'
 import type { Clock } from '../../core/ports/clock.ts'
 import type { Ids } from '../../core/ports/ids.ts'
 import type { Dialect, SqlExecutor } from '../../core/ports/store.ts'
-import type { Registry } from '../../core/plugin/registry.ts'
+import type { AnyTrigger, Registry } from '../../core/plugin/registry.ts'
 import { triggerSubscriptions } from '../../core/store/trigger-subscriptions.ts'
-import { versions, type WorkflowRow, workflows } from '../../core/store/workflows.ts'
-import { SCHEDULE_EVENTS } from '../schedules/reconcile.ts'
+import { type WorkflowRow, workflows } from '../../core/store/workflows.ts'
+import { liveDefinition, onWorkflowEvents, reconcileCandidates } from '../trigger-instances.ts'
 import { type SubscribedInstance, subscribedInstances } from './calls.ts'
 
 export interface SubscriptionReconcilerDeps {
@@ -37,12 +36,13 @@ export interface SubscriptionReconciler {
   candidates(db: SqlExecutor): Promise<string[]>
 }
 
+const subscribed = (trigger: AnyTrigger) => !!trigger.onEnable
+
 export function createSubscriptionReconciler(deps: SubscriptionReconcilerDeps): SubscriptionReconciler {
   async function wanted(tx: SqlExecutor, w: WorkflowRow | undefined, paused: boolean): Promise<SubscribedInstance[]> {
-    if (!w || paused || w.live_version === null || w.live_status !== 'active' || w.archived_at !== null) return []
-    const content = await versions.content(tx, w.id, w.live_version)
-    if (!content) return []
-    return subscribedInstances(deps.registry, (JSON.parse(content) as { definition: Definition }).definition)
+    if (!w || paused || w.live_status !== 'active' || w.archived_at !== null) return []
+    const definition = await liveDefinition(tx, w)
+    return definition ? subscribedInstances(deps.registry, definition) : []
   }
 
   async function reconcile(tx: SqlExecutor, workflowId: string, paused = false): Promise<void> {
@@ -80,18 +80,8 @@ export function createSubscriptionReconciler(deps: SubscriptionReconcilerDeps): 
 
   return {
     reconcile,
-    async onEvents(tx, events) {
-      for (const e of events) {
-        if (e.workflowId && SCHEDULE_EVENTS.has(e.type)) await reconcile(tx, e.workflowId, e.type === 'workflow.paused')
-      }
-    },
-    async candidates(db) {
-      const types = deps.registry
-        .triggers()
-        .filter((t) => t.onEnable)
-        .map((t) => t.type)
-      const live = types.length === 0 ? [] : await workflows.liveUsingAny(db, types)
-      return [...new Set([...live, ...(await triggerSubscriptions.workflowIds(db))])]
-    },
+    onEvents: onWorkflowEvents(reconcile),
+    candidates: async (db) =>
+      reconcileCandidates(db, deps.registry, subscribed, await triggerSubscriptions.workflowIds(db)),
   }
 }

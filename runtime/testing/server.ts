@@ -99,7 +99,7 @@ const SETTLE_TIMEOUT_MS = 10_000
 const DEFAULT_ENV: Record<string, string> = {
   AUTOMATON_SQLITE_SYNCHRONOUS: 'normal',
   AUTOMATON_PASSWORD_HASH_MEMORY_KIB: '19456',
-  // Local test platforms (a Bun.serve on 127.0.0.1) are private targets: let handlers reach them.
+  // Local test platforms (a server on 127.0.0.1) are private targets: let handlers reach them.
   AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1,::1,localhost',
 }
 

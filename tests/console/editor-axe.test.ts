@@ -4,18 +4,14 @@
  * panel open and with the palette searched, has no serious or critical violation.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import puppeteer, { type Browser, type Page } from 'puppeteer-core'
-import { buildConsole } from '../../console/build.ts'
-import { api, ROOT, runCli, type ServerProcess, startServer } from '../helpers/process.ts'
+import type { Browser, Page } from 'puppeteer-core'
+import { ROOT, type ServerProcess } from '../helpers/process.ts'
+import { CHROMIUM, openSignedInConsole, type SignedInConsole } from '../helpers/console.ts'
 import { warnSkipped } from '../helpers/services.ts'
-import { tempDir } from '../helpers/tmp.ts'
 
-const CHROMIUM = process.env.AUTOMATON_TEST_CHROMIUM || (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : null)
 const KEY = 'svcsk_editor_axe_bootstrap_key_0123456789abcdefgh'
-const EMAIL = 'grace@example.com'
-const PASSWORD = 'correct horse battery staple'
 const AXE = readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8')
 const id = (testid: string) => `[data-testid="${testid}"]`
 
@@ -56,45 +52,21 @@ if (!CHROMIUM)
   warnSkipped('the editor accessibility check in a real browser', 'AUTOMATON_TEST_CHROMIUM (or /usr/bin/chromium)')
 else
   describe("the workflow editor's accessibility", () => {
-    const dir = tempDir('automaton-editor-axe-')
+    let c: SignedInConsole
     let server: ServerProcess
     let browser: Browser
     let page: Page
     let workflowId = ''
 
     beforeAll(async () => {
-      await buildConsole()
-      const env = { AUTOMATON_DATA_DIR: dir.path, AUTOMATON_BOOTSTRAP_KEY: KEY }
-      server = await startServer({ env })
-      const me = await api(server.url, 'GET', '/v1/me', KEY)
-      const passwordFile = join(dir.path, 'password')
-      writeFileSync(passwordFile, `${PASSWORD}\n`)
-      const user = ['users', 'create', '--email', EMAIL, '--org', me.body.data.organizationId, '--name', 'Grace']
-      expect((await runCli([...user, '--password-file', passwordFile], env)).code).toBe(0)
-      const created = await api(server.url, 'POST', '/v1/workflows', KEY, {
-        name: 'Big orders',
-        definition: BIG_ORDERS,
-      })
+      c = await openSignedInConsole({ key: KEY, name: 'Grace' })
+      ;({ server, browser, page } = c)
+      const created = await c.call('POST', '/v1/workflows', { name: 'Big orders', definition: BIG_ORDERS })
       workflowId = created.body.data.id
-      browser = await puppeteer.launch({
-        executablePath: CHROMIUM!,
-        headless: true,
-        args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-      })
-      page = await browser.newPage()
-      await page.setViewport({ width: 1440, height: 900 })
-      page.setDefaultTimeout(30_000)
-      await page.goto(`${server.url}/signin`)
-      await page.type('input[name=email]', EMAIL)
-      await page.type('input[name=password]', PASSWORD)
-      await page.click('button[type=submit]')
-      await page.waitForSelector('nav.top')
     }, 90_000)
 
     afterAll(async () => {
-      await browser?.close()
-      await server?.stop('SIGKILL')
-      dir.remove()
+      await c?.close()
     })
 
     it('has no serious or critical violation with a node selected and its panel open', async () => {
