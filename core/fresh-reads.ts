@@ -11,7 +11,7 @@
  * stale is ever answered.
  */
 import { BoundedMap } from './bounded-map.ts'
-import type { Clock } from './ports/clock.ts'
+import { type Clock, systemClock } from './ports/clock.ts'
 
 /** Asks within one freshness that make a key busy enough to keep warm. */
 const HOT_ASKS = 10
@@ -25,7 +25,11 @@ export interface FreshReads<V> {
   forget(key: string): void
 }
 
-/** `load` reads a key's value; `previous` is the one kept before, if any (a load may reuse it). */
+/**
+ * `load` reads a key's value; `previous` is the one kept before, if any (a load may reuse it).
+ * Ages, asks and the keep-warm timer all follow `clock`: on the system's clock the timer never keeps
+ * the process alive; a test's clock that can wait (a manual one) is waited on instead.
+ */
 export function createFreshReads<V>(deps: {
   clock: Clock
   freshMs: number
@@ -37,7 +41,7 @@ export function createFreshReads<V>(deps: {
   /** Bumped by `forget`: a read that began before it does not keep what it read. */
   let generation = 0
   const keepWarmMs = deps.keepWarmMs ?? deps.freshMs * 10
-  /** How each key was asked for lately (the system's time): the last ask, the asks of the current freshness, and whether a timer keeps it warm. */
+  /** How each key was asked for lately (the clock's time): the last ask, the asks of the current freshness, and whether a timer keeps it warm. */
   const uses = new BoundedMap<string, { last: number; since: number; count: number; warm: boolean }>(10_000)
   const ageOf = (key: string) => deps.clock.now() - (kept.get(key)?.readAt ?? -Infinity)
 
@@ -61,7 +65,7 @@ export function createFreshReads<V>(deps: {
   }
 
   function asked(key: string) {
-    const now = performance.now()
+    const now = deps.clock.now()
     let use = uses.get(key)
     if (!use) uses.set(key, (use = { last: now, since: now, count: 0, warm: false }))
     if (now - use.since >= deps.freshMs) {
@@ -79,7 +83,7 @@ export function createFreshReads<V>(deps: {
   function keepWarm(key: string) {
     const tick = () => {
       const use = uses.get(key)
-      if (!use || performance.now() - use.last > keepWarmMs) {
+      if (!use || deps.clock.now() - use.last > keepWarmMs) {
         if (use) use.warm = false
         return
       }
@@ -89,9 +93,14 @@ export function createFreshReads<V>(deps: {
         .catch(() => {})
         .finally(later)
     }
-    // Timers that never keep the process alive.
-    const later = () => (setTimeout(tick, deps.freshMs / 2) as { unref?: () => void }).unref?.()
+    const later = () => after(deps.freshMs / 2, tick)
     later()
+  }
+
+  /** Calls `then` once `ms` of the clock's time has passed: the system's timers never keep the process alive. */
+  function after(ms: number, then: () => void) {
+    if (deps.clock.sleep && deps.clock !== systemClock) deps.clock.sleep(ms).then(then, () => {})
+    else (setTimeout(then, ms) as { unref?: () => void }).unref?.()
   }
 
   function peek(key: string): V | undefined {

@@ -1,7 +1,10 @@
 /**
  * Serves the app with Deno.serve, as HTTP or HTTPS. `reloadTls` works as on Bun: a second
  * listener on the same port (reusePort, Linux) with the new certificate, then the first one
- * shuts down gracefully.
+ * shuts down gracefully. Deno.serve cannot swap a certificate in place, and this way has a
+ * known fault: Linux spreads new connections over both listeners, and resets those still queued
+ * on the old one when it closes, so a client connecting during a reload may see a reset and must
+ * retry (the kernel setting net.ipv4.tcp_migrate_req=1 hands them to the new listener instead).
  */
 import { setClientAddress } from '../../core/http/request-state.ts'
 import type { FetchHandler, HttpServer, ServeOptions, TlsPem } from '../../core/ports/http-server.ts'

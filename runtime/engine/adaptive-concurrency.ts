@@ -23,23 +23,44 @@ export interface ConcurrencyLimit {
 const TICK_MS = 10
 const WINDOW_MS = 100
 
+/** The time and the repeating timer the loop's lag is measured with: a test may drive them by hand. */
+export interface LagTicker {
+  /** Milliseconds on a monotonic clock. */
+  now(): number
+  /** Calls `tick` every `ms` until the returned function is called; never keeps the process alive. */
+  every(ms: number, tick: () => void): () => void
+}
+
+/** The system's monotonic time and its timers. */
+export const systemTicker: LagTicker = Object.freeze({
+  now: () => performance.now(),
+  every(ms: number, tick: () => void) {
+    const timer = setInterval(tick, ms)
+    ;(timer as { unref?: () => void }).unref?.()
+    return () => clearInterval(timer)
+  },
+})
+
 export function adaptiveConcurrency(options: {
   readonly max: number
   /** 0 keeps the limit at `max`. */
   readonly targetLagMs: number
   /** Called when the limit rises, so that waiting runs can start. */
   readonly onRaise: () => void
+  /** The system's by default. */
+  readonly ticker?: LagTicker
 }): ConcurrencyLimit {
   const { max, targetLagMs } = options
   if (targetLagMs <= 0) return { current: () => max, lagMs: () => 0, stop() {} }
-  const now = () => performance.now()
+  const ticker = options.ticker ?? systemTicker
+  const now = () => ticker.now()
   const min = Math.max(1, Math.ceil(max / 8))
   let limit = max
   let windowStart = now()
   let windowLag = 0
   let lastLag = 0
   let expected = now() + TICK_MS
-  const timer = setInterval(() => {
+  const stop = ticker.every(TICK_MS, () => {
     const at = now()
     windowLag = Math.max(windowLag, at - expected)
     expected = at + TICK_MS
@@ -53,11 +74,10 @@ export function adaptiveConcurrency(options: {
       limit = Math.min(max, limit + Math.max(1, Math.ceil(limit * 0.1)))
       options.onRaise()
     }
-  }, TICK_MS)
-  ;(timer as { unref?: () => void }).unref?.()
+  })
   return {
     current: () => limit,
     lagMs: () => Math.round(lastLag * 10) / 10,
-    stop: () => clearInterval(timer),
+    stop,
   }
 }

@@ -27,7 +27,11 @@ async function eventually(check: () => boolean, timeoutMs = 2000) {
   }
 }
 
-const settle = (ms = 50) => Bun.sleep(ms)
+/**
+ * Resolves once every subscription taken on `buses` is in force: a ping is answered after
+ * everything sent before it (a NATS server has the subscriptions; the in-process bus has them at once).
+ */
+const subscribed = (...buses: Bus[]) => Promise.all(buses.map((b) => b.ping()))
 
 export function describeBusContract(factory: BusFactory) {
   describe(`bus contract: ${factory.name}`, () => {
@@ -42,7 +46,7 @@ export function describeBusContract(factory: BusFactory) {
       const one = collect(bus, 'evt.o1.*.r1')
       const rest = collect(bus, 'evt.o1.>')
       const other = collect(bus, 'evt.o2.>')
-      await settle()
+      await subscribed(bus)
       bus.publish('evt.o1.w1.r1', { n: 1, list: [1, 'two'], nested: { ok: true } })
       await eventually(() => exact.got.length === 1 && one.got.length === 1 && rest.got.length === 1)
       expect(exact.got[0]).toEqual({ subject: 'evt.o1.w1.r1', data: { n: 1, list: [1, 'two'], nested: { ok: true } } })
@@ -56,7 +60,7 @@ export function describeBusContract(factory: BusFactory) {
     it('stops delivering after unsubscribe, and keeps delivering to the others', async () => {
       const a = collect(bus, 'topic.x')
       const b = collect(bus, 'topic.x')
-      await settle()
+      await subscribed(bus)
       bus.publish('topic.x', 1)
       await eventually(() => a.got.length === 1 && b.got.length === 1)
       a.sub.unsubscribe()
@@ -70,7 +74,7 @@ export function describeBusContract(factory: BusFactory) {
 
     it('keeps the order of one publisher on one subject', async () => {
       const c = collect<number>(bus, 'ordered.s')
-      await settle()
+      await subscribed(bus)
       for (let i = 0; i < 500; i++) bus.publish('ordered.s', i)
       await eventually(() => c.got.length === 500)
       expect(c.got.map((m) => m.data)).toEqual(Array.from({ length: 500 }, (_, i) => i))
@@ -82,7 +86,7 @@ export function describeBusContract(factory: BusFactory) {
       const a = collect<{ s: string; i: number }>(bus, 'turn.a')
       const peerBus = factory.peer ? await factory.peer() : null
       const far = peerBus ? collect<{ s: string; i: number; pad?: string }>(peerBus, 'turn.>') : null
-      await settle()
+      await subscribed(bus, ...(peerBus ? [peerBus] : []))
       // Published in one turn: runs of one subject (batched where the bus batches) between others.
       const sent = [...['a', 'a', 'a', 'b', 'a', 'c', 'c', 'a'].map((s, i) => ({ s, i }))]
       for (const m of sent) bus.publish(`turn.${m.s}`, m)
@@ -109,7 +113,7 @@ export function describeBusContract(factory: BusFactory) {
         throw new Error('handler bug')
       })
       const good = collect(bus, 'boom')
-      await settle()
+      await subscribed(bus)
       bus.publish('boom', 'x')
       await eventually(() => good.got.length === 1)
       bad.unsubscribe()
@@ -123,7 +127,7 @@ export function describeBusContract(factory: BusFactory) {
     it.skipIf(!factory.peer)('carries messages between processes', async () => {
       const other = await factory.peer!()
       const got = collect(other, 'cross.>')
-      await settle(100)
+      await subscribed(other)
       bus.publish('cross.a', { from: 'first' })
       await eventually(() => got.got.length === 1)
       expect(got.got[0].data).toEqual({ from: 'first' })

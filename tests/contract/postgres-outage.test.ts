@@ -23,6 +23,18 @@ const outcome = (query: Promise<unknown>, ms = 5000) =>
     new Promise((resolve) => setTimeout(() => resolve('hanging'), ms)),
   ])
 
+/** How many of the store's connections are running `pg_sleep`, asked of the database directly (not through the proxy). */
+async function sleepingQueries(): Promise<number> {
+  const admin = postgres(TEST_DATABASE_URL!, { max: 1, onnotice: () => {} })
+  try {
+    const [row] = await admin`select count(*)::int as n from pg_stat_activity
+      where application_name = 'outage-test' and state = 'active' and query like '%pg_sleep%'`
+    return row.n as number
+  } finally {
+    await admin.end()
+  }
+}
+
 const answers = (store: Store) => () =>
   store.ping().then(
     () => true,
@@ -90,7 +102,7 @@ else {
         ),
       )
       const reads = Array.from({ length: 4 }, () => outcome(store.get('SELECT pg_sleep(30)'), 15_000))
-      await new Promise((resolve) => setTimeout(resolve, 200))
+      await eventually(async () => (await sleepingQueries()) >= 4, 'every connection of the pool to be busy')
       const waiting = Array.from({ length: 30 }, () => outcome(store.get('SELECT 1'), 15_000))
       await proxy.cut()
       expect(new Set(await Promise.all([...reads, ...waiting]))).toEqual(new Set([503]))
@@ -102,7 +114,8 @@ else {
       await proxy.cut('reset')
       const before = proxy.refused
       const stop = Date.now() + 3000
-      // Requests, heartbeats and loops keep asking all the while.
+      // Requests, heartbeats and loops keep asking all the while: a load paced over three seconds,
+      // whose attempts the backoff (the store's own timing) keeps to a handful.
       const load = (async () => {
         while (Date.now() < stop) {
           await Promise.all([

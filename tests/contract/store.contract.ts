@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { forUpdate, isUniqueViolation, type Migration, serialOnly, type Store } from '../../core/ports/store.ts'
+import { eventually } from '../helpers/eventually.ts'
 import type { TestStore } from '../helpers/stores.ts'
 
 const TEST_MIGRATIONS: Migration[] = [
@@ -232,8 +233,14 @@ export function describeStoreContract(kind: 'sqlite' | 'postgres', open: () => P
       const blocked = store
         .write((tx) => tx.run("UPDATE counters SET value = value + 10 WHERE name = 'held'"))
         .then(() => (blockedDone = true))
-      await Bun.sleep(50)
+      await eventually(async () => {
+        const waiting = await store.get<{ n: number }>(
+          "SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        )
+        return Number(waiting?.n) > 0
+      }, 'the write to wait on the row lock')
       const plain = store.write((tx) => tx.run("INSERT INTO things (id) VALUES ('plain')"))
+      // The bound only stops a write kept apart that waits too: it fails the assertion below.
       const apart = await Promise.race([
         apartWrite().then(() => 'committed'),
         Bun.sleep(3000).then(() => 'still waiting'),

@@ -49,6 +49,7 @@ export function describeWorkQueueContract(factory: WorkQueueFactory) {
       const consumer = await queue.consume(async (runId) => {
         running++
         most = Math.max(most, running)
+        // Work that takes a moment, so that takings overlap (pacing: nothing waits on it).
         await Bun.sleep(20)
         running--
         done.push(runId)

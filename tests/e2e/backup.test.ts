@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { eventually } from '../helpers/eventually.ts'
 import { api, BUN, ROOT, runCli, type ServerProcess, startServer } from '../helpers/process.ts'
 import { tempDir } from '../helpers/tmp.ts'
 
@@ -79,7 +80,7 @@ describe('backup and restore of the embedded store', () => {
       }
     }
     const clients = Array.from({ length: 8 }, client)
-    while (acknowledged.length < 300) await Bun.sleep(10)
+    await eventually(() => acknowledged.length >= 300, 'three hundred runs acknowledged', 60_000)
 
     const startedAt = performance.now()
     const backup = await runCli(['backup', 'create', backupFile, '--passphrase-file', passphraseFile], {

@@ -99,32 +99,43 @@ describe('the receiver example of docs/hooks.md', () => {
     expect(
       (await t.call('GET', `/v1/execution-webhooks/deliveries/${replay.body.data.id}`)).body.data.responseStatus,
     ).toBe(204)
+    // A later event's line proves the receiver's output up to it has arrived: the replay printed nothing.
+    const marker = await signedPost('evt_after_replay', { type: 'run.succeeded', data: { runId: 'run_marker' } })
+    expect(marker.status).toBe(204)
+    await printed('the later event', () => output.includes('run=run_marker'))
     expect(lines()).toHaveLength(5)
   })
 
-  it('refuses a forged signature and a replay of an old delivery', async () => {
-    const body = JSON.stringify({
-      type: 'run.failed',
-      timestamp: new Date().toISOString(),
-      data: { runId: 'run_forged' },
+  /** Posts `event` to the receiver as a delivery `id`, signed at `timestamp` (now by default) unless a `signature` is given. */
+  async function signedPost(
+    id: string,
+    event: { type: string; data: { runId: string } },
+    options: { timestamp?: number; signature?: string } = {},
+  ) {
+    const body = JSON.stringify({ ...event, timestamp: new Date().toISOString() })
+    const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000)
+    const signature = options.signature ?? (await sign(await importSigningKey(hook.signingSecret), id, timestamp, body))
+    return fetch(url, {
+      method: 'POST',
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signature,
+      },
     })
-    const now = Math.floor(Date.now() / 1000)
-    const post = (timestamp: number, signature: string) =>
-      fetch(url, {
-        method: 'POST',
-        body,
-        headers: {
-          'content-type': 'application/json',
-          'webhook-id': 'evt_1',
-          'webhook-timestamp': String(timestamp),
-          'webhook-signature': signature,
-        },
-      })
-    const key = await importSigningKey(hook.signingSecret)
-    expect((await post(now, 'v1,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=')).status).toBe(401)
-    expect((await post(now - 600, await sign(key, 'evt_1', now - 600, body))).status).toBe(401)
-    expect(output).not.toContain('run_forged')
-    expect((await post(now, await sign(key, 'evt_1', now, body))).status).toBe(204)
+  }
+
+  it('refuses a forged signature and a replay of an old delivery', async () => {
+    const event = { type: 'run.failed', data: { runId: 'run_forged' } }
+    const forged = await signedPost('evt_1', event, { signature: 'v1,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' })
+    expect(forged.status).toBe(401)
+    const old = await signedPost('evt_1', event, { timestamp: Math.floor(Date.now() / 1000) - 600 })
+    expect(old.status).toBe(401)
+    expect((await signedPost('evt_1', event)).status).toBe(204)
+    // The genuine delivery's line is the only one: the two refused before it printed nothing.
     await printed('the genuine delivery', () => output.includes('run=run_forged'))
+    expect(output.split('\n').filter((l) => l.includes('run=run_forged'))).toHaveLength(1)
   })
 })

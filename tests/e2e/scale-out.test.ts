@@ -4,6 +4,7 @@
  * exactly once, and no node's side effect repeats except as the same attempt.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { eventually } from '../helpers/eventually.ts'
 import { api, type ServerProcess, startNats, startServer, startWorker } from '../helpers/process.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
 import { freshPostgresUrl, TEST_DATABASE_URL, TEST_NATS_URL, warnSkipped } from '../helpers/services.ts'
@@ -32,6 +33,7 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
 
   beforeAll(async () => {
     receiver = startReceiver()
+    // A hook endpoint that takes a moment to answer, as a real one does (pacing, not a wait to assert on).
     receiver.respond(async () => {
       await Bun.sleep(10)
       return Response.json({ ok: true })
@@ -178,6 +180,7 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
       at: 200,
       action: async () => {
         await nats.stop()
+        // The outage lasts half a second of load (pacing the fault, not a wait to assert on).
         await Bun.sleep(500)
         nats = await startNats(natsDir.path, nats.port)
       },
@@ -249,6 +252,8 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
     )
     expect(resumed).toHaveLength(100)
     expect(resumed.every((r) => Number(r.n) === 1)).toBe(true)
+    // The stream ends its reading at the 100th run.succeeded; the bound only stops a stream that
+    // missed some, which the assertions below then name.
     await Promise.race([reading, Bun.sleep(10_000)])
     await reader.cancel().catch(() => {})
     const missing = accepted.filter(
@@ -278,9 +283,8 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
     expect((text.match(/event: run\.succeeded/g) ?? []).length).toBe(100)
 
     // run.started is recorded by the API process, run.succeeded by the workers: both reach the hook, once each.
-    const deadline = Date.now() + 20_000
     const hooked = () => receiver.requests.filter((r) => r.path === '/hooks')
-    while (hooked().length < 200 && Date.now() < deadline) await Bun.sleep(100)
+    await eventually(() => hooked().length >= 200, 'both hooks of every run', 20_000)
     const bodies = hooked().map((r) => JSON.parse(r.body) as { type: string; data: { runId: string } })
     for (const type of ['run.started', 'run.succeeded']) {
       expect(

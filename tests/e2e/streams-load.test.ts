@@ -69,10 +69,13 @@ describe('streams under load', () => {
     const before = rssMb(server.pid)
 
     // Raw sockets: fetch keeps at most a few hundred connections per host open at once.
-    const received = { bytes: 0, ok: 0, closed: 0 }
+    // `ended`: the subscribers that got the run's end (the frame may be split between two reads).
+    const received = { bytes: 0, ok: 0, closed: 0, ended: 0 }
     const idle = await Promise.all(
-      Array.from({ length: 1000 }, () =>
-        Bun.connect({
+      Array.from({ length: 1000 }, () => {
+        let tail = ''
+        let ended = false
+        return Bun.connect({
           hostname: '127.0.0.1',
           port: server.port,
           socket: {
@@ -85,13 +88,20 @@ describe('streams under load', () => {
               if (received.bytes === 0 || data.toString().startsWith('HTTP/1.1 200'))
                 received.ok += data.toString().startsWith('HTTP/1.1 200') ? 1 : 0
               received.bytes += data.byteLength
+              if (ended) return
+              const text = tail + data.toString()
+              tail = text.slice(-40)
+              if (text.includes('event: run.succeeded')) {
+                ended = true
+                received.ended++
+              }
             },
             close() {
               received.closed++
             },
           },
-        }),
-      ),
+        })
+      }),
     )
     await until('every subscriber to be answered', async () => received.ok === 1000 || undefined)
     expect(received.ok).toBe(1000)
@@ -119,20 +129,23 @@ describe('streams under load', () => {
       payload: { blob, items: Array.from({ length: 100 }, (_, i) => i) },
     })
     expect(started.status).toBe(200)
-    const deadline = Date.now() + 30_000
-    while (
-      Date.now() < deadline &&
-      (await api(server.url, 'GET', `/v1/runs/${runId}?summary=true`, KEY)).body.data.status !== 'success'
+    await until(
+      'the run to succeed',
+      async () =>
+        (await api(server.url, 'GET', `/v1/runs/${runId}?summary=true`, KEY)).body.data.status === 'success' ||
+        undefined,
     )
-      await Bun.sleep(100)
     // The slow client is dropped: its connection is no longer established, long before it could
     // have read the ~20 MB of its stream at a byte a second.
-    const dropDeadline = Date.now() + 15_000
-    while (Date.now() < dropDeadline && tcpStates(slow.pid).includes('ESTABLISHED')) await Bun.sleep(100)
-    expect(tcpStates(slow.pid)).not.toContain('ESTABLISHED')
+    await until(
+      'the slow client to be dropped',
+      async () => !tcpStates(slow.pid).includes('ESTABLISHED') || undefined,
+      15_000,
+    )
     slow.kill('SIGKILL')
 
-    await Bun.sleep(1000)
+    // Every idle subscriber got the run's end: the server has sent all it had to send.
+    await until("every idle subscriber to get the run's end", async () => received.ended === 1000 || undefined)
     const after = rssMb(server.pid)
     expect(after - withSubscribers).toBeLessThan(200)
     // The idle subscribers are all still connected and got the run's activity.

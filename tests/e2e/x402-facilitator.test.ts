@@ -186,8 +186,11 @@ for (const kind of storeKinds()) {
       expect(await payer.balanceOf(payer.account.address)).toBe(before - BigInt(PRICE))
       facilitator.mode = 'normal'
       // The reconciler looks at payments left alone for the settle timeout and 5 s more, every 2 s.
-      const deadline = Date.now() + 40_000
-      while ((await runsOf(4)).length < 1 && Date.now() < deadline) await Bun.sleep(100)
+      await until(
+        "the reconciler to start the settled payment's run",
+        async () => (await runsOf(4)).length >= 1,
+        40_000,
+      )
       const reconciled = await runsOf(4)
       expect(reconciled).toHaveLength(1)
       // The same payment again answers the run the reconciler started, and starts no other.

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Devnet } from '../../adapters/evm/devnet.ts'
 import { createSolcCompiler } from '../../adapters/solc/compiler.ts'
+import { eventually } from '../helpers/eventually.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { createLive, publish, waitForRun } from '../helpers/workflows.ts'
@@ -223,8 +224,11 @@ for (const kind of storeKinds()) {
       expect(settled.body.data.runIds).toHaveLength(1)
       // The other payment was never asked about again: the reconciler finds it mined and starts its run.
       // The reconciler looks at payments left alone for the settle timeout and 5 s more, every 2 s.
-      const deadline = Date.now() + 40_000
-      while ((await runsOf()) < runsBefore + 2 && Date.now() < deadline) await Bun.sleep(100)
+      await eventually(
+        async () => (await runsOf()) >= runsBefore + 2,
+        "the reconciler to start the mined payment's run",
+        40_000,
+      )
       expect(await runsOf()).toBe(runsBefore + 2)
       expect(await balanceOf(payer.address)).toBe(before - 2n * BigInt(PRICE))
       const rows = await quick.system.store.all<{ status: string; run_id: string | null }>(

@@ -205,12 +205,7 @@ for (const kind of storeKinds()) {
       const run = async (fail: boolean) => {
         const r = await t.call('POST', `/v1/workflows/${w.id}/run`, { key: other.key, body: { payload: { fail } } })
         await t.call('GET', '/healthz')
-        const deadline = Date.now() + 5000
-        while (Date.now() < deadline) {
-          const s = (await t.call('GET', `/v1/runs/${r.body.data.runId}`, { key: other.key })).body.data.status
-          if (['success', 'failure'].includes(s)) return
-          await Bun.sleep(10)
-        }
+        await waitForRun(t, r.body.data.runId, (run) => ['success', 'failure'].includes(run.status), 10_000, other.key)
       }
       const from = Date.now() - 1000
       await run(false)

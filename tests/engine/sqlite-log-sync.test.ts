@@ -8,6 +8,7 @@ import { Database } from 'bun:sqlite'
 import { type Flusher, walFlusher } from '../../adapters/sqlite/log-sync.ts'
 import { sqliteStore } from '../../adapters/sqlite/store.ts'
 import { until } from '../helpers/process.ts'
+import { settlesAtOnce } from '../helpers/settled.ts'
 import { tempFiles } from '../helpers/tmp.ts'
 
 /** A flusher whose flushes finish only when the test lets them (or fail when it says so). */
@@ -138,8 +139,9 @@ describe('SQLite log flushed off the event loop', () => {
     await until('the flush', async () => held.started === 1)
     const order: string[] = []
     const closing = store.close().then(() => order.push('closed'))
-    // What a close that did not wait would have done by now: closed at once.
-    await Bun.sleep(10)
+    // A close that did not wait would end in the microtasks already queued (its steps are calls
+    // into SQLite, no timer and no I/O); this one waits for the held flush.
+    expect(await settlesAtOnce(closing)).toBe(false)
     order.push('flushed')
     held.finish()
     await create

@@ -8,8 +8,10 @@ import postgres from 'postgres'
 import { memoryBus } from '../../adapters/memory/bus.ts'
 import { publishEvents, type RecordedEvent, recordEvents } from '../../core/events.ts'
 import { silentLogger } from '../../core/ports/logger.ts'
+import type { Store } from '../../core/ports/store.ts'
 import { MIGRATIONS } from '../../core/store/migrations.ts'
 import { createStreamHub } from '../../runtime/streams.ts'
+import { eventually } from '../helpers/eventually.ts'
 import { TEST_DATABASE_URL, warnSkipped } from '../helpers/services.ts'
 import { openTestStore, type TestStore } from '../helpers/stores.ts'
 
@@ -17,7 +19,27 @@ if (!TEST_DATABASE_URL)
   warnSkipped('activity streams over out-of-order Postgres commits', 'AUTOMATON_TEST_DATABASE_URL')
 
 const GAP_WAIT = 400
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/**
+ * The store, counting the reads that answered a row with the watched id: how often the hub has
+ * looked at the journal past a gap. A hub that looked twice has finished its first look (its
+ * rounds never overlap), so whatever that look would have delivered has been delivered.
+ */
+function watchingStore(store: Store) {
+  const watch = { id: -1, reads: 0 }
+  const watched = new Proxy(store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target)
+      if (prop !== 'all') return typeof value === 'function' ? value.bind(target) : value
+      return async (...args: Parameters<Store['all']>) => {
+        const rows = await target.all(...args)
+        if (rows.some((row) => Number((row as { id?: unknown }).id) === watch.id)) watch.reads++
+        return rows
+      }
+    },
+  })
+  return { store: watched, watch }
+}
 
 describe.skipIf(!TEST_DATABASE_URL)('activity streams on Postgres', () => {
   let db: TestStore
@@ -66,30 +88,30 @@ describe.skipIf(!TEST_DATABASE_URL)('activity streams on Postgres', () => {
   }
 
   async function subscribe(gapWaitMs = GAP_WAIT) {
-    const hub = createStreamHub({ store: db.store, bus, logger: silentLogger, gapWaitMs })
+    const { store, watch } = watchingStore(db.store)
+    const hub = createStreamHub({ store, bus, logger: silentLogger, gapWaitMs })
     const seen: Array<{ id: number; type: string; at: number }> = []
     const stop = await hub.subscribeOrganization('org_a', {}, await hub.latestEventId(), {
       send: (e) => seen.push({ id: e.id, type: e.type, at: Date.now() }),
       end: () => {},
     })
-    return { seen, stop }
+    /** Resolves once the hub has read the journal past a gap twice, seeing the event `id` each time. */
+    const looked = (id: number) => {
+      watch.id = id
+      return eventually(() => watch.reads >= 2, `the hub to read event ${id} twice`, 5000)
+    }
+    return { seen, stop, looked }
   }
 
-  async function until(check: () => boolean, ms = 5000) {
-    const end = Date.now() + ms
-    while (!check()) {
-      if (Date.now() > end) throw new Error('timed out')
-      await sleep(10)
-    }
-  }
+  const until = (check: () => boolean) => eventually(check, 'the events to be delivered', 5000)
 
   it('holds back an event until an earlier id commits, then delivers both in id order', async () => {
     // A gap wait longer than the test: however slow the machine, only the commit lets them through.
-    const { seen, stop } = await subscribe(60_000)
+    const { seen, stop, looked } = await subscribe(60_000)
     const slow = await pending('slow')
     const fast = await record('fast')
     expect(fast.id).toBeGreaterThan(slow.id)
-    await sleep(GAP_WAIT / 2)
+    await looked(fast.id)
     expect(seen).toEqual([])
 
     await slow.end(true)
@@ -100,7 +122,7 @@ describe.skipIf(!TEST_DATABASE_URL)('activity streams on Postgres', () => {
   })
 
   it('holds back an id whose transaction is the newest one running, while an older transaction commits the next id', async () => {
-    const { seen, stop } = await subscribe(60_000)
+    const { seen, stop, looked } = await subscribe(60_000)
     // The committing transaction gets its transaction id first; the one holding the smaller
     // journal id gets a later transaction id, and no transaction after it has completed.
     const older = await raw.reserve()
@@ -113,7 +135,7 @@ describe.skipIf(!TEST_DATABASE_URL)('activity streams on Postgres', () => {
     older.release()
     expect(Number(fast.id)).toBeGreaterThan(slow.id)
     bus.publish(`evt.org_a.wf_1`, { organizationId: 'org_a' })
-    await sleep(500)
+    await looked(Number(fast.id))
     expect(seen).toEqual([])
     await slow.end(true)
     await record('after')
@@ -123,10 +145,10 @@ describe.skipIf(!TEST_DATABASE_URL)('activity streams on Postgres', () => {
   })
 
   it('moves past an id whose insert rolled back as soon as its transaction ended, not after the gap wait', async () => {
-    const { seen, stop } = await subscribe(60_000)
+    const { seen, stop, looked } = await subscribe(60_000)
     const doomed = await pending('doomed')
     const next = await record('next')
-    await sleep(300)
+    await looked(next.id)
     expect(seen).toEqual([])
     await doomed.end(false)
     await until(() => seen.length === 1)
@@ -157,6 +179,8 @@ describe.skipIf(!TEST_DATABASE_URL)('activity streams on Postgres', () => {
     const next = await record('next')
     await until(() => seen.length === 1)
     expect(seen[0].id).toBe(next.id)
+    // The gap wait is the hub's own, on the system's time (streams.ts): a lower bound, which a slow
+    // machine only makes longer.
     expect(seen[0].at - started).toBeGreaterThanOrEqual(GAP_WAIT - 20)
     await open.end(false)
     stop()

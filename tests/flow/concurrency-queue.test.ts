@@ -35,6 +35,7 @@ for (const kind of storeKinds()) {
         inFlight.set(key, (inFlight.get(key) ?? 0) + 1)
         most.set(key, Math.max(most.get(key) ?? 0, inFlight.get(key)!))
         await gate
+        // A moment in flight after the gate opens, as a real answer takes (pacing: nothing waits on it).
         await Bun.sleep(1)
         inFlight.set(key, inFlight.get(key)! - 1)
         return Response.json({ ok: true })

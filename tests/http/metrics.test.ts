@@ -3,6 +3,7 @@
  * executions, HTTP requests and streams leave; bounded labels; the optional bearer token.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { eventually } from '../helpers/eventually.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { createLive, waitForRun } from '../helpers/workflows.ts'
@@ -99,9 +100,10 @@ for (const kind of storeKinds())
       await reader.read()
       expect(value(await scrape(), 'automaton_stream_subscribers')).toBe(before + 1)
       await reader.cancel()
-      for (let i = 0; i < 50 && value(await scrape(), 'automaton_stream_subscribers') !== before; i++)
-        await Bun.sleep(10)
-      expect(value(await scrape(), 'automaton_stream_subscribers')).toBe(before)
+      await eventually(
+        async () => value(await scrape(), 'automaton_stream_subscribers') === before,
+        'the closed stream to be uncounted',
+      )
     })
 
     it('counts a request under the status its client received, not the one the validator raised', async () => {
@@ -114,8 +116,7 @@ for (const kind of storeKinds())
       expect(r.status).toBe(400)
       // The request is counted once its answer is out: wait for it to be counted.
       let after = await scrape()
-      for (let i = 0; i < 200 && counted(after) === counted(before); i++)
-        after = await Bun.sleep(5).then(() => scrape())
+      await eventually(async () => counted((after = await scrape())) !== counted(before), 'the request to be counted')
       const delta = (status: string) => value(after, series(status)) - value(before, series(status))
       expect({ counted400: delta('400'), counted422: delta('422') }).toEqual({ counted400: 1, counted422: 0 })
     })

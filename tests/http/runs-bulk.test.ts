@@ -3,6 +3,8 @@
  * the console's run list and its bulk actions, over the API.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { createSkewedClock } from '../helpers/clock.ts'
+import { eventually } from '../helpers/eventually.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { createLive } from '../helpers/workflows.ts'
@@ -18,6 +20,7 @@ for (const kind of storeKinds()) {
     let a: { id: string }
     let b: { id: string }
     let mid = 0
+    const clock = createSkewedClock()
     const first: string[] = []
     const later: string[] = []
 
@@ -26,23 +29,22 @@ for (const kind of storeKinds()) {
       expect(r.status).toBe(200)
       return r.body.data.runId as string
     }
-    const waitUntil = async (workflowId: string, status: string, n: number) => {
-      for (let i = 0; i < 400; i++) {
-        const counts = (await t.call('GET', `/v1/runs/status-counts?workflowId=${workflowId}`)).body.data.counts
-        if (counts[status] === n) return counts
-        await Bun.sleep(25)
-      }
-      throw new Error(`${workflowId} never had ${n} ${status} runs`)
-    }
+    const waitUntil = (workflowId: string, status: string, n: number) =>
+      eventually(
+        async () =>
+          (await t.call('GET', `/v1/runs/status-counts?workflowId=${workflowId}`)).body.data.counts[status] === n,
+        `${workflowId} having ${n} ${status} runs`,
+      )
 
     beforeAll(async () => {
-      t = await openTestSystem(kind)
+      t = await openTestSystem(kind, {}, { clock })
       a = await createLive(t, { name: 'A', definition: HOLD })
       b = await createLive(t, { name: 'B', definition: HOLD })
       for (let i = 0; i < 2; i++) first.push(await start(a.id))
-      await Bun.sleep(5)
-      mid = Date.now()
-      await Bun.sleep(5)
+      // The runs before `mid` and those after it start a second apart on the system's clock.
+      clock.skip(1000)
+      mid = clock.now()
+      clock.skip(1000)
       for (let i = 0; i < 3; i++) later.push(await start(a.id))
       await start(b.id)
       await waitUntil(a.id, 'waiting', 5)

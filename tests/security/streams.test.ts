@@ -4,7 +4,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { type Clock, createManualClock } from '../../core/ports/clock.ts'
+import { eventually } from '../helpers/eventually.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
+
+/** One turn of the event loop: whatever the clock's move woke has run its microtasks. */
+const oneTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 async function open(t: TestSystem, path: string) {
   return t.system.app.handle(new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${t.key}` } }))
@@ -13,17 +17,21 @@ async function open(t: TestSystem, path: string) {
 describe('stream limits', () => {
   let t: TestSystem
   const manual = createManualClock()
-  // The manual clock, telling when the stream's wait (the configured 300 ms) has begun.
+  // The manual clock, telling when the stream's wait (the configured 300 ms) has begun and ended.
   let waitBegun!: () => void
   const begun = new Promise<void>((resolve) => {
     waitBegun = resolve
   })
+  let waitOver = false
   const clock: Clock & { advance(ms: number): void } = {
     now: manual.now,
     advance: manual.advance,
     sleep(ms, signal) {
-      if (ms === 300) waitBegun()
-      return manual.sleep!(ms, signal)
+      if (ms !== 300) return manual.sleep!(ms, signal)
+      waitBegun()
+      return manual.sleep!(ms, signal).then(() => {
+        waitOver = true
+      })
     },
   }
   beforeAll(async () => {
@@ -39,12 +47,19 @@ describe('stream limits', () => {
     const response = await open(t, '/v1/runs/run_never_started/stream')
     expect(response.status).toBe(200)
     const text = response.text()
-    // The wait is on the system's clock: short of it, nothing can end the stream.
+    // The wait is on the test's clock: short of it, the wait is not over and the stream stays open.
+    let ended = false
+    void text.then(() => {
+      ended = true
+    })
     await begun
     clock.advance(299)
-    expect(await Promise.race([text.then(() => 'ended'), Bun.sleep(50).then(() => 'open')])).toBe('open')
+    await oneTurn()
+    expect(waitOver).toBe(false)
+    expect(ended).toBe(false)
     clock.advance(1)
     expect(await text).toContain(': connected')
+    expect(waitOver).toBe(true)
   })
 
   it('refuses one stream more than the cap per key with 429, and takes new ones once one closes', async () => {
@@ -59,13 +74,12 @@ describe('stream limits', () => {
     expect(refused.headers.get('retry-after')).not.toBeNull()
     expect(await refused.json()).toMatchObject({ code: 429, message: expect.stringContaining('at most 3 streams') })
     await held[0].body!.cancel()
+    // The slot comes back once the server has seen the stream close.
     let again: Response | undefined
-    for (let i = 0; i < 50; i++) {
+    await eventually(async () => {
       again = await open(t, '/v1/activity/stream')
-      if (again.status === 200) break
-      await Bun.sleep(20)
-    }
-    expect(again!.status).toBe(200)
+      return again.status === 200
+    }, "a stream taken in the closed one's slot")
     await again!.body!.cancel()
     for (const r of held.slice(1)) await r.body!.cancel()
   })

@@ -5,7 +5,7 @@
  * does waits, and executes its node later).
  */
 import { describe, expect, it } from 'bun:test'
-import { systemClock } from '../../core/ports/clock.ts'
+import { createManualClock } from '../../core/ports/clock.ts'
 import { silentLogger } from '../../core/ports/logger.ts'
 import type { SecretBox } from '../../core/ports/secret-box.ts'
 import type { Store } from '../../core/ports/store.ts'
@@ -38,6 +38,17 @@ const box: SecretBox = {
   seal: async (text: string) => text,
   open: async (text: string) => text,
 } as unknown as SecretBox
+/** One turn of the event loop: the reads woken meanwhile, answered in microtasks, have ended. */
+const oneTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/** Moves `clock` on by `ms` in steps of `step`, letting the timers each step wakes do their reads. */
+async function pass(clock: ReturnType<typeof createManualClock>, ms: number, step: number) {
+  for (let moved = 0; moved < ms; moved += step) {
+    clock.advance(step)
+    await oneTurn()
+  }
+}
+
 const clockAt = (start: number) => {
   const clock = { at: start, now: () => clock.at }
   return clock
@@ -75,11 +86,12 @@ describe('secret masks and sensitive props kept fresh', () => {
   })
 
   it('keeps busy values read during a pause in asking, stops once they are no longer asked for, and never answers stale ones', async () => {
-    // The system's clock and timers: a pause is real time here.
+    // A manual clock: a pause is the clock moved on, its keep-warm timers waking as it passes them.
     const fresh = 200
+    const clock = createManualClock()
     const rows = { connectors: [], sealedProps: JSON.stringify({ token: 'v1-secret' }) }
     const { store, reads } = countingStore(rows)
-    const props = createSecretProps({ store, secretBox: box, clock: systemClock, logger: silentLogger, freshMs: fresh })
+    const props = createSecretProps({ store, secretBox: box, clock, logger: silentLogger, freshMs: fresh })
     await props.of('wf_1')
     // Busy: the nodes of many runs ask for them.
     for (let i = 0; i < 20; i++) expect(props.peek('wf_1')).toEqual({ token: 'v1-secret' })
@@ -87,26 +99,27 @@ describe('secret masks and sensitive props kept fresh', () => {
     // Nobody asks for three freshnesses (a process waiting on its writes): the values are read
     // again meanwhile, so the next run to ask finds them fresh, changed values included.
     rows.sealedProps = JSON.stringify({ token: 'v2-secret' })
-    await Bun.sleep(fresh * 3)
+    await pass(clock, fresh * 3, fresh / 2)
     expect(reads.length).toBeGreaterThanOrEqual(3)
     expect(props.peek('wf_1')).toEqual({ token: 'v2-secret' })
 
     // Not asked for in ten freshnesses, they are no longer read, and expire.
-    await Bun.sleep(fresh * 12)
+    await pass(clock, fresh * 12, fresh / 2)
     const settled = reads.length
-    await Bun.sleep(fresh * 2)
+    await pass(clock, fresh * 2, fresh / 2)
     expect(reads.length).toBe(settled)
     expect(props.peek('wf_1')).toBeUndefined()
   })
 
   it('reads a value asked for now and then only when asked', async () => {
     const fresh = 200
+    const clock = createManualClock()
     const rows = { connectors: [], sealedProps: JSON.stringify({ token: 'quiet' }) }
     const { store, reads } = countingStore(rows)
-    const props = createSecretProps({ store, secretBox: box, clock: systemClock, logger: silentLogger, freshMs: fresh })
+    const props = createSecretProps({ store, secretBox: box, clock, logger: silentLogger, freshMs: fresh })
     await props.of('wf_quiet')
     expect(props.peek('wf_quiet')).toEqual({ token: 'quiet' })
-    await Bun.sleep(fresh * 3)
+    await pass(clock, fresh * 3, fresh / 2)
     expect(reads).toHaveLength(1)
     expect(props.peek('wf_quiet')).toBeUndefined()
   })
@@ -129,7 +142,7 @@ describe('secret masks and sensitive props kept fresh', () => {
     expect(masks.peek('org_1')).toBe(first)
     expect(reads.length).toBeGreaterThan(afterFirst)
     // The background read's store and box answer in microtasks: one turn of the event loop ends it.
-    await Bun.sleep(0)
+    await oneTurn()
 
     clock.at += FRESH_MS * 0.5
     const next = masks.peek('org_1')

@@ -6,6 +6,7 @@ import {
   OutboundTimeoutError,
 } from '../../../core/ports/http-client.ts'
 import { type Receiver, startReceiver } from './receiver.ts'
+import { eventually } from '../../helpers/eventually.ts'
 
 let receiver: Receiver
 beforeAll(() => {
@@ -87,7 +88,7 @@ describe('sending to an allow-listed local receiver', () => {
     const response = await client.send({ method: 'GET', url: `${receiver.origin}/endless`, maxResponseBytes: 200_000 })
     expect(response.truncated).toBe(true)
     expect(response.body).toHaveLength(200_000)
-    for (let i = 0; i < 50 && receiver.hangUps === 0; i++) await Bun.sleep(10)
+    await eventually(() => receiver.hangUps > 0, 'the receiver to see the client hang up')
     expect(receiver.hangUps).toBe(1)
   })
 

@@ -51,7 +51,8 @@ describe('sandbox worker pool', () => {
     await sandbox.runTransform(identity, 'warm')
     const controller = new AbortController()
     const call = sandbox.runTransform(forever, null, NEVER, controller.signal)
-    // Timers and I/O of the caller go on while the transform, which never returns, computes.
+    // Timers and I/O of the caller go on while the transform, which never returns, computes: each
+    // timer firing is the proof (a blocked loop would hang here), not a wait before an assertion.
     for (let i = 0; i < 10; i++) await Bun.sleep(1)
     const server = Bun.serve({ port: 0, fetch: () => new Response('answered') })
     try {
