@@ -30,6 +30,7 @@ const BENCHES: Record<string, () => Promise<{ run: (o?: { scale?: number }) => P
   faults: () => import('./faults.ts'),
   cli: () => import('./cli.ts'),
   console: () => import('./console.ts'),
+  fairness: () => import('./fairness.ts'),
 }
 
 const args = process.argv.slice(2)

@@ -28,6 +28,7 @@ import { noMask, type SecretMasks } from '../core/security/value-mask.ts'
 import { type AdmitDeps, type Admitted, admit } from './dispatch/admit.ts'
 import { createVersionContents } from './dispatch/contents.ts'
 import { retryRequest } from './dispatch/retry.ts'
+import { rateRefused } from './dispatch/flow-control.ts'
 
 /** Admissions the backlog may refuse (429): what callers outside send. Runs started by runs, schedules and retries are the work itself. */
 const BACKPRESSURED: ReadonlySet<TriggeredBy> = new Set<TriggeredBy>([
@@ -90,7 +91,12 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
     const eventId = req.eventId ?? ids.next('evt')
     // Admissions share their batch concurrently, except where run controls lock the workflow row.
     const concurrent = req.publicCaller === undefined && !a.locking.has(req.workflowId)
-    const admitted = await store.write((tx) => admit(a, tx, req, runId, eventId), { concurrent })
+    const admitted = await store
+      .write((tx) => admit(a, tx, req, runId, eventId), { concurrent })
+      .catch((error) => {
+        if (rateRefused(error)) deps.metrics?.flowControl.inc({ workflow_id: req.workflowId, outcome: 'refused' })
+        throw error
+      })
     afterCommit(admitted)
     return admitted.result
   }
@@ -103,6 +109,8 @@ export function createDispatcher(deps: DispatcherDeps): EngineDispatcher {
         trigger_type: admitted.started.triggerType,
         triggered_by: admitted.started.triggeredBy,
       })
+    const flow = admitted.flow
+    if (flow) deps.metrics?.flowControl.inc({ workflow_id: flow.workflowId, outcome: flow.outcome })
     for (const runId of admitted.wake ?? []) deps.wake?.(runId)
     if (admitted.held) deps.onHeld?.(admitted.held)
     if (admitted.fresh) {

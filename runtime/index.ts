@@ -20,7 +20,13 @@ import type { Store } from '../core/ports/store.ts'
 import type { WorkQueue } from '../core/ports/work-queue.ts'
 import type { Registry } from '../core/plugin/registry.ts'
 import type { SecretBox } from '../core/ports/secret-box.ts'
-import { type BacklogLimits, createBacklog, executorBacklogSource, storeBacklogSource } from './backlog.ts'
+import {
+  type BacklogLimits,
+  type BacklogSource,
+  createBacklog,
+  executorBacklogSource,
+  storeBacklogSource,
+} from './backlog.ts'
 import { createCapabilities } from './capabilities.ts'
 import { createRunControl } from './control.ts'
 import { createDefinitionChecker } from './definition/check.ts'
@@ -42,6 +48,7 @@ import type {
 } from './engine/types.ts'
 import { engineLifecycle } from './engine-lifecycle.ts'
 import { createWaking } from './engine-waking.ts'
+import { type Fairness, fairness } from './dispatch/flow-fairness.ts'
 import { createFlowReleases } from './dispatch/flow-releases.ts'
 import { createEventRouter } from './integrations/router.ts'
 import { createTriggerIndex } from './integrations/trigger-index.ts'
@@ -111,6 +118,8 @@ export interface EngineDeps {
   cards?: CapabilityDeps['cards']
   /** Bounds runs admitted and not started yet (AUTOMATON_MAX_BACKLOG); without it admission is unbounded. */
   backlog?: BacklogLimits
+  /** Runs per organization (times its fair share) an API process puts in the work queue at once (AUTOMATON_FAIR_SHARE_LINE). */
+  fairShareLine?: number
   /** The event recorder, when the composition root made it first (services record with it too). */
   recorder?: EventRecorder
   /** The organizations' secret values, masked by value in everything a run keeps or sends. */
@@ -127,7 +136,11 @@ export function createEngine(deps: EngineDeps): Engine {
   const recorder = deps.recorder ?? createEventRecorder()
   const plans = createPlanCache()
   const executes = deps.role !== 'api'
-  const backlog = createEngineBacklog(deps, () => executor)
+  // An API process counts the runs not started in the store: the backlog's bound and fairness read it.
+  const inLine =
+    deps.backlog && deps.role !== 'embedded' ? storeBacklogSource({ store: deps.store, logger: deps.logger }) : null
+  const backlog = createEngineBacklog(deps, () => executor, inLine)
+  const fair = fairness(deps, inLine, (runId) => waking.notify(runId))
   // Runs admitted here start in the executor built below (handOff runs only after a commit).
   const dispatcher: EngineDispatcher = createDispatcher({
     backlog: backlog ?? undefined,
@@ -140,7 +153,7 @@ export function createEngine(deps: EngineDeps): Engine {
     metrics: deps.metrics,
     tracing: deps.tracing,
     owner: executes ? deps.workerId : null,
-    handOff: executes ? (fresh) => executor.enqueueFresh(fresh) : (fresh) => void waking.notify(fresh.meta.runId),
+    handOff: executes ? (fresh) => executor.enqueueFresh(fresh) : (fresh) => fair.handOff(fresh),
     onHeld: (workflowId) => flowReleases.note(workflowId),
     wake: (runId) => wake(runId),
     // Every process that admits runs pure runs to their end at admission, an API process too: such
@@ -150,10 +163,10 @@ export function createEngine(deps: EngineDeps): Engine {
   })
   const sandbox = createSandbox()
   const staleness = createStaleness({ clock: deps.clock, timeoutMs: deps.workerTimeoutMs ?? 15_000 })
-  const { executor, runner } = createEngineExecutor(deps, { recorder, plans, dispatcher, sandbox, staleness })
+  const { executor, runner } = createEngineExecutor(deps, { recorder, plans, dispatcher, sandbox, staleness, fair })
   const waking = createWaking(deps, executor)
   const { wake } = waking
-  const flowReleases = createFlowReleases({ ...deps, wake })
+  const flowReleases = createFlowReleases({ ...deps, wake, fair: fair.releases })
   const control = createRunControl({
     store: deps.store,
     bus: deps.bus,
@@ -224,15 +237,12 @@ export function createEngine(deps: EngineDeps): Engine {
  * The admission backlog, when bounded. An embedded process executes what it admits, so its
  * executor's queue is the backlog; API and worker processes share theirs through the store.
  */
-function createEngineBacklog(deps: EngineDeps, executor: () => Executor): Backlog | null {
+function createEngineBacklog(deps: EngineDeps, executor: () => Executor, inLine: BacklogSource | null): Backlog | null {
   if (!deps.backlog) return null
   return createBacklog({
     limits: deps.backlog,
     clock: deps.clock,
-    source:
-      deps.role === 'embedded'
-        ? executorBacklogSource(() => executor().backlog())
-        : storeBacklogSource({ store: deps.store, logger: deps.logger }),
+    source: inLine ?? executorBacklogSource(() => executor().backlog()),
   })
 }
 
@@ -245,6 +255,7 @@ function createEngineExecutor(
     dispatcher: EngineDispatcher
     sandbox: Sandbox
     staleness: Staleness
+    fair: Fairness
   },
 ): { executor: Executor; runner: NodeRunner } {
   const capabilities = createCapabilities({
@@ -285,6 +296,7 @@ function createEngineExecutor(
     metrics: deps.metrics,
     tracing: deps.tracing,
     staleBefore: () => parts.staleness.staleBefore(),
+    fairShare: parts.fair.shares.of,
   })
   return { executor, runner }
 }

@@ -36,6 +36,7 @@ export function createEngineOf(
     publicUrl: config.publicUrl,
     connector: nodes.connectors.resolve,
     backlog: { max: config.maxBacklog, orgSharePercent: config.maxBacklogOrgShare },
+    fairShareLine: config.fairShareLine,
     recorder,
     masks: nodes.masks,
     secretProps: createSecretProps({ store, secretBox, clock, logger }),

@@ -9,6 +9,7 @@ Usage: automaton <command> [options]
   migrate                                apply database migrations and exit
   orgs create <name>                     create an organization; prints it as JSON
   orgs list                              list organizations as JSON
+  orgs set <id|name> --fair-share <n>    weight an organization (1 to 1000, default 1) when runs wait to start
   audit verify [--org <id>]              check the audit log's chains; exit 1 at the first broken link
   keys create --org <id|name> --name <n> [--scope read|read-write] [--description <d>] [--expires-at <RFC 3339>]
                                          mint an owner key; prints it as JSON, the raw key in "key"

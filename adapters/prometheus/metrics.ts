@@ -86,6 +86,12 @@ export function prometheusMetrics(options: { processMetrics?: boolean } = {}): M
       labelNames: ['source', 'action'],
       registers,
     }),
+    flowControl: new Counter({
+      name: 'automaton_flow_control_runs_total',
+      help: 'What flow control did with the events of a workflow that has it, by workflow id and outcome.',
+      labelNames: ['workflow_id', 'outcome'],
+      registers,
+    }),
     aiTokens: new Counter({
       name: 'automaton_ai_tokens_total',
       help: "Tokens the AI provider reported for this process's turns.",

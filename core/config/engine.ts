@@ -11,6 +11,7 @@ export interface EngineConfig {
   executionLagTargetMs: number
   maxBacklog: number
   maxBacklogOrgShare: number
+  fairShareLine: number
   workerTimeoutMs: number
   heartbeatMs: number
   pluginsDir: string | null
@@ -86,6 +87,14 @@ export const ENGINE_ENTRIES: readonly ConfigEntryOf<EngineConfig>[] = [
     description:
       'The share of `AUTOMATON_MAX_BACKLOG`, in percent, one organization may hold, so that one tenant cannot fill it for the others.',
     parse: int(1, 100),
+  },
+  {
+    env: 'AUTOMATON_FAIR_SHARE_LINE',
+    key: 'fairShareLine',
+    default: '1000',
+    description:
+      'With NATS: runs of one organization (times its fair share) an API process puts in the work queue at once; the rest wait in the database for their turn, so that other organizations are not held behind a flood. See runs.md, "Fairness between organizations".',
+    parse: int(1, 1000000),
   },
   {
     env: 'AUTOMATON_WORKER_TIMEOUT_MS',

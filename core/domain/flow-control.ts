@@ -46,16 +46,18 @@ export const FlowControl = t.Object(
 export type FlowControl = Static<typeof FlowControl>
 
 /**
- * Parts of the contract this engine does not apply yet: refused on save rather than kept without
- * effect (docs/runs.md lists them). One rule holds a run back at a time: its concurrency key, its
- * throttle or its debounce (each may be combined with a rate limit).
+ * Combinations refused on save. Rules combine in order (debounce, then throttle, then concurrency,
+ * and a rate limit with any of them), but a concurrency limit that skips or cancels decides as its
+ * event arrives: it answers that event's caller (`skipped`), or cancels the running run in favour
+ * of the newest event. A run that a throttle or debounce held reaches the concurrency limit later,
+ * after its caller was answered and after newer events came, so neither choice can mean what it
+ * says there; with those rules, `onLimit` must be `queue`.
  */
-const NOT_YET: readonly [string, (fc: FlowControl) => boolean, string][] = [
-  ['/flowControl/throttle', (fc) => !!fc.throttle && !!fc.concurrency, 'cannot be combined with concurrency yet'],
+const REFUSED: readonly [string, (fc: FlowControl) => boolean, string][] = [
   [
-    '/flowControl/debounce',
-    (fc) => !!fc.debounce && !!(fc.concurrency ?? fc.throttle),
-    'cannot be combined with concurrency or throttle yet',
+    '/flowControl/concurrency/onLimit',
+    (fc) => (fc.concurrency?.onLimit ?? 'queue') !== 'queue' && !!(fc.throttle ?? fc.debounce),
+    'must be queue with throttle or debounce (a held run reaches the limit after its caller was answered)',
   ],
 ]
 
@@ -77,7 +79,7 @@ export function flowControlProblems(fc: FlowControl | null | undefined): ErrorDe
   }
   if (typeof fc.priority === 'string' && !(bracesPair(fc.priority) && fc.priority.includes('{{')))
     problems.push({ path: '/flowControl/priority', message: 'must be an integer or a {{ }} template giving one' })
-  for (const [path, unsupported, message] of NOT_YET) if (unsupported(fc)) problems.push({ path, message })
+  for (const [path, refused, message] of REFUSED) if (refused(fc)) problems.push({ path, message })
   const debounce = fc.debounce
   if (debounce?.maxWaitMs !== undefined && debounce.maxWaitMs < debounce.periodMs)
     problems.push({ path: '/flowControl/debounce/maxWaitMs', message: 'must be at least periodMs' })

@@ -4,8 +4,9 @@
  * process its admissions and requests, a worker its runs and hook deliveries); the collector adds
  * them up. Labels are bounded: trigger and node types come from the plugin catalog, statuses and
  * outcomes from fixed lists, routes from the router's patterns; never a run, workflow or
- * organization id. The series' names (in each instrument's comment) are the contract dashboards
- * rely on; an adapter (Prometheus today, in adapters/prometheus/) keeps them.
+ * organization id, except flow control's series, one per workflow that has flowControl. The
+ * series' names (in each instrument's comment) are the contract dashboards rely on; an adapter
+ * (Prometheus today, in adapters/prometheus/) keeps them.
  *
  * It does not aggregate across processes, and it does not trace: spans are the tracing port's.
  */
@@ -57,6 +58,11 @@ export interface Metrics {
   readonly hookAttempt: Histogram
   /** `automaton_integration_events_total`: integration webhook events, by plugin and action. */
   readonly integrationEvents: LabelledCounter<'source' | 'action'>
+  /**
+   * `automaton_flow_control_runs_total`: what flow control did with the events of a workflow that
+   * has it, by workflow id and outcome (admitted, waiting, debounced, skipped, refused); never a key.
+   */
+  readonly flowControl: LabelledCounter<'workflow_id' | 'outcome'>
   /** `automaton_ai_tokens_total`: tokens the AI provider reported for this process's turns. */
   readonly aiTokens: Counter
   /** `automaton_ai_credits_total`: AI credits turns cost. */

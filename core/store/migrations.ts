@@ -1000,6 +1000,33 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 48,
+    name: 'fairness: fair shares of organizations, runs waiting for their turn',
+    // An operator's weight for an organization when runs wait to start (`orgs set --fair-share`),
+    // and a run an API process held back for its organization's turn: the order it starts in.
+    up: [
+      'ALTER TABLE organizations ADD COLUMN fair_share INTEGER NOT NULL DEFAULT 1',
+      'ALTER TABLE runs ADD COLUMN fair_rank BIGINT',
+      "CREATE INDEX runs_fair ON runs (organization_id, fair_rank) WHERE status = 'waiting' AND fair_rank IS NOT NULL",
+    ],
+  },
+  {
+    version: 49,
+    name: 'single sign-on back-channel logout; audit delivery to an endpoint',
+    up: [
+      // The provider's session id (the ID token's `sid`), which a back-channel logout may name.
+      'ALTER TABLE oidc_sessions ADD COLUMN sid TEXT',
+      'CREATE INDEX oidc_sessions_subject ON oidc_sessions (provider, subject)',
+      // Per organization: the last record the audit endpoint acknowledged, and who is sending now.
+      `CREATE TABLE audit_deliveries (
+        organization_id TEXT PRIMARY KEY,
+        seq BIGINT NOT NULL,
+        lease_owner TEXT,
+        lease_until BIGINT NOT NULL
+      )`,
+    ],
+  },
 ]
 
 function executionHooks(): string[] {

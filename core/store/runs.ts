@@ -232,10 +232,11 @@ export const runs = {
       [workerId, runId, staleBefore],
     )
   },
-  /** Runs admitted and not started yet (running, no snapshot), counted per organization. */
+  /** Runs admitted and not started yet (running, no snapshot; or held for their turn, fair_rank), counted per organization. */
   unstartedByOrganization(db: SqlExecutor) {
     return db.all<{ organization_id: string; n: number }>(
-      "SELECT organization_id, COUNT(*) AS n FROM runs WHERE status = 'running' AND snapshot IS NULL GROUP BY organization_id",
+      `SELECT organization_id, COUNT(*) AS n FROM runs
+        WHERE (status = 'waiting' AND fair_rank IS NOT NULL) OR status = 'running' AND snapshot IS NULL GROUP BY organization_id`,
     )
   },
   /** Running runs no worker owns: admitted and not taken yet (oldest first). */

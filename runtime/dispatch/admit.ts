@@ -20,7 +20,7 @@ import type { FinishedRun } from '../engine/finish-at-admission.ts'
 import type { RunState } from '../engine/state.ts'
 import type { FreshRun } from '../engine/types.ts'
 import type { VersionContents } from './contents.ts'
-import { admitFlow, countsRuns, heldBy, placeRun, priorityOf } from './flow-control.ts'
+import { admitFlow, countsRuns, type FlowOutcome, flowCounted, heldBy, placeRun, priorityOf } from './flow-control.ts'
 import { startRun } from './start-run.ts'
 
 /** What admit needs: the dispatcher's deps, and the state its admissions share. */
@@ -45,6 +45,8 @@ export interface Admitted {
   held?: string
   /** Runs asked to cancel (a CANCEL in their inbox), to wake after the commit. */
   wake?: string[]
+  /** What flow control did with it, for its metrics. */
+  flow?: { workflowId: string; outcome: FlowOutcome }
 }
 
 /** A client-chosen run id that cannot name this run: the same 400 whatever the reason. */
@@ -112,8 +114,9 @@ export async function admit(
   // Flow control after the run controls (a run they skip is not counted), before anything is written.
   const held = heldBy(req, content.flowControl)
   const flow = held ? await admitFlow(tx, req, held, triggerNodeId, now) : null
-  if (flow?.refused) return skipped(flow.refused)
-  if (flow?.absorbedBy) return { result: { action: 'debounced', runId: flow.absorbedBy, eventId }, events: [] }
+  if (flow?.refused) return { ...skipped(flow.refused), ...flowCounted(w.id, flow) }
+  if (flow?.absorbedBy)
+    return { result: { action: 'debounced', runId: flow.absorbedBy, eventId }, events: [], ...flowCounted(w.id, flow) }
   if (patch.paused_reason) {
     const paused = workflowPaused({ organizationId: w.organization_id, workflowId: w.id }, 'max_runs_exhausted', now)
     events.push(...(await a.recorder.record(tx, [paused])))
@@ -158,6 +161,7 @@ export async function admit(
     finished: started.finished,
     started: { triggerType, triggeredBy: req.triggeredBy },
     ...(flow?.held !== undefined ? { held: w.id, wake: placed?.wake } : {}),
+    ...flowCounted(w.id, flow),
   }
 }
 

@@ -35,11 +35,10 @@ export async function concurrencyOf(
 export async function releaseConcurrency(
   tx: SqlExecutor,
   workflowId: string,
-  key: string,
   queue: readonly HeldRun[],
   at: number,
 ): Promise<{ ids: string[]; due?: number }> {
-  const { running } = await flowRuns.counts(tx, workflowId, key)
+  const { running } = await flowRuns.counts(tx, workflowId, queue[0].flow_key)
   const limit = (JSON.parse(queue[0].waiting_for) as { limit?: number }).limit ?? 1
   const ids: string[] = []
   for (const run of queue.slice(0, Math.max(0, limit - running))) {

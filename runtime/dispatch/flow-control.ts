@@ -1,12 +1,12 @@
 /**
  * Flow control at admission (core/domain/flow-control.ts): the key each rule gives a run, and the
- * rate limit, a sliding window counted in the store so that it holds across processes, and which
- * rule holds a run back (flow-concurrency.ts, flow-throttle.ts, flow-debounce.ts). The admission
+ * rate limit, a sliding window counted in the store so that it holds across processes, and the
+ * rules that hold a run back, combined in order (flow-stages.ts: debounce, throttle, concurrency). The admission
  * locks the workflow row first (Postgres), so that two admissions never both see room for one
  * more run. A workflow without `flowControl` never reaches this file.
  */
 import { clampPriority, type FlowControl } from '../../core/domain/flow-control.ts'
-import { tooManyRequests } from '../../core/errors.ts'
+import { AppError, tooManyRequests } from '../../core/errors.ts'
 import type { DispatchRequest, TriggerEvent } from '../../core/ports/engine.ts'
 import type { SqlExecutor } from '../../core/ports/store.ts'
 import type { RecordedEvent } from '../../core/events.ts'
@@ -22,7 +22,7 @@ import {
 import type { EventRecorder } from '../events.ts'
 import { concurrencyOf, supersede } from './flow-concurrency.ts'
 import { debounceOf } from './flow-debounce.ts'
-import { throttleOf } from './flow-throttle.ts'
+import { enterStages, stagesOf } from './flow-stages.ts'
 
 /** The longest key kept: a longer value is cut (keys compare by their first 200 characters). */
 const MAX_KEY = 200
@@ -68,30 +68,26 @@ export function heldBy(req: DispatchRequest, fc: FlowControl | null | undefined)
 }
 
 /**
- * The rate limit of a run about to be admitted: counts it in its key's window, or refuses it.
- * A webhook's or API caller's refusal is a 429 with Retry-After; an automatic trigger without a
+ * The rate limit of an event about to be admitted: refuses it when its key's window is full. A
+ * webhook's or API caller's refusal is a 429 with Retry-After; an automatic trigger without a
  * caller (a schedule, an integration event) answers the skip reason `rate_limited`.
  */
-export async function spendRate(
+export async function checkRate(
   tx: SqlExecutor,
   req: DispatchRequest,
   rule: NonNullable<FlowControl['rateLimit']>,
   key: string,
   now: number,
 ): Promise<'rate_limited' | null> {
-  const since = now - rule.periodMs
-  const { count, first } = await flowHits.window(tx, req.workflowId, key, since)
-  if (count >= rule.limit) {
-    if (req.automatic && req.triggerSecret === undefined) return 'rate_limited'
-    const retryAfter = Math.max(1, Math.ceil(((first ?? now) + rule.periodMs - now) / 1000))
-    throw tooManyRequests(
-      `this workflow admits ${rule.limit} runs per ${rule.periodMs} ms for this key; try again later`,
-      retryAfter,
-      'rate_limited',
-    )
-  }
-  await flowHits.add(tx, req.workflowId, key, now, since)
-  return null
+  const { count, first } = await flowHits.window(tx, req.workflowId, key, now - rule.periodMs)
+  if (count < rule.limit) return null
+  if (req.automatic && req.triggerSecret === undefined) return 'rate_limited'
+  const retryAfter = Math.max(1, Math.ceil(((first ?? now) + rule.periodMs - now) / 1000))
+  throw tooManyRequests(
+    `this workflow admits ${rule.limit} runs per ${rule.periodMs} ms for this key; try again later`,
+    retryAfter,
+    'rate_limited',
+  )
 }
 
 /** What flow control decided for a run: why it is refused, or the key it waits for and whether it waits. */
@@ -109,10 +105,35 @@ export interface FlowAdmission {
   debounced?: boolean
 }
 
+/** What flow control did with one event, as its metrics count it. */
+export type FlowOutcome = 'admitted' | 'waiting' | 'debounced' | 'skipped' | 'refused'
+
+/** The outcome of an admission flow control decided (with the workflow, for the metrics after the commit). */
+export function flowCounted(
+  workflowId: string,
+  flow: FlowAdmission | null,
+): { flow?: { workflowId: string; outcome: FlowOutcome } } {
+  if (!flow) return {}
+  const outcome: FlowOutcome = flow.refused
+    ? flow.refused === 'rate_limited'
+      ? 'refused'
+      : 'skipped'
+    : flow.absorbedBy
+      ? 'debounced'
+      : flow.held !== undefined
+        ? 'waiting'
+        : 'admitted'
+  return { flow: { workflowId, outcome } }
+}
+
+/** Whether an admission failed because a rate limit refused it (a 429 to its caller). */
+export const rateRefused = (error: unknown) => error instanceof AppError && error.reason === 'rate_limited'
+
 /**
  * Applies a workflow's flow control to one admission, inside its transaction (the workflow row
- * locked): what holds or skips the run first (concurrency, throttle, debounce), then the rate limit,
- * which counts every event it lets through.
+ * locked): the rate limit first, which refuses an event before anything else sees it, then the
+ * rules that hold or skip the run, in order (debounce, throttle, concurrency: flow-stages.ts). Every
+ * event the rate limit lets through and no rule skips counts in its window, a debounced one too.
  */
 export async function admitFlow(
   tx: SqlExecutor,
@@ -122,19 +143,31 @@ export async function admitFlow(
   now: number,
 ): Promise<FlowAdmission> {
   const keyOf = (template: string | undefined) => flowKey(template, req.event, triggerNodeId)
-  const decided = fc.concurrency
-    ? await concurrencyOf(tx, req.workflowId, fc.concurrency, keyOf(fc.concurrency.key))
-    : fc.throttle
-      ? await throttleOf(tx, req.workflowId, fc.throttle, keyOf(fc.throttle.key), now)
-      : fc.debounce
-        ? await debounceOf(tx, req, fc.debounce, keyOf(fc.debounce.key), now)
-        : {}
+  const rateKey = fc.rateLimit ? keyOf(fc.rateLimit.key) : ''
+  const refused = fc.rateLimit ? await checkRate(tx, req, fc.rateLimit, rateKey, now) : null
+  if (refused) return { refused }
+  const decided = await ruleOf(tx, req, fc, keyOf, now)
   if (decided.refused) return decided
-  if (fc.rateLimit) {
-    const refused = await spendRate(tx, req, fc.rateLimit, keyOf(fc.rateLimit.key), now)
-    if (refused) return { refused }
-  }
+  if (fc.rateLimit) await flowHits.add(tx, req.workflowId, rateKey, now, now - fc.rateLimit.periodMs)
   return decided
+}
+
+/** What the rules that hold or skip runs decide for this one. */
+async function ruleOf(
+  tx: SqlExecutor,
+  req: DispatchRequest,
+  fc: FlowControl,
+  keyOf: (template: string | undefined) => string,
+  now: number,
+): Promise<FlowAdmission> {
+  const stages = stagesOf(fc, keyOf)
+  if (fc.debounce) return debounceOf(tx, req, fc.debounce, keyOf(fc.debounce.key), stages, now)
+  // Skip and cancel-in-progress decide as the event comes (refused in combination with the others).
+  if (fc.concurrency && !fc.throttle)
+    return concurrencyOf(tx, req.workflowId, fc.concurrency, keyOf(fc.concurrency.key))
+  const outcome = await enterStages(tx, req.workflowId, stages, now)
+  if (outcome.start) return outcome.key === undefined ? {} : { key: outcome.key }
+  return { key: outcome.key, held: outcome.held }
 }
 
 /**

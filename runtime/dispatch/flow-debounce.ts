@@ -1,14 +1,17 @@
 /**
  * Flow control's debounce: a run starts only once no new event came for its key for `periodMs`
  * (and at the latest `maxWaitMs` after the first), with the latest event's data. The first event
- * of a key admits one run, held (status waiting); each later one replaces its trigger data and
- * moves its start, and admits nothing. Every such event is answered `debounced` with that run's id.
+ * of a key admits one run, held (status waiting); each later one replaces its trigger data (and
+ * the keys of the rules after debounce, which that data gives) and moves its start, and admits
+ * nothing. Every such event is answered `debounced` with that run's id. When its time comes the
+ * run goes on to a throttle or concurrency key after it (flow-stages.ts), or starts.
  */
 import type { FlowControl } from '../../core/domain/flow-control.ts'
 import type { DispatchRequest } from '../../core/ports/engine.ts'
 import type { SqlExecutor } from '../../core/ports/store.ts'
-import { flowDebounce, flowRuns, type HeldRun } from '../../core/store/flow-control.ts'
+import { flowDebounce, type HeldRun } from '../../core/store/flow-control.ts'
 import type { FlowAdmission } from './flow-control.ts'
+import { passOn, type Stage, stageKey, waitText } from './flow-stages.ts'
 
 type Debounce = NonNullable<FlowControl['debounce']>
 
@@ -20,31 +23,35 @@ interface DebounceWait {
   until: number | null
 }
 
-/** The first event of a key holds its run until the period passes; a later one is absorbed by it. */
+/**
+ * The first event of a key holds its run until the period passes; a later one is absorbed by it.
+ * `then`: the rules after debounce, with the keys this event gives.
+ */
 export async function debounceOf(
   tx: SqlExecutor,
   req: DispatchRequest,
   rule: Debounce,
   key: string,
+  then: readonly Stage[],
   now: number,
 ): Promise<FlowAdmission> {
-  const pending = await flowDebounce.pendingOf(tx, req.workflowId, key)
+  const stored = stageKey('debounce', key)
+  const pending = await flowDebounce.pendingOf(tx, req.workflowId, stored)
   if (pending) {
-    const wait = JSON.parse(pending.waiting_for) as DebounceWait
+    const { then: _, ...wait } = JSON.parse(pending.waiting_for) as DebounceWait & { then?: Stage[] }
     const due = wait.until === null ? now + rule.periodMs : Math.min(now + rule.periodMs, wait.until)
-    await flowDebounce.absorb(tx, pending.id, JSON.stringify(req.event), JSON.stringify({ ...wait, due }), now)
+    await flowDebounce.absorb(tx, pending.id, JSON.stringify(req.event), waitText({ ...wait, due }, then), now)
     return { absorbedBy: pending.id }
   }
   const until = rule.maxWaitMs === undefined ? null : now + rule.maxWaitMs
   const wait: DebounceWait = { reason: 'debounce', key, due: now + rule.periodMs, until }
-  return { key, held: JSON.stringify(wait), debounced: true }
+  return { key: stored, held: waitText(wait, then), debounced: true }
 }
 
-/** Starts a key's pending run once its time came; else answers when it comes. */
+/** Lets a key's pending run go on once its time came; else answers when it comes. */
 export async function releaseDebounce(
   tx: SqlExecutor,
-  _workflowId: string,
-  _key: string,
+  workflowId: string,
   queue: readonly HeldRun[],
   at: number,
 ): Promise<{ ids: string[]; due?: number }> {
@@ -52,8 +59,9 @@ export async function releaseDebounce(
   let due: number | undefined
   for (const run of queue) {
     const wait = JSON.parse(run.waiting_for) as DebounceWait
-    if (wait.due > at) due = Math.min(due ?? wait.due, wait.due)
-    else if ((await flowRuns.release(tx, run.id, at)) > 0) ids.push(run.id)
+    const next = wait.due > at ? { started: false, due: wait.due } : await passOn(tx, workflowId, run, at)
+    if (next.started) ids.push(run.id)
+    if (next.due !== undefined) due = Math.min(due ?? next.due, next.due)
   }
   return { ids, due }
 }

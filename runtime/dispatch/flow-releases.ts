@@ -5,8 +5,9 @@
  * (a run of a dead process taken over counts until its new owner ends it). The workflow row is
  * locked (Postgres), so admissions and other processes' releases see the same count.
  *
- * Runs that wait for a time (throttle, debounce) start when it comes: each release answers the
- * earliest, and a wake loop comes back then. A run's end reaches every process on the bus; every
+ * Runs that wait for a time (throttle, debounce) go on when it comes: each release answers the
+ * earliest, and a wake loop comes back then. A run let go by one rule with rules still ahead of it
+ * moves on to them and may wait again (flow-stages.ts). A run's end reaches every process on the bus; every
  * heartbeat also sweeps the workflows with held runs, so that a release lost with a process still
  * happens.
  */
@@ -19,6 +20,7 @@ import type { SqlExecutor, Store } from '../../core/ports/store.ts'
 import { flowRuns, type HeldRun } from '../../core/store/flow-control.ts'
 import { workflows } from '../../core/store/workflows.ts'
 import { createWakeLoop } from '../wake-loop.ts'
+import type { FairReleases } from './flow-fairness.ts'
 import { releaseConcurrency } from './flow-concurrency.ts'
 import { releaseDebounce } from './flow-debounce.ts'
 import { releaseThrottle } from './flow-throttle.ts'
@@ -32,6 +34,8 @@ export interface FlowReleaseDeps {
   wake(runId: string): void
   /** How often held runs that wait for a time are looked at, at the latest (1 s). */
   pollMs?: number
+  /** Releases of the runs held for their organization's turn (flow-fairness.ts), started and stopped with these. */
+  fair?: FairReleases
 }
 
 export interface FlowReleases {
@@ -109,6 +113,7 @@ export function createFlowReleases(deps: FlowReleaseDeps): FlowReleases {
     },
     start() {
       loop.start()
+      deps.fair?.start()
       subscription = deps.bus.subscribe<RecordedEvent>('evt.>', ({ data }) => {
         if (!data.workflowId || !isTerminalRunEvent(data.type) || !holding.has(data.workflowId)) return
         pending.add(data.workflowId)
@@ -122,8 +127,10 @@ export function createFlowReleases(deps: FlowReleaseDeps): FlowReleases {
         pending.add(workflow_id)
       }
       await drain()
+      await deps.fair?.sweep()
     },
     async stop() {
+      await deps.fair?.stop()
       loop.stop()
       subscription?.unsubscribe()
       pending.clear()
@@ -152,12 +159,16 @@ async function release(
   if (dialect === 'postgres') await workflows.lockById(tx, dialect, workflowId)
   const held = await flowRuns.heldOf(tx, workflowId)
   const byKey = new Map<string, HeldRun[]>()
-  for (const run of held) byKey.set(run.flow_key, [...(byKey.get(run.flow_key) ?? []), run])
+  for (const run of held) {
+    const queue = byKey.get(run.flow_key)
+    if (queue) queue.push(run)
+    else byKey.set(run.flow_key, [run])
+  }
   const ids: string[] = []
   let due: number | undefined
-  for (const [key, queue] of byKey) {
+  for (const queue of byKey.values()) {
     const reason = (JSON.parse(queue[0].waiting_for) as { reason: string }).reason
-    const started = await (RELEASES[reason] ?? releaseConcurrency)(tx, workflowId, key, queue, at)
+    const started = await (RELEASES[reason] ?? releaseConcurrency)(tx, workflowId, queue, at)
     ids.push(...started.ids)
     if (started.due !== undefined) due = Math.min(due ?? started.due, started.due)
   }

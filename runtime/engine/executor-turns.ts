@@ -53,7 +53,7 @@ export function createTurns(
   entries: Map<string, Entry>,
   activate: (entry: Entry, item: Queued) => Promise<void>,
 ): Turns {
-  const queue = createStartQueue(() => deps.clock.now())
+  const queue = createStartQueue(() => deps.clock.now(), deps.fairShare)
   const idleWaiters: Array<() => void> = []
   const state: ExecutorState = {
     running: 0,

@@ -43,6 +43,8 @@ export interface ExecutorDeps extends JournalDeps {
    * By default, `workerTimeoutMs` before now.
    */
   readonly staleBefore?: () => number
+  /** An organization's fair share when runs wait to start here (default 1 each). */
+  readonly fairShare?: (organizationId: string) => number
 }
 
 export type { ExecutorBacklog }

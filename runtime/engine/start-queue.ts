@@ -1,9 +1,10 @@
 /**
  * The runs waiting to start in one executor, each once: a run queued again while it waits stays
  * where it is (an inbox wake is kept on it). Organizations take turns: each has its own line, first
- * in first out, and the next run comes from the next organization with runs waiting, so that one
- * organization's 50,000 queued runs hold another's 10 back by at most one run each (runs queued by
- * id only, from recovery, share one line of their own). Within a line, a run with a higher
+ * in first out, and the next runs come from the next organization with runs waiting, as many as
+ * its fair share (a weight operators set, 1 by default), so that one organization's 50,000 queued
+ * runs hold another's 10 back by at most its weight in runs each (runs queued by id only, from
+ * recovery, share one line of their own). Within a line, a run with a higher
  * priority (flowControl) starts first, and every run gains one step per second waited. It counts what the admission backlog
  * reports: the runs waiting, per organization, and how many have left it.
  *
@@ -78,10 +79,15 @@ function createLine() {
   }
 }
 
-/** One line per organization, and the organizations with runs waiting, in turn. */
-function createFairLines(now: () => number) {
+/**
+ * One line per organization, and the organizations with runs waiting, in turn: an organization's
+ * turn starts as many runs as its fair share (`weightOf`, at least 1), then the next one's comes.
+ */
+function createFairLines(now: () => number, weightOf: (organizationId: string) => number) {
   const lines = new Map<string, ReturnType<typeof createLine>>()
   const turns = createFifo<string>()
+  /** The organization whose turn it is (not in `turns` meanwhile), and the runs its turn has left. */
+  let current: { lane: string; left: number } | null = null
   let length = 0
   return {
     get length() {
@@ -99,26 +105,40 @@ function createFairLines(now: () => number) {
       length++
     },
     shift(): Queued | undefined {
-      const lane = turns.shift()
-      if (lane === undefined) return undefined
-      const line = lines.get(lane)!
+      if (current && current.left <= 0) {
+        turns.push(current.lane)
+        current = null
+      }
+      if (!current) {
+        const lane = turns.shift()
+        if (lane === undefined) return undefined
+        current = { lane, left: lane === '' ? 1 : Math.max(1, weightOf(lane)) }
+      }
+      const line = lines.get(current.lane)!
       const item = line.shift()
-      if (line.length > 0) turns.push(lane)
-      else lines.delete(lane)
+      current.left--
       length--
+      if (line.length === 0) {
+        lines.delete(current.lane)
+        current = null
+      }
       return item
     },
     clear() {
       lines.clear()
       turns.clear()
+      current = null
       length = 0
     },
   }
 }
 
-/** `now`: the clock runs age by while they wait (priority). */
-export function createStartQueue(now: () => number = Date.now) {
-  const order = createFairLines(now)
+/**
+ * `now`: the clock runs age by while they wait (priority); `weightOf`: an organization's fair
+ * share (operators set it, `orgs set --fair-share`; 1 by default).
+ */
+export function createStartQueue(now: () => number = Date.now, weightOf: (organizationId: string) => number = () => 1) {
+  const order = createFairLines(now, weightOf)
   const byId = new Map<string, Queued>()
   const byOrg = new Map<string, number>()
   let freshCount = 0

@@ -39,7 +39,7 @@ for (const kind of storeKinds()) {
       expect((await hook(w.triggerSecret, { customerId: 'a' })).body.data.action).toBe('skipped')
     })
 
-    it('refuses a priority that is no number, and combinations not applied yet rather than keep them without effect', async () => {
+    it('refuses a priority that is no number, and a skipping concurrency limit behind a throttle', async () => {
       const prioritized = await t.call('POST', '/v1/workflows', {
         body: { definition: hold, flowControl: { priority: 'urgent' } },
       })
@@ -49,12 +49,21 @@ for (const kind of storeKinds()) {
       ])
       const w = await createWorkflow(t, { definition: hold })
       const both = await t.call('PUT', `/v1/workflows/${w.id}`, {
-        body: { flowControl: { concurrency: { limit: 1 }, throttle: { limit: 1, periodMs: 1000 } } },
+        body: { flowControl: { concurrency: { limit: 1, onLimit: 'skip' }, throttle: { limit: 1, periodMs: 1000 } } },
       })
       expect(both.status).toBe(400)
       expect(both.body.details).toEqual([
-        { path: '/flowControl/throttle', message: 'cannot be combined with concurrency yet' },
+        {
+          path: '/flowControl/concurrency/onLimit',
+          message:
+            'must be queue with throttle or debounce (a held run reaches the limit after its caller was answered)',
+        },
       ])
+      // Queued, the same pair is kept.
+      const queued = await t.call('PUT', `/v1/workflows/${w.id}`, {
+        body: { flowControl: { concurrency: { limit: 1 }, throttle: { limit: 1, periodMs: 1000 } } },
+      })
+      expect(queued.status).toBe(200)
     })
   })
 }

@@ -6,6 +6,7 @@ import { navigate } from '../router.ts'
 import { ErrorBox, Page, parseTyped, StatusBadge, confirmed, useAction, useLoad, when } from '../ui.tsx'
 import { BuilderChat } from './builder-chat.tsx'
 import { PolledTriggers } from './workflow-triggers.tsx'
+import { FlowControlSettings } from '../editor/flow-control-settings.tsx'
 
 export function WorkflowPage({ id }: { id: string }) {
   const workflow = useLoad(() => api('GET', `/v1/workflows/${id}`), [id])
@@ -64,6 +65,7 @@ export function WorkflowPage({ id }: { id: string }) {
         <>
           {w.status !== 'archived' ? (
             <button
+              type="button"
               onClick={act('publish', 'POST', `/v1/workflows/${id}/publish`)}
               disabled={!w.hasDraft && w.hasLiveVersion}
             >
@@ -71,13 +73,18 @@ export function WorkflowPage({ id }: { id: string }) {
             </button>
           ) : null}
           {live === 'active' ? (
-            <button onClick={act('pause', 'POST', `/v1/workflows/${id}/pause`)}>Pause</button>
+            <button type="button" onClick={act('pause', 'POST', `/v1/workflows/${id}/pause`)}>
+              Pause
+            </button>
           ) : null}
           {live === 'paused' ? (
-            <button onClick={act('resume', 'POST', `/v1/workflows/${id}/resume`)}>Resume</button>
+            <button type="button" onClick={act('resume', 'POST', `/v1/workflows/${id}/resume`)}>
+              Resume
+            </button>
           ) : null}
           {w.status !== 'archived' ? (
             <button
+              type="button"
               class="danger"
               onClick={act(
                 'archive',
@@ -89,7 +96,9 @@ export function WorkflowPage({ id }: { id: string }) {
               Archive
             </button>
           ) : (
-            <button onClick={act('unarchive', 'POST', `/v1/workflows/${id}/unarchive`)}>Unarchive</button>
+            <button type="button" onClick={act('unarchive', 'POST', `/v1/workflows/${id}/unarchive`)}>
+              Unarchive
+            </button>
           )}
           <a class="button" href={`/runs?workflowId=${id}`}>
             Runs
@@ -138,6 +147,15 @@ export function WorkflowPage({ id }: { id: string }) {
         />
       </div>
       <PolledTriggers id={id} />
+      <FlowControlSettings
+        id={id}
+        flowControl={w.flowControl ?? null}
+        onSaved={() => {
+          setOpened((n) => n + 1)
+          workflow.reload()
+          versions.reload()
+        }}
+      />
       <h2>Versions</h2>
       <table class="list">
         <thead>
@@ -145,7 +163,7 @@ export function WorkflowPage({ id }: { id: string }) {
             <th>Version</th>
             <th>By</th>
             <th>Updated</th>
-            <th />
+            <th>Action</th>
           </tr>
         </thead>
         <tbody>
@@ -199,13 +217,14 @@ function RunNow({ id, disabled }: { id: string; disabled: boolean }) {
         Run now with this payload (JSON)
         <textarea
           name="payload"
+          data-testid="run-now-payload"
           rows={4}
           value={payload}
           onInput={(e) => setPayload((e.target as HTMLTextAreaElement).value)}
         />
       </label>
       <ErrorBox error={error} />
-      <button type="submit" disabled={disabled}>
+      <button type="submit" data-testid="run-now" disabled={disabled}>
         Run now
       </button>
     </form>
