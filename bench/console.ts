@@ -194,7 +194,7 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
     await signIn(started.page, server.url)
     const results = [...sizes]
     for (const size of [200, 1000].map((n) => Math.max(20, Math.round(n * Math.min(1, options.scale ?? 1))))) {
-      const workflowId = await openable(started.page, server.url, size)
+      const workflowId = await openable(server.url, size)
       results.push(...(await measureWorkflow(started.page, server.url, workflowId, size)))
     }
     return results
@@ -205,36 +205,16 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
   }
 }
 
-/** The server keeps definitions to this many nodes; a larger draft is handed to the page in place of a smaller one's. */
-const SERVER_MAX_NODES = 500
-
-/**
- * Creates a workflow of `size` nodes and answers its id. Past what the server stores, a workflow of
- * the server's largest size is created and the page's reads of it answer the larger definition
- * instead (with the real read's ETag): the editor draws what it is given.
- */
-async function openable(page: Page, url: string, size: number): Promise<string> {
+/** Creates a workflow of `size` nodes through the API and answers its id. */
+async function openable(url: string, size: number): Promise<string> {
   const variableDefs = [{ name: 'total', type: 'number', default: 0 }]
-  const stored = benchDefinition(Math.min(size, SERVER_MAX_NODES))
   const created = await api(url, 'POST', '/v1/workflows', KEY, {
     name: `${size} nodes`,
-    definition: stored,
+    definition: benchDefinition(size),
     variableDefs,
   })
   if (created.status >= 300) throw new Error(`the ${size}-node workflow was refused: ${JSON.stringify(created.body)}`)
-  const id = created.body.data.id as string
-  if (size <= SERVER_MAX_NODES) return id
-  const read = await api(url, 'GET', `/v1/workflows/${id}`, KEY)
-  read.body.data.definition = benchDefinition(size)
-  const body = JSON.stringify(read.body)
-  const etag = read.headers.get('etag') ?? ''
-  await page.setRequestInterception(true)
-  page.on('request', (request) => {
-    if (request.method() === 'GET' && new URL(request.url()).pathname === `/v1/workflows/${id}`)
-      request.respond({ status: 200, contentType: 'application/json', headers: { etag }, body })
-    else request.continue()
-  })
-  return id
+  return created.body.data.id as string
 }
 
 async function createPerson(url: string, env: Record<string, string>, dir: string) {

@@ -12,6 +12,7 @@ import type {
   TriggerEntry as TriggerEntrySchema,
 } from '../domain/catalog.ts'
 import type { ConnectorRequirement, PluginDefinition } from './definitions.ts'
+import { markOptionField } from './option-fields.ts'
 import { type Registry, versionOf } from './registry.ts'
 import { secretFieldsOf } from './schemas.ts'
 
@@ -37,12 +38,10 @@ export function jsonSchemaOf(schema: TSchema): JsonSchema {
 /** Marks the payload fields whose allowed values the plugin loads (`POST /v1/catalog/…/{type}/options`). */
 export const DYNAMIC_OPTIONS = 'x-dynamic-options'
 
-/** A payload's JSON Schema with `"x-dynamic-options": true` on each field that has an option loader. */
+/** A payload's JSON Schema with `"x-dynamic-options": true` on each field with an option loader, nested or not. */
 function payloadSchemaOf(payload: TSchema, options: Readonly<Record<string, unknown>> | undefined): JsonSchema {
   const schema = jsonSchemaOf(payload)
-  const properties = schema.properties as Record<string, JsonSchema> | undefined
-  for (const field of Object.keys(options ?? {}))
-    if (properties?.[field]) properties[field] = { ...properties[field], [DYNAMIC_OPTIONS]: true }
+  for (const field of Object.keys(options ?? {})) markOptionField(schema, field, DYNAMIC_OPTIONS)
   return schema
 }
 
@@ -50,7 +49,7 @@ function connectorOf(requirement: ConnectorRequirement | null | undefined): Cata
   if (!requirement) return null
   return {
     type: requirement.type,
-    ...(requirement.accountType !== undefined ? { accountType: requirement.accountType } : {}),
+    accountType: requirement.accountType ?? '',
     ...(requirement.walletSupport !== undefined ? { walletSupport: [...requirement.walletSupport] } : {}),
     ...(requirement.optional ? { optional: true } : {}),
   }
@@ -113,7 +112,7 @@ export function buildCatalog(registry: Registry): Catalog {
       createdBy: plugin.author ?? plugin.id,
       plugin: plugin.id,
       tags: [...(c.tags ?? [])],
-      accountType: c.accountType ?? null,
+      accountType: c.accountType ?? '',
       walletSupport: c.walletSupport ? [...c.walletSupport] : null,
       dataSchema: jsonSchemaOf(c.data),
       secretFields: secretFieldsOf(c.data),

@@ -7,6 +7,7 @@
 import { Kind, type TSchema } from '@sinclair/typebox'
 import type { AnyAction, AnyAgent, AnyConnector, AnyTrigger, AnyWebhook } from './definitions.ts'
 import { isPermission } from '../domain/permissions.ts'
+import { optionFieldSchema } from './option-fields.ts'
 import { MARKER } from './schemas.ts'
 
 export class PluginError extends Error {
@@ -196,16 +197,16 @@ function checkPoll(pluginId: string, id: string, def: Def) {
     throw fail('poll.intervalMs must be a positive number of milliseconds or a function of the payload')
 }
 
-/** `options`: loaders by payload field, each a function, each field one of the payload's. */
+/** `options`: loaders by payload field, each a function, each field one of the payload's (nested ones by path). */
 function checkOptions(pluginId: string, what: string, def: Def) {
   if (def.options === undefined) return
   const options = def.options as Def
   if (!options || typeof options !== 'object') throw new PluginError(pluginId, `${what}: options must be an object`)
-  const fields = ((def.payload as TSchema | undefined)?.properties ?? {}) as Record<string, unknown>
   for (const [field, loader] of Object.entries(options)) {
     if (typeof loader !== 'function')
       throw new PluginError(pluginId, `${what}: options.${field} must be a function of its context`)
-    if (!(field in fields)) throw new PluginError(pluginId, `${what}: options.${field} names no payload field`)
+    if (!optionFieldSchema(def.payload, field))
+      throw new PluginError(pluginId, `${what}: options.${field} names no payload field`)
   }
 }
 

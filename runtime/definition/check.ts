@@ -18,7 +18,7 @@ import { LIMITS } from '../engine/state.ts'
 import { checkPayload } from './check-payload.ts'
 import { checkIds, checkShape, checkTriggers, findCycle } from './check-structure.ts'
 
-const MAX_NODES = 500
+const MAX_NODES = 1000
 
 export function createDefinitionChecker(registry: Registry): DefinitionChecker {
   const checks = new Map<string, TypeCheck<TSchema>>()

@@ -1,10 +1,11 @@
 /**
  * Notes and versions in the workflow editor, in a real browser (Debian's chromium through
  * puppeteer-core, a real server on the embedded store), driven through the stable hooks: a sticky
- * note and a comment with a reply kept in uiMetadata, undo of a note, the draft against the live
- * version on the canvas and before publishing, a rollback from the version list; names instead
- * of ids on the versions and on the runs list. Screenshots go to docs/console/editor-notes.png
- * and editor-diff.png.
+ * note (dragged by the mouse, moved by the keyboard) and a comment with a reply kept in
+ * uiMetadata, undo of a note, the draft against the live version on the canvas and before
+ * publishing, a rollback from the version list; names instead of ids on the versions and on the
+ * runs list. Screenshots go to docs/console/editor-notes.png, editor-diff.png and
+ * editor-rollback.png.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { join } from 'node:path'
@@ -37,6 +38,12 @@ else
       await page.click(id('save'))
       await page.waitForFunction((s) => document.querySelector(s)?.textContent === 'Saved', {}, id('save'))
     }
+    /** The sticky note's place on the canvas, as drawn. */
+    const notePosition = () =>
+      page.$eval(starting('note:'), (e) => {
+        const [, x, y] = /translate\((-?[\d.]+)px, (-?[\d.]+)px\)/.exec((e as HTMLElement).style.transform)!
+        return { x: Number(x), y: Number(y) }
+      })
     const selectNode = async (node: string) => {
       await page.waitForSelector(id(`node:${node}`), { visible: true })
       await page.$eval(id(`node:${node}`), (e) => (e as HTMLElement).focus())
@@ -86,10 +93,39 @@ else
         await page.keyboard.type('Yes, for now')
         await page.click(starting('reply-send:'))
         await page.waitForSelector(starting('reply:'))
+        // The note is dragged by its grip with the mouse, then moved with an arrow key.
+        const before = await notePosition()
+        const grip = (await (await page.$(starting('note-grip:')))!.boundingBox())!
+        await page.mouse.move(grip.x + grip.width / 2, grip.y + grip.height / 2)
+        await page.mouse.down()
+        // Left and up, clear of the comment.
+        await page.mouse.move(grip.x + grip.width / 2 - 150, grip.y + grip.height / 2 - 30, { steps: 6 })
+        await page.mouse.up()
+        await page.waitForFunction(
+          (s, x) => !(document.querySelector(s) as HTMLElement).style.transform.includes(`(${x}px`),
+          {},
+          starting('note:'),
+          before.x,
+        )
+        const dragged = await notePosition()
+        expect(dragged.x).toBeLessThan(before.x - 20)
+        expect(dragged.y).toBeLessThan(before.y - 5)
+        await page.focus(starting('note-grip:'))
+        await page.keyboard.press('ArrowRight')
+        await page.waitForFunction(
+          (s, x) => (document.querySelector(s) as HTMLElement).style.transform.includes(`(${x}px`),
+          {},
+          starting('note:'),
+          dragged.x + 10,
+        )
         await save()
         const ui = (await stored()).uiMetadata
         expect(ui.stickyNotes).toHaveLength(1)
-        expect(ui.stickyNotes[0]).toMatchObject({ text: 'Check the amounts first', createdBy: { name: 'Ada' } })
+        expect(ui.stickyNotes[0]).toMatchObject({
+          text: 'Check the amounts first',
+          createdBy: { name: 'Ada' },
+          position: { x: dragged.x + 10, y: dragged.y },
+        })
         expect(ui.comments).toHaveLength(1)
         expect(ui.comments[0]).toMatchObject({ nodeId: 'say', text: 'Is "hi" what the team wants?', resolved: false })
         expect(ui.comments[0].replies.map((r: any) => [r.text, r.createdBy.name])).toEqual([['Yes, for now', 'Ada']])
@@ -142,6 +178,8 @@ else
         await page.click(id('diff'))
         await page.waitForSelector(`${id('diff:log')}[data-change="removed"]`)
         expect(await text(id('diff-summary'))).toContain('removed: log')
+        await page.click(id('fit'))
+        await page.screenshot({ path: join(SHOTS, 'editor-rollback.png') as `${string}.png` })
         expect(problems).toEqual([])
       },
       STEP_MS,

@@ -296,9 +296,9 @@ for (const kind of storeKinds()) {
         const health = await healthWhile(server.url, async () => {
           answers.push(await call('POST', '/v1/workflows/validate', { body: { definition: chain(10_000) } }))
           answers.push(await call('POST', '/v1/workflows', { body: { name: 'huge', definition: chain(10_000) } }))
-          answers.push(await call('POST', '/v1/workflows/validate', { body: { definition: chain(499) } }))
+          answers.push(await call('POST', '/v1/workflows/validate', { body: { definition: chain(999) } }))
         })
-        expect(JSON.stringify(answers[0].body)).toContain('at most 500')
+        expect(JSON.stringify(answers[0].body)).toContain('at most 1000')
         expectErrorBody(answers[1], 400)
         expect(answers[2].status).toBe(200)
         expect(answers[2].body.data.valid).toBe(true)

@@ -1,5 +1,6 @@
 /** Dynamic options: a payload field's allowed values, loaded by its plugin, paged, searched, cached and checked against the selection. */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { checkAction } from '../../core/plugin/checks.ts'
 import { defineAction, definePlugin, Type } from '../../core/plugin/sdk.ts'
 import { createSkewedClock } from '../helpers/clock.ts'
 import { storeKinds } from '../helpers/services.ts'
@@ -65,6 +66,30 @@ const failing = defineAction({
 })
 const failingPlugin = definePlugin({ id: 'options-failing', actions: [failing] })
 
+/** An action whose loaders serve fields inside an object and inside an array's items. */
+const nested = defineAction({
+  type: 'options-nested',
+  name: 'Nested options',
+  description: 'Loaders of nested fields',
+  payload: Type.Object({
+    workspace: Type.String(),
+    target: Type.Optional(Type.Object({ board: Type.String() })),
+    routes: Type.Array(Type.Object({ channel: Type.String(), note: Type.Optional(Type.String()) })),
+  }),
+  result: Type.Any(),
+  run: () => ({}),
+  options: {
+    'target.board': (ctx) => ({ items: [{ label: `${ctx.values.workspace} roadmap`, value: 'B1' }] }),
+    'routes[].channel': (ctx) => ({
+      items: [
+        { label: `${ctx.values.workspace}/general`, value: 'C1' },
+        { label: `${ctx.values.workspace}/${(ctx.values.routes as unknown[]).length} routes`, value: 'C2' },
+      ],
+    }),
+  },
+})
+const nestedPlugin = definePlugin({ id: 'options-nested', actions: [nested] })
+
 for (const kind of storeKinds()) {
   describe(`dynamic options (${kind})`, () => {
     let t: TestSystem
@@ -79,7 +104,7 @@ for (const kind of storeKinds()) {
       t = await openTestSystem(
         kind,
         { AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1' },
-        { clock, plugins: [failingPlugin] },
+        { clock, plugins: [failingPlugin, nestedPlugin] },
       )
       const created = await t.call('POST', '/v1/connectors', {
         body: {
@@ -103,6 +128,41 @@ for (const kind of storeKinds()) {
       expect(JSON.stringify(plain.payloadSchema)).not.toContain('x-dynamic-options')
     })
 
+    it('marks and loads fields inside objects and array items, named by their path', async () => {
+      const entry = (await t.call('GET', '/v1/actions/options-nested')).body.data
+      const schema = entry.payloadSchema
+      expect(schema.properties.target.properties.board['x-dynamic-options']).toBe(true)
+      expect(schema.properties.routes.items.properties.channel['x-dynamic-options']).toBe(true)
+      expect(schema.properties.routes.items.properties.note['x-dynamic-options']).toBeUndefined()
+      const load = (field: string, values: Record<string, unknown>) =>
+        t.call('POST', '/v1/catalog/actions/options-nested/options', { body: { field, values } })
+      const routes = [{ channel: 'C2' }, { channel: '' }]
+      const channels = await load('routes[].channel', { workspace: 'ops', routes, 'routes[].channel': 'C2' })
+      expect(channels.status).toBe(200)
+      expect(channels.body.data).toEqual({
+        items: [
+          { label: 'ops/general', value: 'C1' },
+          { label: 'ops/2 routes', value: 'C2' },
+        ],
+        nextCursor: '',
+        selected: { value: 'C2', offered: true },
+      })
+      const board = await load('target.board', { workspace: 'ops' })
+      expect(board.body.data).toMatchObject({ items: [{ label: 'ops roadmap', value: 'B1' }], selected: null })
+      expect((await load('routes[].note', { workspace: 'ops' })).status).toBe(404)
+    })
+
+    it('refuses a plugin whose option loader names no field, nested or not', () => {
+      const badPath = (field: string) =>
+        definePlugin({
+          id: 'options-bad',
+          actions: [{ ...nested, type: 'options-bad', options: { [field]: () => ({ items: [] }) } }],
+        })
+      for (const field of ['routes.channel', 'target[].board', 'routes[].missing', 'nope', 'routes[].channel.x'])
+        expect(() => checkAction('options-bad', badPath(field).actions![0])).toThrow('names no payload field')
+      expect(checkAction('options-bad', badPath('routes[].channel').actions![0])).toBeNull()
+    })
+
     it('pages through the channels with the cursor the plugin hands back', async () => {
       const first = await options({ field: 'channelIds', connectorId })
       expect(first.status).toBe(200)
@@ -117,7 +177,7 @@ for (const kind of storeKinds()) {
       const second = await options({ field: 'channelIds', connectorId, cursor: '2' })
       expect(second.body.data.items.map((i: { value: string }) => i.value)).toEqual(['C3', 'C4'])
       const last = await options({ field: 'channelIds', connectorId, cursor: '4' })
-      expect(last.body.data).toMatchObject({ items: [{ value: 'C5' }], nextCursor: null })
+      expect(last.body.data).toMatchObject({ items: [{ value: 'C5' }], nextCursor: '' })
     })
 
     it('filters by the search', async () => {
@@ -162,7 +222,7 @@ for (const kind of storeKinds()) {
     it('answers no options without an API base URL, and none without a connector', async () => {
       expect((await options({ field: 'channelIds' })).body.data).toEqual({
         items: [],
-        nextCursor: null,
+        nextCursor: '',
         selected: null,
       })
     })

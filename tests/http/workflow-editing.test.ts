@@ -210,6 +210,40 @@ for (const kind of storeKinds()) {
         expect(r.body.data.status).toBe('failure')
       })
 
+      it("runs a node of a for-each body in the loop's first iteration, and refuses a run whose loop had no items", async () => {
+        const definition = {
+          triggerNodeIds: ['root'],
+          nodes: {
+            root: { type: 'manual', children: ['orders'] },
+            orders: { type: 'for-each', payload: { array: '{{root.result.body.orders}}' }, loopBody: ['label'] },
+            label: { type: 'log', payload: { message: '#{{$index}} {{$item.id}}' }, children: ['lines'] },
+            lines: { type: 'for-each', payload: { array: '{{$item.lines}}' }, loopBody: ['line'] },
+            line: { type: 'log', payload: { message: '{{$parent_item.id}}/{{$item}} after {{label.result.message}}' } },
+          },
+        }
+        const w = await createWorkflow(t, { name: 'Loop node test', definition })
+        const start = async (orders: unknown[]) => {
+          const started = await t.call('POST', `/v1/workflows/${w.id}/run`, { body: { payload: { orders } } })
+          return waitForRun(t, started.body.data.runId)
+        }
+        const run = await start([
+          { id: 'a', lines: ['x', 'y'] },
+          { id: 'b', lines: ['z'] },
+        ])
+        const test = (nodeId: string, runId: string) =>
+          t.call('POST', `/v1/workflows/${w.id}/nodes/${nodeId}/test`, { body: { runId } })
+        const label = await test('label', run.id)
+        expect(label.status).toBe(200)
+        expect(label.body.data).toMatchObject({ status: 'success', result: { message: '#0 a' } })
+        // Nested: the first order's first line, after the label that iteration wrote.
+        const line = await test('line', run.id)
+        expect(line.body.data).toMatchObject({ status: 'success', result: { message: 'a/x after #0 a' } })
+        const empty = await start([])
+        const refused = await test('label', empty.id)
+        expect(refused.status).toBe(409)
+        expect(refused.body.message).toContain('for-each orders')
+      })
+
       it('refuses a trigger node, an unknown node and a run of another workflow', async () => {
         const w = await createWorkflow(t, { name: 'Node refusals', definition: simple })
         const other = await createWorkflow(t, { name: 'Other', definition: simple })

@@ -66,14 +66,14 @@ for (const kind of storeKinds()) {
       })
       expect(r.body.data).toMatchObject({
         valid: false,
-        errors: [{ path: '/nodes', message: 'must contain at most 500 nodes' }],
+        errors: [{ path: '/nodes', message: 'must contain at most 1000 nodes' }],
       })
       expect(r.body.data.errors).toHaveLength(1)
       const created = await t.call('POST', '/v1/workflows', {
         body: { definition: { triggerNodeIds: ['root'], nodes } },
       })
       expect(created.status).toBe(400)
-      expect(created.body.details).toEqual([{ path: '/definition/nodes', message: 'must contain at most 500 nodes' }])
+      expect(created.body.details).toEqual([{ path: '/definition/nodes', message: 'must contain at most 1000 nodes' }])
     })
 
     it('fails a stored run whose definition cannot execute, once, with a clear error', async () => {

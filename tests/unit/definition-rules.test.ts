@@ -32,13 +32,13 @@ describe('the definition check, rule by rule', () => {
     expect(errorsOf(single({ a: log() }))).toEqual([])
   })
 
-  it('needs nodes, at least one, at most 500', () => {
+  it('needs nodes, at least one, at most 1000', () => {
     expectRule({}, '/nodes', 'is required: an object of node id to node')
     expectRule({ nodes: [] }, '/nodes', 'is required: an object of node id to node')
     expectRule({ triggerNodeIds: ['root'], nodes: {} }, '/nodes', 'must contain at least one node')
     const many: Record<string, unknown> = { root: { type: 'manual' } }
-    for (let i = 0; i < 501; i++) many[`n${i}`] = log()
-    expectRule({ triggerNodeIds: ['root'], nodes: many }, '/nodes', 'must contain at most 500 nodes')
+    for (let i = 0; i < 1001; i++) many[`n${i}`] = log()
+    expectRule({ triggerNodeIds: ['root'], nodes: many }, '/nodes', 'must contain at most 1000 nodes')
   })
 
   it('checks the node-id format and the ids nodes reference', () => {

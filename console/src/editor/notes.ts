@@ -76,6 +76,15 @@ export const setNoteText = (doc: Doc, id: string, text: string) =>
     notesOf(doc).map((n) => (n.id === id ? { ...n, text, updatedAt: now() } : n)),
   )
 
+/** The note put at `at` (canvas coordinates, whole pixels), as dragged or moved from the keyboard. */
+export const moveNote = (doc: Doc, id: string, at: Point) =>
+  withNotes(
+    doc,
+    notesOf(doc).map((n) =>
+      n.id === id ? { ...n, position: { x: Math.round(at.x), y: Math.round(at.y) }, updatedAt: now() } : n,
+    ),
+  )
+
 export const removeNote = (doc: Doc, id: string) =>
   withNotes(
     doc,

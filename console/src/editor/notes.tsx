@@ -67,8 +67,83 @@ export function NotesLayer({ doc, onChange }: { doc: Doc; onChange: Change }) {
   )
 }
 
-function Sticky({ doc, note, onChange }: { doc: Doc; note: notes.StickyNote; onChange: Change }) {
+/** Arrow keys move a note by this many canvas pixels (ten times as far with Shift). */
+const KEY_STEP = 10
+const ARROWS: Record<string, Point> = {
+  ArrowLeft: { x: -1, y: 0 },
+  ArrowRight: { x: 1, y: 0 },
+  ArrowUp: { x: 0, y: -1 },
+  ArrowDown: { x: 0, y: 1 },
+}
+
+interface GripProps {
+  doc: Doc
+  note: notes.StickyNote
+  /** Where the note is drawn while it is dragged (null once dropped). */
+  onDrag(at: Point | null): void
+  onChange: Change
+}
+
+/**
+ * A note's grip: dragged with the mouse (the note follows the pointer, in the canvas's zoom, and
+ * the place it is dropped on is one step of history) or moved with the arrow keys.
+ */
+function NoteGrip({ doc, note, onDrag, onChange }: GripProps) {
   const at = note.position ?? { x: 0, y: 0 }
+  const start = (event: PointerEvent) => {
+    if (event.button !== 0) return
+    event.preventDefault()
+    const grip = event.currentTarget as HTMLElement
+    grip.setPointerCapture(event.pointerId)
+    const zoom = zoomOf(grip)
+    const from = { x: event.clientX, y: event.clientY }
+    const to = (e: PointerEvent) => ({ x: at.x + (e.clientX - from.x) / zoom, y: at.y + (e.clientY - from.y) / zoom })
+    const move = (e: PointerEvent) => onDrag(to(e))
+    const end = (e: PointerEvent) => {
+      grip.removeEventListener('pointermove', move)
+      grip.removeEventListener('pointerup', end)
+      grip.removeEventListener('pointercancel', end)
+      onDrag(null)
+      const dropped = to(e)
+      // A click on the grip, or a drag back to where it began, is no step of history.
+      const moved = Math.round(dropped.x) !== at.x || Math.round(dropped.y) !== at.y
+      if (e.type === 'pointerup' && moved) onChange(notes.moveNote(doc, note.id, dropped))
+    }
+    grip.addEventListener('pointermove', move)
+    grip.addEventListener('pointerup', end)
+    grip.addEventListener('pointercancel', end)
+  }
+  const key = (event: KeyboardEvent) => {
+    const arrow = ARROWS[event.key]
+    if (!arrow) return
+    event.preventDefault()
+    event.stopPropagation()
+    const step = event.shiftKey ? KEY_STEP * 10 : KEY_STEP
+    const next = { x: at.x + arrow.x * step, y: at.y + arrow.y * step }
+    onChange(notes.moveNote(doc, note.id, next), `note-move:${note.id}`)
+  }
+  return (
+    <button
+      type="button"
+      class="note-grip"
+      aria-label="move the note (drag, or arrow keys)"
+      data-testid={`note-grip:${note.id}`}
+      onPointerDown={start as any}
+      onKeyDown={key as any}
+    />
+  )
+}
+
+/** The canvas's zoom, read from the transform of the viewport the note is drawn in. */
+function zoomOf(element: HTMLElement): number {
+  const viewport = element.closest('.react-flow__viewport') as HTMLElement | null
+  const scale = viewport ? new DOMMatrixReadOnly(getComputedStyle(viewport).transform).a : 1
+  return scale > 0 ? scale : 1
+}
+
+function Sticky({ doc, note, onChange }: { doc: Doc; note: notes.StickyNote; onChange: Change }) {
+  const [dragged, setDragged] = useState<Point | null>(null)
+  const at = dragged ?? note.position ?? { x: 0, y: 0 }
   const size = note.size ?? notes.NOTE_SIZE
   return (
     <div
@@ -82,6 +157,7 @@ function Sticky({ doc, note, onChange }: { doc: Doc; note: notes.StickyNote; onC
         zIndex: note.zIndex,
       }}
     >
+      <NoteGrip doc={doc} note={note} onDrag={setDragged} onChange={onChange} />
       <textarea
         aria-label="sticky note"
         data-testid={`note-text:${note.id}`}

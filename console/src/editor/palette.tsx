@@ -24,6 +24,7 @@ export function Palette({ entries, onPick }: { entries: Entry[]; onPick(type: st
   const first = groups[0]?.[1][0]
   return (
     <aside class="palette" aria-label="node palette">
+      <h2 class="palette-heading">Triggers and actions</h2>
       <input
         type="search"
         placeholder="Search triggers and actions"

@@ -1,13 +1,17 @@
 /**
  * The run the editor is looking at: the workflow's runs for the picker (the latest test run by
- * default, production runs selectable too), and the chosen run read in two parts: its summary at
+ * default, production runs selectable too; read again as the workflow's run stream tells of runs
+ * started or ended elsewhere), and the chosen run read in two parts: its summary at
  * once (statuses and durations for the canvas, read again until the run ends), then the whole run
  * with every node's input and result, which the node's run view and the expressions use.
  */
 import { useEffect, useState } from 'preact/hooks'
+import { follow } from '../api.ts'
 import { FINISHED, listRuns, loadRun, type RunItem, type RunRecord, startTestRun } from './run-io.ts'
 
 const POLL_MS = 500
+/** Run events arriving together (a run's start and end) read the list once. */
+const LIST_AFTER_EVENT_MS = 200
 
 /** The default choice: the newest test run, else the newest run. */
 const latest = (runs: RunItem[]) => (runs.find((r) => r.test) ?? runs[0])?.id ?? null
@@ -26,6 +30,15 @@ export function useRunView(workflowId: string) {
   }
   useEffect(() => {
     refresh().catch(setError)
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const stop = follow(`/v1/workflows/${encodeURIComponent(workflowId)}/runs/stream`, () => {
+      clearTimeout(timer)
+      timer = setTimeout(() => refresh().catch(setError), LIST_AFTER_EVENT_MS)
+    })
+    return () => {
+      clearTimeout(timer)
+      stop()
+    }
   }, [workflowId])
   useEffect(() => {
     setSummary(null)

@@ -33,7 +33,7 @@ export function workflowNodeTestRoutes(auth: AuthPlugin, workflows: WorkflowServ
         detail: doc({
           summary: 'Run one node of the draft again with the inputs it had in an earlier run',
           description:
-            "The node runs as the draft writes it now, over the earlier run's trigger event, variables and upstream results; that run is not changed and no run is made. Answers the node's outcome.",
+            "The node runs as the draft writes it now, over the earlier run's trigger event, variables and upstream results; that run is not changed and no run is made. Answers the node's outcome. A node inside a for-each body runs in the loop's first iteration (its first item as $item, index 0); a run in which that loop had no items is a 409.",
           tags: ['workflows'],
           permission: 'workflow:execute',
           response: NodeTestResult,

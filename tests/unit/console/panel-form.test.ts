@@ -11,7 +11,7 @@ import {
   operandText,
   parseOperand,
 } from '../../../console/src/editor/panel/condition-model.ts'
-import { childPointer, getAt, parsePointer, setAt } from '../../../console/src/editor/panel/pointer.ts'
+import { childPointer, getAt, optionKeyOf, parsePointer, setAt } from '../../../console/src/editor/panel/pointer.ts'
 import { otherProblems, problemsOf } from '../../../console/src/editor/panel/problems.ts'
 import { renameProblem } from '../../../console/src/editor/panel/rename-input.tsx'
 import {
@@ -163,5 +163,16 @@ describe('renaming a node', () => {
     expect(renameProblem('send mail')).toContain('letters, digits')
     expect(renameProblem('')).toContain('letters, digits')
     expect(renameProblem('__proto__')).toContain('reserved')
+  })
+})
+
+describe("a field's name for its plugin's option loader", () => {
+  it('is the top-level key, or the path through objects and array items', () => {
+    const node = { type: 'x', payload: { status: 'a', target: { board: 'b' }, routes: [{ channel: 'c' }] } }
+    expect(optionKeyOf(node, '/payload/status')).toBe('status')
+    expect(optionKeyOf(node, '/payload/target/board')).toBe('target.board')
+    expect(optionKeyOf(node, '/payload/routes/0/channel')).toBe('routes[].channel')
+    // An item not written yet: its index still names an item.
+    expect(optionKeyOf({ type: 'x', payload: {} }, '/payload/routes/3/channel')).toBe('routes[].channel')
   })
 })

@@ -2,12 +2,13 @@
  * A field whose allowed values the plugin loads (`"x-dynamic-options": true`): a search box, the
  * values of the pages loaded so far, "load more" while the plugin has more, and the current
  * value kept when the list reloads (for another connector, a search, other payload values),
- * with a note when the plugin no longer offers it.
+ * with a note when the plugin no longer offers it. A field inside objects or arrays is asked for
+ * by its path (`target.board`, `routes[].channel`), its own value sent under that path.
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../../api.ts'
 import { domId, type FormContext } from './form-context.ts'
-import { parsePointer } from './pointer.ts'
+import { optionKeyOf } from './pointer.ts'
 import type { FieldModel } from './schema-model.ts'
 
 interface Item {
@@ -29,8 +30,10 @@ function useOptions(field: FieldModel, ctx: FormContext, value: unknown, search:
     next: null,
     offered: true,
   })
-  const key = parsePointer(field.pointer).at(-1) ?? ''
-  const values = (ctx.node.payload ?? {}) as Record<string, unknown>
+  const key = optionKeyOf(ctx.node, field.pointer)
+  const payload = (ctx.node.payload ?? {}) as Record<string, unknown>
+  // A nested field's own value goes under its path: the loader reports on it as the selection.
+  const values = Object.hasOwn(payload, key) ? payload : { ...payload, [key]: value }
   const load = async (cursor?: string) => {
     try {
       const body = { field: key, connectorId: ctx.connectorId, values, search: search || undefined, cursor }

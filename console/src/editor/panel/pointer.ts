@@ -1,6 +1,7 @@
 /**
  * RFC 6901 JSON pointers into a node's definition object: read a value, write one without
- * changing the original (the editor keeps every state for undo), and build pointers from keys.
+ * changing the original (the editor keeps every state for undo), build pointers from keys, and
+ * name a payload field as a plugin's option loader does.
  */
 
 export const escapeToken = (token: string): string => token.replace(/~/g, '~0').replace(/\//g, '~1')
@@ -53,4 +54,22 @@ function setPath(current: unknown, keys: string[], value: unknown): unknown {
   if (next === undefined) delete object[key]
   else object[key] = next
   return object
+}
+
+/**
+ * The loader's name of the field at `pointer` (`/payload/…`): its top-level key, or its path
+ * through objects (`.`) and array items (`[]`), as the plugin names its loader.
+ */
+export function optionKeyOf(node: Record<string, unknown>, pointer: string): string {
+  const [, ...keys] = parsePointer(pointer)
+  const parts: string[] = []
+  let value: unknown = node.payload
+  for (const key of keys) {
+    // An index into an array (or, where the value is not there yet, a number) is an item.
+    const item = Array.isArray(value) || (!isContainer(value) && /^\d+$/.test(key))
+    if (item && parts.length > 0) parts[parts.length - 1] += '[]'
+    else parts.push(key)
+    value = isContainer(value) ? (value as Record<string, unknown>)[key] : undefined
+  }
+  return parts.join('.')
 }
