@@ -15,9 +15,9 @@ const record = (n: NodeInstance): NodeRecord => {
     type: n.type,
     status: n.status,
     attempts: n.attempts,
-    startedAt: iso(n.startedAt),
-    finishedAt: iso(n.finishedAt),
-    error: n.error ?? null,
+    startedAt: iso(n.startedAt) ?? '',
+    finishedAt: iso(n.finishedAt) ?? '',
+    error: n.error ?? '',
   }
   if (n.input !== undefined) out.input = n.input
   if (n.result !== undefined) out.result = n.result
@@ -51,9 +51,9 @@ function summarize(type: string, iterations: NodeInstance[]): NodeRecord {
     status,
     attempts: iterations.reduce((n, i) => n + i.attempts, 0),
     result: last.result,
-    error: last.error ?? null,
-    startedAt: iso(iterations[0].startedAt),
-    finishedAt: iso(last.finishedAt),
+    error: last.error ?? '',
+    startedAt: iso(iterations[0].startedAt) ?? '',
+    finishedAt: iso(last.finishedAt) ?? '',
     iterations: iterations.map((i) => ({ ...record(i), index: i.scope?.map((s) => s.index) ?? [] })),
   }
 }
@@ -78,8 +78,9 @@ export const runProjection: RunProjection = {
         type: node.type,
         status: unfiredTrigger ? 'skipped' : 'pending',
         attempts: 0,
-        startedAt: null,
-        finishedAt: null,
+        error: '',
+        startedAt: '',
+        finishedAt: '',
       }
     }
     return { nodes, vars: state ? { ...state.vars } : null }

@@ -52,11 +52,11 @@ export const Me = t.Object({
   /** `key` for an API key, `session` for a person signed in. */
   kind: t.Union([t.Literal('key'), t.Literal('session')]),
   organizationId: t.String(),
-  keyId: t.Union([t.String(), t.Null()]),
-  sessionId: t.Union([t.String(), t.Null()]),
-  userId: t.Union([t.String(), t.Null()]),
-  role: t.Union([t.String(), t.Null()]),
-  serviceAccountId: t.Union([t.String(), t.Null()]),
+  keyId: t.String({ description: '"" for a person signed in' }),
+  sessionId: t.String({ description: '"" for an API key' }),
+  userId: t.String({ description: '"" when no person stands behind the caller' }),
+  role: t.String({ description: '"" when the caller has no role (a service account\'s key)' }),
+  serviceAccountId: t.String({ description: '"" unless the key belongs to a service account' }),
   scope: t.String(),
   permissions: t.Array(t.Union(PERMISSIONS.map((p) => t.Literal(p)))),
 })

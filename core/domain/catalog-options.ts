@@ -24,9 +24,7 @@ export type OptionsBody = Static<typeof OptionsBody>
 export const OptionsAnswer = t.Object(
   {
     items: t.Array(t.Object({ label: t.String(), value: Value })),
-    nextCursor: t.Union([t.String(), t.Null()], {
-      description: 'send back as cursor for the next page; null: last page',
-    }),
+    nextCursor: t.String({ description: 'send back as cursor for the next page; "": the last page' }),
     selected: t.Union(
       [
         t.Object({

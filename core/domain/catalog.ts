@@ -8,7 +8,9 @@ const Requirement = t.Union(
   [
     t.Object({
       type: t.String(),
-      accountType: t.Optional(t.String()),
+      accountType: t.String({
+        description: 'the wallet account type the connector needs; "" for any connector of the type',
+      }),
       walletSupport: t.Optional(t.Array(t.String())),
       optional: t.Optional(t.Boolean({ description: 'the node may name a connector of this type, and need not' })),
     }),
@@ -79,7 +81,7 @@ export const ConnectorTypeEntry = t.Object(
     createdBy: t.String(),
     plugin: t.String(),
     tags: t.Array(t.String()),
-    accountType: t.Union([t.String(), t.Null()]),
+    accountType: t.String({ description: 'the wallet account type it needs; "" for none' }),
     walletSupport: t.Union([t.Array(t.String()), t.Null()]),
     dataSchema: Schema('what POST /v1/connectors takes as data'),
     secretFields: t.Array(t.String(), {

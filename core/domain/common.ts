@@ -58,8 +58,7 @@ export function toPage<T>(rows: T[], page: PageRequest): Page<T> {
   return { hasMore, items: hasMore ? rows.slice(0, page.limit) : rows, limit: page.limit, offset: page.offset }
 }
 
-/** An optional nullable timestamp field in a response. */
+/** A moment, as every answer writes it: RFC 3339 UTC with milliseconds. */
 export const Timestamp = t.String({ format: 'date-time' })
-export const MaybeTimestamp = t.Union([Timestamp, t.Null()])
 /** A moment that may not have happened: `""` until it has (unset strings are `""`, never null). */
 export const TimestampOrEmpty = t.Union([Timestamp, t.Literal('')])

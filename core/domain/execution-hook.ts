@@ -3,7 +3,7 @@
  * them, and the event types they can subscribe to (the run and node events of the journal).
  */
 import { type Static, Type as t } from '@sinclair/typebox'
-import { MaybeTimestamp, Timestamp } from './common.ts'
+import { Timestamp, TimestampOrEmpty } from './common.ts'
 import { NODE_EVENT_TYPES, RUN_EVENT_TYPES } from './run-events.ts'
 
 /** The journal events that go to execution hooks; workflow events (`workflow.*`) do not. */
@@ -36,12 +36,12 @@ export const HookEndpoint = t.Object(
       description: 'the event types sent to this endpoint; empty means all',
     }),
     maxRetries: t.Integer({ description: 'retries after a failed first attempt' }),
-    disabledReason: t.Union([t.String(), t.Null()], {
-      description: 'why the endpoint was disabled: by a caller, or after a 410 Gone answer',
+    disabledReason: t.String({
+      description: 'why the endpoint was disabled: by a caller, or after a 410 Gone answer; "" while enabled',
     }),
-    disabledAt: MaybeTimestamp,
-    previousSecretExpiresAt: t.Union([Timestamp, t.Null()], {
-      description: 'until then deliveries carry a second signature made with the previous secret',
+    disabledAt: TimestampOrEmpty,
+    previousSecretExpiresAt: t.Union(TimestampOrEmpty.anyOf, {
+      description: 'until then deliveries carry a second signature made with the previous secret; "" when none do',
     }),
     createdAt: Timestamp,
     createdBy: t.String(),
@@ -100,7 +100,7 @@ export const DeliveryAttempt = t.Object({
   at: Timestamp,
   responseStatus: t.Union([t.Integer(), t.Null()]),
   durationMs: t.Integer(),
-  errorMessage: t.Union([t.String(), t.Null()]),
+  errorMessage: t.String({ description: '"" when the attempt got an answer' }),
 })
 export type DeliveryAttempt = Static<typeof DeliveryAttempt>
 
@@ -110,22 +110,22 @@ export const HookDelivery = t.Object(
     endpointId: t.String(),
     eventId: t.String({ description: 'the webhook-id header: the same for every retry and replay of this event' }),
     eventType: t.String(),
-    workflowId: t.Union([t.String(), t.Null()]),
-    runId: t.Union([t.String(), t.Null()]),
-    nodeId: t.Union([t.String(), t.Null()]),
+    workflowId: t.String({ description: '"" when the event names no workflow' }),
+    runId: t.String({ description: '"" when the event names no run' }),
+    nodeId: t.String({ description: '"" for an event of a run, not of one of its nodes' }),
     status: literals(DELIVERY_STATUSES),
     retryCount: t.Integer({ description: 'attempts made after the first' }),
     maxRetries: t.Integer(),
-    nextRetryAt: MaybeTimestamp,
+    nextRetryAt: TimestampOrEmpty,
     responseStatus: t.Union([t.Integer(), t.Null()]),
-    responseBody: t.Union([t.String(), t.Null()], { description: 'the first 4 KiB of the last answer' }),
+    responseBody: t.String({ description: 'the first 4 KiB of the last answer; "" before one' }),
     durationMs: t.Union([t.Integer(), t.Null()]),
-    errorMessage: t.Union([t.String(), t.Null()]),
+    errorMessage: t.String({ description: 'why the last attempt failed without an answer; "" otherwise' }),
     attempts: t.Array(DeliveryAttempt, { description: 'the last attempts, oldest first' }),
-    replayOf: t.Union([t.String(), t.Null()], { description: 'the delivery this one replays' }),
+    replayOf: t.String({ description: 'the delivery this one replays; "" for an original' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
-    deliveredAt: MaybeTimestamp,
+    deliveredAt: TimestampOrEmpty,
     payload: t.Optional(t.Any({ description: 'the body sent; on GET …/deliveries/{id} only' })),
   },
   { $id: 'HookDelivery' },

@@ -1,6 +1,6 @@
 /** The polling triggers of a workflow as `GET /v1/workflows/{id}/polls` shows them. */
 import { type Static, Type as t } from '@sinclair/typebox'
-import { MaybeTimestamp } from './common.ts'
+import { TimestampOrEmpty } from './common.ts'
 
 export const PolledTrigger = t.Object({
   triggerNodeId: t.String(),
@@ -12,11 +12,11 @@ export const PolledTrigger = t.Object({
   cursor: t.Unknown({ description: "what the plugin's last poll returned as its cursor (an ETag, a time), or null" }),
   seenKeys: t.Integer({ description: 'how many item keys are remembered for deduplication' }),
   recentKeys: t.Array(t.String(), { description: 'the newest remembered keys (up to 20), newest last' }),
-  nextPollAt: MaybeTimestamp,
-  lastPolledAt: MaybeTimestamp,
+  nextPollAt: TimestampOrEmpty,
+  lastPolledAt: TimestampOrEmpty,
   lastItems: t.Integer({ description: 'items the last successful poll returned' }),
   lastRuns: t.Integer({ description: 'runs the last successful poll started' }),
-  lastError: t.Union([t.String(), t.Null()], { description: 'why the last poll failed; null after a success' }),
+  lastError: t.String({ description: 'why the last poll failed; "" after a success' }),
   failures: t.Integer({ description: 'failed polls in a row (each doubles the wait, up to an hour)' }),
 })
 export type PolledTrigger = Static<typeof PolledTrigger>

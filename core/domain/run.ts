@@ -1,6 +1,6 @@
 /** Runs: statuses, the run record, and the bodies and answers of the run endpoints. */
 import { type Static, Type as t } from '@sinclair/typebox'
-import { MaybeTimestamp, Timestamp } from './common.ts'
+import { Timestamp, TimestampOrEmpty } from './common.ts'
 
 export const RUN_STATUSES = ['running', 'waiting', 'success', 'partial', 'failure', 'cancelled'] as const
 export type RunStatus = (typeof RUN_STATUSES)[number]
@@ -41,10 +41,10 @@ export const NodeRecord = t.Object({
   attempts: t.Integer(),
   input: t.Optional(t.Any()),
   result: t.Optional(t.Any()),
-  error: t.Optional(t.Union([t.String(), t.Null()])),
+  error: t.String({ description: 'why the node failed; "" when it did not' }),
   branch: t.Optional(t.String()),
-  startedAt: MaybeTimestamp,
-  finishedAt: MaybeTimestamp,
+  startedAt: TimestampOrEmpty,
+  finishedAt: TimestampOrEmpty,
   iterations: t.Optional(t.Array(t.Any(), { description: 'per-item states of a node inside a for-each body' })),
 })
 export type NodeRecord = Static<typeof NodeRecord>
@@ -63,17 +63,17 @@ export const Run = t.Object(
   {
     id: t.String(),
     workflowId: t.String(),
-    workflowName: t.Optional(t.String({ description: "the workflow's name as it is now" })),
+    workflowName: t.String({ description: 'the workflow\'s name as it is now; "" when the workflow is gone' }),
     workflowVersion: t.Integer(),
     organizationId: t.String(),
     status: literals(RUN_STATUSES),
     triggerType: t.String(),
     triggerNodeId: t.String(),
     triggeredBy: literals(TRIGGERED_BY),
-    eventId: t.Union([t.String(), t.Null()]),
-    retryOf: t.Union([t.String(), t.Null()]),
+    eventId: t.String({ description: 'the event that started the run (`evt_…`); "" when none did' }),
+    retryOf: t.String({ description: 'the run this one retries; "" for a first run' }),
     startedAt: Timestamp,
-    finishedAt: MaybeTimestamp,
+    finishedAt: TimestampOrEmpty,
     error: t.Union([RunError, t.Null()]),
     propValues: t.Record(t.String(), t.Any()),
     vars: t.Record(t.String(), t.Any()),

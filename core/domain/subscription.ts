@@ -1,6 +1,6 @@
 /** The trigger subscriptions of a workflow as `GET /v1/workflows/{id}/subscriptions` shows them. */
 import { type Static, Type as t } from '@sinclair/typebox'
-import { MaybeTimestamp, Timestamp } from './common.ts'
+import { Timestamp, TimestampOrEmpty } from './common.ts'
 
 export const TriggerSubscription = t.Object({
   id: t.String(),
@@ -13,10 +13,10 @@ export const TriggerSubscription = t.Object({
         'enabling: onEnable pending (retried); enabled: the platform holds it; disabling: onDisable pending (retried with backoff for up to a day); disabled: removed; failed: removal given up (see lastError)',
     },
   ),
-  expiresAt: MaybeTimestamp,
-  nextAttemptAt: MaybeTimestamp,
+  expiresAt: TimestampOrEmpty,
+  nextAttemptAt: TimestampOrEmpty,
   attempts: t.Integer({ description: 'failed calls in a row' }),
-  lastError: t.Union([t.String(), t.Null()], { description: "the last failed call's reason; null after a success" }),
+  lastError: t.String({ description: 'the last failed call\'s reason; "" after a success' }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 })

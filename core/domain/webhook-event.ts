@@ -4,8 +4,6 @@ import { Timestamp } from './common.ts'
 
 export const WEBHOOK_ACTIONS = ['triggered', 'resumed', 'skipped'] as const
 
-const nullable = <T extends ReturnType<typeof t.String>>(schema: T) => t.Union([schema, t.Null()])
-
 export const WebhookEventRecord = t.Object(
   {
     id: t.String({
@@ -19,9 +17,9 @@ export const WebhookEventRecord = t.Object(
       description: "the platform's id of the event; a second delivery of it is a duplicate",
     }),
     triggerType: t.String(),
-    connectorId: nullable(
-      t.String({ description: 'the connector that verified it, or that routed it to this organization' }),
-    ),
+    connectorId: t.String({
+      description: 'the connector that verified it, or that routed it to this organization; "" when none did',
+    }),
     target: t.Union([t.Object({ workflowId: t.Optional(t.String()), runId: t.Optional(t.String()) }), t.Null()], {
       description: 'the workflow or run the event named, instead of matching',
     }),
@@ -29,17 +27,16 @@ export const WebhookEventRecord = t.Object(
     headers: t.Record(t.String(), t.String()),
     receivedAt: Timestamp,
     action: t.Union(WEBHOOK_ACTIONS.map((a) => t.Literal(a))),
-    reason: nullable(
-      t.String({
-        description: 'why nothing started or resumed: no_matching_workflow, invalid_event, duplicate, paused …',
-      }),
-    ),
+    reason: t.String({
+      description:
+        'why nothing started or resumed: no_matching_workflow, invalid_event, duplicate, paused …; "" when something did',
+    }),
     problems: t.Array(t.Object({ path: t.String(), message: t.String() }), {
       description: "with reason invalid_event: where the body breaks the trigger's schema",
     }),
     runIds: t.Array(t.String(), { description: 'the runs it started, then the runs it resumed' }),
     workflowIds: t.Array(t.String()),
-    replayOf: nullable(t.String({ description: 'the event this one replays' })),
+    replayOf: t.String({ description: 'the event this one replays; "" for an original' }),
   },
   { $id: 'WebhookEvent' },
 )

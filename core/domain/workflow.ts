@@ -298,7 +298,7 @@ export const UiMetadataBody = UiMetadata
 export const ValidateBody = t.Object({ definition: t.Any() })
 export const ValidationReport = t.Object({
   valid: t.Boolean(),
-  type: nullable(t.String()),
+  type: t.String({ description: 'the trigger type of the definition; "" when its shape is invalid' }),
   errors: t.Array(t.Object({ path: t.String(), message: t.String() })),
   warnings: t.Array(t.Object({ path: t.String(), message: t.String() }), {
     description: 'what would not stop a save but likely resolves to nothing at run time (expression references)',

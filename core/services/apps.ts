@@ -66,7 +66,7 @@ export interface AppService {
     workflowId: string,
     appId: string | null,
     version?: number,
-  ): Promise<{ workflowId: string; appId: string | null; version: number | null }>
+  ): Promise<{ workflowId: string; appId: string; version: number | null }>
   /** What `/w/{workflowId}/…` serves: the widget settings and the app's files, or null (404). */
   widget(
     workflowId: string,
@@ -171,7 +171,8 @@ export function createAppService(deps: { store: Store; clock: Clock; ids: Ids })
             throw badRequest('no such version of the app', [{ path: '/version', message: 'unknown version' }])
         }
         await store.write((tx) => workflows.setApp(tx, workflowId, appId, appId ? (version ?? null) : null))
-        return { workflowId, appId, version: appId ? (version ?? null) : null }
+        // Unset strings are "" in answers (the specification's rule): "" when detached.
+        return { workflowId, appId: appId ?? '', version: appId ? (version ?? null) : null }
       },
       /** What `/w/{workflowId}/…` serves: the widget settings and the app's files, or null (404). */
       async widget(

@@ -103,7 +103,9 @@ export function createBuilderChat(deps: BuilderChatDeps): BuilderChat {
         aiCredits.balance(store, caller.organizationId),
         aiCredits.entries(store, caller.organizationId),
       ])
-      return { balance, items: items.map((item) => ({ ...item, createdAt: iso(item.createdAt) })) }
+      // Unset strings are "" in answers (the specification's rule): a grant belongs to no turn.
+      const shown = items.map((item) => ({ ...item, turnId: item.turnId ?? '', createdAt: iso(item.createdAt) }))
+      return { balance, items: shown }
     },
 
     prepare: async (caller, body) => prepareTurn(deps, caller, body),

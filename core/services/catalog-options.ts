@@ -121,7 +121,8 @@ export function createCatalogOptionsService(deps: CatalogOptionsDeps): CatalogOp
       const value = body.values?.[body.field]
       return {
         items: loaded.items.map((item) => ({ label: item.label, value: item.value })),
-        nextCursor: loaded.nextCursor ?? null,
+        // Unset strings are "" in answers (the specification's rule): "" on the last page.
+        nextCursor: loaded.nextCursor ?? '',
         selected: value === undefined || value === null ? null : { value, offered: isOffered(value) },
       }
     },

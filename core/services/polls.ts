@@ -32,11 +32,12 @@ function toPolled(row: TriggerPollRow): PolledTrigger {
     cursor: row.cursor === null ? null : JSON.parse(row.cursor),
     seenKeys: seen.length,
     recentKeys: seen.slice(-RECENT),
-    nextPollAt: row.active === 1 ? iso(row.next_poll_at) : null,
-    lastPolledAt: iso(row.last_polled_at),
+    // Unset strings are "" in answers (the specification's rule); the row keeps null.
+    nextPollAt: (row.active === 1 ? iso(row.next_poll_at) : null) ?? '',
+    lastPolledAt: iso(row.last_polled_at) ?? '',
     lastItems: Number(row.last_items),
     lastRuns: Number(row.last_runs),
-    lastError: row.last_error,
+    lastError: row.last_error ?? '',
     failures: Number(row.failures),
   }
 }

@@ -36,7 +36,7 @@ export function createScheduleService(deps: { store: Store; registry: Registry }
     if (w.live_version === null) return 'not_published'
     if (w.live_status !== 'active') return 'paused'
     if (rows.length === 0) return 'no_schedule_triggers'
-    return null
+    return ''
   }
 
   function toTrigger(row: ScheduleRow, ticking: boolean): ScheduledTrigger {
@@ -53,13 +53,14 @@ export function createScheduleService(deps: { store: Store; registry: Registry }
       catchUp: schedule?.catchUp ?? 'skip',
       catchUpLimit: schedule?.catchUpLimit ?? 10,
       active,
-      nextFireAt: active ? iso(row.next_fire_at) : null,
+      // Unset strings are "" in answers (the specification's rule); the row keeps null.
+      nextFireAt: (active ? iso(row.next_fire_at) : null) ?? '',
       upcoming,
-      lastFiredAt: iso(row.last_fired_at),
-      lastRunId: row.last_run_id,
-      lastOutcome: row.last_outcome,
+      lastFiredAt: iso(row.last_fired_at) ?? '',
+      lastRunId: row.last_run_id ?? '',
+      lastOutcome: row.last_outcome ?? '',
       skippedTicks: Number(row.skipped_ticks),
-      lastSkippedAt: iso(row.last_skipped_at),
+      lastSkippedAt: iso(row.last_skipped_at) ?? '',
     }
   }
 
@@ -74,7 +75,7 @@ export function createScheduleService(deps: { store: Store; registry: Registry }
         if (!w) throw notFound('workflow')
         const rows = await schedules.byWorkflow(deps.store, w.id)
         const reason = reasonOf(w, rows)
-        const triggers = rows.map((row) => toTrigger(row, reason === null))
+        const triggers = rows.map((row) => toTrigger(row, reason === ''))
         return {
           workflowId: w.id,
           liveVersion: w.live_version,

@@ -24,10 +24,11 @@ function toSubscription(row: TriggerSubscriptionRow): TriggerSubscription {
     triggerNodeId: row.node_id,
     type: row.trigger_type,
     state: row.state,
-    expiresAt: iso(row.expires_at === null ? null : Number(row.expires_at)),
-    nextAttemptAt: iso(row.next_attempt_at === null ? null : Number(row.next_attempt_at)),
+    // Unset strings are "" in answers (the specification's rule); the row keeps null.
+    expiresAt: iso(row.expires_at === null ? null : Number(row.expires_at)) ?? '',
+    nextAttemptAt: iso(row.next_attempt_at === null ? null : Number(row.next_attempt_at)) ?? '',
     attempts: Number(row.attempts),
-    lastError: row.last_error,
+    lastError: row.last_error ?? '',
     createdAt: iso(Number(row.created_at)),
     updatedAt: iso(Number(row.updated_at)),
   }

@@ -104,7 +104,7 @@ export function forkingOperations(ctx: TemplateContext) {
       if (sealed) deps.onSealed?.(caller.organizationId)
       return {
         workflow,
-        appId: await workflows.appOf(store, workflow.id),
+        appId: (await workflows.appOf(store, workflow.id)) ?? '',
         propValues: maskSensitive(values, sensitive),
       }
     },

@@ -64,7 +64,8 @@ export interface ModerationDecision {
 /** What a fork made: the draft workflow, the app copied with it, and the prop values (sensitive ones masked). */
 export interface TemplateFork {
   workflow: Workflow
-  appId: string | null
+  /** "" when the template has no app */
+  appId: string
   propValues: Record<string, unknown>
 }
 

@@ -41,12 +41,12 @@ async function balancesOn(
         balance: String(await deps.chains.tokenBalance(chain.chainId, token, owner)),
       })),
     )
-    return { chainId: chain.chainId, network: chain.network, native: String(native), tokens: held }
+    return { chainId: chain.chainId, network: chain.network, native: String(native), tokens: held, error: '' }
   } catch (error) {
     return {
       chainId: chain.chainId,
       network: chain.network,
-      native: null,
+      native: '',
       tokens: [],
       error: `the chain could not be read: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
     }

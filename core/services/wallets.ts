@@ -36,9 +36,11 @@ export interface WalletServiceDeps {
 export interface WalletBalances {
   chainId: number
   network: string
-  native: string | null
+  /** wei; "" when the chain could not be read */
+  native: string
   tokens: { token: string; balance: string }[]
-  error?: string
+  /** why the chain could not be read; "" when it was */
+  error: string
 }
 
 export interface WalletWithBalances extends Wallet {

@@ -22,17 +22,18 @@ export function toWebhookEvent(row: WebhookEventRow): WebhookEventRecord {
     source: row.source,
     providerEventId: row.provider_event_id,
     triggerType: row.trigger_type,
-    connectorId: row.connector_id,
+    // Unset strings are "" in answers (the specification's rule); the row keeps null.
+    connectorId: row.connector_id ?? '',
     target: parseJson(row.target, null),
     body: parseJson(row.body, null),
     headers: parseJson(row.headers, {}),
     receivedAt: iso(row.received_at),
     action: row.action as WebhookEventRecord['action'],
-    reason: row.reason,
+    reason: row.reason ?? '',
     problems: parseJson(row.problems, []),
     runIds: parseJson(row.run_ids, []),
     workflowIds: parseJson(row.workflow_ids, []),
-    replayOf: row.replay_of,
+    replayOf: row.replay_of ?? '',
   }
 }
 

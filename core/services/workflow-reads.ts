@@ -25,7 +25,7 @@ export function readOperations(deps: WorkflowServiceDeps, ctx: WorkflowContext) 
       const problems = errors.length === 0 ? await ctx.saveProblems(definition as Definition) : []
       const all = [...errors, ...problems]
       const listed = (list: ErrorDetail[]) => list.map((e) => ({ path: e.path ?? '', message: e.message }))
-      return { valid: all.length === 0, type, errors: listed(all), warnings: listed(warnings) }
+      return { valid: all.length === 0, type: type ?? '', errors: listed(all), warnings: listed(warnings) }
     },
 
     async get(caller: Principal, id: string): Promise<Workflow> {

@@ -59,7 +59,7 @@ export function toDelivery(r: DeliveryRow, withPayload = false): HookDelivery {
       at: iso(a.at),
       responseStatus: a.status,
       durationMs: a.ms,
-      errorMessage: a.error,
+      errorMessage: a.error ?? '',
     }),
   )
   const delivery: HookDelivery = {
@@ -67,22 +67,23 @@ export function toDelivery(r: DeliveryRow, withPayload = false): HookDelivery {
     endpointId: r.endpoint_id,
     eventId: r.event_id,
     eventType: r.event_type,
-    workflowId: r.workflow_id,
-    runId: r.run_id,
-    nodeId: r.node_id,
+    // Unset strings are "" in answers (the specification's rule); the row keeps null.
+    workflowId: r.workflow_id ?? '',
+    runId: r.run_id ?? '',
+    nodeId: r.node_id ?? '',
     status: r.status,
     retryCount: Number(r.retry_count),
     maxRetries: Number(r.max_retries),
-    nextRetryAt: iso(r.next_retry_at),
+    nextRetryAt: iso(r.next_retry_at) ?? '',
     responseStatus: r.response_status === null ? null : Number(r.response_status),
-    responseBody: r.response_body,
+    responseBody: r.response_body ?? '',
     durationMs: r.duration_ms === null ? null : Number(r.duration_ms),
-    errorMessage: r.error_message,
+    errorMessage: r.error_message ?? '',
     attempts,
-    replayOf: r.replay_of,
+    replayOf: r.replay_of ?? '',
     createdAt: iso(r.created_at),
     updatedAt: iso(r.updated_at),
-    deliveredAt: iso(r.delivered_at),
+    deliveredAt: iso(r.delivered_at) ?? '',
   }
   if (withPayload) delivery.payload = parseJson<unknown>(r.payload, null)
   return delivery

@@ -39,9 +39,10 @@ export function toEndpoint(r: EndpointRow): HookEndpoint {
     status: r.status,
     subscribedEventTypes: parseJson<string[]>(r.event_types, []),
     maxRetries: Number(r.max_retries),
-    disabledReason: r.disabled_reason,
-    disabledAt: iso(r.disabled_at),
-    previousSecretExpiresAt: r.previous_secret ? iso(r.previous_secret_until) : null,
+    // Unset strings are "" in answers (the specification's rule); the row keeps null.
+    disabledReason: r.disabled_reason ?? '',
+    disabledAt: iso(r.disabled_at) ?? '',
+    previousSecretExpiresAt: (r.previous_secret ? iso(r.previous_secret_until) : null) ?? '',
     createdAt: iso(r.created_at),
     createdBy: r.created_by,
     updatedAt: iso(r.updated_at),

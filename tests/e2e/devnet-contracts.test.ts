@@ -76,6 +76,7 @@ for (const kind of storeKinds())
           network: 'anvil',
           native: expect.stringMatching(/^\d{19,}$/),
           tokens: [{ token: devnet.token, balance: '1000000000' }],
+          error: '',
         },
       ])
       expect((await t.call('GET', `/v1/wallets/${fresh.id}`)).body.data.balances[0].native).toBe('0')

@@ -179,8 +179,8 @@ for (const kind of storeKinds()) {
           status: 'success',
           retryCount: 2,
           responseStatus: 200,
-          errorMessage: null,
-          nextRetryAt: null,
+          errorMessage: '',
+          nextRetryAt: '',
         })
         expect(delivery.attempts.map((a: { responseStatus: number }) => a.responseStatus)).toEqual([503, 503, 200])
         expect(delivery.attempts[0].errorMessage).toBe('answered 503')
@@ -205,7 +205,7 @@ for (const kind of storeKinds()) {
           maxRetries: 1,
           responseStatus: 500,
           errorMessage: 'answered 500',
-          nextRetryAt: null,
+          nextRetryAt: '',
         })
         expect(delivery.responseBody).toBe('x'.repeat(4096))
         // The time the client measured for the last answer, and for each attempt its own.
@@ -221,7 +221,7 @@ for (const kind of storeKinds()) {
       await withHook('/nul', { subscribedEventTypes: ['run.succeeded'] }, async (hook) => {
         const run = await runAndWait(t, workflowId, { name: 'Nu' })
         const [delivery] = await deliveriesOf(hook.id, run.id)
-        expect(delivery).toMatchObject({ status: 'success', responseStatus: 200, errorMessage: null })
+        expect(delivery).toMatchObject({ status: 'success', responseStatus: 200, errorMessage: '' })
         expect(delivery.responseBody).toBe('ok\uFFFD\uFFFD!')
         expect(requestsTo(receiver.requests, '/nul')).toHaveLength(1)
       })

@@ -189,7 +189,7 @@ for (const kind of storeKinds()) {
       expect((await schedule(cooled.id)).triggers[0]).toMatchObject({
         lastFiredAt: at(20),
         lastOutcome: 'cooldown',
-        lastRunId: null,
+        lastRunId: '',
       })
     })
 

@@ -34,9 +34,9 @@ for (const kind of storeKinds()) {
         status: 'enabled',
         subscribedEventTypes: ['run.failed', 'run.succeeded'],
         maxRetries: 8,
-        disabledReason: null,
-        disabledAt: null,
-        previousSecretExpiresAt: null,
+        disabledReason: '',
+        disabledAt: '',
+        previousSecretExpiresAt: '',
       })
       const got = await t.call('GET', `/v1/execution-webhooks/${endpoint.id}`)
       expect(got.body.data).toEqual(endpoint)
@@ -56,7 +56,7 @@ for (const kind of storeKinds()) {
       expect(off.body.data.disabledReason).toMatch(/^disabled by /)
       expect(off.body.data.disabledAt).toMatch(/^\d{4}-/)
       const on = await t.call('POST', `/v1/execution-webhooks/${endpoint.id}/enable`)
-      expect(on.body.data).toMatchObject({ status: 'enabled', disabledReason: null, disabledAt: null })
+      expect(on.body.data).toMatchObject({ status: 'enabled', disabledReason: '', disabledAt: '' })
     })
 
     it('regenerates the secret: a new one, shown once', async () => {
@@ -69,7 +69,7 @@ for (const kind of storeKinds()) {
       const now = await t.call('POST', `/v1/execution-webhooks/${created.endpoint.id}/regenerate-secret`, {
         body: { previousSecretTtlSeconds: 0 },
       })
-      expect(now.body.data.endpoint.previousSecretExpiresAt).toBeNull()
+      expect(now.body.data.endpoint.previousSecretExpiresAt).toBe('')
     })
 
     it('changes an endpoint with PATCH, checking a new URL and event types as at creation', async () => {

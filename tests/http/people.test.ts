@@ -95,7 +95,7 @@ for (const kind of storeKinds()) {
         kind: 'session',
         organizationId: t.orgId,
         userId: accepted.body.data.user.id,
-        keyId: null,
+        keyId: '',
         role: 'developer',
       })
       expect(me.permissions).toEqual([...ROLE_PERMISSIONS.developer].sort())

@@ -122,7 +122,7 @@ for (const kind of storeKinds()) {
       })
       const r = await t.call('GET', `/v1/workflows/${w.id}/schedule`)
       expect(r.status).toBe(200)
-      expect(r.body.data).toMatchObject({ workflowId: w.id, liveVersion: 1, active: true, reason: null })
+      expect(r.body.data).toMatchObject({ workflowId: w.id, liveVersion: 1, active: true, reason: '' })
       expect(r.body.data.triggers).toEqual([
         {
           triggerNodeId: 'root',
@@ -140,11 +140,11 @@ for (const kind of storeKinds()) {
             '2026-03-30T07:00:00.000Z',
             '2026-03-31T07:00:00.000Z',
           ],
-          lastFiredAt: null,
-          lastRunId: null,
-          lastOutcome: null,
+          lastFiredAt: '',
+          lastRunId: '',
+          lastOutcome: '',
           skippedTicks: 0,
-          lastSkippedAt: null,
+          lastSkippedAt: '',
         },
       ])
     })
@@ -158,7 +158,7 @@ for (const kind of storeKinds()) {
       expect(s).toMatchObject({ active: false, reason: 'paused' })
       expect(s.triggers[0]).toMatchObject({
         active: false,
-        nextFireAt: null,
+        nextFireAt: '',
         upcoming: [],
         catchUp: 'all',
         catchUpLimit: 3,
@@ -166,7 +166,7 @@ for (const kind of storeKinds()) {
       })
       await t.call('POST', `/v1/workflows/${w.id}/resume`)
       s = (await t.call('GET', `/v1/workflows/${w.id}/schedule`)).body.data
-      expect(s).toMatchObject({ active: true, reason: null })
+      expect(s).toMatchObject({ active: true, reason: '' })
       expect(s.triggers[0].nextFireAt).toBe('2026-03-26T13:00:00.000Z')
       await t.call('DELETE', `/v1/workflows/${w.id}`)
       expect((await t.call('GET', `/v1/workflows/${w.id}/schedule`)).body.data).toMatchObject({

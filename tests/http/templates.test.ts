@@ -680,7 +680,7 @@ for (const kind of storeKinds()) {
     async function forkedPage(as: typeof asB, templateId: string): Promise<string | null> {
       const fork = await as('POST', `/v1/templates/${templateId}/fork`, {})
       expect(fork.status).toBe(200)
-      if (fork.body.data.appId === null) return null
+      if (fork.body.data.appId === '') return null
       return (await as('GET', `/v1/apps/${fork.body.data.appId}`)).body.data.files['index.html']
     }
     const newApp = async (as: typeof asB, name: string, page: string) =>

@@ -6,13 +6,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
-import { createWorkflow, linear } from '../helpers/workflows.ts'
+import { createLive, createWorkflow, linear, waitForRun } from '../helpers/workflows.ts'
 
 type Schema = {
   type?: string | string[]
   const?: unknown
   anyOf?: Schema[]
   properties?: Record<string, Schema>
+  patternProperties?: Record<string, Schema>
   required?: string[]
   items?: Schema
 }
@@ -22,24 +23,6 @@ type Schema = {
  * limit) and `runRetention`, a setting whose null means "the organization's default".
  */
 const MAY_BE_NULL = new Set(['connector', 'transaction', 'maxRuns', 'remainRuns', 'runRetention'])
-
-/**
- * Paths whose answers the specification does not define field by field and that still say `null`
- * for an unset string: to be brought under the rule. The specification's resources are not here.
- */
-const NOT_YET = [
-  /^\/v1\/me$/,
-  /^\/v1\/runs/,
-  /^\/v1\/workflows\/\{id\}\/(runs|schedule|polls|subscriptions|validate|app)/,
-  /^\/v1\/workflows\/validate$/,
-  /^\/v1\/webhook-events/,
-  /^\/v1\/execution-webhooks/,
-  /^\/v1\/connector-types/,
-  /^\/v1\/catalog\//,
-  /^\/v1\/ai\/credits$/,
-  /^\/v1\/templates\/\{id\}\/fork$/,
-  /^\/v1\/wallets\/\{id\}$/,
-]
 
 const isText = (s: Schema): boolean =>
   s.type === 'string' || typeof s.const === 'string' || (s.anyOf?.every(isText) ?? false)
@@ -52,6 +35,7 @@ function nullableStrings(s: Schema | undefined, at: string, found: string[]) {
   if (nullable(s) && texts.length > 0 && texts.every(isText)) found.push(at)
   for (const x of s.anyOf ?? []) nullableStrings(x, at, found)
   for (const [k, v] of Object.entries(s.properties ?? {})) nullableStrings(v, `${at}.${k}`, found)
+  for (const v of Object.values(s.patternProperties ?? {})) nullableStrings(v, `${at}.*`, found)
   if (s.items) nullableStrings(s.items, `${at}[]`, found)
 }
 
@@ -66,6 +50,10 @@ function breaches(s: Schema, value: unknown, at: string, found: string[]) {
     for (const [k, v] of Object.entries(s.properties)) {
       if (k in record || s.required?.includes(k)) breaches(v, record[k], `${at}.${k}`, found)
     }
+  }
+  const each = Object.values(s.patternProperties ?? {})[0]
+  if (each && value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) breaches(each, v, `${at}.${k}`, found)
   }
   if (s.items && Array.isArray(value)) value.forEach((item, i) => breaches(s.items!, item, `${at}[${i}]`, found))
 }
@@ -86,7 +74,6 @@ for (const kind of storeKinds()) {
     it('types no string of the documented answers as nullable, but the exceptions the specification names', () => {
       const found: string[] = []
       for (const [path, operations] of Object.entries(doc.paths)) {
-        if (NOT_YET.some((p) => p.test(path))) continue
         for (const [method, op] of Object.entries(operations)) {
           const schema = op.responses['200']?.content?.['application/json']?.schema
           nullableStrings(schema, `${method.toUpperCase()} ${path}`, found)
@@ -119,6 +106,51 @@ for (const kind of storeKinds()) {
         responseNodeId: '',
       })
       expect(answers[3][1]).toMatchObject({ disabledAt: '' })
+    })
+
+    it('answers "" for the unset strings of the caller, runs, schedules and execution webhooks', async () => {
+      const held = await createWorkflow(t, {
+        name: 'held',
+        definition: linear({ ok: { type: 'approval', payload: { message: 'ship it?' } } }, ['ok']),
+      })
+      const started = await t.call('POST', `/v1/workflows/${held.id}/run`, { body: { payload: {} } })
+      const runId = started.body.data.runId
+      const waiting = await waitForRun(t, runId, (r) => r.status === 'waiting')
+      const ticking = await createLive(t, {
+        name: 'ticking',
+        definition: {
+          triggerNodeIds: ['root'],
+          nodes: { root: { type: 'cronjob', payload: { expression: '0 9 * * *' }, children: [] } },
+        },
+      })
+      const hook = await t.call('POST', '/v1/execution-webhooks', {
+        body: { name: 'ops', url: 'https://93.184.215.14/hooks', subscribedEventTypes: ['run.failed'] },
+      })
+      const hookId = hook.body.data.endpoint.id
+      const answers: [string, unknown][] = [
+        ['/v1/me', (await t.call('GET', '/v1/me')).body.data],
+        ['/v1/runs/{runId}', waiting],
+        ['/v1/runs', (await t.call('GET', '/v1/runs')).body.data],
+        ['/v1/workflows/{id}/runs', (await t.call('GET', `/v1/workflows/${held.id}/runs`)).body.data],
+        ['/v1/workflows/{id}/schedule', (await t.call('GET', `/v1/workflows/${ticking.id}/schedule`)).body.data],
+        ['/v1/execution-webhooks/{id}', (await t.call('GET', `/v1/execution-webhooks/${hookId}`)).body.data],
+        ['/v1/execution-webhooks', (await t.call('GET', '/v1/execution-webhooks')).body.data],
+      ]
+      const found: string[] = []
+      for (const [path, data] of answers) breaches(dataSchema(path), data, path, found)
+      expect(found).toEqual([])
+      expect(answers[0][1]).toMatchObject({ kind: 'key', sessionId: '' })
+      expect(waiting).toMatchObject({ status: 'waiting', finishedAt: '', retryOf: '' })
+      expect(waiting.nodes.ok).toMatchObject({ status: 'waiting', error: '', finishedAt: '' })
+      expect(answers[4][1]).toMatchObject({ active: true, reason: '' })
+      expect((answers[4][1] as { triggers: unknown[] }).triggers[0]).toMatchObject({
+        lastFiredAt: '',
+        lastRunId: '',
+        lastOutcome: '',
+        lastSkippedAt: '',
+      })
+      expect(answers[5][1]).toMatchObject({ disabledReason: '', disabledAt: '', previousSecretExpiresAt: '' })
+      await t.call('POST', `/v1/runs/${runId}/cancel`)
     })
   })
 }

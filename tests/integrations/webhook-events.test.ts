@@ -39,16 +39,16 @@ for (const kind of storeKinds()) {
         organizationId: t.orgId,
         source: 'eventsource',
         triggerType: 'erc20-receive',
-        connectorId: null,
+        connectorId: '',
         target: null,
         body: transfer(WALLET, '300'),
         headers: {},
         action: 'triggered',
-        reason: null,
+        reason: '',
         problems: [],
         runIds: received[2].runIds,
         workflowIds: [workflowId],
-        replayOf: null,
+        replayOf: '',
       })
       expect(newest.receivedAt).toMatch(/^\d{4}-\d{2}-\d{2}T.*Z$/)
       const page = (await t.call('GET', '/v1/webhook-events?limit=2&offset=1')).body.data

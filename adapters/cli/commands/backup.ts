@@ -14,8 +14,6 @@ async function create(host: CliHost, config: Config, file: string, passphrase: s
     throw new ConfigError(
       'backup create covers the embedded SQLite store; on Postgres use pg_dump and keep the master key (see docs/operations.md)',
     )
-  if (host.runtime !== 'bun')
-    throw new ConfigError('backup create needs Bun (on Deno, run it with npx automaton or the binary)')
   const raw = config.masterKey
     ? [config.masterKey, ...(config.masterKeyPrevious ? [config.masterKeyPrevious] : [])]
     : readMasterKeys(config.dataDir)
@@ -24,10 +22,14 @@ async function create(host: CliHost, config: Config, file: string, passphrase: s
       `no master key: set AUTOMATON_MASTER_KEY or point AUTOMATON_DATA_DIR at the installation's data dir`,
     )
   const keys = await Promise.all(raw.map(async (key) => ({ key, id: await masterKeyId(decodeMasterKey(key)) })))
-  const { snapshotSqlite } = await import('../../sqlite/backup.ts')
+  // Each runtime's SQLite binding: bun:sqlite on Bun, node:sqlite on Deno (the same file format).
+  const snapshot =
+    host.runtime === 'bun'
+      ? (await import('../../sqlite/backup-bun.ts')).snapshotOnBun
+      : (await import('../../sqlite/backup-node.ts')).snapshotOnNode
   return createBackup(file, {
     database: join(config.dataDir, 'automaton.db'),
-    snapshot: snapshotSqlite,
+    snapshot,
     keys,
     passphrase,
     version: host.version,

@@ -80,7 +80,7 @@ function DeliveryRow({ delivery: d, act }: { delivery: any; act: HookAct }) {
       <td>{d.responseStatus ?? (d.errorMessage ? <span class="error-text">{d.errorMessage}</span> : '—')}</td>
       <td>{d.durationMs === null ? '—' : `${d.durationMs} ms`}</td>
       <td>{d.retryCount + (d.attempts?.length ? 1 : 0)}</td>
-      <td>{when(d.deliveredAt ?? d.updatedAt)}</td>
+      <td>{when(d.deliveredAt || d.updatedAt)}</td>
       <td class="actions">
         {d.status === 'failure' ? (
           <button onClick={() => act('POST', `/v1/execution-webhooks/deliveries/${d.id}/retry`)}>Retry</button>

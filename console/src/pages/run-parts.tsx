@@ -10,7 +10,7 @@ export function RunFacts({ run }: { run: any }) {
     <dl class="facts">
       <dt>Workflow</dt>
       <dd>
-        <a href={`/workflows/${run.workflowId}`}>{run.workflowName ?? run.workflowId}</a> v{run.workflowVersion}
+        <a href={`/workflows/${run.workflowId}`}>{run.workflowName || run.workflowId}</a> v{run.workflowVersion}
       </dd>
       <dt>Triggered by</dt>
       <dd>
@@ -72,13 +72,13 @@ export function Timeline({
   const t1 = Math.max(
     t0 + 1,
     run.finishedAt ? Date.parse(run.finishedAt) : Date.now(),
-    ...timeline.map(([, n]) => Date.parse(n.finishedAt ?? n.startedAt)),
+    ...timeline.map(([, n]) => Date.parse(n.finishedAt || n.startedAt)),
   )
   return (
     <ol class="timeline">
       {timeline.map(([nodeId, n]) => {
         const start = Date.parse(n.startedAt) - t0
-        const end = Date.parse(n.finishedAt ?? new Date().toISOString()) - t0
+        const end = Date.parse(n.finishedAt || new Date().toISOString()) - t0
         return (
           <li data-node={nodeId} data-status={n.status} onClick={() => onSelect(nodeId)}>
             <span class="t-name">{nodeId}</span>

@@ -146,7 +146,7 @@ export function Runs() {
               </td>
               <td>
                 <a href={`/workflows/${r.workflowId}`} title={r.workflowId}>
-                  {r.workflowName ?? r.workflowId}
+                  {r.workflowName || r.workflowId}
                 </a>{' '}
                 v{r.workflowVersion}
               </td>

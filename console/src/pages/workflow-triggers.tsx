@@ -11,11 +11,14 @@ interface Polled {
   active: boolean
   primed: boolean
   seenKeys: number
-  lastPolledAt: string | null
-  nextPollAt: string | null
+  /** "" until the first poll */
+  lastPolledAt: string
+  /** "" while it does not poll */
+  nextPollAt: string
   lastItems: number
   lastRuns: number
-  lastError: string | null
+  /** "" after a success */
+  lastError: string
   failures: number
 }
 

@@ -63,7 +63,7 @@ const CreditEntry = Type.Object({
   id: Type.String(),
   kind: Type.Union([Type.Literal('grant'), Type.Literal('reserve'), Type.Literal('settle'), Type.Literal('refund')]),
   amount: Type.Integer({ description: 'Signed: positive adds to the balance.' }),
-  turnId: Type.Union([Type.String(), Type.Null()]),
+  turnId: Type.String({ description: 'the model turn it paid for; "" for a grant' }),
   note: Type.String(),
   createdAt: Type.String({ format: 'date-time' }),
 })

@@ -17,11 +17,12 @@ export function apiKeyRoutes(auth: AuthPlugin, apiKeys: ApiKeyService) {
       ({ principal }) => ({
         kind: principal.kind,
         organizationId: principal.organizationId,
-        keyId: principal.keyId,
-        sessionId: principal.sessionId,
-        userId: principal.userId,
-        role: principal.role,
-        serviceAccountId: principal.serviceAccountId,
+        // Unset strings are "" in answers (the specification's rule).
+        keyId: principal.keyId ?? '',
+        sessionId: principal.sessionId ?? '',
+        userId: principal.userId ?? '',
+        role: principal.role ?? '',
+        serviceAccountId: principal.serviceAccountId ?? '',
         scope: principal.scope,
         permissions: [...principal.permissions].sort(),
       }),

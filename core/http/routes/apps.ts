@@ -84,7 +84,7 @@ export function appRoutes(auth: AuthPlugin, apps: AppService) {
           errors: [404],
           response: T.Object({
             workflowId: T.String(),
-            appId: T.Union([T.String(), T.Null()]),
+            appId: T.String({ description: '"" when no app is attached' }),
             version: T.Union([T.Integer(), T.Null()]),
           }),
         }),

@@ -26,7 +26,7 @@ export function templateForkRoutes(auth: AuthPlugin, templates: TemplateService)
         errors: [404],
         response: T.Object({
           workflow: Workflow,
-          appId: T.Union([T.String(), T.Null()]),
+          appId: T.String({ description: '"" when the template has no app' }),
           propValues: T.Record(T.String(), T.Any()),
         }),
       }),

@@ -20,9 +20,9 @@ const Wallet = T.Object({
 const Balance = T.Object({
   chainId: T.Integer(),
   network: T.String(),
-  native: T.Union([T.String(), T.Null()], { description: 'wei, as a decimal string' }),
+  native: T.String({ description: 'wei, as a decimal string; "" when the chain could not be read' }),
   tokens: T.Array(T.Object({ token: T.String(), balance: T.String() })),
-  error: T.Optional(T.String()),
+  error: T.String({ description: 'why the chain could not be read; "" when it was' }),
 })
 const Deployment = T.Object({
   id: T.String(),

@@ -70,7 +70,7 @@ function nodeView(node: any): Record<string, unknown> {
     input: node.input,
     payload: node.input,
     status: node.status,
-    error: node.error ?? null,
+    error: node.error || null,
     branch: node.branch ?? null,
   }
 }
