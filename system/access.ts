@@ -5,6 +5,7 @@ import { createAuthService } from '../core/services/auth.ts'
 import { createMemberService } from '../core/services/members.ts'
 import { createOrganizationService } from '../core/services/organizations.ts'
 import { type OidcService, openOidcService } from '../core/services/oidc.ts'
+import { OIDC_SWEEP_EVERY_MS } from '../core/services/oidc-sessions.ts'
 import { createPeopleService } from '../core/services/people.ts'
 import { createServiceAccountService } from '../core/services/service-accounts.ts'
 import { tags } from '../core/store/templates.ts'
@@ -53,6 +54,20 @@ export async function openAccess(
     sessionCheck: (session, force) => (oidc ? oidc.checkSession(session, force) : Promise.resolve(true)),
   })
   oidc = openOidcService({ store, clock, ids, logger, secretBox, people, auth }, config)
+  // Sessions a provider began are checked at least hourly, used or not (oidc-sessions.ts).
+  const sweeping = oidc
+  await own(
+    () => {
+      const timer = setInterval(() => {
+        sweeping
+          .sweepSessions()
+          .catch((error) => logger.warn('could not check sign-on sessions', { error: String(error) }))
+      }, OIDC_SWEEP_EVERY_MS)
+      timer.unref?.()
+      return timer
+    },
+    (timer) => clearInterval(timer),
+  )
   const members = createMemberService({ store, bus, clock, ids, auth, recorder, afterRemoval: people.afterRemoval })
   if (config.bootstrapKey) {
     const result = await organizations.bootstrap(config.bootstrapKey)

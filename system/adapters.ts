@@ -24,6 +24,7 @@ import { MIGRATIONS } from '../core/store/migrations.ts'
 import { openAuditKey } from '../core/services/audit-key.ts'
 import { createAuditLog } from '../core/services/audit-log.ts'
 import { auditedStore } from '../core/services/audit-store.ts'
+import { auditedIds } from '../core/services/audit-context.ts'
 import { BUILT_IN_PLUGINS } from '../plugins/index.ts'
 import type { EngineRole } from '../runtime/index.ts'
 import { isBun, VERSION } from './platform.ts'
@@ -50,7 +51,8 @@ export async function openAdapters(config: Config, options: SystemOptions, own: 
   const role: EngineRole = options.role ?? (config.natsUrl ? 'api' : 'embedded')
   const { bus, workQueue } = await openMessaging(config, role, logger, own)
   const secretBox = await openKeyring(config, logger, store, clock)
-  const ids = createIds(clock)
+  // A creation's audit record names what it made: the first id it makes (audit-context.ts).
+  const ids = auditedIds(createIds(clock))
   const audit = createAuditLog({ store, clock, ids, key: await openAuditKey(store, secretBox, clock) })
   const tracing =
     options.tracing ??

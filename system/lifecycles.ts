@@ -1,6 +1,7 @@
 import { createGuardedHttpClient } from '../adapters/http/guarded-client.ts'
 import { createHookDelivery } from '../runtime/hooks/index.ts'
 import { createAuditShipper } from '../runtime/hooks/audit-file.ts'
+import { createAuditEndpointShipper } from '../runtime/hooks/audit-endpoint.ts'
 import { openAuditFile } from '../adapters/files/audit-file.ts'
 import type { Engine } from '../runtime/index.ts'
 import { createPruner } from '../runtime/retention.ts'
@@ -65,6 +66,26 @@ export async function startLifecycles(
         sink: openAuditFile(config.auditFile),
         logger,
         pollMs: config.hookPollMs,
+      })
+      await own(
+        async () => shipper.start(),
+        () => shipper.stop(),
+      )
+    }
+    // And to the SIEM's endpoint, signed like execution hooks (AUTOMATON_AUDIT_ENDPOINT).
+    if (config.auditEndpoint && engine.role !== 'api') {
+      const shipper = await createAuditEndpointShipper({
+        store,
+        clock,
+        logger,
+        http: options.http ?? createGuardedHttpClient({ allow: config.allowPrivateTargets, logger }),
+        url: config.auditEndpoint,
+        secret: config.auditEndpointSecret,
+        policy: hookPolicyOf(config),
+        pollMs: config.hookPollMs,
+        timeoutMs: config.hookTimeoutMs,
+        userAgent: `Automaton-Audit/${VERSION}`,
+        owner: crypto.randomUUID(),
       })
       await own(
         async () => shipper.start(),

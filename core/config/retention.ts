@@ -1,5 +1,5 @@
 /** Retention: how long finished runs are kept, and how often the pruner deletes the rest. */
-import { type ConfigEntryOf, int, nullable, retention } from './parsers.ts'
+import { type ConfigEntryOf, int, nullable, optionalHttpUrl, retention } from './parsers.ts'
 
 export interface RetentionConfig {
   /** Milliseconds finished runs are kept; 0 keeps them for ever. */
@@ -9,6 +9,10 @@ export interface RetentionConfig {
   auditRetentionMs: number
   /** The JSON-lines file audit records are appended to; null: none. */
   auditFile: string | null
+  /** The URL audit records are POSTed to (signed like execution hooks); null: none. */
+  auditEndpoint: string | null
+  /** The `whsec_…` secret that signs what is POSTed to `auditEndpoint`. */
+  auditEndpointSecret: string | null
 }
 
 export const RETENTION_ENTRIES: readonly ConfigEntryOf<RetentionConfig>[] = [
@@ -41,6 +45,22 @@ export const RETENTION_ENTRIES: readonly ConfigEntryOf<RetentionConfig>[] = [
     default: '',
     description:
       'A file the process that delivers execution hooks appends every audit record to, one JSON object a line, in order per organization, each once (a cursor file beside it survives a crash); empty: none. See audit.md.',
+    parse: nullable,
+  },
+  {
+    env: 'AUTOMATON_AUDIT_ENDPOINT',
+    key: 'auditEndpoint',
+    default: '',
+    description:
+      "A URL (a SIEM's collector) the process that delivers execution hooks POSTs every audit record to, in batches in order per organization, signed like execution hooks with `AUTOMATON_AUDIT_ENDPOINT_SECRET`, retried until it answers 2xx (at least once); empty: none. See audit.md.",
+    parse: optionalHttpUrl,
+  },
+  {
+    env: 'AUTOMATON_AUDIT_ENDPOINT_SECRET',
+    key: 'auditEndpointSecret',
+    default: '',
+    description:
+      "The `whsec_…` secret (base64 after the prefix, as execution hooks' secrets) that signs the POSTs to `AUTOMATON_AUDIT_ENDPOINT`.",
     parse: nullable,
   },
 ]

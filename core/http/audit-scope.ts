@@ -2,11 +2,12 @@
  * The HTTP side of the audit log: each request that carries credentials (or signs in) runs in an
  * audit scope holding its address and user agent. When the request has answered, an act that no
  * write recorded is recorded on its own: a refusal (403), a failed change, a change that wrote
- * nothing, a secret read.
+ * nothing, a secret read. An operation refused that the request did not name (a chat's tool) is
+ * recorded as it happens.
  */
 import type { Principal } from '../services/auth.ts'
 import { type AuditScope, auditScopes } from '../services/audit-context.ts'
-import type { AuditLog } from '../services/audit-log.ts'
+import { type AuditAct, type AuditLog, actorOf } from '../services/audit-log.ts'
 import type { Store } from '../ports/store.ts'
 import type { Logger } from '../ports/logger.ts'
 import { clientAddressOf, stateOf } from './request-state.ts'
@@ -22,16 +23,42 @@ function mayBeAudited(request: Request): boolean {
   return !READS.has(request.method) && new URL(request.url).pathname.startsWith('/v1/auth/')
 }
 
-function scopeOf(request: Request, routeOf: (request: Request) => string): AuditScope {
+interface AuditedDeps {
+  audit: AuditLog
+  store: Store
+  logger: Logger
+  routeOf: (request: Request) => string
+}
+
+function scopeOf(request: Request, deps: AuditedDeps): AuditScope {
+  const address = clientAddressOf(request)
+  const userAgent = request.headers.get('user-agent')
+  const route = () => deps.routeOf(request)
   return {
-    address: clientAddressOf(request),
-    userAgent: request.headers.get('user-agent'),
-    route: () => routeOf(request),
+    address,
+    userAgent,
+    route,
     principal: () => {
       const principal = stateOf(request)?.principal as Principal | undefined
       return principal?.organizationId ? principal : undefined
     },
     changes: !READS.has(request.method),
+    async recordRefusal({ caller, operation, reason }) {
+      const act: AuditAct = {
+        organizationId: caller.organizationId,
+        actor: actorOf(caller),
+        operation,
+        resource: { type: operation.split('.')[0], id: null },
+        outcome: 'refused',
+        address,
+        userAgent,
+        details: { route: route(), reason },
+      }
+      // Apart: this write carries no other act of the request.
+      await deps.store
+        .write((tx) => deps.audit.append(tx, [act]), { apart: true })
+        .catch((error) => deps.logger.error('could not record an audit event', { error: String(error), operation }))
+    },
   }
 }
 
@@ -42,13 +69,10 @@ function outcomeOf(scope: AuditScope, status: number): AuditScope['outcome'] | n
   return status >= 400 ? 'failed' : 'allowed'
 }
 
-export function auditedHandle(
-  handle: Handle,
-  deps: { audit: AuditLog; store: Store; logger: Logger; routeOf: (request: Request) => string },
-): Handle {
+export function auditedHandle(handle: Handle, deps: AuditedDeps): Handle {
   return async (request) => {
     if (!mayBeAudited(request)) return handle(request)
-    const scope = scopeOf(request, deps.routeOf)
+    const scope = scopeOf(request, deps)
     const response = await auditScopes.run(scope, () => handle(request))
     scope.closed = true
     const outcome = outcomeOf(scope, response.status)

@@ -79,7 +79,7 @@ async function actorName(tx: SqlExecutor, act: AuditAct): Promise<string> {
   return (await apiKeys.byId(tx, act.organizationId, act.actor.id))?.name ?? ''
 }
 
-function actorOf(principal: Principal): AuditAct['actor'] {
+export function actorOf(principal: Principal): AuditAct['actor'] {
   return principal.kind === 'key'
     ? { kind: 'key', id: principal.keyId ?? '' }
     : { kind: 'person', id: principal.userId ?? '' }
@@ -123,7 +123,7 @@ export function createAuditLog(deps: AuditLogDeps): AuditLog {
       outcome,
       address: scope.address,
       userAgent: scope.userAgent,
-      details: { route: scope.route(), ...details },
+      details: { route: scope.route(), ...scope.details, ...details },
     }
     if (scope.person) {
       const { userId, operation } = scope.person

@@ -61,6 +61,7 @@ export function createOidcAdmission(deps: OidcDeps) {
           subject: identity.subject,
           sealed_refresh_token: sealed,
           checked_at: at,
+          sid: identity.sid ?? null,
         })
         .then(() => undefined),
     )

@@ -15,6 +15,8 @@ export interface OidcIdentity {
   name: string
   groups: string[]
   refreshToken: string | null
+  /** The provider's session id (`sid`), when its ID token carries one: a back-channel logout may name it. */
+  sid: string | null
 }
 
 type Tokens = oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers
@@ -43,5 +45,6 @@ export async function identityOf(
     name: typeof claims.name === 'string' ? claims.name : (email?.split('@')[0] ?? ''),
     groups: groupsOf(claims, settings.groupsClaim),
     refreshToken: tokens.refresh_token ?? null,
+    sid: typeof idClaims.sid === 'string' ? idClaims.sid : null,
   }
 }

@@ -7,7 +7,7 @@
 import * as oidc from 'openid-client'
 import { ConfigError } from '../config/parsers.ts'
 import { formatGroupRoles, type GroupRole, type OidcProviderSettings, parseGroupRoles } from '../domain/oidc.ts'
-import { badRequest, conflict, notFound } from '../errors.ts'
+import { badRequest, conflict, errorMessage, isAppError, notFound, unavailable } from '../errors.ts'
 import type { SecretBox } from '../ports/secret-box.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Store } from '../ports/store.ts'
@@ -19,7 +19,7 @@ export const DEFAULT_PROVIDER = 'default'
 export interface OidcProviders {
   /** Every provider, the environment's first. */
   list(): Promise<OidcProviderSettings[]>
-  /** A provider's settings and its discovered configuration; 404 for an unknown name. */
+  /** A provider's settings and its discovered configuration; 404 for an unknown name, 503 when discovery fails. */
   open(name: string): Promise<{ settings: OidcProviderSettings; config: oidc.Configuration }>
   /** Adds a provider (the CLI): its issuer is checked by discovery first. */
   add(settings: OidcProviderSettings): Promise<OidcProviderSettings>
@@ -92,13 +92,21 @@ export function createOidcProviders(deps: OidcProvidersDeps): OidcProviders {
     },
     async open(name) {
       const settings = await settingsNamed(name)
-      return { settings, config: await discover(settings) }
+      try {
+        return { settings, config: await discover(settings) }
+      } catch (error) {
+        if (isAppError(error)) throw error
+        throw unavailable(`the identity provider ${settings.name} cannot be reached: ${errorMessage(error)}`)
+      }
     },
     async add(settings) {
       if (settings.name === DEFAULT_PROVIDER) throw conflict("`default` is the environment's provider")
       if (!/^[a-z0-9][a-z0-9-]{0,39}$/.test(settings.name))
         throw badRequest('a provider name is lowercase letters, digits and dashes')
-      await discover(settings)
+      await discover(settings).catch((error) => {
+        if (isAppError(error)) throw error
+        throw badRequest(`discovery at ${settings.issuer} failed: ${errorMessage(error)}`)
+      })
       const sealed = await secretBox.seal(settings.clientSecret)
       const added = await store.write(async (tx) => {
         if (await oidcProviders.byName(tx, settings.name)) return false

@@ -3,14 +3,16 @@
  * `GET /v1/auth/session`) and at least hourly on use, a refresh grant reads the person's groups
  * anew and applies them; a provider that refuses the refresh token, or groups that leave the
  * person in no organization, end the session. A session without a refresh token ends at its
- * first check (the person signs in again), unless the provider maps no groups. The provider unreachable: the session goes on and the
- * check is tried again at the next request.
+ * first check (the person signs in again), unless the provider maps no groups. The provider
+ * unreachable: the session goes on and the check is tried again at the next request. Sessions
+ * nobody uses are checked too, by a sweep every few minutes (`sweepSessions`), so a person
+ * removed from a group loses their sessions within the hour whether or not they come back.
  *
  * Also the operator's break-glass: a one-time sign-in link (`automaton users sign-in-link`), and
  * the organization setting `ssoRequired`.
  */
 import * as oidc from 'openid-client'
-import { errorMessage, notFound, unauthorized } from '../errors.ts'
+import { errorMessage, isAppError, notFound, unauthorized } from '../errors.ts'
 import { sha256Hex } from '../security/hash.ts'
 import { oidcSessions, signInLinks, ssoRequirement } from '../store/oidc.ts'
 import { organizations } from '../store/organizations.ts'
@@ -26,10 +28,18 @@ export const OIDC_CHECK_EVERY_MS = 3600_000
 /** A one-time sign-in link works for this long. */
 export const SIGN_IN_LINK_TTL_MS = 15 * 60_000
 export const SIGN_IN_LINK_PREFIX = 'signin_'
+/** The periodic check looks for sessions due this often. */
+export const OIDC_SWEEP_EVERY_MS = 5 * 60_000
+const SWEEP_BATCH = 500
 
 export interface OidcSessionChecks {
   /** False when the session was ended: its provider refused, or no organization is left. */
   checkSession(session: { sessionId: string; userId: string }, force: boolean): Promise<boolean>
+  /**
+   * The periodic check: every live session a provider began whose groups were not checked for
+   * an hour is checked now, used or not; answers how many ended.
+   */
+  sweepSessions(): Promise<number>
   /** The operator's one-time sign-in link for a person (any organization's setting notwithstanding). */
   createSignInLink(email: string): Promise<{ token: string; expiresAt: string }>
   /** Signs in with a one-time link; 401 when unknown, used or expired. */
@@ -80,26 +90,39 @@ export function createOidcSessionChecks(deps: OidcDeps): OidcSessionChecks {
     return false
   }
 
+  async function checkSession({ sessionId, userId }: { sessionId: string; userId: string }, force: boolean) {
+    const row = await oidcSessions.byId(store, sessionId)
+    if (!row || (!force && row.checked_at + OIDC_CHECK_EVERY_MS > clock.now())) return true
+    // One check at a time: requests arriving together would spend one refresh token twice, and
+    // a provider that rotates them takes the second use for a stolen token.
+    const at = clock.now()
+    const claimed = await store.write((tx) => oidcSessions.claim(tx, sessionId, row.checked_at, at))
+    if (claimed === 0) return true
+    try {
+      return await recheck(sessionId, userId, row)
+    } catch (error) {
+      // The operator removed the provider: nothing can vouch for the session any longer.
+      if (isAppError(error) && error.status === 404) return end(sessionId, 'its identity provider was removed')
+      deps.logger.warn('could not check a single sign-on session with its provider', {
+        sessionId,
+        error: errorMessage(error),
+      })
+      // Tried again at the next request.
+      await store.write((tx) => oidcSessions.claim(tx, sessionId, at, row.checked_at)).catch(() => 0)
+      return true
+    }
+  }
+
   return {
-    async checkSession({ sessionId, userId }, force) {
-      const row = await oidcSessions.byId(store, sessionId)
-      if (!row || (!force && row.checked_at + OIDC_CHECK_EVERY_MS > clock.now())) return true
-      // One check at a time: requests arriving together would spend one refresh token twice, and
-      // a provider that rotates them takes the second use for a stolen token.
-      const at = clock.now()
-      const claimed = await store.write((tx) => oidcSessions.claim(tx, sessionId, row.checked_at, at))
-      if (claimed === 0) return true
-      try {
-        return await recheck(sessionId, userId, row)
-      } catch (error) {
-        deps.logger.warn('could not check a single sign-on session with its provider', {
-          sessionId,
-          error: errorMessage(error),
-        })
-        // Tried again at the next request.
-        await store.write((tx) => oidcSessions.claim(tx, sessionId, at, row.checked_at)).catch(() => 0)
-        return true
-      }
+    checkSession,
+
+    async sweepSessions() {
+      // One batch a pass: a provider that cannot be reached leaves its sessions due for the next.
+      const due = await oidcSessions.due(store, clock.now() - OIDC_CHECK_EVERY_MS, clock.now(), SWEEP_BATCH)
+      let ended = 0
+      for (const session of due)
+        if (!(await checkSession({ sessionId: session.session_id, userId: session.user_id }, false))) ended++
+      return ended
     },
 
     async createSignInLink(email) {

@@ -11,7 +11,8 @@
  *   on, and a group gives them an organization here. A person who has an account with that email
  *   is linked only after they give its password: a provider asserting someone's email takes over
  *   nobody.
- * - Groups are applied at every sign-in (oidc-access.ts).
+ * - Groups are applied at every sign-in (oidc-access.ts); sessions are checked again
+ *   (oidc-sessions.ts) and ended by the provider's back-channel logout (oidc-logout.ts).
  */
 import * as oidc from 'openid-client'
 import type { OidcConfig } from '../config/oidc.ts'
@@ -27,6 +28,7 @@ import { users } from '../store/users.ts'
 import type { AuthService } from './auth.ts'
 import { createOidcAdmission } from './oidc-admission.ts'
 import { identityOf, type OidcIdentity } from './oidc-claims.ts'
+import { createOidcLogout, type OidcLogout } from './oidc-logout.ts'
 import { createOidcProviders, environmentProvider, type OidcProviders } from './oidc-providers.ts'
 import { createOidcSessionChecks, type OidcSessionChecks } from './oidc-sessions.ts'
 import type { RequestMeta, SignedIn } from './people-context.ts'
@@ -129,6 +131,11 @@ export function createOidcSignIn(deps: OidcDeps): OidcSignIn {
     async finish({ query, browserState, redirectUri }, meta) {
       const state = query.get('state')
       const flow = await takeFlow(state, browserState)
+      const refusal = query.get('error')
+      if (refusal) {
+        const description = query.get('error_description')
+        throw badRequest(`the identity provider answered ${refusal}${description ? `: ${description}` : ''}`)
+      }
       const { settings, config } = await providers.open(flow.provider)
       const { verifier, nonce } = JSON.parse(await secretBox.open(flow.sealed_verifier))
       const callbackUrl = new URL(redirectUri)
@@ -168,7 +175,8 @@ export function createOidcSignIn(deps: OidcDeps): OidcSignIn {
 
 /** Single sign-on as the HTTP routes and the CLI use it. */
 export type OidcService = OidcSignIn &
-  OidcSessionChecks & {
+  OidcSessionChecks &
+  OidcLogout & {
     /** The providers, to add or remove one (the CLI). */
     readonly registry: OidcProviders
     /** Where the provider's redirect comes back to, before its path; null: each request's origin. */
@@ -179,6 +187,7 @@ export function createOidcService(deps: OidcDeps): OidcService {
   return {
     ...createOidcSignIn(deps),
     ...createOidcSessionChecks(deps),
+    ...createOidcLogout(deps),
     registry: deps.providers,
     publicUrl: deps.publicUrl,
   }

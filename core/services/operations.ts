@@ -13,7 +13,7 @@
 import type { Permission } from '../domain/permissions.ts'
 import type { Principal } from './auth.ts'
 import { requirePermission } from './auth.ts'
-import { noteOperation, noteRefusal } from './audit-context.ts'
+import { noteRefusal, runOperation } from './audit-context.ts'
 
 type Method = (...args: never[]) => unknown
 
@@ -57,12 +57,13 @@ export function guarded<S extends object>(service: string, table: NoInfer<Operat
         authorize(caller, needs)
       } catch (error) {
         // The audit log records every refusal (audit-context.ts).
-        noteRefusal(service, name, String((error as Error).message))
+        noteRefusal(service, name, String((error as Error).message), caller)
         if (async) return Promise.reject(error)
         throw error
       }
-      noteOperation(service, name, rest)
-      return (fn as (...args: unknown[]) => unknown).call(out, caller, ...rest)
+      return runOperation(service, name, caller, rest, () =>
+        (fn as (...args: unknown[]) => unknown).call(out, caller, ...rest),
+      )
     }
   }
   Object.defineProperty(out, OPERATIONS, { value: { service, table } satisfies GuardedOperations, enumerable: false })

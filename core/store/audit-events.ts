@@ -164,3 +164,40 @@ export const auditEvents = {
     return removed
   },
 }
+
+/**
+ * Where delivery to the audit endpoint stands per organization: the last sequence the endpoint
+ * acknowledged, and the process sending now (a lease, so that two processes never send one
+ * organization's records side by side, out of order).
+ */
+export const auditDeliveries = {
+  /** Takes (or keeps) the organization's lease; answers the acknowledged sequence, or null while another holds it. */
+  async claim(tx: SqlExecutor, organizationId: string, owner: string, now: number, until: number) {
+    await tx.run(
+      'INSERT INTO audit_deliveries (organization_id, seq, lease_owner, lease_until) VALUES ($1, 0, NULL, 0) ON CONFLICT (organization_id) DO NOTHING',
+      [organizationId],
+    )
+    const taken = await tx.run(
+      'UPDATE audit_deliveries SET lease_owner = $2, lease_until = $3 WHERE organization_id = $1 AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until < $4)',
+      [organizationId, owner, until, now],
+    )
+    if (taken === 0) return null
+    const row = await tx.get<{ seq: number }>('SELECT seq FROM audit_deliveries WHERE organization_id = $1', [
+      organizationId,
+    ])
+    return Number(row!.seq)
+  },
+  /** Moves the acknowledged sequence, while the lease is still ours; false when it was lost. */
+  async acknowledge(tx: SqlExecutor, organizationId: string, owner: string, seq: number, until: number) {
+    const moved = await tx.run(
+      'UPDATE audit_deliveries SET seq = $3, lease_until = $4 WHERE organization_id = $1 AND lease_owner = $2 AND seq < $3',
+      [organizationId, owner, seq, until],
+    )
+    return moved > 0
+  },
+  release: (tx: SqlExecutor, organizationId: string, owner: string) =>
+    tx.run(
+      'UPDATE audit_deliveries SET lease_owner = NULL, lease_until = 0 WHERE organization_id = $1 AND lease_owner = $2',
+      [organizationId, owner],
+    ),
+}

@@ -34,6 +34,8 @@ export interface OidcSessionRow {
   subject: string
   sealed_refresh_token: string | null
   checked_at: number
+  /** The provider's session id (the ID token's `sid`), which a back-channel logout may name. */
+  sid?: string | null
 }
 
 export const oidcProviders = {
@@ -91,8 +93,36 @@ export const oidcAuthorizations = {
 export const oidcSessions = {
   insert: (db: SqlExecutor, r: OidcSessionRow) =>
     db.run(
-      'INSERT INTO oidc_sessions (session_id, provider, subject, sealed_refresh_token, checked_at) VALUES ($1, $2, $3, $4, $5)',
-      [r.session_id, r.provider, r.subject, r.sealed_refresh_token, r.checked_at],
+      'INSERT INTO oidc_sessions (session_id, provider, subject, sealed_refresh_token, checked_at, sid) VALUES ($1, $2, $3, $4, $5, $6)',
+      [r.session_id, r.provider, r.subject, r.sealed_refresh_token, r.checked_at, r.sid ?? null],
+    ),
+  /**
+   * The live sessions a back-channel logout names: the subject's, or only the provider session
+   * `sid` when given (with or without the subject).
+   */
+  named: (db: SqlExecutor, provider: string, logout: { subject: string | null; sid: string | null }, now: number) => {
+    const params: Array<string | number> = [provider, now]
+    const where = ['o.provider = $1', 's.revoked_at IS NULL', 's.expires_at > $2']
+    for (const [column, value] of [
+      ['o.subject', logout.subject],
+      ['o.sid', logout.sid],
+    ] as const) {
+      if (value === null) continue
+      params.push(value)
+      where.push(`${column} = $${params.length}`)
+    }
+    return db.all<{ session_id: string; user_id: string }>(
+      `SELECT o.session_id, s.user_id FROM oidc_sessions o JOIN sessions s ON s.id = o.session_id WHERE ${where.join(' AND ')}`,
+      params,
+    )
+  },
+  /** Live sessions whose groups were last checked before `before`, the longest unchecked first. */
+  due: (db: SqlExecutor, before: number, now: number, limit: number) =>
+    db.all<{ session_id: string; user_id: string }>(
+      `SELECT o.session_id, s.user_id FROM oidc_sessions o JOIN sessions s ON s.id = o.session_id
+       WHERE o.checked_at < $1 AND s.revoked_at IS NULL AND s.expires_at > $2
+       ORDER BY o.checked_at LIMIT $3`,
+      [before, now, limit],
     ),
   byId: (db: SqlExecutor, sessionId: string) =>
     db.get<OidcSessionRow>('SELECT * FROM oidc_sessions WHERE session_id = $1', [sessionId]),

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createTestServer, loadPlugin, type TestServer } from 'automaton/testing'
-import { type OAuth2TestProvider, startOAuth2Provider } from '../../tests/helpers/oauth2-provider.ts'
+import { type TestIdentityProvider, startIdentityProvider } from '../../tests/helpers/identity-provider.ts'
 import helpdesk from './plugin/index.ts'
 import { type HelpdeskPlatform, startHelpdesk } from './testing/platform.ts'
 
@@ -21,13 +21,13 @@ const withLog = (type: string, payload: Record<string, unknown>) => ({
 })
 
 describe('the help-desk plugin', () => {
-  let provider: OAuth2TestProvider
+  let provider: TestIdentityProvider
   let platform: HelpdeskPlatform
   let server: TestServer
   let connectorId: string
 
   beforeAll(async () => {
-    provider = await startOAuth2Provider(CALLBACK)
+    provider = await startIdentityProvider(CALLBACK)
     platform = startHelpdesk(provider.issuer, async (token) => (await provider.introspect(token)).active)
     const { plugin } = await loadPlugin(helpdesk)
     server = await createTestServer({ plugins: [plugin], env: { AUTOMATON_PUBLIC_URL: PUBLIC_URL } })
@@ -75,7 +75,7 @@ describe('the help-desk plugin', () => {
     expect(runs.map((r) => r.nodes.say.result)).toEqual([{ message: first.id }, { message: second.id }])
     const polls = await server.call<{ data: { triggers: unknown[] } }>('GET', `/v1/workflows/${wf.id}/polls`)
     expect(polls.body.data.triggers).toEqual([
-      expect.objectContaining({ cursor: { after: second.number }, lastError: null }),
+      expect.objectContaining({ cursor: { after: second.number }, lastError: '' }),
     ])
     await server.call('POST', `/v1/workflows/${wf.id}/pause`)
   })
@@ -110,17 +110,17 @@ describe('the help-desk plugin', () => {
   it("offers the help desk's agents in pages, with search", async () => {
     const ask = (body: Record<string, unknown>) =>
       server.call<{
-        data: { items: { label: string; value: string }[]; nextCursor: string | null; selected: unknown }
+        data: { items: { label: string; value: string }[]; nextCursor: string; selected: unknown }
       }>('POST', '/v1/catalog/actions/helpdesk-reply/options', { field: 'agent', connectorId, values: {}, ...body })
     const first = (await ask({})).body.data
     expect(first.items).toHaveLength(10)
     expect(first.items[0]).toEqual({ label: 'Ada 1', value: 'ag_1' })
     expect(first.nextCursor).toBe('2')
     const last = (await ask({ cursor: '3' })).body.data
-    expect(last).toEqual({ items: expect.any(Array), nextCursor: null, selected: null })
+    expect(last).toEqual({ items: expect.any(Array), nextCursor: '', selected: null })
     expect(last.items).toHaveLength(5)
     const found = (await ask({ search: 'grace', values: { agent: 'ag_2' } })).body
-    expect(found).toMatchObject({ data: { nextCursor: null, selected: { value: 'ag_2', offered: true } } })
+    expect(found).toMatchObject({ data: { nextCursor: '', selected: { value: 'ag_2', offered: true } } })
     expect(found.data.items.map((i) => i.label)).toEqual(['Grace 2', 'Grace 7', 'Grace 12', 'Grace 17', 'Grace 22'])
   })
 

@@ -1,17 +1,36 @@
 /**
  * kill -9 the server while audited requests pour in: the audit file (AUTOMATON_AUDIT_FILE) ends
- * up with every record of the database once, in chain order per organization, after a restart.
+ * up with every record of the database once, in chain order per organization, after a restart;
+ * `automaton audit verify` finds the chain intact, then the first record edited in the database.
  */
+import { Database } from 'bun:sqlite'
 import { describe, expect, it } from 'bun:test'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { api, startServer, until } from '../helpers/process.ts'
+import { api, runCli, startServer, until } from '../helpers/process.ts'
 import { servedPerStore } from '../helpers/served.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { queryDatabase } from '../helpers/stores.ts'
 import { tempDir } from '../helpers/tmp.ts'
 
 const KEY = 'svcsk_audit_file_crash_bootstrap_key_0123456789'
+
+interface ChainReport {
+  organizationId: string
+  records: number
+  broken: { seq: number; id: string | null } | null
+}
+
+/** Edits the database behind the server's back, as someone with database access alone could. */
+async function editDatabase(env: Record<string, string>, sql: string, params: unknown[]) {
+  if (env.AUTOMATON_DATABASE_URL) return void (await queryDatabase(env, sql, params))
+  const db = new Database(join(env.AUTOMATON_DATA_DIR, 'automaton.db'))
+  try {
+    db.query(sql.replace(/\$(\d+)/g, '?$1')).run(...(params as never[]))
+  } finally {
+    db.close()
+  }
+}
 
 const linesOf = (file: string) =>
   existsSync(file)
@@ -55,6 +74,26 @@ for (const kind of storeKinds()) {
       const lines = linesOf(file)
       expect(lines.map((l) => l.id)).toEqual(stored.map((r) => r.id))
       for (let i = 1; i < lines.length; i++) expect(lines[i].seq).toBe(lines[i - 1].seq + 1)
+
+      // The chain verifies across the crash; a record edited in the database breaks it there.
+      const verify = async () => {
+        const { code, stdout } = await runCli(['audit', 'verify'], served.env)
+        return { code, organizations: (JSON.parse(stdout) as { organizations: ChainReport[] }).organizations }
+      }
+      const intact = await verify()
+      expect(intact.code).toBe(0)
+      expect(intact.organizations.every((o) => o.broken === null && o.records > 0)).toBe(true)
+      const [victim] = await queryDatabase<{ id: string; seq: number; organization_id: string }>(
+        served.env,
+        'SELECT id, seq, organization_id FROM audit_events ORDER BY seq LIMIT 1 OFFSET 5',
+      )
+      await editDatabase(served.env, "UPDATE audit_events SET outcome = 'refused' WHERE id = $1", [victim.id])
+      const broken = await verify()
+      expect(broken.code).toBe(1)
+      expect(broken.organizations.find((o) => o.organizationId === victim.organization_id)?.broken).toMatchObject({
+        seq: Number(victim.seq),
+        id: victim.id,
+      })
       dir.remove()
     })
   })

@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import { join } from 'node:path'
 import { type HelpdeskPlatform, startHelpdesk } from '../../examples/helpdesk/testing/platform.ts'
-import { type OAuth2TestProvider, startOAuth2Provider } from '../helpers/oauth2-provider.ts'
+import { type TestIdentityProvider, startIdentityProvider } from '../helpers/identity-provider.ts'
 import { api, DENO, ROOT, type ServerProcess, startServer } from '../helpers/process.ts'
 import { freshPostgresUrl, TEST_DATABASE_URL, warnSkipped } from '../helpers/services.ts'
 import { tempDir } from '../helpers/tmp.ts'
@@ -21,7 +21,7 @@ if (!TEST_DATABASE_URL) warnSkipped('the help-desk plugin on Deno (it runs on Po
 describe.skipIf(!TEST_DATABASE_URL)('the help-desk plugin on Deno, with Postgres', () => {
   const dir = tempDir()
   let drop: (() => Promise<void>) | undefined
-  let provider: OAuth2TestProvider | undefined
+  let provider: TestIdentityProvider | undefined
   let platform: HelpdeskPlatform | undefined
   afterAll(async () => {
     await drop?.()
@@ -31,7 +31,7 @@ describe.skipIf(!TEST_DATABASE_URL)('the help-desk plugin on Deno, with Postgres
   })
 
   /** Creates the connector and plays the person who authorizes it. */
-  async function connect(server: ServerProcess, oauth: OAuth2TestProvider, site: HelpdeskPlatform) {
+  async function connect(server: ServerProcess, oauth: TestIdentityProvider, site: HelpdeskPlatform) {
     const created = await api(server.url, 'POST', '/v1/connectors', KEY, {
       type: 'helpdesk',
       name: 'help desk',
@@ -49,7 +49,7 @@ describe.skipIf(!TEST_DATABASE_URL)('the help-desk plugin on Deno, with Postgres
   it('is in the catalog, and a poll of its new-ticket trigger starts a run', async () => {
     const pg = await freshPostgresUrl()
     drop = pg.drop
-    provider = await startOAuth2Provider(CALLBACK)
+    provider = await startIdentityProvider(CALLBACK)
     const oauth = provider
     platform = startHelpdesk(oauth.issuer, async (token) => (await oauth.introspect(token)).active)
     const ticket = platform.open('printer on fire')

@@ -27,6 +27,8 @@ export interface SignedInConsole {
   readonly page: Page
   readonly problems: string[]
   readonly dataDir: string
+  /** A page in a browser context of its own (signed out), watched for problems like the first. */
+  newPage(): Promise<Page>
   /** The API with the organization's bootstrap key. */
   call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>
   close(): Promise<void>
@@ -43,6 +45,8 @@ export interface ConsoleOptions {
   acceptDialogs?: boolean
   /** Console errors about these statuses are expected answers, not problems (default 400, 401, 404, 412). */
   expectedStatuses?: RegExp
+  /** Origins the pages may reach besides the server's (an identity provider's sign-in). */
+  otherOrigins?: readonly string[]
   timeoutMs?: number
 }
 
@@ -77,19 +81,24 @@ export async function openSignedInConsole(options: ConsoleOptions): Promise<Sign
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
   })
-  const page = await browser.newPage()
-  await page.setViewport({ width: 1440, height: 900 })
-  page.setDefaultTimeout(options.timeoutMs ?? 30_000)
   const problems: string[] = []
   const expected = options.expectedStatuses ?? /status of 4(00|01|04|12)\b/
-  if (options.acceptDialogs !== false) page.on('dialog', (dialog) => void dialog.accept())
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !expected.test(m.text())) problems.push(`console: ${m.text()}`)
-  })
-  page.on('pageerror', (error) => problems.push(`page: ${error}`))
-  page.on('request', (r) => {
-    if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) problems.push(`elsewhere: ${r.url()}`)
-  })
+  const watched = async (page: Page) => {
+    await page.setViewport({ width: 1440, height: 900 })
+    page.setDefaultTimeout(options.timeoutMs ?? 30_000)
+    if (options.acceptDialogs !== false) page.on('dialog', (dialog) => void dialog.accept())
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !expected.test(m.text())) problems.push(`console: ${m.text()}`)
+    })
+    page.on('pageerror', (error) => problems.push(`page: ${error}`))
+    page.on('request', (r) => {
+      const url = r.url()
+      const allowed = [server.url, 'data:', ...(options.otherOrigins ?? [])]
+      if (!allowed.some((origin) => url.startsWith(origin))) problems.push(`elsewhere: ${url}`)
+    })
+    return page
+  }
+  const page = await watched(await browser.newPage())
   await page.goto(`${server.url}/signin`)
   await page.type('input[name=email]', email)
   await page.type('input[name=password]', PASSWORD)
@@ -101,6 +110,7 @@ export async function openSignedInConsole(options: ConsoleOptions): Promise<Sign
     page,
     problems,
     dataDir: dir.path,
+    newPage: async () => watched(await (await browser.createBrowserContext()).newPage()),
     call,
     async close() {
       await browser.close()

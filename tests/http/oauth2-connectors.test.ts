@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createSkewedClock, type SkewedClock } from '../helpers/clock.ts'
 import {
   ACCESS_TOKEN_TTL_S,
-  type OAuth2TestProvider,
+  type TestIdentityProvider,
   type ProtectedResource,
-  startOAuth2Provider,
+  startIdentityProvider,
   startProtectedResource,
-} from '../helpers/oauth2-provider.ts'
+} from '../helpers/identity-provider.ts'
 import { defineAction, defineConnector, definePlugin, Secret, Type } from '../../core/plugin/sdk.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
@@ -56,7 +56,7 @@ const bodyApi = definePlugin({ id: 'bodyapi', connector: bodyApiConnector, actio
 /** The systems and servers of the suite running now (one store kind at a time). */
 let t: TestSystem
 let sibling: TestSystem
-let provider: OAuth2TestProvider
+let provider: TestIdentityProvider
 let resource: ProtectedResource
 let clock: SkewedClock
 
@@ -273,7 +273,7 @@ function otherTests() {
 for (const kind of storeKinds()) {
   describe(`OAuth2 connectors (${kind})`, () => {
     beforeAll(async () => {
-      provider = await startOAuth2Provider(CALLBACK)
+      provider = await startIdentityProvider(CALLBACK)
       resource = startProtectedResource(provider)
       clock = createSkewedClock()
       const env = { AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', AUTOMATON_PUBLIC_URL: PUBLIC_URL }

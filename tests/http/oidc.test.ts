@@ -4,13 +4,15 @@
  * and roles their groups give, a group removed taking access away at the next sign-in and at the
  * next session refresh, no takeover of an existing person without their password, organizations
  * that require single sign-on refusing passwords (and the operator's one-time link), same-origin
- * `returnTo` only, a state good once and only in the browser that started.
+ * `returnTo` only, a state good once and only in the browser that started, the provider's
+ * back-channel logout, and the hourly check of sessions nobody uses.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { generateKeyPair, SignJWT } from 'jose'
 import type { Clock } from '../../core/ports/clock.ts'
 import { addMember, asSession, PASSWORD, signIn } from '../helpers/people.ts'
 import { storeKinds } from '../helpers/services.ts'
-import { type SsoTestProvider, startSsoProvider } from '../helpers/sso-provider.ts'
+import { type TestIdentityProvider, startIdentityProvider } from '../helpers/identity-provider.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 
 const PUBLIC_URL = 'https://automaton.example.test'
@@ -32,7 +34,7 @@ function skewedClock(): Clock & { skip(ms: number): void } {
 for (const kind of storeKinds()) {
   describe(`single sign-on (${kind})`, () => {
     let t: TestSystem
-    let provider: SsoTestProvider
+    let provider: TestIdentityProvider
     let beta: { orgId: string; key: string }
     const clock = skewedClock()
 
@@ -56,7 +58,7 @@ for (const kind of storeKinds()) {
       )
 
     beforeAll(async () => {
-      provider = await startSsoProvider(CALLBACK)
+      provider = await startIdentityProvider(CALLBACK)
       t = await openTestSystem(
         kind,
         {
@@ -135,6 +137,62 @@ for (const kind of storeKinds()) {
       expect(refused.session).toBeNull()
     })
 
+    const backChannelLogout = (logoutToken: string, provider?: string) =>
+      t.system.app.handle(
+        new Request(`http://localhost/v1/auth/oidc/backchannel-logout${provider ? `?provider=${provider}` : ''}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ logout_token: logoutToken }),
+        }),
+      )
+
+    it("ends the sessions the provider's back-channel logout names: one provider session, or all of a subject's", async () => {
+      provider.accounts.set('ivy', { email: 'ivy@corp.test', emailVerified: true, groups: ['automation-ops'] })
+      const laptop = await ssoSignIn('ivy')
+      const laptopSid = provider.sessionOf('ivy')!
+      const phone = await ssoSignIn('ivy')
+      const phoneSid = provider.sessionOf('ivy')!
+      expect(phoneSid).not.toBe(laptopSid)
+      const inAcme = (session: string) => asSession(t, session, t.orgId)('GET', '/v1/workflows')
+
+      // The provider ended the phone's session: that one ends here, the laptop's goes on.
+      const one = await backChannelLogout(await provider.logoutToken('ivy', phoneSid))
+      expect(one.status).toBe(200)
+      expect(((await one.json()) as { data: { ended: number } }).data.ended).toBe(1)
+      expect((await inAcme(phone.session!)).status).toBe(401)
+      expect((await inAcme(laptop.session!)).status).toBe(200)
+      // Every session of the subject.
+      expect((await backChannelLogout(await provider.logoutToken('ivy'))).status).toBe(200)
+      expect((await inAcme(laptop.session!)).status).toBe(401)
+      const signOuts = (await t.call('GET', '/v1/audit-events?operation=auth.signOut')).body.data.items
+      expect(signOuts[0]).toMatchObject({ actor: { kind: 'person', name: 'ivy@corp.test' }, outcome: 'allowed' })
+    })
+
+    it('refuses a logout token the provider did not sign, or one that is not a logout token', async () => {
+      provider.accounts.set('jon', { email: 'jon@corp.test', emailVerified: true, groups: ['automation-ops'] })
+      const { session } = await ssoSignIn('jon')
+      const { privateKey } = await generateKeyPair('RS256')
+      const forged = await new SignJWT({
+        events: { 'http://schemas.openid.net/event/backchannel-logout': {} },
+        jti: crypto.randomUUID(),
+      })
+        .setProtectedHeader({ alg: 'RS256' })
+        .setIssuer(provider.issuer)
+        .setAudience(provider.clientId)
+        .setSubject('jon')
+        .setIssuedAt()
+        .setExpirationTime('2m')
+        .sign(privateKey)
+      const refused = await backChannelLogout(forged)
+      expect(refused.status).toBe(400)
+      expect(((await refused.json()) as { message: string }).message).toContain('logout token')
+      // An ID token is signed by the provider, but it is not a logout token.
+      expect((await backChannelLogout(await provider.idToken('jon'))).status).toBe(400)
+      expect((await backChannelLogout('not a jwt')).status).toBe(400)
+      expect((await backChannelLogout(await provider.logoutToken('jon'), 'nobody')).status).toBe(404)
+      expect((await asSession(t, session!, t.orgId)('GET', '/v1/workflows')).status).toBe(200)
+    })
+
     it('checks the groups again at least hourly while a session is used', async () => {
       provider.accounts.set('gil', {
         email: 'gil@corp.test',
@@ -155,6 +213,25 @@ for (const kind of storeKinds()) {
       provider.accounts.delete('gil')
       clock.skip(61 * 60_000)
       expect((await asSession(t, session!, beta.orgId)('GET', '/v1/workflows')).status).toBe(401)
+    })
+
+    it('checks sessions nobody uses at least hourly: a person taken out of every group loses them', async () => {
+      provider.accounts.set('kim', { email: 'kim@corp.test', emailVerified: true, groups: ['automation-ops'] })
+      const { session } = await ssoSignIn('kim')
+      const isMember = async () =>
+        ((await t.call('GET', '/v1/members?limit=100')).body.data.items as Array<{ email: string }>).some(
+          (m) => m.email === 'kim@corp.test',
+        )
+      expect(await isMember()).toBe(true)
+      provider.accounts.set('kim', { email: 'kim@corp.test', emailVerified: true, groups: [] })
+      // Within the hour the sweep leaves the session alone; past it, the provider is asked without a request.
+      clock.skip(30 * 60_000)
+      await t.system.oidc.sweepSessions()
+      expect(await isMember()).toBe(true)
+      clock.skip(31 * 60_000)
+      expect(await t.system.oidc.sweepSessions()).toBeGreaterThanOrEqual(1)
+      expect(await isMember()).toBe(false)
+      expect((await asSession(t, session!)('GET', '/v1/auth/session')).status).toBe(401)
     })
 
     it('links an existing person only once they give their password: a provider asserting the email takes over nobody', async () => {
@@ -260,6 +337,29 @@ for (const kind of storeKinds()) {
         expect((await get('/v1/auth/oidc/login?provider=nobody')).status).toBe(404)
       } finally {
         await t.system.oidc.registry.remove('corp')
+      }
+    })
+
+    it("answers the provider's error, and a provider that cannot be reached, with the error body", async () => {
+      const login = await get('/v1/auth/oidc/login')
+      const state = cookieNamed(login, 'automaton_oidc_state')!
+      const denied = await get(
+        `/v1/auth/oidc/callback?error=access_denied&error_description=${encodeURIComponent('the person said no')}&state=${state}`,
+        `automaton_oidc_state=${state}`,
+      )
+      expect(denied.status).toBe(400)
+      expect(denied.headers.get('content-type')).toContain('application/json')
+      expect(await denied.json()).toMatchObject({
+        code: 400,
+        message: 'the identity provider answered access_denied: the person said no',
+      })
+      const unreachable = await t.openSibling({ AUTOMATON_OIDC_ISSUER: 'http://127.0.0.1:9/' })
+      try {
+        const refused = await unreachable.system.app.handle(new Request('http://localhost/v1/auth/oidc/login'))
+        expect(refused.status).toBe(503)
+        expect(((await refused.json()) as { message: string }).message).toContain('cannot be reached')
+      } finally {
+        await unreachable.stop()
       }
     })
 

@@ -67,6 +67,7 @@ for (const kind of storeKinds()) {
       ops.sort((a, b) => rank(a.method, a.path) - rank(b.method, b.path))
       expect(ops.length).toBeGreaterThan(60)
       const wrong: unknown[] = []
+      const unnamed: unknown[] = []
       for (const op of ops) {
         const path = realPath(op.path, resources)
         if (path === null) continue
@@ -74,8 +75,48 @@ for (const kind of storeKinds()) {
         const r = await t.call(op.method, path, { body: op.method === 'DELETE' ? undefined : {} })
         const added = (await count(t)) - before
         if (added !== 1) wrong.push({ ...op, status: r.status, added })
+        // A creation's record names what it created.
+        const created = r.status === 201 || (op.method === 'POST' && r.status === 200) ? r.body?.data?.id : undefined
+        if (typeof created === 'string' && /^[a-z0-9]+_/.test(created)) {
+          const last = await t.system.store.get<{ resource_id: string | null }>(
+            'SELECT resource_id FROM audit_events ORDER BY at DESC, seq DESC LIMIT 1',
+          )
+          if (last?.resource_id !== created) unnamed.push({ ...op, created, recorded: last?.resource_id })
+        }
       }
       expect(wrong).toEqual([])
+      expect(unnamed).toEqual([])
+    })
+
+    it("names the created resource's id in a creation's record", async () => {
+      const created: Record<string, string> = {
+        'POST /v1/workflows': resources.byPrefix['/v1/workflows/{id}'],
+        'POST /v1/execution-webhooks': resources.byPrefix['/v1/execution-webhooks/{id}'],
+        'POST /v1/service-accounts': resources.byPrefix['/v1/service-accounts/{id}'],
+        'POST /v1/api-keys': resources.byPrefix['/v1/api-keys/{id}'],
+        'POST /v1/members': resources.byPrefix['/v1/invitations/{id}'],
+        'POST /v1/connectors': resources.byPrefix['/v1/connectors/{id}'],
+        'POST /v1/tags': resources.byPrefix['/v1/tags/{id}'],
+        'POST /v1/templates': resources.byPrefix['/v1/templates/{id}'],
+        'POST /v1/apps': resources.byPrefix['/v1/apps/{id}'],
+        'POST /v1/wallets': resources.byPrefix['/v1/wallets/{id}'],
+        'POST /v1/agent-cards': resources.byPrefix['/v1/agent-cards/{id}'],
+      }
+      const records = (
+        await t.system.store.all<{ resource_id: string | null; details: string }>(
+          "SELECT resource_id, details FROM audit_events WHERE organization_id = $1 AND outcome = 'allowed'",
+          [t.orgId],
+        )
+      ).map((r) => ({ id: r.resource_id, route: JSON.parse(r.details).route as string }))
+      const named: Record<string, string | null> = {}
+      for (const route of Object.keys(created))
+        named[route] = records.find((r) => r.route === route && r.id === created[route])?.id ?? null
+      expect(named).toEqual(created)
+      const hook = await t.call('POST', `/v1/workflows/${created['POST /v1/workflows']}/webhooks`, { body: {} })
+      if (hook.status === 200 || hook.status === 201) {
+        const [last] = (await t.call('GET', '/v1/audit-events?limit=1')).body.data.items
+        expect(last.details.parentId).toBe(created['POST /v1/workflows'])
+      }
     })
 
     it('records a refusal, and lists records to those holding audit:read only', async () => {

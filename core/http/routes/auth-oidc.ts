@@ -2,8 +2,8 @@
  * Single sign-on with OpenID Connect: the providers (for the console's buttons), the start of a
  * sign-in (a redirect to the provider), the provider's redirect back (a session cookie and a
  * redirect to `returnTo`), the link of an existing account by its password, and the operator's
- * one-time sign-in link. None takes an API key: the state, the link token or the sign-in link is
- * the credential, each good once.
+ * one-time sign-in link, and the provider's back-channel logout. None takes an API key: the
+ * state, the link token, the sign-in link or the provider's signed logout token is the credential.
  */
 import { Elysia } from 'elysia'
 import { Type as T } from '@sinclair/typebox'
@@ -68,9 +68,9 @@ export function oidcRoutes(oidc: OidcService, sessionMaxAgeMs: number) {
         }),
         detail: doc({
           summary: 'Sign in with an identity provider (a redirect to it)',
-          description: `Redirects (302) to the provider (authorization code with PKCE); it sends the person back to ${OIDC_CALLBACK_PATH} under AUTOMATON_PUBLIC_URL (or this request's origin), the redirect URI to register with it. The sign-in must finish within 10 minutes, in the same browser. 400 when returnTo is not a path on this site; 404 for an unknown provider.`,
+          description: `Redirects (302) to the provider (authorization code with PKCE); it sends the person back to ${OIDC_CALLBACK_PATH} under AUTOMATON_PUBLIC_URL (or this request's origin), the redirect URI to register with it. The sign-in must finish within 10 minutes, in the same browser. 400 when returnTo is not a path on this site; 404 for an unknown provider; 503 when the provider's discovery document cannot be read.`,
           tags,
-          errors: [400, 404],
+          errors: [400, 404, 503],
         }),
       },
     )
@@ -95,9 +95,30 @@ export function oidcRoutes(oidc: OidcService, sessionMaxAgeMs: number) {
         detail: doc({
           summary: "The identity provider's redirect back (the redirect URI)",
           description:
-            "Sets the session cookie and redirects (303) to returnTo. When an account with the provider's email exists and is not linked yet, redirects to the console's sign-in page instead, where its password links it (POST /v1/auth/oidc/link). 400 for an unknown, used, expired or other browser's state, or a sign-in the provider did not complete; 403 when the email is not verified, JIT creation is off, or no group gives access to an organization.",
+            "Sets the session cookie and redirects (303) to returnTo. When an account with the provider's email exists and is not linked yet, redirects to the console's sign-in page instead, where its password links it (POST /v1/auth/oidc/link). Every failure answers the error body (JSON), never a bare page: 400 for an unknown, used, expired or other browser's state, a provider that answered an error (`error=access_denied`), or a sign-in the provider did not complete; 403 when the email is not verified, JIT creation is off, or no group gives access to an organization; 503 when the provider cannot be reached.",
           tags,
-          errors: [400, 403],
+          errors: [400, 403, 503],
+        }),
+      },
+    )
+    .post(
+      '/oidc/backchannel-logout',
+      async ({ body, query, set }) => {
+        set.headers['cache-control'] = 'no-store'
+        return oidc.backChannelLogout(query.provider ?? DEFAULT_PROVIDER, body.logout_token)
+      },
+      {
+        query: t.Object({
+          provider: t.Optional(t.String({ maxLength: 64, description: "`default`: the environment's provider" })),
+        }),
+        body: t.Object({ logout_token: t.String({ minLength: 1, maxLength: 16_384 }) }),
+        detail: doc({
+          summary: "The identity provider's back-channel logout (OpenID Connect Back-Channel Logout 1.0)",
+          description:
+            "Register this URL (with `?provider=<name>` for a provider added with the CLI) as the client's back-channel logout URI. The provider POSTs `logout_token` (form-encoded), a JWT it signed with a key of its `jwks_uri`, naming a subject (`sub`) or a provider session (`sid`); the sessions it began here for them end. 200 with the number of sessions ended; 400 when the token does not verify (signature, issuer, audience, age, the logout event, no nonce); 404 for an unknown provider.",
+          tags,
+          response: T.Object({ ended: T.Integer() }),
+          errors: [400, 404],
         }),
       },
     )

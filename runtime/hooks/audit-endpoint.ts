@@ -1,0 +1,167 @@
+/**
+ * Ships audit records to an HTTP endpoint (AUTOMATON_AUDIT_ENDPOINT, a SIEM's collector): the
+ * process that delivers execution hooks POSTs each organization's records past the endpoint's
+ * acknowledged sequence, in chain order, in batches, signed as execution hooks are (Standard
+ * Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature` over the body with
+ * AUTOMATON_AUDIT_ENDPOINT_SECRET). Only a 2xx answer moves the sequence (kept in the database,
+ * so a restart resends what was not acknowledged: at least once); a failure is retried with a
+ * growing pause. A lease per organization keeps two processes from sending one chain at once.
+ */
+import { ConfigError } from '../../core/config/parsers.ts'
+import type { Clock } from '../../core/ports/clock.ts'
+import type { HttpClient } from '../../core/ports/http-client.ts'
+import type { Logger } from '../../core/ports/logger.ts'
+import type { Store } from '../../core/ports/store.ts'
+import { type HookUrlPolicy, hookUrlProblem } from '../../core/security/hook-url.ts'
+import { importSigningKey, signatureHeader } from '../../core/security/webhook-signature.ts'
+import { toAuditEvent } from '../../core/services/audit-log.ts'
+import { auditDeliveries, auditEvents } from '../../core/store/audit-events.ts'
+
+/** Records in one POST. */
+export const AUDIT_BATCH = 100
+/** A process holds an organization's delivery this long past its last step. */
+const LEASE_MS = 60_000
+/** The longest pause between attempts while the endpoint fails. */
+const MAX_PAUSE_MS = 5 * 60_000
+
+export interface AuditEndpointDeps {
+  store: Store
+  clock: Clock
+  logger: Logger
+  http: HttpClient
+  url: string
+  secret: string | null
+  policy: HookUrlPolicy
+  pollMs: number
+  timeoutMs: number
+  userAgent: string
+  /** This process, as the leases name it. */
+  owner: string
+}
+
+export interface AuditEndpointShipper {
+  /** One pass now: every record the endpoint has not acknowledged; throws when the endpoint fails. */
+  shipNow(): Promise<number>
+  start(): void
+  stop(): Promise<void>
+}
+
+/** The body of one POST: an organization's records, oldest first. */
+export function auditBatchBody(organizationId: string, records: readonly unknown[]): string {
+  return JSON.stringify({ type: 'audit.records', organizationId, records })
+}
+
+/** The signing key, or a ConfigError naming what is wrong with the settings. */
+async function signingKeyOf(deps: AuditEndpointDeps): Promise<CryptoKey> {
+  if (!deps.secret) throw new ConfigError('AUTOMATON_AUDIT_ENDPOINT needs AUTOMATON_AUDIT_ENDPOINT_SECRET (whsec_…)')
+  const problem = hookUrlProblem(deps.url, deps.policy)
+  if (problem) throw new ConfigError(`AUTOMATON_AUDIT_ENDPOINT ${deps.url} ${problem}`)
+  try {
+    return await importSigningKey(deps.secret)
+  } catch {
+    throw new ConfigError('AUTOMATON_AUDIT_ENDPOINT_SECRET is not a whsec_<base64> secret')
+  }
+}
+
+export async function createAuditEndpointShipper(deps: AuditEndpointDeps): Promise<AuditEndpointShipper> {
+  const key = await signingKeyOf(deps)
+  const { store, clock } = deps
+  let timer: ReturnType<typeof setTimeout> | null = null
+  let running: Promise<number> | null = null
+  let stopped = false
+  let failures = 0
+
+  async function post(organizationId: string, rows: Awaited<ReturnType<typeof auditEvents.after>>): Promise<void> {
+    const body = auditBatchBody(organizationId, rows.map(toAuditEvent))
+    const id = `audit_${organizationId}_${rows[0].seq}_${rows[rows.length - 1].seq}`
+    const timestamp = Math.floor(clock.now() / 1000)
+    const response = await deps.http.send({
+      method: 'POST',
+      url: deps.url,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': deps.userAgent,
+        'webhook-id': id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': await signatureHeader([key], id, timestamp, body),
+      },
+      body,
+      timeoutMs: deps.timeoutMs,
+      maxResponseBytes: 4096,
+    })
+    if (response.status < 200 || response.status >= 300)
+      throw new Error(`the audit endpoint answered ${response.status}`)
+  }
+
+  /** Sends one organization's records past its acknowledged sequence; answers how many. */
+  async function shipOrganization(organizationId: string): Promise<number> {
+    const leaseUntil = () => clock.now() + LEASE_MS
+    let seq = await store.write((tx) =>
+      auditDeliveries.claim(tx, organizationId, deps.owner, clock.now(), leaseUntil()),
+    )
+    if (seq === null) return 0
+    let shipped = 0
+    for (;;) {
+      const rows = await auditEvents.after(store, organizationId, seq, AUDIT_BATCH)
+      if (rows.length === 0) return shipped
+      await post(organizationId, rows)
+      const last = Number(rows[rows.length - 1].seq)
+      const kept = await store.write((tx) =>
+        auditDeliveries.acknowledge(tx, organizationId, deps.owner, last, leaseUntil()),
+      )
+      if (!kept) return shipped
+      seq = last
+      shipped += rows.length
+    }
+  }
+
+  async function pass(): Promise<number> {
+    let shipped = 0
+    for (const organizationId of await auditEvents.organizations(store)) {
+      if (stopped) break
+      shipped += await shipOrganization(organizationId)
+    }
+    return shipped
+  }
+
+  function shipNow(): Promise<number> {
+    running ??= pass().finally(() => {
+      running = null
+    })
+    return running
+  }
+
+  function schedule(pauseMs: number) {
+    if (stopped) return
+    timer = setTimeout(() => {
+      shipNow()
+        .then(() => {
+          failures = 0
+        })
+        .catch((error) => {
+          failures++
+          deps.logger.warn('could not deliver audit records to the endpoint; trying again', {
+            error: String(error),
+            failures,
+          })
+        })
+        .finally(() => schedule(Math.min(deps.pollMs * 2 ** failures, MAX_PAUSE_MS)))
+    }, pauseMs)
+  }
+
+  return {
+    shipNow,
+    start: () => schedule(deps.pollMs),
+    async stop() {
+      stopped = true
+      if (timer) clearTimeout(timer)
+      await running?.catch(() => {})
+      const organizations = await auditEvents.organizations(store).catch(() => [])
+      await store
+        .write(async (tx) => {
+          for (const organizationId of organizations) await auditDeliveries.release(tx, organizationId, deps.owner)
+        })
+        .catch(() => {})
+    },
+  }
+}
