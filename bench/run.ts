@@ -17,6 +17,7 @@ interface Result {
 const BENCHES: Record<string, () => Promise<{ run: (o?: { scale?: number }) => Promise<Result[]> }>> = {
   store: () => import('./store-writes.ts'),
   engine: () => import('./engine.ts'),
+  xstate: () => import('./xstate.ts'),
   sustained: () => import('./sustained.ts'),
   fanout: () => import('./fanout.ts'),
   scale: () => import('./scale.ts'),

@@ -12,6 +12,7 @@ import { createRunJournal } from './journal.ts'
 import { type RunActor, type RunMachine, statusOf } from './machine.ts'
 import type { Plan } from './plan.ts'
 import { endRun } from './run-end.ts'
+import { persistedRun } from './stored-snapshot.ts'
 import type { BranchesOf, Emitted, RunState } from './state.ts'
 import type { RunCommand, RunJournal, RunMeta } from './types.ts'
 
@@ -55,7 +56,7 @@ export function attach(
     const snapshot = actor.getSnapshot()
     return {
       status: statusOf(snapshot),
-      snapshot: actor.getPersistedSnapshot(),
+      snapshot: persistedRun(snapshot),
       vars: snapshot.context.vars,
       error: snapshot.context.error,
     }

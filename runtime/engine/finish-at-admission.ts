@@ -13,6 +13,7 @@ import { type AdmissionWrite, journalWriter, type NumberedEvent } from './journa
 import { type RunActor, type RunMachine, statusOf } from './machine.ts'
 import type { Plan } from './plan.ts'
 import { type BranchesOf, type Emitted, startState } from './state.ts'
+import { persistedRun } from './stored-snapshot.ts'
 import type { FreshRun } from './types.ts'
 
 /** A run that ended inside the transaction that admitted it. */
@@ -83,7 +84,7 @@ export function createAdmissionFinisher(
       first,
       ...emitted.map((e, i) => ({ type: e.type, nodeId: e.nodeId, data: e.data, seq: first.seq + 1 + i, at })),
     ]
-    const persisted = actor.getPersistedSnapshot()
+    const persisted = persistedRun(snapshot)
     actor.stop()
     const writer = journalWriter(deps, fresh.meta)
     const state = {
