@@ -1,6 +1,6 @@
 /**
  * A hook receiver for the benchmark, in its own process: answers every POST with 200 after a
- * fixed delay, like a customer endpoint that does some work first. Prints its port.
+ * fixed delay, like a customer endpoint that does some work first (0: at once). Prints its port.
  *   bun bench/hook-receiver.ts [delay ms = 200]
  */
 const delay = Number(process.argv[2] ?? 200)
@@ -9,7 +9,7 @@ const server = Bun.serve({
   hostname: '127.0.0.1',
   async fetch(request) {
     await request.arrayBuffer()
-    await Bun.sleep(delay)
+    if (delay > 0) await Bun.sleep(delay)
     return new Response('ok')
   },
 })

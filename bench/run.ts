@@ -19,6 +19,7 @@ const BENCHES: Record<string, () => Promise<{ run: (o?: { scale?: number }) => P
   engine: () => import('./engine.ts'),
   xstate: () => import('./xstate.ts'),
   sustained: () => import('./sustained.ts'),
+  'sustained-http': () => import('./sustained-http.ts'),
   fanout: () => import('./fanout.ts'),
   scale: () => import('./scale.ts'),
   hooks: () => import('./hooks.ts'),

@@ -11,6 +11,8 @@
  * ceiling, how long after the load's end the last accepted run finished (the backlog), and the
  * server's CPU time per run (all its threads; steadier than the rate on a shared machine) and, on
  * Postgres, the database server's (all its processes on this machine).
+ * AUTOMATON_EXECUTION_LAG_TARGET_MS and AUTOMATON_WORKER_CONCURRENCY, when set, are passed to the
+ * server (to compare the executor's settings).
  * With `--profile` (or BENCH_PROFILE=1), the server runs under `bun --cpu-prof` and the bench
  * prints where its busy time went (bench/profile.ts).
  *   bun bench/sustained.ts [--scale 0.5] [--profile] [--store sqlite|postgres]
@@ -31,28 +33,53 @@ const CONNECTIONS = 32
 const PROFILE = process.argv.includes('--profile') || process.env.BENCH_PROFILE === '1'
 const now = () => performance.timeOrigin + performance.now()
 
-async function measure(label: string, seconds: number, postgresUrl?: string): Promise<Result[]> {
+/** What a sustained benchmark loads: the published workflow's nodes, and what the server needs for them. */
+export interface Workload {
+  /** Names the runs in the result rows, e.g. `3-node run`. */
+  runs: string
+  /** Names the kept CPU profile, e.g. `sustained`. */
+  tag: string
+  nodes: Record<string, unknown>
+  /** Extra server environment (e.g. the private address an http-request node may call). */
+  env?: Record<string, string>
+}
+
+/** The executor's tuning, passed to the server when set for the bench (to compare settings). */
+const PASSED_THROUGH = ['AUTOMATON_EXECUTION_LAG_TARGET_MS', 'AUTOMATON_WORKER_CONCURRENCY']
+const passedThrough = () =>
+  Object.fromEntries(PASSED_THROUGH.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])))
+
+/** The pure 3-node workflow: manual trigger → set-variable → log. */
+export const PURE: Workload = {
+  runs: '3-node run',
+  tag: 'sustained',
+  nodes: {
+    root: { type: 'manual', children: ['note'] },
+    note: {
+      type: 'set-variable',
+      payload: { name: 'order', value: '{{$trigger.body.order.id}}' },
+      children: ['log'],
+    },
+    log: { type: 'log', payload: { message: 'order {{$vars.order}}' } },
+  },
+}
+
+async function measure(label: string, seconds: number, work: Workload, postgresUrl?: string): Promise<Result[]> {
   const bare = await ceiling(`${seconds}s`, CONNECTIONS, postgresUrl)
   const dir = tempDir('automaton-sustained-')
   const env: Record<string, string> = {
     AUTOMATON_DATA_DIR: dir.path,
     AUTOMATON_BOOTSTRAP_KEY: KEY,
     AUTOMATON_LOG_LEVEL: 'info',
+    ...work.env,
+    ...passedThrough(),
   }
   if (postgresUrl) env.AUTOMATON_DATABASE_URL = postgresUrl
   const cmd = PROFILE ? [BUN, '--cpu-prof', `--cpu-prof-dir=${dir.path}`, join(ROOT, 'main.ts'), 'serve'] : undefined
   const server = await startServer({ env, cmd })
   let stopped = false
   try {
-    const flow = await live(server, {
-      root: { type: 'manual', children: ['note'] },
-      note: {
-        type: 'set-variable',
-        payload: { name: 'order', value: '{{$trigger.body.order.id}}' },
-        children: ['log'],
-      },
-      log: { type: 'log', payload: { message: 'order {{$vars.order}}' } },
-    })
+    const flow = await live(server, work.nodes)
     const url = `${server.url}/v1/webhooks/${flow.triggerSecret}`
     const warm = await client(url, 2000, CONNECTIONS)
     await settle(server, flow.id, warm.accepted, 'success')
@@ -82,7 +109,7 @@ async function measure(label: string, seconds: number, postgresUrl?: string): Pr
       await server.stop('SIGTERM')
       const file = readdirSync(dir.path).find((f) => f.endsWith('.cpuprofile'))
       if (file) {
-        const kept = join(tmpdir(), `automaton-sustained-${label.toLowerCase()}.cpuprofile`)
+        const kept = join(tmpdir(), `automaton-${work.tag}-${label.toLowerCase()}.cpuprofile`)
         copyFileSync(join(dir.path, file), kept)
         printSummary(`${label}: server CPU profile (warm-up and load), kept in ${kept}`, summarize(kept))
       } else console.warn('!!! no CPU profile was written')
@@ -95,7 +122,7 @@ async function measure(label: string, seconds: number, postgresUrl?: string): Pr
         note: `p99 ${bare.p99.toFixed(1)} ms, ${CONNECTIONS} connections`,
       },
       {
-        name: `${label}: sustained webhook → 3-node run → success`,
+        name: `${label}: sustained webhook → ${work.runs} → success`,
         value: Math.round(rate),
         unit: 'runs/s',
         note:
@@ -113,14 +140,20 @@ async function measure(label: string, seconds: number, postgresUrl?: string): Pr
   }
 }
 
-export async function run(options: { scale?: number; store?: 'sqlite' | 'postgres' } = {}): Promise<Result[]> {
+export interface SustainedOptions {
+  scale?: number
+  store?: 'sqlite' | 'postgres'
+}
+
+/** Measures `work` on SQLite and, when AUTOMATON_TEST_DATABASE_URL is set, on a fresh Postgres database. */
+export async function sustain(work: Workload, options: SustainedOptions = {}): Promise<Result[]> {
   const seconds = Math.max(5, Math.round(15 * (options.scale ?? 1)))
-  const results = options.store === 'postgres' ? [] : await measure('SQLite', seconds)
+  const results = options.store === 'postgres' ? [] : await measure('SQLite', seconds, work)
   if (options.store === 'sqlite') return results
   if (process.env.AUTOMATON_TEST_DATABASE_URL) {
     const pg = await freshPostgresUrl()
     try {
-      results.push(...(await measure('Postgres', seconds, pg.url)))
+      results.push(...(await measure('Postgres', seconds, work, pg.url)))
     } finally {
       await pg.drop()
     }
@@ -130,10 +163,21 @@ export async function run(options: { scale?: number; store?: 'sqlite' | 'postgre
   return results
 }
 
-if (import.meta.main) {
-  const at = process.argv.indexOf('--scale')
-  const only = process.argv.indexOf('--store')
-  const store = only > 0 ? (process.argv[only + 1] as 'sqlite' | 'postgres') : undefined
-  for (const r of await run({ scale: at > 0 ? Number(process.argv[at + 1]) : 1, store }))
+export const run = (options: SustainedOptions = {}) => sustain(PURE, options)
+
+/** The command line of a sustained benchmark: `[--scale 0.5] [--store sqlite|postgres]`. */
+export function optionsFromArgs(argv: string[]): SustainedOptions {
+  const at = argv.indexOf('--scale')
+  const only = argv.indexOf('--store')
+  return {
+    scale: at > 0 ? Number(argv[at + 1]) : 1,
+    store: only > 0 ? (argv[only + 1] as 'sqlite' | 'postgres') : undefined,
+  }
+}
+
+export function print(results: Result[]): void {
+  for (const r of results)
     console.log(`${r.name}: ${r.value.toLocaleString('en')} ${r.unit}${r.note ? ` (${r.note})` : ''}`)
 }
+
+if (import.meta.main) print(await run(optionsFromArgs(process.argv)))
