@@ -68,7 +68,8 @@ export async function openAdapters(config: Config, options: SystemOptions, own: 
           (t) => t.shutdown(),
         )
       : noTracing)
-  const http = options.http ?? createGuardedHttpClient({ allow: config.allowPrivateTargets, logger })
+  // Nodes' calls keep connections open: opening one costs more CPU than the request it carries.
+  const http = options.http ?? createGuardedHttpClient({ allow: config.allowPrivateTargets, logger, keepAlive: true })
   const chains = createViemChains(config.chains)
   const compiler = await own(
     () => createSolcCompiler(),

@@ -36,10 +36,10 @@ export interface GuardedHttpClientOptions {
   readonly resolve?: Resolve
   readonly logger?: Logger
   /**
-   * Keep connections open for the next request to the same host (execution hooks send many
-   * requests to few hosts). A kept connection goes to an address that was checked when it was
-   * opened, so reusing it checks nothing new; idle ones close after 4 s, before the usual server
-   * keep-alive timeout of 5 s. Default: a fresh connection per request.
+   * Keep connections open for the next request to the same host (execution hooks and the nodes'
+   * calls send many requests to few hosts). A kept connection goes to an address that was checked
+   * when it was opened, so reusing it checks nothing new; idle ones close after 4 s, before the
+   * usual server keep-alive timeout of 5 s. Default: a fresh connection per request.
    */
   readonly keepAlive?: boolean
 }
