@@ -88,7 +88,6 @@ import type { UniverseService } from '../services/universe.ts'
 import type { AuditLog } from '../services/audit-log.ts'
 import { auditRoutes } from './routes/audit-events.ts'
 import { auditedHandle } from './audit-scope.ts'
-import { webhookDoor } from './webhook-door.ts'
 
 export interface AppDeps {
   readonly version: string
@@ -239,20 +238,8 @@ export function createApp(deps: AppDeps): App {
   app.use(integrationRoutes(deps.registry.webhooks(), deps.webhookIntake, taken))
   routes = () => app.routes
   keyed = authenticatedRoutes(app.routes)
-  // Webhooks take the front door's own path (webhook-door.ts); every other request the framework's.
-  const door = webhookDoor({
-    runs: deps.runs,
-    x402: deps.x402,
-    outputs: deps.runOutputs,
-    ids: deps.ids,
-    logger: deps.logger,
-    maxBodyBytes: deps.maxBodyBytes,
-    trustedProxies: deps.trustedProxies ?? [],
-    metrics: deps.metrics,
-  })
-  const served = (request: Request) => door(request) ?? app.handle(request)
-  if (!deps.audit) return { handle: served, fetch: served }
+  if (!deps.audit) return app
   const routeOf = (request: Request) => `${request.method} ${new URL(request.url).pathname}`
-  const handle = auditedHandle(served, { ...deps, audit: deps.audit, routeOf })
+  const handle = auditedHandle((request) => app.handle(request), { ...deps, audit: deps.audit, routeOf })
   return { handle, fetch: handle }
 }

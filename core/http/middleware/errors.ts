@@ -21,41 +21,29 @@ interface ValueError {
 
 export function errorsPlugin(logger: Logger) {
   return new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, request, path, set }) => {
-    const answer = errorAnswer(logger, error, code, request, path, stateOf(request)?.id ?? '')
+    const requestId = stateOf(request)?.id ?? ''
+    const failure = toAppError(code, error, request.method, path)
     // What runs after the response (the request metrics) reads the status from here: Elysia left
     // its own there (422 for a validation failure), not the one this answer carries.
-    set.status = answer.status
-    return answer
+    set.status = failure?.status ?? 500
+    if (!failure) {
+      logger.error('unhandled error', {
+        requestId,
+        method: request.method,
+        path: redactPath(path),
+        error: describe(error),
+      })
+      return jsonResponse(errorBody(500, 'internal error', [], requestId), 500, { 'x-request-id': requestId })
+    }
+    return jsonResponse(
+      errorBody(failure.status, failure.message, failure.details, requestId, failure.reason),
+      failure.status,
+      {
+        ...failure.headers,
+        'x-request-id': requestId,
+      },
+    )
   })
-}
-
-/** The error body (and status) for what a request failed with; an unexpected failure is logged and answers 500. */
-export function errorAnswer(
-  logger: Logger,
-  error: unknown,
-  code: unknown,
-  request: Request,
-  path: string,
-  requestId: string,
-): Response {
-  const failure = toAppError(code, error, request.method, path)
-  if (!failure) {
-    logger.error('unhandled error', {
-      requestId,
-      method: request.method,
-      path: redactPath(path),
-      error: describe(error),
-    })
-    return jsonResponse(errorBody(500, 'internal error', [], requestId), 500, { 'x-request-id': requestId })
-  }
-  return jsonResponse(
-    errorBody(failure.status, failure.message, failure.details, requestId, failure.reason),
-    failure.status,
-    {
-      ...failure.headers,
-      'x-request-id': requestId,
-    },
-  )
 }
 
 function toAppError(code: unknown, error: unknown, method: string, path: string): AppError | null {

@@ -11,15 +11,10 @@ import { setState } from '../request-state.ts'
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
-/** The client's `X-Request-Id` when it is a sane token, else a new id. */
-export function requestIdOf(request: Request, ids: Ids): string {
-  const sent = request.headers.get('x-request-id')
-  return sent && SANE_ID.test(sent) ? sent : ids.next('req')
-}
-
 export function requestIdPlugin(ids: Ids) {
   return new Elysia({ name: 'request-id' }).onRequest(({ request, set }) => {
-    const id = requestIdOf(request, ids)
+    const sent = request.headers.get('x-request-id')
+    const id = sent && SANE_ID.test(sent) ? sent : ids.next('req')
     setState(request, { id, startedAt: performance.now() })
     set.headers['x-request-id'] = id
     if (request.url.includes('%00'))

@@ -37,59 +37,7 @@ const PUBLIC_CORS = {
   'access-control-max-age': '600',
 }
 
-/** What answering a webhook needs: the runs it starts, payments for paid workflows, waiting for outputs. */
-export interface WebhookDoor {
-  readonly runs: RunService
-  readonly x402?: X402Service
-  readonly outputs?: RunOutputs
-}
-
-/**
- * The answer to `POST /v1/webhooks/{secret}` with its body read (`set.headers`: headers to add),
- * shared by the route below and the front door's own path (webhook-door.ts).
- */
-export async function answerWebhook(
-  door: WebhookDoor,
-  secret: string,
-  body: unknown,
-  request: Request,
-  set: { headers: Record<string, string | number> },
-): Promise<unknown> {
-  const { runs, x402, outputs } = door
-  const started = await runs.webhook(secret, objectBody(body), request.headers, request.headers.get('idempotency-key'))
-  const waiting = { outputs, headers: request.headers, set }
-  if (started) return answerWaiting(started, started.runIds[0], waiting)
-  // A paid workflow (x402Config, not discoverable) needs its secret and a payment.
-  if (!x402) throw unavailable('this workflow is paid (x402) and this server takes no payments')
-  try {
-    const paid = await x402.payWebhook(secret, {
-      url: clientUrlOf(request),
-      headers: request.headers,
-      body: objectBody(body),
-    })
-    if (paid) {
-      Object.assign(set.headers, paid.headers, {
-        'access-control-expose-headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE',
-      })
-      // The buyer receives what it paid for: the answer waits for the run's output.
-      return answerWaiting({ ...paid.result, payment: paid.payment }, paid.result.runIds[0], {
-        ...waiting,
-        defaultMs: paid.waitMs,
-      })
-    }
-  } catch (error) {
-    const answer = x402.answer402(error)
-    if (answer) return answer
-    throw error
-  }
-  // The payment terms went away meanwhile (paused, unpublished, changed): as any webhook.
-  const again = await runs.webhook(secret, objectBody(body), request.headers, request.headers.get('idempotency-key'))
-  if (!again) throw conflict("the workflow's payment terms changed while this request was handled; send it again")
-  return answerWaiting(again, again.runIds[0], waiting)
-}
-
 export function workflowWebhookRoutes(runs: RunService, x402?: X402Service, outputs?: RunOutputs) {
-  const door: WebhookDoor = { runs, x402, outputs }
   return (
     new Elysia({ name: 'routes.webhooks' })
       // A widget app runs in a sandbox (an origin of its own): the public run answers it by CORS,
@@ -124,7 +72,49 @@ export function workflowWebhookRoutes(runs: RunService, x402?: X402Service, outp
       )
       .post(
         '/v1/webhooks/:workflowSecret',
-        ({ params, body, request, set }) => answerWebhook(door, params.workflowSecret, body, request, set),
+        async ({ params, body, request, set }) => {
+          const started = await runs.webhook(
+            params.workflowSecret,
+            objectBody(body),
+            request.headers,
+            request.headers.get('idempotency-key'),
+          )
+          const waiting = { outputs, headers: request.headers, set }
+          if (started) return answerWaiting(started, started.runIds[0], waiting)
+          // A paid workflow (x402Config, not discoverable) needs its secret and a payment.
+          if (!x402) throw unavailable('this workflow is paid (x402) and this server takes no payments')
+          try {
+            const paid = await x402.payWebhook(params.workflowSecret, {
+              url: clientUrlOf(request),
+              headers: request.headers,
+              body: objectBody(body),
+            })
+            if (paid) {
+              Object.assign(set.headers, paid.headers, {
+                'access-control-expose-headers': 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE',
+              })
+              // The buyer receives what it paid for: the answer waits for the run's output.
+              return answerWaiting({ ...paid.result, payment: paid.payment }, paid.result.runIds[0], {
+                ...waiting,
+                defaultMs: paid.waitMs,
+              })
+            }
+          } catch (error) {
+            const answer = x402.answer402(error)
+            if (answer) return answer
+            throw error
+          }
+          // The payment terms went away meanwhile (paused, unpublished, changed): as any webhook.
+          const again = await runs.webhook(
+            params.workflowSecret,
+            objectBody(body),
+            request.headers,
+            request.headers.get('idempotency-key'),
+          )
+          if (!again)
+            throw conflict("the workflow's payment terms changed while this request was handled; send it again")
+          return answerWaiting(again, again.runIds[0], waiting)
+        },
         {
           params: t.Object({ workflowSecret: t.String({ minLength: 1, maxLength: 200 }) }),
           detail: doc({
