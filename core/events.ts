@@ -9,7 +9,7 @@
  */
 import type { Bus } from './ports/bus.ts'
 import type { SqlExecutor } from './ports/store.ts'
-import { type EventRow, events } from './store/events.ts'
+import { type EventRow, events, ID_BLOCK, type JournalRow, type NewJournalRow } from './store/events.ts'
 
 export interface DomainEvent {
   organizationId: string
@@ -40,10 +40,32 @@ export function toRecordedEvent(row: EventRow): RecordedEvent {
     seq: row.seq,
     type: row.type,
     nodeId: row.node_id,
-    data: dataOf(row),
+    data: withIds(row, JSON.parse(row.data)),
     at: row.at,
   }
 }
+
+/** The events of a journal row, in order: a pack's data is read once. */
+export function recordedEventsOf(row: JournalRow): RecordedEvent[] {
+  const n = Number(row.n)
+  if (n === 1) return [toRecordedEvent(row)]
+  const first = Number(row.id)
+  const seq = row.seq === null ? null : Number(row.seq)
+  return (JSON.parse(row.data) as PackedEvent[]).map(([type, nodeId, data, at], i) => ({
+    id: first + i,
+    organizationId: row.organization_id,
+    workflowId: row.workflow_id,
+    runId: row.run_id,
+    seq: seq === null ? null : seq + i,
+    type,
+    nodeId,
+    data: withIds(row, data),
+    at,
+  }))
+}
+
+/** An event inside a pack: the columns of a row of one. */
+type PackedEvent = [type: string, nodeId: string | null, data: Record<string, unknown>, at: number]
 
 /**
  * A run's journal event carries its run and workflow ids first in its data. The row keeps them
@@ -61,36 +83,71 @@ function storedData(e: DomainEvent): string {
   return next === ',' ? `{${json.slice(ids.length + 1)}` : next === '}' ? '{}' : json
 }
 
-function dataOf(row: EventRow): Record<string, unknown> {
-  const data = JSON.parse(row.data) as Record<string, unknown>
+function withIds(row: EventRow, data: Record<string, unknown>): Record<string, unknown> {
   if (row.seq === null || row.run_id === null || data === null || typeof data !== 'object' || 'runId' in data)
     return data
   return { runId: row.run_id, workflowId: row.workflow_id, ...data }
 }
 
 /**
- * Appends events to the journal inside a transaction and returns them with their ids.
+ * Appends events to the journal inside a transaction and returns them with their ids. The events
+ * of one run (or workflow) that follow each other in `list` share a row, up to ID_BLOCK of them.
  *
  * Ids increase, but on Postgres transactions commit in any order, so an id may appear after a
  * larger one, and an id a rolled-back transaction took never appears: readers by id wait for
- * gaps to fill (see runtime/streams.ts). On SQLite (one writer) ids appear in order, without gaps.
+ * gaps to fill (see runtime/streams-horizon.ts). On SQLite (one writer) ids appear in order, without gaps.
  */
 export async function recordEvents(tx: SqlExecutor, list: readonly DomainEvent[]): Promise<RecordedEvent[]> {
   if (list.length === 0) return []
-  const ids = await events.insert(
-    tx,
-    list.map((e) => ({
-      organization_id: e.organizationId,
-      workflow_id: e.workflowId,
-      run_id: e.runId,
-      seq: e.seq,
-      type: e.type,
-      node_id: e.nodeId,
-      data: storedData(e),
-      at: e.at,
-    })),
+  const packs = packsOf(list)
+  const ids = await events.insert(tx, packs.map(rowOf))
+  const recorded: RecordedEvent[] = []
+  packs.forEach((pack, p) => {
+    for (let i = 0; i < pack.length; i++) recorded.push({ ...pack[i], id: ids[p] + i })
+  })
+  return recorded
+}
+
+/** Runs of consecutive events that one row can hold: the same run (or workflow), sequence numbers in a row. */
+function packsOf(list: readonly DomainEvent[]): DomainEvent[][] {
+  const packs: DomainEvent[][] = []
+  let pack: DomainEvent[] = []
+  for (const e of list) {
+    const last = pack[pack.length - 1]
+    const joins =
+      last !== undefined &&
+      pack.length < ID_BLOCK &&
+      e.organizationId === last.organizationId &&
+      e.workflowId === last.workflowId &&
+      e.runId === last.runId &&
+      (e.seq === null ? last.seq === null : last.seq !== null && e.seq === last.seq + 1)
+    if (!joins && pack.length > 0) {
+      packs.push(pack)
+      pack = []
+    }
+    pack.push(e)
+  }
+  packs.push(pack)
+  return packs
+}
+
+function rowOf(pack: readonly DomainEvent[]): NewJournalRow {
+  const first = pack[0]
+  const row = {
+    n: pack.length,
+    organization_id: first.organizationId,
+    workflow_id: first.workflowId,
+    run_id: first.runId,
+    seq: first.seq,
+    at: first.at,
+  }
+  if (pack.length === 1) return { ...row, type: first.type, node_id: first.nodeId, data: storedData(first) }
+  // The pack's text is written by hand: each event's data is already its stored text.
+  const parts = pack.map(
+    (e) =>
+      `[${JSON.stringify(e.type)},${e.nodeId == null ? 'null' : JSON.stringify(e.nodeId)},${storedData(e)},${e.at}]`,
   )
-  return list.map((e, i) => ({ ...e, id: ids[i] }))
+  return { ...row, type: '', node_id: null, data: `[${parts.join(',')}]` }
 }
 
 /** Publishes committed events on the bus. */

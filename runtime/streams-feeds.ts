@@ -3,7 +3,7 @@
  * (streams-horizon.ts), woken by the bus. A new subscriber catches up from the store to where
  * its feed stands while the feed's newer deliveries wait in its buffer.
  */
-import { type RecordedEvent, toRecordedEvent } from '../core/events.ts'
+import { type RecordedEvent, recordedEventsOf } from '../core/events.ts'
 import type { Logger } from '../core/ports/logger.ts'
 import type { Store } from '../core/ports/store.ts'
 import type { StreamSink } from '../core/ports/streams.ts'
@@ -159,14 +159,17 @@ function deliver(sub: OrgSubscriber, e: RecordedEvent) {
   if (matches(sub, e)) sub.sink.send(e)
 }
 
-/** An organization's events in (after, until], page by page. */
+/** An organization's events in (after, until], page by page (a journal row may hold several). */
 async function* readOrganization(store: Store, organizationId: string, after: number, until: number) {
   for (;;) {
-    const rows = await events.forOrganization(store, organizationId, after, PAGE)
+    const rows = await events.rowsOfOrganization(store, organizationId, after, PAGE)
     for (const row of rows) {
-      if (row.id > until) return
-      after = row.id
-      yield toRecordedEvent(row)
+      for (const e of recordedEventsOf(row)) {
+        if (e.id <= after) continue
+        if (e.id > until) return
+        after = e.id
+        yield e
+      }
     }
     if (rows.length < PAGE) return
   }

@@ -3,11 +3,13 @@
  * Ids increase, but on Postgres transactions commit in any order, so a missing id holds the
  * horizon back until it appears or every transaction that could hold it has ended (it was
  * rolled back and never will); where that cannot be asked, the gap wait bounds the wait.
+ * A journal row holds a range of ids; the ids a Postgres row leaves unused in its block are not
+ * missing (core/store/events.ts, nextIdAfter).
  * Waits are on the system's time, not the engine's Clock (see streams.ts).
  */
 import type { Logger } from '../core/ports/logger.ts'
 import type { Store } from '../core/ports/store.ts'
-import { events } from '../core/store/events.ts'
+import { events, nextIdAfter } from '../core/store/events.ts'
 
 /** Journal rows read per query. */
 export const PAGE = 1000
@@ -15,7 +17,7 @@ export const PAGE = 1000
 export const MARK_DELAY_MS = 20
 /** How often an open gap asks whether its writers have finished. */
 const SETTLE_POLL_MS = 50
-/** How far back the horizon starts looking for ids still being committed when it starts. */
+/** How many journal rows back the horizon starts looking for ids still being committed when it starts. */
 const START_WINDOW = 1_000
 
 export interface HorizonDeps {
@@ -55,7 +57,7 @@ export function createCommitHorizon(deps: HorizonDeps): CommitHorizon {
 
   async function startHorizon(): Promise<number> {
     // Ids just below the newest may still be committing: start a little back and let them fill in.
-    return Math.max(0, (await events.maxId(deps.store)) - START_WINDOW)
+    return events.idBeforeRows(deps.store, START_WINDOW)
   }
 
   /**
@@ -66,18 +68,19 @@ export function createCommitHorizon(deps: HorizonDeps): CommitHorizon {
   async function advance(): Promise<number> {
     let at = horizon ?? (await startHorizon())
     for (;;) {
-      const rows = await events.idsAfter(deps.store, at, PAGE)
+      const rows = await events.rangesAfter(deps.store, at, PAGE)
       let blocked = false
-      for (const id of rows) {
-        if (id !== at + 1 && id - 1 > settledThrough) {
+      for (const { id, n } of rows) {
+        if (id > at + 1 && id !== nextIdAfter(at) && id - 1 > settledThrough) {
           const now = Date.now()
-          if (gap?.after !== at) gap = { after: at, since: now, seen: rows[rows.length - 1] }
+          const last = rows[rows.length - 1]
+          if (gap?.after !== at) gap = { after: at, since: now, seen: last.id + last.n - 1 }
           if (now - gap.since < deps.gapWaitMs) {
             blocked = true
             break
           }
         }
-        at = id
+        at = id + n - 1
         gap = null
       }
       if (blocked && gap && (await settled(gap))) continue

@@ -16,7 +16,7 @@
  * transaction has been open, which a test clock (stopped, or moved by hours) must not change.
  */
 import { runs as runRows } from '../core/store/runs.ts'
-import { type RecordedEvent, toRecordedEvent } from '../core/events.ts'
+import { type RecordedEvent, recordedEventsOf } from '../core/events.ts'
 import type { Bus } from '../core/ports/bus.ts'
 import type { Logger } from '../core/ports/logger.ts'
 import type { Store } from '../core/ports/store.ts'
@@ -102,8 +102,9 @@ function createRunStreams(deps: HalfDeps) {
       do {
         sub.refill = false
         for (;;) {
-          const rows = await events.forRun(deps.store, sub.runId, sub.lastSeq, PAGE)
-          for (const row of rows) if (row.organization_id === sub.organizationId) deliver(sub, toRecordedEvent(row))
+          const rows = await events.rowsOfRun(deps.store, sub.runId, sub.lastSeq, PAGE)
+          for (const row of rows)
+            if (row.organization_id === sub.organizationId) for (const e of recordedEventsOf(row)) deliver(sub, e)
           if (rows.length < PAGE || sub.closed) break
         }
       } while (sub.refill && !sub.closed)

@@ -170,6 +170,7 @@ function executor(
     (how.admitted && availability ? availability.admit(() => send(text, params)) : send(text, params)).catch(fail)
   return {
     concurrent,
+    dialect: 'postgres',
     async all<T>(text: string, params?: readonly SqlValue[]) {
       return [...(await query(text, params))] as T[]
     },

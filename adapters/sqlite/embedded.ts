@@ -209,6 +209,7 @@ function executor(db: SqliteDatabase, failure: (error: unknown) => unknown = (er
   }
   const args = (params?: readonly SqlValue[]) => (params ? (bindable(params) as never[]) : [])
   return {
+    dialect: 'sqlite',
     async all<T>(sql: string, params?: readonly SqlValue[]) {
       try {
         return prepare(sql).all(...args(params)) as T[]

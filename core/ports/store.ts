@@ -20,6 +20,8 @@ export interface SqlExecutor {
   run(sql: string, params?: readonly SqlValue[]): Promise<number>
   /** True inside a concurrent write (see `WriteOptions`): its statements interleave with others'. */
   readonly concurrent?: boolean
+  /** The database's dialect, also inside a transaction (a statement may need the dialect's own form). */
+  readonly dialect?: Dialect
 }
 
 export interface WriteOptions {

@@ -1,9 +1,19 @@
 /**
- * The event journal: one row per run transition (sequence-numbered per run) and per workflow
- * change. Streams replay from here; the bus only tells listeners that rows were added.
+ * The event journal. Each row of the `journal` table holds the events one write recorded for
+ * one run (or workflow), in order: `n` events with the ids `id … id + n - 1` and, for a run, the
+ * sequence numbers `seq … seq + n - 1`. A row of one event keeps it in its columns as the rows
+ * of old did; a row of more (a pack) keeps them in `data` as `[type, nodeId, data, at]` arrays.
+ * The `events` view shows one row per event, for reading by hand.
+ *
+ * Ids only grow. On SQLite (one writer) a row takes the ids after the newest row's. On Postgres
+ * each row takes a block of ID_BLOCK ids from the sequence (`nextval` moves it by a block) and
+ * uses the first n: several processes take ids at once without waiting for each other, and the
+ * ids a row leaves unused are known never to appear (see nextIdAfter). Streams replay from here;
+ * the bus only tells listeners that rows were added.
  */
 import type { SqlExecutor, Store } from '../ports/store.ts'
 
+/** One event as the `events` view shows it (a journal row of one event is the same). */
 export interface EventRow {
   id: number
   organization_id: string
@@ -16,56 +26,120 @@ export interface EventRow {
   at: number
 }
 
-export type NewEvent = Omit<EventRow, 'id'>
+/** A stored journal row: `n` events from `id` (and from `seq`, for a run). */
+export interface JournalRow extends EventRow {
+  n: number
+}
 
-const COLUMNS = ['organization_id', 'workflow_id', 'run_id', 'seq', 'type', 'node_id', 'data', 'at'] as const
-const CHUNK = 200
+export type NewJournalRow = Omit<JournalRow, 'id'>
+
+/** The most events one row holds, and on Postgres the ids each row takes from the sequence. */
+export const ID_BLOCK = 128
 
 /**
- * The INSERT for n rows, built once per n: stores cache prepared statements by their SQL
- * text, and a string built anew for every insert would be hashed again on each lookup.
+ * The first id that may follow `id` in the journal: `id + 1`, or on Postgres the next block's
+ * first id when `id` ends a row. A reader that saw every id up to `id` and then sees one of these
+ * has missed nothing.
  */
-const insertSql: string[] = []
-function insertSqlFor(rows: number): string {
-  let sql = insertSql[rows]
+export const nextIdAfter = (id: number): number => Math.floor((id - 1) / ID_BLOCK) * ID_BLOCK + 1 + ID_BLOCK
+
+const COLUMNS = ['n', 'organization_id', 'workflow_id', 'run_id', 'seq', 'type', 'node_id', 'data', 'at'] as const
+const CHUNK = 200
+const SELECT = 'SELECT id, n, organization_id, workflow_id, run_id, seq, type, node_id, data, at FROM journal'
+
+/** SQLite's insert of one row: its ids follow the newest row's. */
+const SQLITE_INSERT = `INSERT INTO journal (id, ${COLUMNS.join(', ')})
+  VALUES (COALESCE((SELECT id + n FROM journal ORDER BY id DESC LIMIT 1), 1), ${COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})
+  RETURNING id`
+
+/**
+ * Postgres's INSERT of `rows` rows, built once per count: stores cache prepared statements by their
+ * SQL text, and a string built anew for every insert would be hashed again on each lookup.
+ */
+const postgresInsertSql: string[] = []
+function postgresInsertFor(rows: number): string {
+  let sql = postgresInsertSql[rows]
   if (sql === undefined) {
     const values = Array.from(
       { length: rows },
       (_, i) => `(${COLUMNS.map((_, j) => `$${i * COLUMNS.length + j + 1}`).join(', ')})`,
     )
-    sql = insertSql[rows] = `INSERT INTO events (${COLUMNS.join(', ')}) VALUES ${values.join(', ')} RETURNING id`
+    sql = postgresInsertSql[rows] =
+      `INSERT INTO journal (${COLUMNS.join(', ')}) VALUES ${values.join(', ')} RETURNING id`
   }
   return sql
 }
 
+const paramsOf = (row: NewJournalRow) => COLUMNS.map((c) => row[c])
+
+/** The events of a row, one row each (data as stored: a run event's without its run and workflow ids). */
+export function expandRow(row: JournalRow): EventRow[] {
+  const n = Number(row.n)
+  if (n === 1) return [row]
+  const first = Number(row.id)
+  const seq = row.seq === null ? null : Number(row.seq)
+  return (JSON.parse(row.data) as Array<[string, string | null, unknown, number]>).map(
+    ([type, nodeId, data, at], i) => ({
+      id: first + i,
+      organization_id: row.organization_id,
+      workflow_id: row.workflow_id,
+      run_id: row.run_id,
+      seq: seq === null ? null : seq + i,
+      type,
+      node_id: nodeId,
+      data: JSON.stringify(data),
+      at,
+    }),
+  )
+}
+
 export const events = {
-  maxId: async (db: SqlExecutor) =>
-    Number((await db.get<{ id: number | null }>('SELECT MAX(id) AS id FROM events'))?.id ?? 0),
-  /** Journal ids after one, in order: what the activity streams' horizon walks. */
-  idsAfter: async (db: SqlExecutor, afterId: number, limit: number) =>
-    (await db.all<{ id: number }>('SELECT id FROM events WHERE id > $1 ORDER BY id LIMIT $2', [afterId, limit])).map(
-      (r) => Number(r.id),
-    ),
-  /** Inserts events in multi-row statements; resolves to their ids, in order. */
-  async insert(db: SqlExecutor, rows: readonly NewEvent[]): Promise<number[]> {
+  /** The newest id in the journal (0 when empty). */
+  lastId: async (db: SqlExecutor) =>
+    Number((await db.get<{ id: number }>('SELECT id + n - 1 AS id FROM journal ORDER BY id DESC LIMIT 1'))?.id ?? 0),
+  /** The id just before the newest `rows` rows (0 when there are fewer). */
+  async idBeforeRows(db: SqlExecutor, rows: number) {
+    const row = await db.get<{ id: number }>('SELECT id FROM journal ORDER BY id DESC LIMIT 1 OFFSET $1', [rows])
+    return row ? Number(row.id) - 1 : 0
+  },
+  /** The id ranges of the rows holding ids after one, in order: what the activity streams' horizon walks. */
+  rangesAfter: async (db: SqlExecutor, afterId: number, limit: number) =>
+    (
+      await db.all<{ id: number; n: number }>(
+        'SELECT id, n FROM journal WHERE id > $1 AND id + n - 1 > $2 ORDER BY id LIMIT $3',
+        [afterId - ID_BLOCK + 1, afterId, limit],
+      )
+    ).map((r) => ({ id: Number(r.id), n: Number(r.n) })),
+  /** Inserts rows; resolves to their first ids, in order. */
+  async insert(db: SqlExecutor, rows: readonly NewJournalRow[]): Promise<number[]> {
     const ids: number[] = []
+    if (db.dialect !== 'postgres') {
+      for (const row of rows) ids.push(Number((await db.get<{ id: number }>(SQLITE_INSERT, paramsOf(row)))!.id))
+      return ids
+    }
     for (let start = 0; start < rows.length; start += CHUNK) {
       const end = Math.min(rows.length, start + CHUNK)
       const params: Array<string | number | null> = []
-      for (let r = start; r < end; r++) for (const c of COLUMNS) params.push(rows[r][c])
-      const returned = await db.all<{ id: number }>(insertSqlFor(end - start), params)
-      // Both databases number the rows of one INSERT in VALUES order; sort to be independent of RETURNING's order.
+      for (let r = start; r < end; r++) params.push(...paramsOf(rows[r]))
+      const returned = await db.all<{ id: number }>(postgresInsertFor(end - start), params)
+      // Postgres numbers the rows of one INSERT in VALUES order; sort to be independent of RETURNING's order.
       const chunk = returned.map((r) => Number(r.id)).sort((a, b) => a - b)
       for (const id of chunk) ids.push(id)
     }
     return ids
   },
-  forRun(db: SqlExecutor, runId: string, afterSeq: number, limit = 1000) {
-    return db.all<EventRow>('SELECT * FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [
-      runId,
-      afterSeq,
-      limit,
-    ])
+  /** The rows of a run holding its events after `afterSeq`, in order (the first may begin at or before it). */
+  rowsOfRun(db: SqlExecutor, runId: string, afterSeq: number, limit = 1000) {
+    return db.all<JournalRow>(
+      `${SELECT} WHERE run_id = $1 AND seq >= COALESCE((SELECT MAX(seq) FROM journal WHERE run_id = $1 AND seq <= $2), 0)
+       ORDER BY seq LIMIT $3`,
+      [runId, afterSeq, limit],
+    )
+  },
+  /** A run's events after `afterSeq`, one row each. */
+  async forRun(db: SqlExecutor, runId: string, afterSeq: number, limit = 1000): Promise<EventRow[]> {
+    const rows = await events.rowsOfRun(db, runId, afterSeq, limit)
+    return rows.flatMap(expandRow).filter((e) => Number(e.seq) > afterSeq)
   },
   /**
    * A mark of the transactions that may still be writing journal rows: on Postgres a transaction
@@ -89,17 +163,31 @@ export const events = {
     )
     return row?.done === true
   },
-  /** Events of an organization (or one workflow) after an id: a primary-key range scan from that id. */
-  forOrganization(db: SqlExecutor, organizationId: string, afterId: number, limit = 1000, workflowId?: string) {
+  /**
+   * The rows of an organization (or one workflow) holding events after an id: a primary-key range
+   * scan from just below that id (a row holds at most ID_BLOCK ids). The first may begin at or before it.
+   */
+  rowsOfOrganization(db: SqlExecutor, organizationId: string, afterId: number, limit = 1000, workflowId?: string) {
+    const from = afterId - ID_BLOCK + 1
     return workflowId
-      ? db.all<EventRow>(
-          'SELECT * FROM events WHERE id > $3 AND organization_id = $2 AND workflow_id = $1 ORDER BY id LIMIT $4',
-          [workflowId, organizationId, afterId, limit],
+      ? db.all<JournalRow>(
+          `${SELECT} WHERE id > $3 AND id + n - 1 > $4 AND organization_id = $2 AND workflow_id = $1 ORDER BY id LIMIT $5`,
+          [workflowId, organizationId, from, afterId, limit],
         )
-      : db.all<EventRow>('SELECT * FROM events WHERE id > $2 AND organization_id = $1 ORDER BY id LIMIT $3', [
-          organizationId,
-          afterId,
-          limit,
-        ])
+      : db.all<JournalRow>(
+          `${SELECT} WHERE id > $2 AND id + n - 1 > $3 AND organization_id = $1 ORDER BY id LIMIT $4`,
+          [organizationId, from, afterId, limit],
+        )
+  },
+  /** Events of an organization (or one workflow) after an id, one row each. */
+  async forOrganization(
+    db: SqlExecutor,
+    organizationId: string,
+    afterId: number,
+    limit = 1000,
+    workflowId?: string,
+  ): Promise<EventRow[]> {
+    const rows = await events.rowsOfOrganization(db, organizationId, afterId, limit, workflowId)
+    return rows.flatMap(expandRow).filter((e) => Number(e.id) > afterId)
   },
 }

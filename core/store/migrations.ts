@@ -1001,6 +1001,40 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 47,
+    name: 'journal: the events of one write in one row',
+    // The events table becomes the journal: a row holds n events with the ids id … id + n - 1 (and
+    // a run's seq … seq + n - 1); a row of more than one keeps them in data as [type, nodeId, data,
+    // at] arrays. Rows stored before are rows of one. On Postgres each row takes a block of 128 ids
+    // from the sequence, starting at 1 + 128k. The events view shows one row per event, as before.
+    up: {
+      sqlite: [
+        'ALTER TABLE events RENAME TO journal',
+        'ALTER TABLE journal ADD COLUMN n INTEGER NOT NULL DEFAULT 1',
+        `CREATE VIEW events AS
+          SELECT id, organization_id, workflow_id, run_id, seq, type, node_id, data, at FROM journal WHERE n = 1
+          UNION ALL
+          SELECT j.id + e.key, j.organization_id, j.workflow_id, j.run_id, j.seq + e.key,
+            json_extract(e.value, '$[0]'), json_extract(e.value, '$[1]'), json_extract(e.value, '$[2]'), json_extract(e.value, '$[3]')
+          FROM journal j, json_each(j.data) e WHERE j.n > 1`,
+      ],
+      postgres: [
+        'ALTER TABLE events RENAME TO journal',
+        'ALTER TABLE journal ADD COLUMN n INTEGER NOT NULL DEFAULT 1',
+        'ALTER SEQUENCE events_id_seq INCREMENT BY 128',
+        `SELECT setval('events_id_seq', ((GREATEST((SELECT last_value FROM events_id_seq), (SELECT COALESCE(MAX(id), 0) FROM journal)) - 1) / 128) * 128 + 1)`,
+        `CREATE VIEW events AS
+          SELECT id, organization_id, workflow_id, run_id, seq, type, node_id, data, at FROM journal WHERE n = 1
+          UNION ALL
+          SELECT j.id + e.i - 1, j.organization_id, j.workflow_id, j.run_id, (j.seq + e.i - 1)::integer,
+            e.v->>0, e.v->>1, (e.v->2)::text, (e.v->>3)::bigint
+          FROM journal j CROSS JOIN LATERAL json_array_elements(CASE WHEN j.n > 1 THEN j.data::json ELSE '[]'::json END)
+            WITH ORDINALITY AS e(v, i)
+          WHERE j.n > 1`,
+      ],
+    },
+  },
+  {
     version: 48,
     name: 'fairness: fair shares of organizations, runs waiting for their turn',
     // An operator's weight for an organization when runs wait to start (`orgs set --fair-share`),

@@ -82,7 +82,7 @@ export const retention = {
       list.params,
     )
     if (deleted.length === 0) return 0
-    for (const table of ['events', 'hook_deliveries', 'run_inbox', 'timers', 'waits']) {
+    for (const table of ['journal', 'hook_deliveries', 'run_inbox', 'timers', 'waits']) {
       await tx.run(`DELETE FROM ${table} WHERE run_id IN (${list.sql})`, list.params)
     }
     const counts = new Map<string, { key: SqlValue[]; runs: number }>()

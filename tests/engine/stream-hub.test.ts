@@ -76,8 +76,24 @@ describe.skipIf(!TEST_DATABASE_URL)('activity streams on Postgres', () => {
   async function pending(type: string) {
     const conn = await raw.reserve()
     await conn`BEGIN`
-    const [row] = await conn`INSERT INTO events (organization_id, workflow_id, run_id, seq, type, node_id, data, at)
+    const [row] = await conn`INSERT INTO journal (organization_id, workflow_id, run_id, seq, type, node_id, data, at)
       VALUES ('org_a', 'wf_1', NULL, NULL, ${type}, NULL, '{}', ${Date.now()}) RETURNING id`
+    return {
+      id: Number(row.id),
+      async end(commit: boolean) {
+        await conn.unsafe(commit ? 'COMMIT' : 'ROLLBACK')
+        conn.release()
+      },
+    }
+  }
+
+  /** Begins a transaction that has inserted one journal row of several events but not committed. */
+  async function pendingPack(types: string[]) {
+    const conn = await raw.reserve()
+    await conn`BEGIN`
+    const data = JSON.stringify(types.map((type) => [type, null, {}, Date.now()]))
+    const [row] = await conn`INSERT INTO journal (n, organization_id, workflow_id, run_id, seq, type, node_id, data, at)
+      VALUES (${types.length}, 'org_a', 'wf_1', NULL, NULL, '', NULL, ${data}, ${Date.now()}) RETURNING id`
     return {
       id: Number(row.id),
       async end(commit: boolean) {
@@ -121,6 +137,22 @@ describe.skipIf(!TEST_DATABASE_URL)('activity streams on Postgres', () => {
     stop()
   })
 
+  it('holds back a row of several events until it commits, then delivers its events and the later ones in id order', async () => {
+    const { seen, stop, looked } = await subscribe(60_000)
+    const slow = await pendingPack(['pack-1', 'pack-2', 'pack-3'])
+    const fast = await record('fast')
+    expect(fast.id).toBeGreaterThan(slow.id + 2)
+    await looked(fast.id)
+    expect(seen).toEqual([])
+
+    await slow.end(true)
+    const after = await record('after')
+    await until(() => seen.length === 5)
+    expect(seen.map((e) => e.type)).toEqual(['pack-1', 'pack-2', 'pack-3', 'fast', 'after'])
+    expect(seen.map((e) => e.id)).toEqual([slow.id, slow.id + 1, slow.id + 2, fast.id, after.id])
+    stop()
+  })
+
   it('holds back an id whose transaction is the newest one running, while an older transaction commits the next id', async () => {
     const { seen, stop, looked } = await subscribe(60_000)
     // The committing transaction gets its transaction id first; the one holding the smaller
@@ -129,7 +161,7 @@ describe.skipIf(!TEST_DATABASE_URL)('activity streams on Postgres', () => {
     await older`BEGIN`
     await older`SELECT pg_current_xact_id()`
     const slow = await pending('newest-writer')
-    const [fast] = await older`INSERT INTO events (organization_id, workflow_id, run_id, seq, type, node_id, data, at)
+    const [fast] = await older`INSERT INTO journal (organization_id, workflow_id, run_id, seq, type, node_id, data, at)
       VALUES ('org_a', 'wf_1', NULL, NULL, 'older-writer', NULL, '{}', ${Date.now()}) RETURNING id`
     await older`COMMIT`
     older.release()

@@ -67,7 +67,7 @@ for (const kind of storeKinds()) {
       // As an earlier version stored it: the ids in the data too.
       const whole = { runId: 'run_3', workflowId: 'wf_1', key: 'b' }
       await s.store.run(
-        'INSERT INTO events (organization_id, workflow_id, run_id, seq, type, node_id, data, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+        'INSERT INTO journal (organization_id, workflow_id, run_id, seq, type, node_id, data, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
         ['org_1', 'wf_1', 'run_3', 1, 'node.started', 'b', JSON.stringify(whole), base.at],
       )
       expect(await read('run_3')).toEqual([whole])
