@@ -15,7 +15,9 @@ import { systemClock } from '../core/ports/clock.ts'
 import type { Logger } from '../core/ports/logger.ts'
 import type { PasswordHasher } from '../core/ports/passwords.ts'
 import { openAuditKey } from '../core/services/audit-key.ts'
-import { createAuditLog } from '../core/services/audit-log.ts'
+import { type AuditLog, createAuditLog } from '../core/services/audit-log.ts'
+import { auditedIds } from '../core/services/audit-context.ts'
+import { auditedStore } from '../core/services/audit-store.ts'
 import { createApiKeyService } from '../core/services/api-keys.ts'
 import { createAuthService } from '../core/services/auth.ts'
 import { createOrganizationService } from '../core/services/organizations.ts'
@@ -53,8 +55,11 @@ async function passwordsOf(config: Config): Promise<PasswordHasher> {
 export async function openCommandSystem(config: Config, options: { logger?: Logger } = {}): Promise<CliSystem> {
   const logger = options.logger ?? createJsonLogger(config.logLevel, (line) => process.stderr.write(line))
   const clock = systemClock
-  const ids = createIds(clock)
-  const store = await openStore(config, logger)
+  const ids = auditedIds(createIds(clock))
+  const raw = await openStore(config, logger)
+  // The operator's commands are recorded in the audit log, in the transaction of their change.
+  let audit: AuditLog | undefined
+  const store = auditedStore(raw, () => audit!)
   const bus = memoryBus(logger)
   const auth = createAuthService({ store, clock, bus, logger })
   const close = async () => {
@@ -99,7 +104,7 @@ export async function openCommandSystem(config: Config, options: { logger?: Logg
       enabled: config.situationUniverse,
       shipped: () => SHIPPED_UNIVERSE_CSV,
     })
-    const audit = createAuditLog({ store, clock, ids, key: await openAuditKey(store, secretBox, clock) })
+    audit = createAuditLog({ store: raw, clock, ids, key: await openAuditKey(raw, secretBox, clock) })
     return { config, logger, clock, store, secretBox, organizations, apiKeys, people, oidc, universe, audit, close }
   } catch (error) {
     await close()

@@ -46,7 +46,8 @@ Usage: automaton <command> [options]
 
 The commands act as the operator of this installation: whoever runs them holds its data directory
 or database and its master key, so they are not checked against any permission (the API checks
-every caller; see docs/security.md).
+every caller; see docs/security.md). Each command that changes something is recorded in the audit
+log, the actor being this system's user (see docs/audit.md).
 
 Configuration comes from the environment; see docs/configuration.md.`
 }

@@ -5,7 +5,9 @@ export const AuditOutcome = t.Union([t.Literal('allowed'), t.Literal('refused'),
 export type AuditOutcome = Static<typeof AuditOutcome>
 
 export const AuditActor = t.Object({
-  kind: t.Union([t.Literal('person'), t.Literal('key')]),
+  kind: t.Union([t.Literal('person'), t.Literal('key'), t.Literal('operator')], {
+    description: "'operator': a command of the operator's CLI, id and name the operating-system user who ran it",
+  }),
   id: t.String(),
   name: t.String(),
 })

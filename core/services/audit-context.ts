@@ -10,11 +10,23 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { AuditOutcome } from '../domain/audit.ts'
 import type { IdPrefix, Ids } from '../ports/ids.ts'
+import type { SqlExecutor } from '../ports/store.ts'
 import type { Principal } from './auth.ts'
 
 export interface AuditResource {
   type: string
   id: string | null
+}
+
+/** A command of the operator's CLI: who ran it on which machine, and where it is recorded. */
+export interface OperatorAct {
+  /** The operating-system user who ran the command. */
+  readonly user: string
+  readonly host: string
+  /** The organizations the act is recorded in, read in the transaction that carries the record. */
+  readonly organizations: (tx: SqlExecutor, resource: AuditResource) => Promise<string[]>
+  /** The resource as the transaction leaves it, when only the database knows it (the person `users create` made or found). */
+  readonly resourceOf?: (tx: SqlExecutor) => Promise<AuditResource | undefined>
 }
 
 export interface AuditScope {
@@ -42,8 +54,12 @@ export interface AuditScope {
   refused?: { operation: string; reason: string }
   /** A sign-in or sign-out: recorded in each organization of the person. */
   person?: { userId: string; operation: string }
+  /** An operator's command (the CLI): recorded in each organization it concerns. */
+  operator?: OperatorAct
   /** A write carries the record (set while it runs; cleared when it fails). */
   claimed?: boolean
+  /** A write of the act began, whether or not it committed (a command that failed after it is recorded as failed). */
+  wrote?: boolean
   recorded?: boolean
   /** The request has answered: later writes of work it left behind are not its act. */
   closed?: boolean

@@ -12,14 +12,17 @@ import { apiKeys } from '../store/api-keys.ts'
 import { users } from '../store/users.ts'
 import { iso } from '../time.ts'
 import { type ChainReport, linkHash, verifyRows } from './audit-chain.ts'
-import type { AuditResource, AuditScope } from './audit-context.ts'
+import type { AuditResource, AuditScope, OperatorAct } from './audit-context.ts'
 import type { Principal } from './auth.ts'
 import { guarded } from './operations.ts'
+
+/** Who acted: a person or a key (named from the database), or the operator (named by the command). */
+export type AuditActActor = { kind: 'person' | 'key'; id: string } | { kind: 'operator'; id: string; name: string }
 
 /** One act to record, before it has a place in a chain. */
 export interface AuditAct {
   organizationId: string
-  actor: { kind: 'person' | 'key'; id: string }
+  actor: AuditActActor
   operation: string
   resource: AuditResource
   outcome: AuditEvent['outcome']
@@ -62,7 +65,7 @@ export function toAuditEvent(row: AuditRow): AuditEvent {
     organizationId: row.organization_id,
     seq: Number(row.seq),
     at: iso(Number(row.at)),
-    actor: { kind: row.actor_kind as 'person' | 'key', id: row.actor_id, name: row.actor_name },
+    actor: { kind: row.actor_kind as AuditEvent['actor']['kind'], id: row.actor_id, name: row.actor_name },
     operation: row.operation,
     // Unset strings are "" in answers (the specification's rule); the stored record keeps null.
     resource: { type: row.resource_type, id: row.resource_id ?? '' },
@@ -75,14 +78,40 @@ export function toAuditEvent(row: AuditRow): AuditEvent {
 }
 
 async function actorName(tx: SqlExecutor, act: AuditAct): Promise<string> {
+  if (act.actor.kind === 'operator') return act.actor.name
   if (act.actor.kind === 'person') return (await users.byId(tx, act.actor.id))?.email ?? ''
   return (await apiKeys.byId(tx, act.organizationId, act.actor.id))?.name ?? ''
 }
 
-export function actorOf(principal: Principal): AuditAct['actor'] {
+export function actorOf(principal: Principal): AuditActActor {
   return principal.kind === 'key'
     ? { kind: 'key', id: principal.keyId ?? '' }
     : { kind: 'person', id: principal.userId ?? '' }
+}
+
+/**
+ * An operator's command: one act in each organization it concerns, the resource as the
+ * transaction leaves it, and the machine it ran on (never a secret: the command puts none in).
+ */
+async function operatorActs(
+  tx: SqlExecutor,
+  scope: AuditScope,
+  operator: OperatorAct,
+  outcome: AuditEvent['outcome'],
+  details: Record<string, unknown>,
+): Promise<AuditAct[]> {
+  const resource = (await operator.resourceOf?.(tx)) ?? scope.resource ?? { type: 'installation', id: null }
+  const orgs = await operator.organizations(tx, resource)
+  return orgs.map((organizationId) => ({
+    organizationId,
+    actor: { kind: 'operator', id: operator.user, name: operator.user },
+    operation: scope.operation ?? scope.route(),
+    resource,
+    outcome,
+    address: scope.address,
+    userAgent: scope.userAgent,
+    details: { host: operator.host, ...scope.details, ...details },
+  }))
 }
 
 const time = (value: string | undefined) => (value === undefined ? undefined : Date.parse(value))
@@ -119,6 +148,7 @@ export function createAuditLog(deps: AuditLogDeps): AuditLog {
     outcome: AuditEvent['outcome'],
     details: Record<string, unknown> = {},
   ): Promise<AuditAct[]> {
+    if (scope.operator) return operatorActs(tx, scope, scope.operator, outcome, details)
     const common = {
       outcome,
       address: scope.address,

@@ -11,7 +11,7 @@ import type { AuditLog } from './audit-log.ts'
 /** Whether the scope's act is due and nothing carries its record yet. */
 export function awaitsRecord(scope: AuditScope | undefined): scope is AuditScope {
   if (!scope || scope.closed || scope.claimed || scope.recorded) return false
-  if (scope.person) return true
+  if (scope.person || scope.operator) return true
   return (
     scope.operation !== undefined && (scope.changes || scope.secretRead === true) && scope.principal() !== undefined
   )
@@ -22,6 +22,7 @@ export function auditedStore(store: Store, log: () => AuditLog): Store {
     const scope = auditScopes.current()
     if (!awaitsRecord(scope) || options?.apart) return store.write(work, options)
     scope.claimed = true
+    scope.wrote = true
     const recorded = async (tx: SqlExecutor) => {
       // The record locks its organization's chain head: go serial before the work, not after it,
       // so that a concurrent batch is not run again for it (a pure run would compute twice).

@@ -1,12 +1,23 @@
 /** `master-key generate` and `master-key rotate`. */
 import { join } from 'node:path'
 import type { Config } from '../../../core/config.ts'
-import { decodeMasterKey, generateMasterKey } from '../../../core/security/secret-box.ts'
+import { decodeMasterKey, generateMasterKey, masterKeyId } from '../../../core/security/secret-box.ts'
 import { rotateMasterKey } from '../../../core/services/master-key.ts'
 import { promoteNextMasterKey, stageNextMasterKey } from '../../files/master-key.ts'
 import { UsageError } from '../args.ts'
 import { type CliSystem, type Command, withSystem } from '../host.ts'
 import { print } from '../io.ts'
+import { asOperator, type OperatorCommand } from '../operator.ts'
+
+/**
+ * The rotation in the audit log: in every organization (every secret moves), naming the new
+ * key by its id (a digest, never the key), in the transaction that switches the sealing key.
+ */
+const rotationAct = async (target: Uint8Array): Promise<OperatorCommand> => ({
+  command: 'master-key rotate',
+  resource: { type: 'masterKey', id: await masterKeyId(target) },
+  concerns: 'every organization',
+})
 
 /**
  * A data dir key: a new key is written beside the old one, every secret is re-sealed under it,
@@ -24,7 +35,10 @@ async function rotate(config: Config, s: CliSystem) {
           'restart every process with AUTOMATON_MASTER_KEY=<new key> and AUTOMATON_MASTER_KEY_PREVIOUS=<current key>, then run `master-key rotate` with the same two',
       )
     }
-    const result = await rotateMasterKey(deps, decodeMasterKey(config.masterKey), { oneTransaction })
+    const target = decodeMasterKey(config.masterKey)
+    const result = await asOperator(s, await rotationAct(target), () =>
+      rotateMasterKey(deps, target, { oneTransaction }),
+    )
     return {
       masterKey: config.masterKey,
       ...result,
@@ -33,7 +47,8 @@ async function rotate(config: Config, s: CliSystem) {
   }
   const next = generateMasterKey()
   stageNextMasterKey(config.dataDir, next)
-  const result = await rotateMasterKey(deps, decodeMasterKey(next), { oneTransaction })
+  const target = decodeMasterKey(next)
+  const result = await asOperator(s, await rotationAct(target), () => rotateMasterKey(deps, target, { oneTransaction }))
   promoteNextMasterKey(config.dataDir)
   return { masterKey: next, ...result, file: join(config.dataDir, 'master.key') }
 }

@@ -3,6 +3,7 @@ import { FAIR_SHARE_RANGE, fairShares } from '../../../core/store/flow-control.t
 import { UsageError } from '../args.ts'
 import { type Command, withSystem } from '../host.ts'
 import { print } from '../io.ts'
+import { asOperator } from '../operator.ts'
 
 /** The weight `--fair-share` gives: a whole number within FAIR_SHARE_RANGE. */
 function fairShareOf(text: string | undefined): number {
@@ -18,7 +19,16 @@ export const orgs: Command = async ({ sub, rest, flags, config, host }) => {
   if (sub === 'create') {
     const name = rest.join(' ').trim() || flags.name
     if (!name) throw new UsageError('orgs create needs a name')
-    await withSystem(host, config, async (s) => print(await s.organizations.create(name)))
+    await withSystem(host, config, async (s) => {
+      const act = {
+        command: 'orgs create',
+        resource: { type: 'organizations', id: null },
+        concerns: 'created organization' as const,
+        creates: true,
+        details: { name },
+      }
+      print(await asOperator(s, act, () => s.organizations.create(name)))
+    })
     return 0
   }
   if (sub === 'list') {
@@ -31,7 +41,13 @@ export const orgs: Command = async ({ sub, rest, flags, config, host }) => {
     const weight = fairShareOf(flags['fair-share'])
     await withSystem(host, config, async (s) => {
       const org = await s.organizations.resolve(idOrName)
-      await s.store.write((tx) => fairShares.set(tx, org.id, weight))
+      const act = {
+        command: 'orgs set',
+        resource: { type: 'organizations', id: org.id },
+        concerns: { organization: org.id },
+        details: { fairShare: weight },
+      }
+      await asOperator(s, act, () => s.store.write((tx) => fairShares.set(tx, org.id, weight)))
       print({ id: org.id, name: org.name, fairShare: weight })
     })
     return 0
