@@ -6,6 +6,7 @@
 import type { EngineDeps } from './index.ts'
 import { runs } from '../core/store/runs.ts'
 import type { Executor } from './engine/types.ts'
+import type { QueuePlace } from './engine/start-queue.ts'
 
 /** Broadcast to every worker: "if you are executing this run, read its inbox". */
 export const WAKE_SUBJECT = 'automaton.internal.wake'
@@ -14,8 +15,8 @@ export const WAKE_SUBJECT = 'automaton.internal.wake'
 export interface Waking {
   /** Hands a run to the workers through the work queue (the sweep finds it if that fails). */
   notify(runId: string): Promise<void>
-  /** Tells whoever executes a run that it has inbox events (a resume, a timer, a cancel). */
-  wake(runId: string): void
+  /** Tells whoever executes a run that it has inbox events (a resume, a timer, a cancel); `place`: where it waits to start here. */
+  wake(runId: string, place?: QueuePlace): void
   /**
    * The work queue lost notifications (its storage was wiped and made again): the runs they named
    * are running and owned by nobody. They are taken now rather than when the sweep finds them
@@ -37,8 +38,8 @@ export function createWaking(
     )
   return {
     notify,
-    wake(runId) {
-      if (deps.role === 'embedded' || executor.has(runId)) return executor.wake(runId)
+    wake(runId, place) {
+      if (deps.role === 'embedded' || executor.has(runId)) return executor.wake(runId, place)
       deps.bus.publish(WAKE_SUBJECT, { runId })
       void notify(runId)
     },

@@ -29,6 +29,8 @@ export interface HeldRun {
   id: string
   flow_key: string
   waiting_for: string
+  organization_id: string
+  started_at: number | string
 }
 
 export const flowRuns = {
@@ -62,7 +64,7 @@ export const flowRuns = {
   /** A workflow's held runs, oldest first. */
   heldOf: (db: SqlExecutor, workflowId: string) =>
     db.all<HeldRun>(
-      `SELECT id, flow_key, waiting_for FROM runs
+      `SELECT id, flow_key, waiting_for, organization_id, started_at FROM runs
         WHERE workflow_id = $1 AND flow_key IS NOT NULL AND status = 'waiting' AND waiting_for IS NOT NULL
         ORDER BY started_at, id`,
       [workflowId],
@@ -117,7 +119,7 @@ export const flowBuckets = {
 export const flowDebounce = {
   pendingOf: (db: SqlExecutor, workflowId: string, key: string) =>
     db.get<HeldRun>(
-      `SELECT id, flow_key, waiting_for FROM runs
+      `SELECT id, flow_key, waiting_for, organization_id, started_at FROM runs
         WHERE workflow_id = $1 AND flow_key = $2 AND status = 'waiting' AND waiting_for IS NOT NULL
         ORDER BY started_at, id LIMIT 1`,
       [workflowId, key],

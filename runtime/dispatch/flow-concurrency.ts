@@ -1,7 +1,7 @@
 /**
  * Flow control's concurrency limit: at most `limit` runs per key in execution. A run beyond it is
  * skipped (`skip`), held until a run of its key ends (`queue`), or held while it cancels the oldest
- * runs of its key (`cancel-in-progress`). Held runs start in order (flow-releases.ts).
+ * runs of its key (`cancel-in-progress`). Held runs start best ranked first (flow-releases.ts).
  */
 import type { FlowControl } from '../../core/domain/flow-control.ts'
 import type { RecordedEvent } from '../../core/events.ts'
@@ -31,7 +31,7 @@ export async function concurrencyOf(
   return { key, held: waitingFor, ...(onLimit === 'cancel-in-progress' ? { supersede: rule.limit } : {}) }
 }
 
-/** Starts the oldest held runs of a key, as many as it has room for. */
+/** Starts the first held runs of a key (`queue`, best ranked first), as many as it has room for. */
 export async function releaseConcurrency(
   tx: SqlExecutor,
   workflowId: string,

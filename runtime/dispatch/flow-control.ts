@@ -22,7 +22,7 @@ import {
 import type { EventRecorder } from '../events.ts'
 import { concurrencyOf, supersede } from './flow-concurrency.ts'
 import { debounceOf } from './flow-debounce.ts'
-import { enterStages, stagesOf } from './flow-stages.ts'
+import { enterStages, stagesOf, withPriority } from './flow-stages.ts'
 
 /** The longest key kept: a longer value is cut (keys compare by their first 200 characters). */
 const MAX_KEY = 200
@@ -103,6 +103,8 @@ export interface FlowAdmission {
   absorbedBy?: string
   /** Debounce: the run admitted is the key's pending run (answered `debounced`). */
   debounced?: boolean
+  /** Its priority (flowControl `priority`), kept with a held run's wait: releases start the best ranked first. */
+  priority?: number
 }
 
 /** What flow control did with one event, as its metrics count it. */
@@ -146,10 +148,11 @@ export async function admitFlow(
   const rateKey = fc.rateLimit ? keyOf(fc.rateLimit.key) : ''
   const refused = fc.rateLimit ? await checkRate(tx, req, fc.rateLimit, rateKey, now) : null
   if (refused) return { refused }
-  const decided = await ruleOf(tx, req, fc, keyOf, now)
+  const priority = fc.priority === undefined ? undefined : priorityOf(fc.priority, req.event, triggerNodeId)
+  const decided = await ruleOf(tx, req, fc, keyOf, now, priority)
   if (decided.refused) return decided
   if (fc.rateLimit) await flowHits.add(tx, req.workflowId, rateKey, now, now - fc.rateLimit.periodMs)
-  return decided
+  return priority ? { ...decided, priority } : decided
 }
 
 /** What the rules that hold or skip runs decide for this one. */
@@ -159,9 +162,10 @@ async function ruleOf(
   fc: FlowControl,
   keyOf: (template: string | undefined) => string,
   now: number,
+  priority: number | undefined,
 ): Promise<FlowAdmission> {
   const stages = stagesOf(fc, keyOf)
-  if (fc.debounce) return debounceOf(tx, req, fc.debounce, keyOf(fc.debounce.key), stages, now)
+  if (fc.debounce) return debounceOf(tx, req, fc.debounce, keyOf(fc.debounce.key), stages, now, priority)
   // Skip and cancel-in-progress decide as the event comes (refused in combination with the others).
   if (fc.concurrency && !fc.throttle)
     return concurrencyOf(tx, req.workflowId, fc.concurrency, keyOf(fc.concurrency.key))
@@ -188,7 +192,7 @@ export async function placeRun(
     flow.supersede !== undefined
       ? await supersede(tx, deps, workflowId, flow.key, flow.supersede, runId, now)
       : { events: [], wake: [] }
-  if (flow.held !== undefined) await flowRuns.hold(tx, runId, flow.key, flow.held)
+  if (flow.held !== undefined) await flowRuns.hold(tx, runId, flow.key, withPriority(flow.held, flow.priority))
   else await flowRuns.mark(tx, runId, flow.key)
   return superseded
 }

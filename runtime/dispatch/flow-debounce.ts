@@ -11,7 +11,7 @@ import type { DispatchRequest } from '../../core/ports/engine.ts'
 import type { SqlExecutor } from '../../core/ports/store.ts'
 import { flowDebounce, type HeldRun } from '../../core/store/flow-control.ts'
 import type { FlowAdmission } from './flow-control.ts'
-import { passOn, type Stage, stageKey, waitText } from './flow-stages.ts'
+import { passOn, type Stage, stageKey, waitText, withPriority } from './flow-stages.ts'
 
 type Debounce = NonNullable<FlowControl['debounce']>
 
@@ -23,9 +23,12 @@ interface DebounceWait {
   until: number | null
 }
 
+/** A pending run's wait as stored: with the rules after debounce and its priority, which each event gives anew. */
+type StoredWait = DebounceWait & { then?: Stage[]; priority?: number }
+
 /**
  * The first event of a key holds its run until the period passes; a later one is absorbed by it.
- * `then`: the rules after debounce, with the keys this event gives.
+ * `then`: the rules after debounce, with the keys this event gives; `priority`: the one it gives.
  */
 export async function debounceOf(
   tx: SqlExecutor,
@@ -34,13 +37,16 @@ export async function debounceOf(
   key: string,
   then: readonly Stage[],
   now: number,
+  priority: number | undefined,
 ): Promise<FlowAdmission> {
   const stored = stageKey('debounce', key)
   const pending = await flowDebounce.pendingOf(tx, req.workflowId, stored)
   if (pending) {
-    const { then: _, ...wait } = JSON.parse(pending.waiting_for) as DebounceWait & { then?: Stage[] }
+    const { then: _, priority: __, ...wait } = JSON.parse(pending.waiting_for) as StoredWait
     const due = wait.until === null ? now + rule.periodMs : Math.min(now + rule.periodMs, wait.until)
-    await flowDebounce.absorb(tx, pending.id, JSON.stringify(req.event), waitText({ ...wait, due }, then), now)
+    // The latest event's data gives the run its priority too.
+    const waitingFor = withPriority(waitText({ ...wait, due }, then), priority)
+    await flowDebounce.absorb(tx, pending.id, JSON.stringify(req.event), waitingFor, now)
     return { absorbedBy: pending.id }
   }
   const until = rule.maxWaitMs === undefined ? null : now + rule.maxWaitMs

@@ -1,7 +1,8 @@
 /**
  * Starting runs a concurrency limit held back (flow control, `onLimit: queue`): when a run of a
- * workflow that holds runs ends, the oldest held runs of each key start, as many as the key has
- * room for. A run counted against its key stays counted until it ends, whichever process ends it
+ * workflow that holds runs ends, the best ranked held runs of each key start (the highest priority,
+ * each run gaining one step per second waited; then the oldest), as many as the key has room for,
+ * and go to the executor's start queue in that order, aged since their admission. A run counted against its key stays counted until it ends, whichever process ends it
  * (a run of a dead process taken over counts until its new owner ends it). The workflow row is
  * locked (Postgres), so admissions and other processes' releases see the same count.
  *
@@ -24,14 +25,16 @@ import type { FairReleases } from './flow-fairness.ts'
 import { releaseConcurrency } from './flow-concurrency.ts'
 import { releaseDebounce } from './flow-debounce.ts'
 import { releaseThrottle } from './flow-throttle.ts'
+import { priorityHeld, rankHeld } from './flow-stages.ts'
+import type { QueuePlace } from '../engine/start-queue.ts'
 
 export interface FlowReleaseDeps {
   store: Store
   bus: Bus
   clock: Clock
   logger: Logger
-  /** Hands a run that became runnable to whoever executes runs. */
-  wake(runId: string): void
+  /** Hands a run that became runnable to whoever executes runs (`place`: where it waits to start there). */
+  wake(runId: string, place?: QueuePlace): void
   /** How often held runs that wait for a time are looked at, at the latest (1 s). */
   pollMs?: number
   /** Releases of the runs held for their organization's turn (flow-fairness.ts), started and stopped with these. */
@@ -71,15 +74,15 @@ export function createFlowReleases(deps: FlowReleaseDeps): FlowReleases {
   })
 
   async function releaseOne(workflowId: string) {
-    const started = await deps.store.write((tx) => release(tx, deps.store.dialect, workflowId, deps.clock.now()))
-    if (started.stillHolding) holding.add(workflowId)
+    const outcome = await deps.store.write((tx) => release(tx, deps.store.dialect, workflowId, deps.clock.now()))
+    if (outcome.stillHolding) holding.add(workflowId)
     else holding.delete(workflowId)
-    if (started.due === undefined) timed.delete(workflowId)
+    if (outcome.due === undefined) timed.delete(workflowId)
     else {
-      timed.set(workflowId, started.due)
-      loop.dueAt(started.due)
+      timed.set(workflowId, outcome.due)
+      loop.dueAt(outcome.due)
     }
-    for (const id of started.ids) deps.wake(id)
+    for (const { run } of outcome.started) deps.wake(run.id, placeOf(workflowId, run))
   }
 
   /** Releases the pending workflows one after another; one drain at a time. */
@@ -147,30 +150,48 @@ const RELEASES: Record<string, typeof releaseConcurrency> = {
 }
 
 /**
- * In one transaction: starts the held runs of a workflow that their keys have room for; answers
- * them, whether runs still wait, and when the earliest of those that wait for time can start.
+ * In one transaction: starts the held runs of a workflow that their keys have room for, each key's
+ * best ranked first (priority, aged one step per second since admission: `rankHeld`); answers
+ * them, best ranked first, whether runs still wait, and when the earliest of those that wait for
+ * time can start.
  */
 async function release(
   tx: SqlExecutor,
   dialect: Store['dialect'],
   workflowId: string,
   at: number,
-): Promise<{ ids: string[]; stillHolding: boolean; due?: number }> {
+): Promise<{ started: Released[]; stillHolding: boolean; due?: number }> {
   if (dialect === 'postgres') await workflows.lockById(tx, dialect, workflowId)
-  const held = await flowRuns.heldOf(tx, workflowId)
+  const held = (await flowRuns.heldOf(tx, workflowId)).map((run) => ({ run, rank: rankHeld(run) }))
+  held.sort((a, b) => a.rank - b.rank)
   const byKey = new Map<string, HeldRun[]>()
-  for (const run of held) {
+  const byId = new Map<string, Released>()
+  for (const { run, rank } of held) {
+    byId.set(run.id, { run, rank })
     const queue = byKey.get(run.flow_key)
     if (queue) queue.push(run)
     else byKey.set(run.flow_key, [run])
   }
-  const ids: string[] = []
+  const started: Released[] = []
   let due: number | undefined
   for (const queue of byKey.values()) {
     const reason = (JSON.parse(queue[0].waiting_for) as { reason: string }).reason
-    const started = await (RELEASES[reason] ?? releaseConcurrency)(tx, workflowId, queue, at)
-    ids.push(...started.ids)
-    if (started.due !== undefined) due = Math.min(due ?? started.due, started.due)
+    const released = await (RELEASES[reason] ?? releaseConcurrency)(tx, workflowId, queue, at)
+    for (const id of released.ids) started.push(byId.get(id)!)
+    if (released.due !== undefined) due = Math.min(due ?? released.due, released.due)
   }
-  return { ids, stillHolding: held.length > ids.length, due }
+  started.sort((a, b) => a.rank - b.rank)
+  return { started, stillHolding: held.length > started.length, due }
+}
+
+/** A held run a release started, with its rank. */
+interface Released {
+  run: HeldRun
+  rank: number
+}
+
+/** Where a released run waits to start in the executor: its organization's and workflow's lines, aged since its admission. */
+function placeOf(workflowId: string, run: HeldRun): QueuePlace {
+  const priority = priorityHeld(run)
+  return { organizationId: run.organization_id, workflowId, queuedAt: Number(run.started_at), priority }
 }

@@ -6,7 +6,8 @@
  * it. A run that passed them all starts, counted against its concurrency key if it has one.
  *
  * A run waiting at a rule is stored under that rule's own key (`stageKey`): a throttle's or a
- * debounce's waiting runs never count as a concurrency key's, whatever the keys' values.
+ * debounce's waiting runs never count as a concurrency key's, whatever the keys' values. Its
+ * priority goes with its wait (`priority`), so that the runs a rule lets go start best ranked first.
  */
 import type { FlowControl } from '../../core/domain/flow-control.ts'
 import type { SqlExecutor } from '../../core/ports/store.ts'
@@ -40,6 +41,21 @@ export function stagesOf(fc: FlowControl, keyOf: (template: string | undefined) 
 export function waitText(wait: object, then: readonly Stage[]): string {
   return JSON.stringify(then.length > 0 ? { ...wait, then } : wait)
 }
+
+/** A stored wait that carries the run's priority (none, or 0: the wait as it is). */
+export function withPriority(waitingFor: string, priority: number | undefined): string {
+  return priority ? JSON.stringify({ ...JSON.parse(waitingFor), priority }) : waitingFor
+}
+
+/** A held run's priority, as its stored wait carries it (0 when none). */
+export const priorityHeld = (run: HeldRun): number =>
+  (JSON.parse(run.waiting_for) as { priority?: number }).priority ?? 0
+
+/**
+ * A held run's rank among the runs waiting to start: its admission less one second per step of
+ * priority (every run gains one step per second waited), lowest first.
+ */
+export const rankHeld = (run: HeldRun): number => Number(run.started_at) - priorityHeld(run) * 1000
 
 /**
  * Takes one start from a throttle bucket whose next empty time is `tat` (null: a full bucket): the
@@ -96,10 +112,10 @@ export async function passOn(
   run: HeldRun,
   at: number,
 ): Promise<{ started: boolean; due?: number }> {
-  const then = (JSON.parse(run.waiting_for) as { then?: Stage[] }).then ?? []
+  const { then = [], priority } = JSON.parse(run.waiting_for) as { then?: Stage[]; priority?: number }
   if (then.length === 0) return { started: (await flowRuns.release(tx, run.id, at)) > 0 }
   const next = await enterStages(tx, workflowId, then, at)
   if (next.start) return { started: (await flowRuns.release(tx, run.id, at, next.key ?? run.flow_key)) > 0 }
-  await flowRuns.hold(tx, run.id, next.key, next.held)
+  await flowRuns.hold(tx, run.id, next.key, withPriority(next.held, priority))
   return { started: false, due: next.due }
 }

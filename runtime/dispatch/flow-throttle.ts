@@ -2,14 +2,14 @@
  * Flow control's throttle: at most `limit` runs per key started per `periodMs`, with a burst. A
  * token bucket holding `burst` (default `limit`) refilled at `limit` per `periodMs`, kept as one
  * number per key (the generic cell rate algorithm, flow-stages.ts `takeStart`). A run without a
- * token waits, held in order, and goes on as the bucket refills (to a concurrency key after it,
+ * token waits, held in order (best ranked first), and goes on as the bucket refills (to a concurrency key after it,
  * or it starts); nothing is dropped.
  */
 import type { SqlExecutor } from '../../core/ports/store.ts'
 import { flowBuckets, type HeldRun } from '../../core/store/flow-control.ts'
 import { passOn, type Stage, takeStart } from './flow-stages.ts'
 
-/** Lets the oldest held runs of a key by, as many as its bucket holds; answers when the next one can go. */
+/** Lets the first held runs of a key by (`queue`, best ranked first), as many as its bucket holds; answers when the next one can go. */
 export async function releaseThrottle(
   tx: SqlExecutor,
   workflowId: string,

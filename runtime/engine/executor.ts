@@ -20,7 +20,7 @@ import type { Executor, NodeRunner } from './types.ts'
 import type { Plan } from './plan.ts'
 import type { BranchesOf } from './state.ts'
 import type { createPlanCache } from './plan.ts'
-import type { ExecutorBacklog } from './start-queue.ts'
+import { type ExecutorBacklog, queuedOf } from './start-queue.ts'
 import { BoundedMap } from '../../core/bounded-map.ts'
 import { deliverInbox, type Entry, type ExecutorContext } from './executor-live.ts'
 import { createRunLoader } from './executor-load.ts'
@@ -79,13 +79,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     finishAtAdmission: createAdmissionFinisher(deps, machineFor, branchesOf),
     enqueueFresh(run) {
       state.admittedSinceTurn++
-      const organizationId = run.meta.organizationId
-      const priority = run.priority
-      enqueue(
-        queue.keepsPayload()
-          ? { runId: run.meta.runId, organizationId, priority, fresh: run }
-          : { runId: run.meta.runId, organizationId, priority },
-      )
+      enqueue(queuedOf(run, queue.keepsPayload()))
     },
     has: turns.isHere,
     take(runId) {
@@ -98,9 +92,9 @@ export function createExecutor(deps: ExecutorDeps): Executor {
         enqueue({ runId, taken: (error) => (error === undefined ? resolve() : reject(error)) }),
       )
     },
-    wake(runId) {
+    wake(runId, place) {
       const entry = entries.get(runId)
-      if (!entry) return enqueue({ runId, woken: true })
+      if (!entry) return enqueue(place ? { runId, woken: true, ...place } : { runId, woken: true })
       if (entry.phase === 'active') {
         deliverInbox(ctx, entry).catch((error) =>
           deps.logger.error('could not read run inbox', { runId, error: String(error) }),

@@ -1,12 +1,14 @@
 /**
  * The runs waiting to start in one executor, each once: a run queued again while it waits stays
- * where it is (an inbox wake is kept on it). Organizations take turns: each has its own line, first
- * in first out, and the next runs come from the next organization with runs waiting, as many as
- * its fair share (a weight operators set, 1 by default), so that one organization's 50,000 queued
- * runs hold another's 10 back by at most its weight in runs each (runs queued by id only, from
- * recovery, share one line of their own). Within a line, a run with a higher
- * priority (flowControl) starts first, and every run gains one step per second waited. It counts what the admission backlog
- * reports: the runs waiting, per organization, and how many have left it.
+ * where it is (an inbox wake is kept on it). Organizations take turns: each has its own lane, and
+ * the next runs come from the next organization with runs waiting, as many as its fair share (a
+ * weight operators set, 1 by default), so that one organization's 50,000 queued runs hold another's
+ * 10 back by at most its weight in runs each (runs queued by id only, from recovery, share one lane
+ * of their own). Within an organization its workflows take turns, one run each, so that one
+ * workflow's flood does not hold back the others; within a workflow, a run with a higher priority
+ * (flowControl) starts first, and every run gains one step per second waited (start-lines.ts). It
+ * counts what the admission backlog reports: the runs waiting, per organization, and how many have
+ * left it.
  *
  * Fresh runs keep their payload (trigger event, variables, definition) so that they start
  * without a database read, the first MAX_FRESH_QUEUED of them. Beyond that a burst would hold
@@ -15,6 +17,7 @@
  * of thousands is mostly ids (about 30 MB less at 50,000 queued than with ten thousand payloads).
  */
 import { createFifo } from './fifo.ts'
+import { type OrganizationLane, returnLane, takeLane } from './start-lines.ts'
 import type { FreshRun } from './types.ts'
 
 const MAX_FRESH_QUEUED = 1_000
@@ -28,8 +31,23 @@ export interface Queued {
   taken?: (error?: unknown) => void
   /** Inbox events arrived while a fresh run waited in the queue: read them once it starts. */
   woken?: boolean
-  /** Its flow control's priority, −100 to 100 (absent: 0): higher starts first within its organization. */
+  /** Known for admitted runs: an organization's workflows take turns. */
+  workflowId?: string
+  /** Its flow control's priority, −100 to 100 (absent: 0): higher starts first within its workflow. */
   priority?: number
+  /** When it began to wait for its start, for its age (a run a flow-control release let go: its admission); absent: now. */
+  queuedAt?: number
+}
+
+/** Where a run a flow-control release let go waits in the start queue: its organization's and workflow's lines, aged since its admission. */
+export type QueuePlace = Pick<Queued, 'organizationId' | 'workflowId' | 'priority' | 'queuedAt'>
+
+/** A run admitted here, as it waits to start: with its payload while `keepPayload`, else by id. */
+export function queuedOf(run: FreshRun, keepPayload: boolean): Queued {
+  const { runId, organizationId, workflowId } = run.meta
+  return keepPayload
+    ? { runId, organizationId, workflowId, priority: run.priority, fresh: run }
+    : { runId, organizationId, workflowId, priority: run.priority }
 }
 
 export interface ExecutorBacklog {
@@ -41,50 +59,11 @@ export interface ExecutorBacklog {
 }
 
 /**
- * One organization's line: the run to start first is the one with the highest priority once each
- * run has gained one step per second waited, so none starves. Both grow alike with time, so the
- * order is fixed at queueing: by the time queued less 1 s per step of priority (then queue order).
- */
-function createLine() {
-  const heap: { item: Queued; rank: number; seq: number }[] = []
-  let seq = 0
-  const before = (i: number, j: number) =>
-    heap[i].rank < heap[j].rank || (heap[i].rank === heap[j].rank && heap[i].seq < heap[j].seq)
-  const swap = (i: number, j: number) => {
-    ;[heap[i], heap[j]] = [heap[j], heap[i]]
-  }
-  return {
-    get length() {
-      return heap.length
-    },
-    push(item: Queued, rank: number) {
-      heap.push({ item, rank, seq: seq++ })
-      for (let i = heap.length - 1; i > 0 && before(i, (i - 1) >> 1); i = (i - 1) >> 1) swap(i, (i - 1) >> 1)
-    },
-    shift(): Queued {
-      const top = heap[0].item
-      const last = heap.pop()!
-      if (heap.length > 0) {
-        heap[0] = last
-        for (let i = 0; ; ) {
-          const l = 2 * i + 1
-          const first = l + 1 < heap.length && before(l + 1, l) ? l + 1 : l
-          if (first >= heap.length || !before(first, i)) break
-          swap(i, first)
-          i = first
-        }
-      }
-      return top
-    },
-  }
-}
-
-/**
  * One line per organization, and the organizations with runs waiting, in turn: an organization's
  * turn starts as many runs as its fair share (`weightOf`, at least 1), then the next one's comes.
  */
 function createFairLines(now: () => number, weightOf: (organizationId: string) => number) {
-  const lines = new Map<string, ReturnType<typeof createLine>>()
+  const lines = new Map<string, OrganizationLane>()
   const turns = createFifo<string>()
   /** The organization whose turn it is (not in `turns` meanwhile), and the runs its turn has left. */
   let current: { lane: string; left: number } | null = null
@@ -97,11 +76,11 @@ function createFairLines(now: () => number, weightOf: (organizationId: string) =
       const lane = item.organizationId ?? ''
       let line = lines.get(lane)
       if (!line) {
-        line = createLine()
+        line = takeLane()
         lines.set(lane, line)
         turns.push(lane)
       }
-      line.push(item, now() - (item.priority ?? 0) * 1000)
+      line.push(item, (item.queuedAt ?? now()) - (item.priority ?? 0) * 1000)
       length++
     },
     shift(): Queued | undefined {
@@ -120,6 +99,7 @@ function createFairLines(now: () => number, weightOf: (organizationId: string) =
       length--
       if (line.length === 0) {
         lines.delete(current.lane)
+        returnLane(line)
         current = null
       }
       return item

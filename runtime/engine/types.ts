@@ -32,7 +32,7 @@ import type { SubscriptionKeeper } from '../subscriptions/keeper.ts'
 import type { DurableTimers } from '../timers.ts'
 import type { FinishAtAdmission } from './finish-at-admission.ts'
 import type { Plan } from './plan.ts'
-import type { ExecutorBacklog } from './start-queue.ts'
+import type { ExecutorBacklog, QueuePlace } from './start-queue.ts'
 import type { RunInput, RunState } from './state.ts'
 import type { NodeTester } from '../../core/ports/node-tester.ts'
 
@@ -138,8 +138,11 @@ export interface Executor {
   enqueueFresh(run: FreshRun): void
   /** Runs a run of pure nodes to its end in the transaction that admits it (finish-at-admission.ts). */
   readonly finishAtAdmission: FinishAtAdmission
-  /** Delivers inbox events to a run, loading it when it is not live here (if this worker may own it). */
-  wake(runId: string): void
+  /**
+   * Delivers inbox events to a run, loading it when it is not live here (if this worker may own it);
+   * `place`: where it waits to start (a run a flow-control release let go).
+   */
+  wake(runId: string, place?: QueuePlace): void
   /**
    * Like wake, resolving once the run is live here or found to need nothing (work-queue
    * backpressure); rejecting when the store failed as it started (the notification is handed out again).
