@@ -8,7 +8,7 @@
  *   bun bench/hooks.ts [--scale 0.25] [--rate 5000]
  */
 import { loadConfig } from '../core/config.ts'
-import { type DomainEvent, publishEvents } from '../core/events.ts'
+import { type DomainEvent, publishEvents } from '../core/domain-events.ts'
 import { silentLogger } from '../core/ports/logger.ts'
 import { openSystem, type System } from '../main.ts'
 import { freshPostgresUrl } from '../tests/helpers/services.ts'

@@ -4,7 +4,7 @@
  * row still due (or a loop period later after a failure); rounds never overlap; workflow events
  * that make rows due wake it at once; stopping aborts the calls in flight and waits for the round.
  */
-import type { RecordedEvent } from '../core/events.ts'
+import type { RecordedEvent } from '../core/domain-events.ts'
 import { errorMessage } from '../core/errors.ts'
 import type { Bus } from '../core/ports/bus.ts'
 import type { Clock } from '../core/ports/clock.ts'

@@ -27,7 +27,7 @@ import {
   executorBacklogSource,
   storeBacklogSource,
 } from './backlog.ts'
-import { createCapabilities } from './capabilities.ts'
+import { createCapabilities } from './host-capabilities.ts'
 import { createRunControl } from './control.ts'
 import { createDefinitionChecker } from './definition/check.ts'
 import { createDispatcher } from './dispatch.ts'
@@ -36,7 +36,7 @@ import { createExecutor } from './engine/executor.ts'
 import { createNodeRunner } from './engine/node-runner.ts'
 import { createNodeTester } from './node-test.ts'
 import { createPlanCache } from './engine/plan.ts'
-import { createEventRecorder } from './events.ts'
+import { createEventRecorder } from './event-recorder.ts'
 import type {
   Backlog,
   Engine,
@@ -67,7 +67,7 @@ import type { SecretMasks } from '../core/security/value-mask.ts'
 import type { SecretProps } from '../core/services/secret-props.ts'
 import type { Metrics } from '../core/ports/metrics.ts'
 import type { Tracing } from '../core/ports/tracing.ts'
-import type { CapabilityDeps } from './capabilities.ts'
+import type { CapabilityDeps } from './host-capabilities.ts'
 
 export type { Engine, EngineRole }
 

@@ -3,11 +3,11 @@
  * (streams-horizon.ts), woken by the bus. A new subscriber catches up from the store to where
  * its feed stands while the feed's newer deliveries wait in its buffer.
  */
-import { type RecordedEvent, recordedEventsOf } from '../core/events.ts'
+import { type RecordedEvent, recordedEventsOf } from '../core/domain-events.ts'
 import type { Logger } from '../core/ports/logger.ts'
 import type { Store } from '../core/ports/store.ts'
 import type { StreamSink } from '../core/ports/streams.ts'
-import { events } from '../core/store/events.ts'
+import { journal } from '../core/store/journal.ts'
 import { createCommitHorizon, MARK_DELAY_MS, PAGE } from './streams-horizon.ts'
 
 /** How long a missing journal id is waited for before readers move past it (a rolled-back insert). */
@@ -162,7 +162,7 @@ function deliver(sub: OrgSubscriber, e: RecordedEvent) {
 /** An organization's events in (after, until], page by page (a journal row may hold several). */
 async function* readOrganization(store: Store, organizationId: string, after: number, until: number) {
   for (;;) {
-    const rows = await events.rowsOfOrganization(store, organizationId, after, PAGE)
+    const rows = await journal.rowsOfOrganization(store, organizationId, after, PAGE)
     for (const row of rows) {
       for (const e of recordedEventsOf(row)) {
         if (e.id <= after) continue

@@ -4,12 +4,12 @@
  * horizon back until it appears or every transaction that could hold it has ended (it was
  * rolled back and never will); where that cannot be asked, the gap wait bounds the wait.
  * A journal row holds a range of ids; the ids a Postgres row leaves unused in its block are not
- * missing (core/store/events.ts, nextIdAfter).
+ * missing (core/store/journal.ts, nextIdAfter).
  * Waits are on the system's time, not the engine's Clock (see streams.ts).
  */
 import type { Logger } from '../core/ports/logger.ts'
 import type { Store } from '../core/ports/store.ts'
-import { events, nextIdAfter } from '../core/store/events.ts'
+import { journal, nextIdAfter } from '../core/store/journal.ts'
 
 /** Journal rows read per query. */
 export const PAGE = 1000
@@ -57,7 +57,7 @@ export function createCommitHorizon(deps: HorizonDeps): CommitHorizon {
 
   async function startHorizon(): Promise<number> {
     // Ids just below the newest may still be committing: start a little back and let them fill in.
-    return events.idBeforeRows(deps.store, START_WINDOW)
+    return journal.idBeforeRows(deps.store, START_WINDOW)
   }
 
   /**
@@ -68,7 +68,7 @@ export function createCommitHorizon(deps: HorizonDeps): CommitHorizon {
   async function advance(): Promise<number> {
     let at = horizon ?? (await startHorizon())
     for (;;) {
-      const rows = await events.rangesAfter(deps.store, at, PAGE)
+      const rows = await journal.rangesAfter(deps.store, at, PAGE)
       let blocked = false
       for (const { id, n } of rows) {
         if (id > at + 1 && id !== nextIdAfter(at) && id - 1 > settledThrough) {
@@ -104,9 +104,9 @@ export function createCommitHorizon(deps: HorizonDeps): CommitHorizon {
           wakeAfterGap(g.since + MARK_DELAY_MS - now)
           return false
         }
-        g.mark = await events.writersMark(deps.store)
+        g.mark = await journal.writersMark(deps.store)
       }
-      if (await events.writersDone(deps.store, g.mark)) {
+      if (await journal.writersDone(deps.store, g.mark)) {
         settledThrough = Math.max(settledThrough, g.seen)
         return true
       }

@@ -16,12 +16,12 @@
  * transaction has been open, which a test clock (stopped, or moved by hours) must not change.
  */
 import { runs as runRows } from '../core/store/runs.ts'
-import { type RecordedEvent, recordedEventsOf } from '../core/events.ts'
+import { type RecordedEvent, recordedEventsOf } from '../core/domain-events.ts'
 import type { Bus } from '../core/ports/bus.ts'
 import type { Logger } from '../core/ports/logger.ts'
 import type { Store } from '../core/ports/store.ts'
 import type { StreamHub, StreamSink } from '../core/ports/streams.ts'
-import { events } from '../core/store/events.ts'
+import { journal } from '../core/store/journal.ts'
 import { createOrganizationFeeds, type HalfDeps } from './streams-feeds.ts'
 import { PAGE } from './streams-horizon.ts'
 import { isTerminalRunEvent } from '../core/domain/run-lifecycle.ts'
@@ -102,7 +102,7 @@ function createRunStreams(deps: HalfDeps) {
       do {
         sub.refill = false
         for (;;) {
-          const rows = await events.rowsOfRun(deps.store, sub.runId, sub.lastSeq, PAGE)
+          const rows = await journal.rowsOfRun(deps.store, sub.runId, sub.lastSeq, PAGE)
           for (const row of rows)
             if (row.organization_id === sub.organizationId) for (const e of recordedEventsOf(row)) deliver(sub, e)
           if (rows.length < PAGE || sub.closed) break

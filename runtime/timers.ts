@@ -13,7 +13,7 @@ import type { Clock } from '../core/ports/clock.ts'
 import type { Ids } from '../core/ports/ids.ts'
 import type { Logger } from '../core/ports/logger.ts'
 import type { Store } from '../core/ports/store.ts'
-import type { RecordedEvent } from '../core/events.ts'
+import type { RecordedEvent } from '../core/domain-events.ts'
 import { createWakeLoop } from './wake-loop.ts'
 
 export interface DurableTimersDeps {

@@ -4,7 +4,7 @@
  * listening to workflow events, and the workflows to look at when a process starts.
  */
 import type { Definition } from '../core/domain/workflow.ts'
-import type { RecordedEvent } from '../core/events.ts'
+import type { RecordedEvent } from '../core/domain-events.ts'
 import { canonicalJson } from '../core/json.ts'
 import type { SqlExecutor } from '../core/ports/store.ts'
 import type { AnyTrigger, Registry } from '../core/plugin/registry.ts'

@@ -9,7 +9,7 @@ import { OIDC_SWEEP_EVERY_MS } from '../core/services/oidc-sessions.ts'
 import { createPeopleService } from '../core/services/people.ts'
 import { createServiceAccountService } from '../core/services/service-accounts.ts'
 import { tags } from '../core/store/templates.ts'
-import type { EventRecorder } from '../runtime/events.ts'
+import type { EventRecorder } from '../runtime/event-recorder.ts'
 import { isBun } from './platform.ts'
 import type { Access, Adapters, Own } from './types.ts'
 

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os'
 import { createSecretProps } from '../core/services/secret-props.ts'
-import type { EventRecorder } from '../runtime/events.ts'
+import type { EventRecorder } from '../runtime/event-recorder.ts'
 import { createEngine, type Engine, type EngineDeps } from '../runtime/index.ts'
 import type { Adapters, NodeServices } from './types.ts'
 

@@ -12,7 +12,7 @@
  */
 import { Effect, Exit, Scope } from 'effect'
 import type { Config } from '../core/config.ts'
-import { createEventRecorder } from '../runtime/events.ts'
+import { createEventRecorder } from '../runtime/event-recorder.ts'
 import type { Own, System, SystemOptions } from './types.ts'
 import { openAccess } from './access.ts'
 import { openAdapters } from './adapters.ts'

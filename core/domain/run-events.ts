@@ -5,7 +5,7 @@
  * an event looks to API clients (SSE streams, the activity feed). The journal writes these, the
  * stream hub and run control read them, execution hooks deliver the run and node ones.
  */
-import type { DomainEvent, RecordedEvent } from '../events.ts'
+import type { DomainEvent, RecordedEvent } from '../domain-events.ts'
 
 export const RUN_EVENT_TYPES = [
   'run.started',

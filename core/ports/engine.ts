@@ -6,7 +6,7 @@
 import type { Static, TUnknown } from '@sinclair/typebox'
 import type { TriggerEvent as TriggerEventSchema } from '../plugin/schemas.ts'
 import type { ErrorDetail } from '../errors.ts'
-import type { DomainEvent, RecordedEvent } from '../events.ts'
+import type { DomainEvent, RecordedEvent } from '../domain-events.ts'
 import type { SqlExecutor } from './store.ts'
 import type { NodeRecord, RunStatus, TriggeredBy } from '../domain/run.ts'
 import type { Definition } from '../domain/workflow.ts'

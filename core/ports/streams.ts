@@ -3,7 +3,7 @@
  * workflow's), replayed from a position and then followed live, with no gap and no duplicate.
  * The engine implements this over the store and the bus; the HTTP layer only formats it.
  */
-import type { RecordedEvent } from '../events.ts'
+import type { RecordedEvent } from '../domain-events.ts'
 
 export interface StreamSink {
   send(event: RecordedEvent): void

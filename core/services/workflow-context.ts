@@ -6,7 +6,7 @@
  */
 import type { Definition, Workflow, WorkflowContent } from '../domain/workflow.ts'
 import { badRequest, conflict, type ErrorDetail, notFound } from '../errors.ts'
-import { type DomainEvent, publishEvents, type RecordedEvent, recordEvents } from '../events.ts'
+import { type DomainEvent, publishEvents, type RecordedEvent, recordEvents } from '../domain-events.ts'
 import type { Bus } from '../ports/bus.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { DefinitionChecker, DomainEventRecorder } from '../ports/engine.ts'

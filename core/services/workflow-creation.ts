@@ -1,7 +1,7 @@
 /** Creating a workflow: its row, its first version (a draft), and the `workflow.created` event. */
 import { checkFlowControl } from '../domain/flow-control.ts'
 import { type CreateWorkflowBody, defaultContent, normalizeContent, type Workflow } from '../domain/workflow.ts'
-import { publishEvents } from '../events.ts'
+import { publishEvents } from '../domain-events.ts'
 import { randomToken } from '../ids.ts'
 import type { SqlExecutor } from '../ports/store.ts'
 import { versions, workflows } from '../store/workflows.ts'

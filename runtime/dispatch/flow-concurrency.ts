@@ -4,14 +4,14 @@
  * runs of its key (`cancel-in-progress`). Held runs start best ranked first (flow-releases.ts).
  */
 import type { FlowControl } from '../../core/domain/flow-control.ts'
-import type { RecordedEvent } from '../../core/events.ts'
+import type { RecordedEvent } from '../../core/domain-events.ts'
 import type { Ids } from '../../core/ports/ids.ts'
 import type { SqlExecutor } from '../../core/ports/store.ts'
 import { flowRuns, type HeldRun } from '../../core/store/flow-control.ts'
 import { runInbox } from '../../core/store/run-side.ts'
 import { CANCELLED_OWNER } from '../control.ts'
 import { endRun } from '../engine/run-end.ts'
-import type { EventRecorder } from '../events.ts'
+import type { EventRecorder } from '../event-recorder.ts'
 import type { FlowAdmission } from './flow-control.ts'
 
 type Concurrency = NonNullable<FlowControl['concurrency']>

@@ -9,7 +9,7 @@ import { clampPriority, type FlowControl } from '../../core/domain/flow-control.
 import { AppError, tooManyRequests } from '../../core/errors.ts'
 import type { DispatchRequest, TriggerEvent } from '../../core/ports/engine.ts'
 import type { SqlExecutor } from '../../core/ports/store.ts'
-import type { RecordedEvent } from '../../core/events.ts'
+import type { RecordedEvent } from '../../core/domain-events.ts'
 import type { Ids } from '../../core/ports/ids.ts'
 import { flowHits, flowRuns } from '../../core/store/flow-control.ts'
 import {
@@ -19,7 +19,7 @@ import {
   renderTemplate,
   stringifyValue,
 } from '../expressions/index.ts'
-import type { EventRecorder } from '../events.ts'
+import type { EventRecorder } from '../event-recorder.ts'
 import { concurrencyOf, supersede } from './flow-concurrency.ts'
 import { debounceOf } from './flow-debounce.ts'
 import { enterStages, stagesOf, withPriority } from './flow-stages.ts'

@@ -13,7 +13,7 @@
  * happens.
  */
 import { isTerminalRunEvent } from '../../core/domain/run-lifecycle.ts'
-import type { RecordedEvent } from '../../core/events.ts'
+import type { RecordedEvent } from '../../core/domain-events.ts'
 import type { Bus, Subscription } from '../../core/ports/bus.ts'
 import type { Clock } from '../../core/ports/clock.ts'
 import type { Logger } from '../../core/ports/logger.ts'

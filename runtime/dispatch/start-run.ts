@@ -5,7 +5,7 @@
  */
 import type { TriggeredBy } from '../../core/domain/run.ts'
 import type { Definition, VariableDef } from '../../core/domain/workflow.ts'
-import type { RecordedEvent } from '../../core/events.ts'
+import type { RecordedEvent } from '../../core/domain-events.ts'
 import type { TriggerEvent } from '../../core/ports/engine.ts'
 import type { SqlExecutor } from '../../core/ports/store.ts'
 import { noTracing, type Tracing } from '../../core/ports/tracing.ts'

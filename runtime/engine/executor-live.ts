@@ -5,7 +5,7 @@
  */
 import { createActor } from 'xstate'
 import { runInbox } from '../../core/store/run-side.ts'
-import { publishEvents } from '../../core/events.ts'
+import { publishEvents } from '../../core/domain-events.ts'
 import { errorMessage } from '../../core/errors.ts'
 import type { ExecutorDeps } from './executor.ts'
 import { createRunJournal } from './journal.ts'

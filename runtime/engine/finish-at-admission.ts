@@ -6,7 +6,7 @@
  * that end at admission"). A run that does not end in one step is left to the executor.
  */
 import { createActor } from 'xstate'
-import type { RecordedEvent } from '../../core/events.ts'
+import type { RecordedEvent } from '../../core/domain-events.ts'
 import type { SqlExecutor } from '../../core/ports/store.ts'
 import type { ExecutorDeps } from './executor.ts'
 import { type AdmissionWrite, journalWriter, type NumberedEvent } from './journal.ts'

@@ -7,11 +7,11 @@
  * that says how.
  */
 import { END_EVENT, isTerminal } from '../../core/domain/run-lifecycle.ts'
-import type { RecordedEvent } from '../../core/events.ts'
+import type { RecordedEvent } from '../../core/domain-events.ts'
 import type { SqlExecutor } from '../../core/ports/store.ts'
 import { clearWaiting, runInbox } from '../../core/store/run-side.ts'
 import { runs } from '../../core/store/runs.ts'
-import type { EventRecorder } from '../events.ts'
+import type { EventRecorder } from '../event-recorder.ts'
 
 /** How a run ends outside its actor: failed with an error, or cancelled with a reason and the owner it keeps. */
 export type RunEnd =

@@ -10,7 +10,7 @@
  * Core's view of the engine (Dispatcher, RunControl, ...) is core/ports/engine.ts.
  */
 import type { Definition, VariableDef } from '../../core/domain/workflow.ts'
-import type { RecordedEvent } from '../../core/events.ts'
+import type { RecordedEvent } from '../../core/domain-events.ts'
 import type { WaitRequest } from '../../core/plugin/sdk.ts'
 import type {
   BacklogReport,

@@ -13,7 +13,7 @@ import { isHookEventType } from '../../core/domain/execution-hook.ts'
 import type { Clock } from '../../core/ports/clock.ts'
 import type { Ids } from '../../core/ports/ids.ts'
 import { hookDeliveries, type NewDelivery } from '../../core/store/hook-deliveries.ts'
-import type { TransactionalListener } from '../events.ts'
+import type { TransactionalListener } from '../event-recorder.ts'
 import type { EndpointDirectory, Subscriber } from './endpoints.ts'
 import { hookEventId, hookPayload } from './payload.ts'
 

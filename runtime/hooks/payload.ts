@@ -7,7 +7,7 @@
  * request headers (which may hold credentials) are left out, and a node result larger than
  * `MAX_RESULT_BYTES` is replaced by `resultOmitted: true` (the run API has it).
  */
-import type { RecordedEvent } from '../../core/events.ts'
+import type { RecordedEvent } from '../../core/domain-events.ts'
 import { runStatusOf } from '../../core/domain/run-lifecycle.ts'
 import { iso } from '../../core/time.ts'
 

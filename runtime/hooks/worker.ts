@@ -12,7 +12,7 @@
  */
 import type { Metrics } from '../../core/ports/metrics.ts'
 import { isHookEventType } from '../../core/domain/execution-hook.ts'
-import type { RecordedEvent } from '../../core/events.ts'
+import type { RecordedEvent } from '../../core/domain-events.ts'
 import type { Bus, Subscription } from '../../core/ports/bus.ts'
 import type { Clock } from '../../core/ports/clock.ts'
 import type { HttpClient } from '../../core/ports/http-client.ts'

@@ -26,9 +26,9 @@ import type { Backlog, EngineDispatcher } from '../engine/types.ts'
 import { createRoutePlanner } from './route-plan.ts'
 import { redactHeaders } from '../../core/security/redact.ts'
 import { noMask, type SecretMasks } from '../../core/security/value-mask.ts'
-import { publishEvents } from '../../core/events.ts'
+import { publishEvents } from '../../core/domain-events.ts'
 import type { Bus } from '../../core/ports/bus.ts'
-import type { EventRecorder } from '../events.ts'
+import type { EventRecorder } from '../event-recorder.ts'
 import { commitEvent } from './router-commit.ts'
 
 export interface EventRouterDeps {

@@ -11,7 +11,7 @@
  */
 import { versions, workflows } from '../../core/store/workflows.ts'
 import type { Definition } from '../../core/domain/workflow.ts'
-import type { RecordedEvent } from '../../core/events.ts'
+import type { RecordedEvent } from '../../core/domain-events.ts'
 import { canonicalJson } from '../../core/json.ts'
 import type { Logger } from '../../core/ports/logger.ts'
 import type { Dialect, SqlExecutor, Store } from '../../core/ports/store.ts'

@@ -9,7 +9,7 @@
  *   first poll (unless its payload says `fireExisting: true`);
  * - a node no longer in the live version, or a workflow gone, loses its row.
  */
-import type { RecordedEvent } from '../../core/events.ts'
+import type { RecordedEvent } from '../../core/domain-events.ts'
 import type { Clock } from '../../core/ports/clock.ts'
 import type { Ids } from '../../core/ports/ids.ts'
 import type { Dialect, SqlExecutor } from '../../core/ports/store.ts'

@@ -12,7 +12,7 @@
  */
 import { versions, workflows } from '../../core/store/workflows.ts'
 import type { Definition } from '../../core/domain/workflow.ts'
-import type { RecordedEvent } from '../../core/events.ts'
+import type { RecordedEvent } from '../../core/domain-events.ts'
 import { canonicalJson } from '../../core/json.ts'
 import type { Clock } from '../../core/ports/clock.ts'
 import type { Ids } from '../../core/ports/ids.ts'

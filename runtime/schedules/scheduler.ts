@@ -16,7 +16,7 @@
  * Missed ticks (due while no scheduler ran) follow the trigger's catch-up policy; see plan.ts.
  * It polls for due ticks and sleeps until the next one when that is sooner.
  */
-import type { RecordedEvent } from '../../core/events.ts'
+import type { RecordedEvent } from '../../core/domain-events.ts'
 import type { Bus } from '../../core/ports/bus.ts'
 import type { Clock } from '../../core/ports/clock.ts'
 import type { Logger } from '../../core/ports/logger.ts'

@@ -10,7 +10,7 @@
  * - a wanted instance without a subscription (the publish enabled another draft, a refill woke
  *   the workflow, a crash) gets an `enabling` row, which the keeper enables.
  */
-import type { RecordedEvent } from '../../core/events.ts'
+import type { RecordedEvent } from '../../core/domain-events.ts'
 import type { Clock } from '../../core/ports/clock.ts'
 import type { Ids } from '../../core/ports/ids.ts'
 import type { Dialect, SqlExecutor } from '../../core/ports/store.ts'

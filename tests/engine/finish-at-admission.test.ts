@@ -4,9 +4,9 @@
  * first and executed after the commit, and nothing of it runs before.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { toRecordedEvent } from '../../core/events.ts'
+import { toRecordedEvent } from '../../core/domain-events.ts'
 import { defineAction, definePlugin, Type } from '../../core/plugin/sdk.ts'
-import { events } from '../../core/store/events.ts'
+import { journal } from '../../core/store/journal.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { createLive, linear, waitForRun } from '../helpers/workflows.ts'
@@ -58,8 +58,8 @@ for (const kind of storeKinds()) {
 
     const hook = (secret: string, body: unknown) => t.call('POST', `/v1/webhooks/${secret}`, { key: null, body })
     /** The run's journal as the store reads it back (what a stream replays). */
-    const journal = async (runId: string) =>
-      (await events.forRun(t.system.store, runId, 0)).map(toRecordedEvent).map((e) => ({ ...e, seq: Number(e.seq) }))
+    const journalOf = async (runId: string) =>
+      (await journal.forRun(t.system.store, runId, 0)).map(toRecordedEvent).map((e) => ({ ...e, seq: Number(e.seq) }))
 
     it('is over when the webhook answers: its row, its nodes and its whole journal are stored, each node executed once', async () => {
       const w = await createLive(t, {
@@ -82,7 +82,7 @@ for (const kind of storeKinds()) {
       expect(run.nodes.say.result.message).toBe('doubled to 42')
       expect(callsOf(runId, 'double')).toHaveLength(1)
 
-      const events = await journal(runId)
+      const events = await journalOf(runId)
       expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))
       expect(events.map((e) => `${e.type} ${e.nodeId ?? ''}`.trim())).toEqual([
         'run.started',
@@ -168,7 +168,7 @@ for (const kind of storeKinds()) {
       // When the impure node ran, its run was already stored (and still running).
       expect(callsOf(runId, 'look')).toEqual([{ action: 'look', runId, key: 'look', stored: 'running' }])
       expect(callsOf(runId, 'double')).toHaveLength(1)
-      const types = (await journal(runId)).map((e) => e.type)
+      const types = (await journalOf(runId)).map((e) => e.type)
       expect(types.filter((type) => type === 'run.started')).toHaveLength(1)
       expect(types.at(-1)).toBe('run.succeeded')
     })
@@ -192,7 +192,7 @@ for (const kind of storeKinds()) {
       const run = await waitForRun(t, runId)
       expect(run.status).toBe('success')
       expect(run.nodes.loop.result.results.map((r: { c: { n: number } }) => r.c.n)).toEqual(items.map((i) => i * 8))
-      const events = await journal(runId)
+      const events = await journalOf(runId)
       expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))
       const succeeded = events.filter((e) => e.type === 'node.succeeded').map((e) => e.data.key)
       expect(new Set(succeeded).size).toBe(succeeded.length)

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import postgres from 'postgres'
 import { memoryBus } from '../../adapters/memory/bus.ts'
-import { publishEvents, type RecordedEvent, recordEvents } from '../../core/events.ts'
+import { publishEvents, type RecordedEvent, recordEvents } from '../../core/domain-events.ts'
 import { silentLogger } from '../../core/ports/logger.ts'
 import type { Store } from '../../core/ports/store.ts'
 import { MIGRATIONS } from '../../core/store/migrations.ts'

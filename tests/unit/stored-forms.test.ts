@@ -4,9 +4,9 @@
  * them back, and rows stored whole by earlier versions read as they always did.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { recordEvents, toRecordedEvent } from '../../core/events.ts'
+import { recordEvents, toRecordedEvent } from '../../core/domain-events.ts'
 import { MIGRATIONS } from '../../core/store/migrations.ts'
-import { events } from '../../core/store/events.ts'
+import { journal } from '../../core/store/journal.ts'
 import { restoreSnapshot, runStateOf, storedSnapshot } from '../../runtime/engine/stored-snapshot.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestStore, type TestStore } from '../helpers/stores.ts'
@@ -30,7 +30,7 @@ for (const kind of storeKinds()) {
         )
       ).map((r) => JSON.parse(r.data))
     const read = async (runId: string) =>
-      (await events.forRun(s.store, runId, 0)).map(toRecordedEvent).map((e) => e.data)
+      (await journal.forRun(s.store, runId, 0)).map(toRecordedEvent).map((e) => e.data)
 
     it("stores a run event's data without its ids and reads it back with them, first, as recorded", async () => {
       const data = { runId: 'run_1', workflowId: 'wf_1', key: 'a', result: { runId: 'inner' } }
@@ -60,7 +60,7 @@ for (const kind of storeKinds()) {
       )
       expect(await raw('run_2')).toEqual([other])
       expect(await read('run_2')).toEqual([other])
-      const [workflowEvent] = (await events.forOrganization(s.store, 'org_1', 0, 100))
+      const [workflowEvent] = (await journal.forOrganization(s.store, 'org_1', 0, 100))
         .filter((e) => e.type === 'workflow.paused')
         .map(toRecordedEvent)
       expect(workflowEvent.data).toEqual(paused)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import type { RecordedEvent } from '../../../core/events.ts'
+import type { RecordedEvent } from '../../../core/domain-events.ts'
 import { hookEventId, hookPayload, MAX_RESULT_BYTES } from '../../../runtime/hooks/payload.ts'
 
 const base = { id: 42, organizationId: 'org_1', workflowId: 'wf_1', runId: 'run_1', seq: 3, at: Date.UTC(2026, 0, 1) }

@@ -3,7 +3,7 @@
  * transaction (the execution-hook outbox writes its deliveries there, so an event and the
  * deliveries it causes commit together or not at all).
  */
-import { recordEvents } from '../core/events.ts'
+import { recordEvents } from '../core/domain-events.ts'
 import type { EventRecorder, TransactionalListener } from './engine/types.ts'
 
 export type { EventRecorder, TransactionalListener }

@@ -93,7 +93,7 @@ export function expandRow(row: JournalRow): EventRow[] {
   )
 }
 
-export const events = {
+export const journal = {
   /** The newest id in the journal (0 when empty). */
   lastId: async (db: SqlExecutor) =>
     Number((await db.get<{ id: number }>('SELECT id + n - 1 AS id FROM journal ORDER BY id DESC LIMIT 1'))?.id ?? 0),
@@ -138,7 +138,7 @@ export const events = {
   },
   /** A run's events after `afterSeq`, one row each. */
   async forRun(db: SqlExecutor, runId: string, afterSeq: number, limit = 1000): Promise<EventRow[]> {
-    const rows = await events.rowsOfRun(db, runId, afterSeq, limit)
+    const rows = await journal.rowsOfRun(db, runId, afterSeq, limit)
     return rows.flatMap(expandRow).filter((e) => Number(e.seq) > afterSeq)
   },
   /**
@@ -187,7 +187,7 @@ export const events = {
     limit = 1000,
     workflowId?: string,
   ): Promise<EventRow[]> {
-    const rows = await events.rowsOfOrganization(db, organizationId, afterId, limit, workflowId)
+    const rows = await journal.rowsOfOrganization(db, organizationId, afterId, limit, workflowId)
     return rows.flatMap(expandRow).filter((e) => Number(e.id) > afterId)
   },
 }

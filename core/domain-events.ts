@@ -9,7 +9,7 @@
  */
 import type { Bus } from './ports/bus.ts'
 import type { SqlExecutor } from './ports/store.ts'
-import { type EventRow, events, ID_BLOCK, type JournalRow, type NewJournalRow } from './store/events.ts'
+import { type EventRow, journal, ID_BLOCK, type JournalRow, type NewJournalRow } from './store/journal.ts'
 
 export interface DomainEvent {
   organizationId: string
@@ -100,7 +100,7 @@ function withIds(row: EventRow, data: Record<string, unknown>): Record<string, u
 export async function recordEvents(tx: SqlExecutor, list: readonly DomainEvent[]): Promise<RecordedEvent[]> {
   if (list.length === 0) return []
   const packs = packsOf(list)
-  const ids = await events.insert(tx, packs.map(rowOf))
+  const ids = await journal.insert(tx, packs.map(rowOf))
   const recorded: RecordedEvent[] = []
   packs.forEach((pack, p) => {
     for (let i = 0; i < pack.length; i++) recorded.push({ ...pack[i], id: ids[p] + i })
