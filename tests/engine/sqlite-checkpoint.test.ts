@@ -33,6 +33,7 @@ describe('SQLite checkpoints on a worker thread', () => {
         for (let i = 0; i < 20; i++) insert.run(`${b}-${i}-${ROW}`)
       })()
       checkpointer.committed()
+      // Paces the writes so that the checkpoint thread runs between them, as it does under a real load.
       await Bun.sleep(1)
     }
     // About 8 MB went into the log; the file grows only by checkpoints, and only the worker makes them.

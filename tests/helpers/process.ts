@@ -164,25 +164,20 @@ export async function startNats(storeDir: string, port?: number) {
   for (let attempt = 1; ; attempt++) {
     const chosen = port ?? 20_000 + Math.floor(Math.random() * 20_000)
     const child = Bun.spawn([bin, '-a', '127.0.0.1', '-p', String(chosen), '-js', '-sd', storeDir], {
-      stdout: 'pipe',
+      stdout: 'ignore',
       stderr: 'pipe',
     })
     let exited = false
     void child.exited.then(() => (exited = true))
+    // The server says it is ready (JetStream included) on its log, which goes to stderr.
+    let output = ''
+    const decoder = new TextDecoder()
+    const reading = (async () => {
+      for await (const chunk of child.stderr) output += decoder.decode(chunk, { stream: true })
+    })()
     const deadline = Date.now() + 10_000
-    let listening = false
-    while (!exited && Date.now() < deadline) {
-      try {
-        const socket = await Bun.connect({ hostname: '127.0.0.1', port: chosen, socket: { data() {} } })
-        socket.end()
-        listening = true
-        break
-      } catch {
-        await Bun.sleep(50)
-      }
-    }
-    if (listening && !exited) {
-      await Bun.sleep(200)
+    while (!exited && Date.now() < deadline && !output.includes('Server is ready')) await Bun.sleep(20)
+    if (output.includes('Server is ready') && !exited) {
       return {
         url: `nats://127.0.0.1:${chosen}`,
         port: chosen,
@@ -193,9 +188,9 @@ export async function startNats(storeDir: string, port?: number) {
       }
     }
     child.kill('SIGKILL')
-    const output = `${await new Response(child.stdout).text()}${await new Response(child.stderr).text()}`
+    await reading.catch(() => {})
     if (port !== undefined || attempt >= 5)
-      throw new Error(`nats-server did not listen on ${chosen}:\n${output.slice(-2000)}`)
+      throw new Error(`nats-server did not become ready on ${chosen}:\n${output.slice(-2000)}`)
   }
 }
 

@@ -41,8 +41,10 @@ function useRun(id: string, setError: (error: unknown) => void) {
         }
       })
   }
+  const [following, setFollowing] = useState(true)
   useEffect(() => {
     setRun(null)
+    setFollowing(true)
     refresh()
     // The stream ends after the run's last event; it is opened again only if the run goes on.
     return follow(
@@ -51,17 +53,19 @@ function useRun(id: string, setError: (error: unknown) => void) {
       async () => {
         const latest = await api('GET', `/v1/runs/${id}`)
         setRun(latest)
-        return !FINISHED.has(latest.status)
+        const goesOn = !FINISHED.has(latest.status)
+        if (!goesOn && current.current === id) setFollowing(false)
+        return goesOn
       },
     )
   }, [id])
-  return { run, refresh }
+  return { run, refresh, following }
 }
 
 export function RunPage({ id }: { id: string }) {
   // The state is called `run`, so the action's runner is `perform` here.
   const { error, setError, run: perform } = useAction()
-  const { run, refresh } = useRun(id, setError)
+  const { run, refresh, following } = useRun(id, setError)
   const [selected, setSelected] = useState<string | null>(null)
 
   const act: Act = async (method, path, ask, body = {}) => {
@@ -93,6 +97,8 @@ export function RunPage({ id }: { id: string }) {
       actions={<RunActions id={id} run={run} act={act} />}
     >
       <ErrorBox error={error} />
+      {/* Whether the page still follows the run's stream: it stops once the run has ended. */}
+      <span hidden data-testid="run-stream" data-state={following ? 'open' : 'ended'} />
       <RunFacts run={run} />
       {run.definition ? (
         <div
