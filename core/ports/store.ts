@@ -21,7 +21,7 @@ export interface SqlExecutor {
   /** True inside a concurrent write (see `WriteOptions`): its statements interleave with others'. */
   readonly concurrent?: boolean
   /** The database's dialect, also inside a transaction (a statement may need the dialect's own form). */
-  readonly dialect?: Dialect
+  readonly dialect: Dialect
 }
 
 export interface WriteOptions {

@@ -165,11 +165,15 @@ const RELEASE_WINDOW = 5000
  * start (`fair_rank`: admission time less 1 s per step of priority).
  */
 export const fairRuns = {
-  /** Holds a run just admitted and not taken by any worker yet; false when it was taken meanwhile. */
+  /**
+   * Holds a run just admitted and not taken by any worker yet; false when it was taken meanwhile,
+   * or when it counts against a concurrency key (`flow_key`): that key already bounds it, and a
+   * held run would no longer count as running against its key.
+   */
   async hold(db: SqlExecutor, runId: string, rank: number): Promise<boolean> {
     const changed = await db.run(
       `UPDATE runs SET status = 'waiting', waiting_for = $1, fair_rank = $2
-        WHERE id = $3 AND status = 'running' AND owner IS NULL AND snapshot IS NULL`,
+        WHERE id = $3 AND status = 'running' AND owner IS NULL AND snapshot IS NULL AND flow_key IS NULL`,
       [FAIRNESS_WAIT, rank, runId],
     )
     return changed > 0

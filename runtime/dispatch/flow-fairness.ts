@@ -60,13 +60,15 @@ export function createFairGate(deps: FairDeps, inLine: Pick<BacklogSource, 'of'>
     const batch = holding
     holding = []
     try {
-      const held = await deps.store.write(async (tx) => {
-        let n = 0
-        for (const run of batch) if (await fairRuns.hold(tx, run.runId, run.rank)) n++
-        return n
+      const passed = await deps.store.write(async (tx) => {
+        const notHeld: string[] = []
+        for (const run of batch) if (!(await fairRuns.hold(tx, run.runId, run.rank))) notHeld.push(run.runId)
+        return notHeld
       })
-      // A run a worker took meanwhile (its sweep) needs nothing more.
-      if (held > 0) deps.bus.publish(FAIR_SUBJECT, {})
+      if (passed.length < batch.length) deps.bus.publish(FAIR_SUBJECT, {})
+      // A run bounded by its concurrency key goes to the work queue as it is; for a run a worker
+      // took meanwhile (its sweep), the message finds it taken and is dropped.
+      for (const runId of passed) void deps.notify(runId)
     } catch (error) {
       deps.logger.warn('could not hold runs for their turn; they go to the work queue', { error: String(error) })
       for (const run of batch) void deps.notify(run.runId)
