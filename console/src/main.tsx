@@ -14,7 +14,8 @@ import { Events, Hooks } from './pages/hooks.tsx'
 import { Connectors } from './pages/connectors.tsx'
 import { People } from './pages/people.tsx'
 import { SsoButtons, SsoLinkNote } from './pages/sign-in-sso.tsx'
-import { Agents, Moderation, Settings, X402 } from './pages/more.tsx'
+import { Agents, Moderation, Settings } from './pages/more.tsx'
+import { X402 } from './pages/x402.tsx'
 import { Audit } from './pages/audit.tsx'
 
 /** Where to go after signing in: a path of this origin only. */

@@ -8,14 +8,15 @@ const ROLES = ['owner', 'developer', 'viewer']
 /** A list the person's role may not read is shown empty, not as an error. */
 const forbiddenIsEmpty = (error: unknown) => ((error as { status?: number } | null)?.status === 403 ? null : error)
 
+/** Does an action on the server and reloads the lists; answers the server's answer, or nothing when the person declined or the action failed. */
+type Act = (method: string, path: string, body?: unknown, ask?: string) => Promise<any>
+
 export function People() {
   const members = useLoad(() => api<{ items: any[] }>('GET', '/v1/members?limit=100'), [])
   const invitations = useLoad(() => api<{ items: any[] }>('GET', '/v1/invitations?limit=100'), [])
   const accounts = useLoad(() => api<{ items: any[] }>('GET', '/v1/service-accounts?limit=100'), [])
   const { error, run } = useAction()
-  const [invited, setInvited] = useState<string | null>(null)
-  /** Answers the server's answer, or nothing when the person declined or the action failed. */
-  const act = async (method: string, path: string, body?: unknown, ask?: string) => {
+  const act: Act = async (method, path, body, ask) => {
     if (ask && !confirmed(ask)) return null
     return run(async () => {
       const answer = await api(method, path, body ?? (method === 'POST' ? {} : undefined))
@@ -25,15 +26,22 @@ export function People() {
       return answer
     })
   }
-  const [email, setEmail] = useState('')
-  const [role, setRole] = useState('developer')
-  const [accountName, setAccountName] = useState('')
-  const [permissions, setPermissions] = useState('workflow:read, run:read')
   return (
     <Page title="People">
       <ErrorBox
         error={error ?? members.error ?? forbiddenIsEmpty(invitations.error) ?? forbiddenIsEmpty(accounts.error)}
       />
+      <Members items={members.data?.items ?? []} act={act} />
+      <Invitations items={invitations.data?.items ?? []} act={act} />
+      <ServiceAccounts items={accounts.data?.items ?? []} act={act} />
+    </Page>
+  )
+}
+
+/** The members, each with a role to change and a button to remove them. */
+function Members({ items, act }: { items: any[]; act: Act }) {
+  return (
+    <>
       <h2>Members</h2>
       <table class="list">
         <thead>
@@ -46,7 +54,7 @@ export function People() {
           </tr>
         </thead>
         <tbody>
-          {(members.data?.items ?? []).map((m) => (
+          {items.map((m) => (
             <tr data-member={m.userId}>
               <td>{m.email}</td>
               <td>{m.name}</td>
@@ -78,6 +86,17 @@ export function People() {
           ))}
         </tbody>
       </table>
+    </>
+  )
+}
+
+/** The form to invite someone, the link of the invitation just made, and the invitations waiting. */
+function Invitations({ items, act }: { items: any[]; act: Act }) {
+  const [invited, setInvited] = useState<string | null>(null)
+  const [email, setEmail] = useState('')
+  const [role, setRole] = useState('developer')
+  return (
+    <>
       <h2>Invitations</h2>
       {invited ? (
         <div class="card shown-once" role="status">
@@ -127,7 +146,7 @@ export function People() {
           </tr>
         </thead>
         <tbody>
-          {(invitations.data?.items ?? []).map((i) => (
+          {items.map((i) => (
             <tr data-invitation={i.id}>
               <td>{i.email}</td>
               <td>{i.role}</td>
@@ -146,6 +165,16 @@ export function People() {
           ))}
         </tbody>
       </table>
+    </>
+  )
+}
+
+/** The form to make a service account, and the accounts with buttons to disable, enable or delete them. */
+function ServiceAccounts({ items, act }: { items: any[]; act: Act }) {
+  const [accountName, setAccountName] = useState('')
+  const [permissions, setPermissions] = useState('workflow:read, run:read')
+  return (
+    <>
       <h2>Service accounts</h2>
       <form
         class="card inline"
@@ -185,7 +214,7 @@ export function People() {
           </tr>
         </thead>
         <tbody>
-          {(accounts.data?.items ?? []).map((a) => (
+          {items.map((a) => (
             <tr data-account={a.id}>
               <td>{a.name}</td>
               <td>
@@ -221,6 +250,6 @@ export function People() {
       <p class="hint">
         A service account's keys are made on the <a href="/keys">API keys</a> page: choose the account under "For".
       </p>
-    </Page>
+    </>
   )
 }

@@ -15,12 +15,20 @@ export function WorkflowPage({ id }: { id: string }) {
   // A draft proposed by the builder chat is opened in the editor afresh.
   const [opened, setOpened] = useState(0)
   const w = workflow.data
-  const act = (label: string, method: string, path: string, ask?: string) => async () => {
+  const reload = () => {
+    workflow.reload()
+    versions.reload()
+  }
+  /** Opens the draft in the editor afresh, then reloads the workflow and its versions. */
+  const reopen = () => {
+    setOpened((n) => n + 1)
+    reload()
+  }
+  const act: Act = (label, method, path, ask) => async () => {
     if (ask && !confirmed(ask)) return
     await run(async () => {
       await api(method, path)
-      workflow.reload()
-      versions.reload()
+      reload()
     })
     void label
   }
@@ -30,9 +38,7 @@ export function WorkflowPage({ id }: { id: string }) {
     if (!confirmed(ask)) return
     await run(async () => {
       await api('POST', `/v1/workflows/${id}/rollback`, { version })
-      setOpened((n) => n + 1)
-      workflow.reload()
-      versions.reload()
+      reopen()
     })
   }
   if (workflow.error)
@@ -51,111 +57,120 @@ export function WorkflowPage({ id }: { id: string }) {
   const live = w.status === 'archived' || !w.hasLiveVersion ? null : w.liveVersionPaused ? 'paused' : 'active'
   return (
     <Page
-      title={
-        <>
-          {w.name} {live ? <StatusBadge status={live} /> : <StatusBadge status={w.status} />}{' '}
-          {live && w.hasDraft ? (
-            <span class="badge" data-status="draft">
-              draft pending
-            </span>
-          ) : null}
-        </>
-      }
-      actions={
-        <>
-          {w.status !== 'archived' ? (
-            <button
-              type="button"
-              onClick={act('publish', 'POST', `/v1/workflows/${id}/publish`)}
-              disabled={!w.hasDraft && w.hasLiveVersion}
-            >
-              Publish
-            </button>
-          ) : null}
-          {live === 'active' ? (
-            <button type="button" onClick={act('pause', 'POST', `/v1/workflows/${id}/pause`)}>
-              Pause
-            </button>
-          ) : null}
-          {live === 'paused' ? (
-            <button type="button" onClick={act('resume', 'POST', `/v1/workflows/${id}/resume`)}>
-              Resume
-            </button>
-          ) : null}
-          {w.status !== 'archived' ? (
-            <button
-              type="button"
-              class="danger"
-              onClick={act(
-                'archive',
-                'DELETE',
-                `/v1/workflows/${id}`,
-                `Archive "${w.name}"? Its triggers stop until it is brought back.`,
-              )}
-            >
-              Archive
-            </button>
-          ) : (
-            <button type="button" onClick={act('unarchive', 'POST', `/v1/workflows/${id}/unarchive`)}>
-              Unarchive
-            </button>
-          )}
-          <a class="button" href={`/runs?workflowId=${id}`}>
-            Runs
-          </a>
-        </>
-      }
+      title={<WorkflowTitle w={w} live={live} />}
+      actions={<LifecycleActions id={id} w={w} live={live} act={act} />}
     >
       <ErrorBox error={error} />
-      <dl class="facts">
-        <dt>Version</dt>
-        <dd>
-          {w.version}
-          {w.hasDraft ? ' (draft)' : ''}
-          {w.hasLiveVersion ? ', live version published' : ', not published'}
-        </dd>
-        <dt>Trigger</dt>
-        <dd>{w.type}</dd>
-        <dt>Last triggered</dt>
-        <dd>{when(w.lastTriggeredAt)}</dd>
-        {w.pausedReason ? (
-          <>
-            <dt>Paused because</dt>
-            <dd>{w.pausedReason}</dd>
-          </>
-        ) : null}
-      </dl>
-      <LazyEditor
-        key={opened}
-        workflowId={id}
-        onSaved={() => {
-          workflow.reload()
-          versions.reload()
-        }}
-      />
+      <WorkflowFacts w={w} />
+      <LazyEditor key={opened} workflowId={id} onSaved={reload} />
       <div class="with-chat">
         <div>
           <RunNow id={id} disabled={w.status === 'archived'} />
         </div>
-        <BuilderChat
-          workflowId={id}
-          onProposed={() => {
-            setOpened((n) => n + 1)
-            workflow.reload()
-            versions.reload()
-          }}
-        />
+        <BuilderChat workflowId={id} onProposed={reopen} />
       </div>
       <PolledTriggers id={id} />
-      <FlowControlSettings
-        id={id}
-        flowControl={w.flowControl ?? null}
-        onSaved={() => {
-          setOpened((n) => n + 1)
-          workflow.reload()
-          versions.reload()
-        }}
-      />
+      <FlowControlSettings id={id} flowControl={w.flowControl ?? null} onSaved={reopen} />
+      <Versions items={versions.data?.items ?? []} w={w} rollback={rollback} />
+    </Page>
+  )
+}
+
+/** Makes the handler of a lifecycle button: asks first when `ask` is given, then reloads the workflow. */
+type Act = (label: string, method: string, path: string, ask?: string) => () => Promise<void>
+/** The live version's state: null when there is none (or the workflow is archived). */
+type Live = 'active' | 'paused' | null
+
+/** The workflow's name, its state, and whether a draft waits to be published beside the live version. */
+function WorkflowTitle({ w, live }: { w: any; live: Live }) {
+  return (
+    <>
+      {w.name} {live ? <StatusBadge status={live} /> : <StatusBadge status={w.status} />}{' '}
+      {live && w.hasDraft ? (
+        <span class="badge" data-status="draft">
+          draft pending
+        </span>
+      ) : null}
+    </>
+  )
+}
+
+/** Publish, pause or resume, archive or unarchive, and the link to the workflow's runs. */
+function LifecycleActions({ id, w, live, act }: { id: string; w: any; live: Live; act: Act }) {
+  return (
+    <>
+      {w.status !== 'archived' ? (
+        <button
+          type="button"
+          onClick={act('publish', 'POST', `/v1/workflows/${id}/publish`)}
+          disabled={!w.hasDraft && w.hasLiveVersion}
+        >
+          Publish
+        </button>
+      ) : null}
+      {live === 'active' ? (
+        <button type="button" onClick={act('pause', 'POST', `/v1/workflows/${id}/pause`)}>
+          Pause
+        </button>
+      ) : null}
+      {live === 'paused' ? (
+        <button type="button" onClick={act('resume', 'POST', `/v1/workflows/${id}/resume`)}>
+          Resume
+        </button>
+      ) : null}
+      {w.status !== 'archived' ? (
+        <button
+          type="button"
+          class="danger"
+          onClick={act(
+            'archive',
+            'DELETE',
+            `/v1/workflows/${id}`,
+            `Archive "${w.name}"? Its triggers stop until it is brought back.`,
+          )}
+        >
+          Archive
+        </button>
+      ) : (
+        <button type="button" onClick={act('unarchive', 'POST', `/v1/workflows/${id}/unarchive`)}>
+          Unarchive
+        </button>
+      )}
+      <a class="button" href={`/runs?workflowId=${id}`}>
+        Runs
+      </a>
+    </>
+  )
+}
+
+/** Version, trigger, when it last triggered, and why it is paused. */
+function WorkflowFacts({ w }: { w: any }) {
+  return (
+    <dl class="facts">
+      <dt>Version</dt>
+      <dd>
+        {w.version}
+        {w.hasDraft ? ' (draft)' : ''}
+        {w.hasLiveVersion ? ', live version published' : ', not published'}
+      </dd>
+      <dt>Trigger</dt>
+      <dd>{w.type}</dd>
+      <dt>Last triggered</dt>
+      <dd>{when(w.lastTriggeredAt)}</dd>
+      {w.pausedReason ? (
+        <>
+          <dt>Paused because</dt>
+          <dd>{w.pausedReason}</dd>
+        </>
+      ) : null}
+    </dl>
+  )
+}
+
+/** The versions, each but the current one with a button to roll back to it. */
+function Versions({ items, w, rollback }: { items: any[]; w: any; rollback: (version: number) => () => void }) {
+  return (
+    <>
       <h2>Versions</h2>
       <table class="list">
         <thead>
@@ -167,7 +182,7 @@ export function WorkflowPage({ id }: { id: string }) {
           </tr>
         </thead>
         <tbody>
-          {(versions.data?.items ?? []).map((v) => (
+          {items.map((v) => (
             <tr data-version={v.version}>
               <td>{v.version}</td>
               <td title={v.versionCreatedBy}>{v.versionCreatedByName ?? v.versionCreatedBy}</td>
@@ -183,7 +198,7 @@ export function WorkflowPage({ id }: { id: string }) {
           ))}
         </tbody>
       </table>
-    </Page>
+    </>
   )
 }
 

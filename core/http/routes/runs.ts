@@ -1,15 +1,11 @@
+/**
+ * Runs across workflows: one plugin per use case, composed in the order the API document lists them.
+ * Starting a workflow's run and listing one workflow's runs are in workflow-runs.ts.
+ */
 import { Elysia } from 'elysia'
 import { Type as T } from '@sinclair/typebox'
 import { Page, pageRequest } from '../../domain/common.ts'
-import {
-  FailureStatistics,
-  ResumeBody,
-  Run,
-  RunBody,
-  RUN_STATUSES,
-  type RunStatus,
-  StatusCounts,
-} from '../../domain/run.ts'
+import { FailureStatistics, ResumeBody, Run, RUN_STATUSES, type RunStatus, StatusCounts } from '../../domain/run.ts'
 import { badRequest } from '../../errors.ts'
 import { requirePermission } from '../../services/auth.ts'
 import type { RunService } from '../../services/runs.ts'
@@ -44,8 +40,19 @@ const rangeOf = <Q extends { workflowId?: string; status?: RunStatus; since?: nu
   until: q.until,
 })
 
+/** Listing, counting, reading, cancelling, retrying and resuming runs, and the failure rate. */
 export function runRoutes(auth: AuthPlugin, gate: AuthGate, runs: RunService) {
   return new Elysia({ name: 'routes.runs' })
+    .use(runListingRoutes(auth, runs))
+    .use(runBulkRoutes(auth, runs))
+    .use(singleRunRoutes(auth, runs))
+    .use(runResumeRoutes(auth, gate, runs))
+    .use(failureRateRoutes(auth, runs))
+}
+
+/** Listing runs and counting them by status. */
+function runListingRoutes(auth: AuthPlugin, runs: RunService) {
+  return new Elysia({ name: 'routes.runs.listing' })
     .use(auth)
     .get(
       '/v1/runs',
@@ -82,6 +89,12 @@ export function runRoutes(auth: AuthPlugin, gate: AuthGate, runs: RunService) {
         response: StatusCounts,
       }),
     })
+}
+
+/** Cancelling or retrying the runs that match a filter, at most as many as the caller confirmed. */
+function runBulkRoutes(auth: AuthPlugin, runs: RunService) {
+  return new Elysia({ name: 'routes.runs.bulk' })
+    .use(auth)
     .post(
       '/v1/runs/bulk-cancel',
       ({ principal, body }) => runs.bulkCancel(principal, rangeOf(body), body.expectedCount),
@@ -115,6 +128,12 @@ export function runRoutes(auth: AuthPlugin, gate: AuthGate, runs: RunService) {
         }),
       },
     )
+}
+
+/** Reading one run, cancelling it, retrying it. */
+function singleRunRoutes(auth: AuthPlugin, runs: RunService) {
+  return new Elysia({ name: 'routes.runs.single' })
+    .use(auth)
     .get(
       '/v1/runs/:runId',
       ({ principal, params, query }) => runs.get(principal, params.runId, query.summary === true),
@@ -157,38 +176,48 @@ export function runRoutes(auth: AuthPlugin, gate: AuthGate, runs: RunService) {
         errors: [404, 409],
       }),
     })
-    .post(
-      '/v1/runs/:runId/nodes/:nodeId/resume',
-      async ({ params, body, query, request }) => {
-        // A key, else the workflow's secret, else a signed-in person (cookie and CSRF token).
-        const credential =
-          request.headers.get('authorization') !== null || (!query.secret && cookieOf(request, SESSION_COOKIE) !== null)
-        const principal = credential ? await gate.principalOf(request) : undefined
-        if (principal) {
-          if (principal.organizationProblem) throw principal.organizationProblem
-          requirePermission(principal, 'workflow:execute')
-        }
-        if (!principal && !query.secret)
-          throw badRequest('send an API key with workflow:execute, or the workflow secret as ?secret=')
-        return runs.resume({ principal, secret: query.secret }, params.runId, params.nodeId, body?.data)
-      },
-      {
-        params: t.Object({
-          runId: t.String({ minLength: 1, maxLength: 64 }),
-          nodeId: t.String({ minLength: 1, maxLength: 100 }),
-        }),
-        query: t.Object({ secret: t.Optional(t.String({ maxLength: 200 })) }),
-        body: t.Optional(ResumeBody),
-        detail: doc({
-          summary: 'Resume a node waiting in a wait or approval',
-          description:
-            'Authorized by an API key (or a sign-in session) with workflow:execute, or by ?secret=<the workflow\'s triggerSecret>. Approval: { "data": { "approved": true } }.',
-          tags,
-          response: Run,
-          errors: [401, 403, 404, 409],
-        }),
-      },
-    )
+}
+
+/** Resuming a node that waits, authorized by a key, a session or the workflow secret. */
+function runResumeRoutes(auth: AuthPlugin, gate: AuthGate, runs: RunService) {
+  return new Elysia({ name: 'routes.runs.resume' }).use(auth).post(
+    '/v1/runs/:runId/nodes/:nodeId/resume',
+    async ({ params, body, query, request }) => {
+      // A key, else the workflow's secret, else a signed-in person (cookie and CSRF token).
+      const credential =
+        request.headers.get('authorization') !== null || (!query.secret && cookieOf(request, SESSION_COOKIE) !== null)
+      const principal = credential ? await gate.principalOf(request) : undefined
+      if (principal) {
+        if (principal.organizationProblem) throw principal.organizationProblem
+        requirePermission(principal, 'workflow:execute')
+      }
+      if (!principal && !query.secret)
+        throw badRequest('send an API key with workflow:execute, or the workflow secret as ?secret=')
+      return runs.resume({ principal, secret: query.secret }, params.runId, params.nodeId, body?.data)
+    },
+    {
+      params: t.Object({
+        runId: t.String({ minLength: 1, maxLength: 64 }),
+        nodeId: t.String({ minLength: 1, maxLength: 100 }),
+      }),
+      query: t.Object({ secret: t.Optional(t.String({ maxLength: 200 })) }),
+      body: t.Optional(ResumeBody),
+      detail: doc({
+        summary: 'Resume a node waiting in a wait or approval',
+        description:
+          'Authorized by an API key (or a sign-in session) with workflow:execute, or by ?secret=<the workflow\'s triggerSecret>. Approval: { "data": { "approved": true } }.',
+        tags,
+        response: Run,
+        errors: [401, 403, 404, 409],
+      }),
+    },
+  )
+}
+
+/** The failure rate of the runs that finished in a time range. */
+function failureRateRoutes(auth: AuthPlugin, runs: RunService) {
+  return new Elysia({ name: 'routes.runs.failure-rate' })
+    .use(auth)
     .get('/v1/metrics/failure-rate', ({ principal, query }) => runs.failureRate(principal, query.from, query.to), {
       permission: 'stats:read',
       query: t.Object({
