@@ -12,24 +12,10 @@ import { silentLogger } from '../core/ports/logger.ts'
 import { openSystem, type System } from '../main.ts'
 import { freshPostgresUrl, TEST_DATABASE_URL, TEST_NATS_URL } from '../tests/helpers/services.ts'
 import { tempDir } from '../tests/helpers/tmp.ts'
+import { organizationWithKey } from './served.ts'
 import type { Result } from './store-writes.ts'
 
 const B_RUNS = 10
-
-async function ownerKey(system: System, name: string) {
-  const org = await system.organizations.create(name)
-  const issued = await system.apiKeys.issue({
-    organizationId: org.id,
-    name: 'bench',
-    scope: 'read-write',
-    role: 'owner',
-    serviceAccountId: null,
-    userId: null,
-    createdBy: 'bench',
-    expiresAt: null,
-  })
-  return issued.key
-}
 
 async function call(system: System, key: string | null, method: string, path: string, body?: unknown) {
   const response = await system.app.handle(
@@ -86,8 +72,8 @@ const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floo
 
 /** Floods organization A through `admit`, then times B's runs; `admit` executes them or its workers do. */
 async function measure(admit: System, mode: string, queued: number, url: string): Promise<Result> {
-  const a = await calling(admit, await ownerKey(admit, 'flood'), url)
-  const bKey = await ownerKey(admit, 'small')
+  const a = await calling(admit, (await organizationWithKey(admit, 'flood')).key, url)
+  const bKey = (await organizationWithKey(admit, 'small')).key
   const b = await calling(admit, bKey, url)
   await trigger(admit, a, queued, 500)
   const backlog = (await call(admit, null, 'GET', '/readyz')).body?.backlog?.total ?? 0

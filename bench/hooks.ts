@@ -14,7 +14,7 @@ import { openSystem, type System } from '../main.ts'
 import { freshPostgresUrl } from '../tests/helpers/services.ts'
 import { tempDir } from '../tests/helpers/tmp.ts'
 import type { Result } from './store-writes.ts'
-import { startReceiver } from './served.ts'
+import { organizationWithKey, startReceiver } from './served.ts'
 
 const EVENTS_PER_RUN = 5
 
@@ -102,19 +102,8 @@ async function measure(
     { logger: silentLogger },
   )
   try {
-    const org = await system.organizations.create('bench')
-    const key = (
-      await system.apiKeys.issue({
-        organizationId: org.id,
-        name: 'bench',
-        scope: 'read-write',
-        role: 'owner',
-        serviceAccountId: null,
-        userId: null,
-        createdBy: 'bench',
-        expiresAt: null,
-      })
-    ).key
+    const org = await organizationWithKey(system, 'bench')
+    const key = org.key
     const created = await system.app.handle(
       new Request('http://localhost/v1/execution-webhooks', {
         method: 'POST',

@@ -1,7 +1,28 @@
-/** What the benches that drive a real server process share: its memory, and the 2-node webhook workflow they load. */
+/**
+ * What the benches share: a server process's memory and CPU, the 2-node webhook workflow they
+ * load, a receiver process, and a new organization with its owner's key in a system they open.
+ */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type { System } from '../main.ts'
 import { api, BUN, ROOT } from '../tests/helpers/process.ts'
+
+/** Organization `name` in `system` (created when missing), and a read-write owner API key issued for it. */
+export async function organizationWithKey(system: System, name: string): Promise<{ id: string; key: string }> {
+  // `ensure`: the operator's organization is made by the system itself at start (AUTOMATON_OPERATOR_ORG).
+  const org = await system.organizations.ensure(name)
+  const issued = await system.apiKeys.issue({
+    organizationId: org.id,
+    name: 'bench',
+    scope: 'read-write',
+    role: 'owner',
+    serviceAccountId: null,
+    userId: null,
+    createdBy: 'bench',
+    expiresAt: null,
+  })
+  return { id: org.id, key: issued.key }
+}
 
 export const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10
 

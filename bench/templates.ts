@@ -8,6 +8,7 @@ import { loadConfig } from '../core/config.ts'
 import { silentLogger } from '../core/ports/logger.ts'
 import { openSystem } from '../main.ts'
 import { tempDir } from '../tests/helpers/tmp.ts'
+import { organizationWithKey } from './served.ts'
 import type { Result } from './store-writes.ts'
 
 const WORDS = [
@@ -45,21 +46,7 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
     { logger: silentLogger, engine: false },
   )
   try {
-    const issue = async (name: string) => {
-      const org = await system.organizations.create(name)
-      return (
-        await system.apiKeys.issue({
-          organizationId: org.id,
-          name: 'bench',
-          scope: 'read-write',
-          role: 'owner',
-          serviceAccountId: null,
-          userId: null,
-          createdBy: 'bench',
-          expiresAt: null,
-        })
-      ).key
-    }
+    const issue = async (name: string) => (await organizationWithKey(system, name)).key
     const operator = await issue('operator')
     const author = await issue('author')
     const reader = await issue('reader')

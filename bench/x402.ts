@@ -11,6 +11,7 @@ import { silentLogger } from '../core/ports/logger.ts'
 import { openSystem } from '../main.ts'
 import { tempDir } from '../tests/helpers/tmp.ts'
 import { chainsOf, startTestDevnet, x402Payer } from '../tests/helpers/x402.ts'
+import { organizationWithKey } from './served.ts'
 import type { Result } from './store-writes.ts'
 
 const PRICE = '1000'
@@ -59,19 +60,7 @@ export async function run(options: { scale?: number } = {}): Promise<Result[]> {
     const verifyPerSecond = verifications / ((performance.now() - t0) / 1000)
 
     // Paid calls end to end.
-    const org = await system.organizations.create('bench')
-    const key = (
-      await system.apiKeys.issue({
-        organizationId: org.id,
-        name: 'bench',
-        scope: 'read-write',
-        role: 'owner',
-        serviceAccountId: null,
-        userId: null,
-        createdBy: 'bench',
-        expiresAt: null,
-      })
-    ).key
+    const { key } = await organizationWithKey(system, 'bench')
     const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
       system.app.handle(
         new Request(`http://localhost${path}`, {

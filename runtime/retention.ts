@@ -28,8 +28,15 @@ export interface PrunerDeps {
   batchSize?: number
   /** Pause between two batches, so that the writes of requests and runs go first. */
   pauseMs?: number
-  /** The audit log and AUTOMATON_AUDIT_RETENTION (0 keeps for ever); absent: not pruned here. */
-  audit?: { log: { prune(before: number): Promise<number> }; retentionMs: number }
+  /**
+   * The audit log and AUTOMATON_AUDIT_RETENTION (0 keeps for ever); absent: not pruned here.
+   * `keepUndelivered` (an audit endpoint is configured): records it has not acknowledged stay.
+   */
+  audit?: {
+    log: { prune(before: number, options?: { keepUndelivered?: boolean }): Promise<number> }
+    retentionMs: number
+    keepUndelivered?: boolean
+  }
 }
 
 export interface PruneResult {
@@ -102,7 +109,8 @@ export function createPruner(deps: PrunerDeps): Pruner {
     // A day after their last failure, every failure of an account or address has left its window.
     await deps.store.write((tx) => signInFailures.prune(tx, now - 86_400_000))
     // Audit records past their retention go from the oldest; the chain keeps a checkpoint.
-    if (deps.audit && deps.audit.retentionMs > 0) await deps.audit.log.prune(now - deps.audit.retentionMs)
+    if (deps.audit && deps.audit.retentionMs > 0)
+      await deps.audit.log.prune(now - deps.audit.retentionMs, { keepUndelivered: deps.audit.keepUndelivered })
     if (result.runs > 0 || result.webhookEvents > 0) {
       await deps.store.compact()
       deps.logger.info('pruned finished runs past their retention', { ...result })

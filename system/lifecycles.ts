@@ -28,7 +28,7 @@ export async function startLifecycles(
     logger,
     defaultRetentionMs: config.runRetentionMs,
     intervalMs: config.pruneIntervalMs,
-    audit: { log: base.audit, retentionMs: config.auditRetentionMs },
+    audit: { log: base.audit, retentionMs: config.auditRetentionMs, keepUndelivered: config.auditEndpoint !== null },
   })
   const hooks =
     options.engine === false

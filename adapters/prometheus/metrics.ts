@@ -88,7 +88,7 @@ export function prometheusMetrics(options: { processMetrics?: boolean } = {}): M
     }),
     flowControl: new Counter({
       name: 'automaton_flow_control_runs_total',
-      help: 'What flow control did with the events of a workflow that has it, by workflow id and outcome.',
+      help: 'What flow control did with the events of a workflow with a limiting rule, by workflow id and outcome.',
       labelNames: ['workflow_id', 'outcome'],
       registers,
     }),

@@ -59,8 +59,9 @@ export interface Metrics {
   /** `automaton_integration_events_total`: integration webhook events, by plugin and action. */
   readonly integrationEvents: LabelledCounter<'source' | 'action'>
   /**
-   * `automaton_flow_control_runs_total`: what flow control did with the events of a workflow that
-   * has it, by workflow id and outcome (admitted, waiting, debounced, skipped, refused); never a key.
+   * `automaton_flow_control_runs_total`: what flow control did with the events of a workflow with
+   * a limiting rule (concurrency, throttle, rateLimit, debounce; not a priority alone), by workflow
+   * id and outcome (admitted, waiting, debounced, skipped, refused); never a key.
    */
   readonly flowControl: LabelledCounter<'workflow_id' | 'outcome'>
   /** `automaton_ai_tokens_total`: tokens the AI provider reported for this process's turns. */

@@ -7,7 +7,7 @@ import { type Page, type PageRequest, toPage } from '../domain/common.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Ids } from '../ports/ids.ts'
 import type { SqlExecutor, Store } from '../ports/store.ts'
-import { type AuditRow, auditEvents } from '../store/audit-events.ts'
+import { type AuditRow, auditDeliveries, auditEvents } from '../store/audit-events.ts'
 import { apiKeys } from '../store/api-keys.ts'
 import { users } from '../store/users.ts'
 import { iso } from '../time.ts'
@@ -55,8 +55,11 @@ export interface AuditLog {
   /** The organization's last sequence (where a stream without Last-Event-ID starts). */
   headOf(caller: Principal): Promise<number>
   verify(organizationId?: string): Promise<ChainReport[]>
-  /** Deletes records older than `before` in every organization; answers how many. */
-  prune(before: number): Promise<number>
+  /**
+   * Deletes records older than `before` in every organization; answers how many. With
+   * `keepUndelivered` (an audit endpoint is configured) records the endpoint has not acknowledged stay.
+   */
+  prune(before: number, options?: { keepUndelivered?: boolean }): Promise<number>
 }
 
 export function toAuditEvent(row: AuditRow): AuditEvent {
@@ -219,10 +222,12 @@ export function createAuditLog(deps: AuditLogDeps): AuditLog {
         for (const org of orgs) reports.push(await verifyOne(org))
         return reports
       },
-      async prune(before) {
+      async prune(before, options = {}) {
         let removed = 0
-        for (const org of await auditEvents.organizations(store))
-          removed += await store.write((tx) => auditEvents.prune(tx, store.dialect, org, before))
+        for (const org of await auditEvents.organizations(store)) {
+          const upTo = options.keepUndelivered ? await auditDeliveries.acknowledged(store, org) : undefined
+          removed += await store.write((tx) => auditEvents.prune(tx, store.dialect, org, before, upTo))
+        }
         return removed
       },
     },

@@ -30,14 +30,18 @@ export const SIGN_IN_LINK_TTL_MS = 15 * 60_000
 export const SIGN_IN_LINK_PREFIX = 'signin_'
 /** The periodic check looks for sessions due this often. */
 export const OIDC_SWEEP_EVERY_MS = 5 * 60_000
-const SWEEP_BATCH = 500
+/** Sessions read at a time by the sweep; a pass reads batches until none is due. */
+export const OIDC_SWEEP_BATCH = 500
+/** A pass stops starting new batches after this long (the next pass goes on where it stopped). */
+export const OIDC_SWEEP_BUDGET_MS = 60_000
 
 export interface OidcSessionChecks {
   /** False when the session was ended: its provider refused, or no organization is left. */
   checkSession(session: { sessionId: string; userId: string }, force: boolean): Promise<boolean>
   /**
    * The periodic check: every live session a provider began whose groups were not checked for
-   * an hour is checked now, used or not; answers how many ended.
+   * an hour is checked now, used or not, in batches until none is due (or a minute is spent);
+   * a call while a pass runs joins it. Answers how many ended.
    */
   sweepSessions(): Promise<number>
   /** The operator's one-time sign-in link for a person (any organization's setting notwithstanding). */
@@ -113,16 +117,38 @@ export function createOidcSessionChecks(deps: OidcDeps): OidcSessionChecks {
     }
   }
 
+  let sweeping: Promise<number> | null = null
+
+  /**
+   * Every session due, batch after batch in the order of their last check, until none is left or
+   * the time budget is spent. The cursor moves past each batch, so a session whose provider
+   * cannot be reached (left due) waits for the next pass instead of being read again.
+   */
+  async function sweep(): Promise<number> {
+    const started = clock.now()
+    const before = started - OIDC_CHECK_EVERY_MS
+    let after: { checkedAt: number; sessionId: string } | undefined
+    let ended = 0
+    while (clock.now() - started < OIDC_SWEEP_BUDGET_MS) {
+      const due = await oidcSessions.due(store, before, clock.now(), OIDC_SWEEP_BATCH, after)
+      for (const session of due)
+        if (!(await checkSession({ sessionId: session.session_id, userId: session.user_id }, false))) ended++
+      if (due.length < OIDC_SWEEP_BATCH) break
+      const last = due[due.length - 1]
+      after = { checkedAt: Number(last.checked_at), sessionId: last.session_id }
+    }
+    return ended
+  }
+
   return {
     checkSession,
 
-    async sweepSessions() {
-      // One batch a pass: a provider that cannot be reached leaves its sessions due for the next.
-      const due = await oidcSessions.due(store, clock.now() - OIDC_CHECK_EVERY_MS, clock.now(), SWEEP_BATCH)
-      let ended = 0
-      for (const session of due)
-        if (!(await checkSession({ sessionId: session.session_id, userId: session.user_id }, false))) ended++
-      return ended
+    sweepSessions() {
+      // A pass still under way (a slow provider) is joined, not doubled.
+      sweeping ??= sweep().finally(() => {
+        sweeping = null
+      })
+      return sweeping
     },
 
     async createSignInLink(email) {

@@ -137,19 +137,20 @@ export const auditEvents = {
     return rows.map(numeric)
   },
   /**
-   * Deletes an organization's records older than `before`, from the oldest, and keeps the last
-   * deleted one's sequence and hash as the checkpoint verification starts from.
+   * Deletes an organization's records older than `before` (and at most up to `upToSeq`), from the
+   * oldest, and keeps the last deleted one's sequence and hash as the checkpoint verification starts from.
    */
   async prune(
     tx: SqlExecutor,
     dialect: 'sqlite' | 'postgres',
     organizationId: string,
     before: number,
+    upToSeq = Number.MAX_SAFE_INTEGER,
   ): Promise<number> {
     await auditEvents.lockHead(tx, dialect, organizationId)
     const last = await tx.get<{ seq: number; hash: string }>(
-      'SELECT seq, hash FROM audit_events WHERE organization_id = $1 AND at < $2 ORDER BY seq DESC LIMIT 1',
-      [organizationId, before],
+      'SELECT seq, hash FROM audit_events WHERE organization_id = $1 AND at < $2 AND seq <= $3 ORDER BY seq DESC LIMIT 1',
+      [organizationId, before, upToSeq],
     )
     if (!last) return 0
     const removed = await tx.run('DELETE FROM audit_events WHERE organization_id = $1 AND seq <= $2', [
@@ -171,6 +172,20 @@ export const auditEvents = {
  * organization's records side by side, out of order).
  */
 export const auditDeliveries = {
+  /** Organizations whose chain has records past what the endpoint acknowledged (a read: no lease taken). */
+  async pending(db: SqlExecutor): Promise<string[]> {
+    const rows = await db.all<{ organization_id: string }>(
+      'SELECT h.organization_id FROM audit_heads h LEFT JOIN audit_deliveries d ON d.organization_id = h.organization_id WHERE h.seq > COALESCE(d.seq, 0) ORDER BY h.organization_id',
+    )
+    return rows.map((r) => r.organization_id)
+  },
+  /** The last sequence the endpoint acknowledged for an organization (0 when nothing yet). */
+  async acknowledged(db: SqlExecutor, organizationId: string): Promise<number> {
+    const row = await db.get<{ seq: number }>('SELECT seq FROM audit_deliveries WHERE organization_id = $1', [
+      organizationId,
+    ])
+    return Number(row?.seq ?? 0)
+  },
   /** Takes (or keeps) the organization's lease; answers the acknowledged sequence, or null while another holds it. */
   async claim(tx: SqlExecutor, organizationId: string, owner: string, now: number, until: number) {
     await tx.run(

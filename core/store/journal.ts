@@ -72,31 +72,7 @@ function postgresInsertFor(rows: number): string {
 
 const paramsOf = (row: NewJournalRow) => COLUMNS.map((c) => row[c])
 
-/** The events of a row, one row each (data as stored: a run event's without its run and workflow ids). */
-export function expandRow(row: JournalRow): EventRow[] {
-  const n = Number(row.n)
-  if (n === 1) return [row]
-  const first = Number(row.id)
-  const seq = row.seq === null ? null : Number(row.seq)
-  return (JSON.parse(row.data) as Array<[string, string | null, unknown, number]>).map(
-    ([type, nodeId, data, at], i) => ({
-      id: first + i,
-      organization_id: row.organization_id,
-      workflow_id: row.workflow_id,
-      run_id: row.run_id,
-      seq: seq === null ? null : seq + i,
-      type,
-      node_id: nodeId,
-      data: JSON.stringify(data),
-      at,
-    }),
-  )
-}
-
 export const journal = {
-  /** The newest id in the journal (0 when empty). */
-  lastId: async (db: SqlExecutor) =>
-    Number((await db.get<{ id: number }>('SELECT id + n - 1 AS id FROM journal ORDER BY id DESC LIMIT 1'))?.id ?? 0),
   /** The id just before the newest `rows` rows (0 when there are fewer). */
   async idBeforeRows(db: SqlExecutor, rows: number) {
     const row = await db.get<{ id: number }>('SELECT id FROM journal ORDER BY id DESC LIMIT 1 OFFSET $1', [rows])
@@ -136,11 +112,6 @@ export const journal = {
       [runId, afterSeq, limit],
     )
   },
-  /** A run's events after `afterSeq`, one row each. */
-  async forRun(db: SqlExecutor, runId: string, afterSeq: number, limit = 1000): Promise<EventRow[]> {
-    const rows = await journal.rowsOfRun(db, runId, afterSeq, limit)
-    return rows.flatMap(expandRow).filter((e) => Number(e.seq) > afterSeq)
-  },
   /**
    * A mark of the transactions that may still be writing journal rows: on Postgres a transaction
    * id handed out now, above every one handed out before. Null on SQLite, whose single writer commits ids in order,
@@ -164,30 +135,13 @@ export const journal = {
     return row?.done === true
   },
   /**
-   * The rows of an organization (or one workflow) holding events after an id: a primary-key range
-   * scan from just below that id (a row holds at most ID_BLOCK ids). The first may begin at or before it.
+   * The rows of an organization holding events after an id: a primary-key range scan from just
+   * below that id (a row holds at most ID_BLOCK ids). The first may begin at or before it.
    */
-  rowsOfOrganization(db: SqlExecutor, organizationId: string, afterId: number, limit = 1000, workflowId?: string) {
-    const from = afterId - ID_BLOCK + 1
-    return workflowId
-      ? db.all<JournalRow>(
-          `${SELECT} WHERE id > $3 AND id + n - 1 > $4 AND organization_id = $2 AND workflow_id = $1 ORDER BY id LIMIT $5`,
-          [workflowId, organizationId, from, afterId, limit],
-        )
-      : db.all<JournalRow>(
-          `${SELECT} WHERE id > $2 AND id + n - 1 > $3 AND organization_id = $1 ORDER BY id LIMIT $4`,
-          [organizationId, from, afterId, limit],
-        )
-  },
-  /** Events of an organization (or one workflow) after an id, one row each. */
-  async forOrganization(
-    db: SqlExecutor,
-    organizationId: string,
-    afterId: number,
-    limit = 1000,
-    workflowId?: string,
-  ): Promise<EventRow[]> {
-    const rows = await journal.rowsOfOrganization(db, organizationId, afterId, limit, workflowId)
-    return rows.flatMap(expandRow).filter((e) => Number(e.id) > afterId)
+  rowsOfOrganization(db: SqlExecutor, organizationId: string, afterId: number, limit = 1000) {
+    return db.all<JournalRow>(
+      `${SELECT} WHERE id > $2 AND id + n - 1 > $3 AND organization_id = $1 ORDER BY id LIMIT $4`,
+      [organizationId, afterId - ID_BLOCK + 1, afterId, limit],
+    )
   },
 }

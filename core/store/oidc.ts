@@ -117,12 +117,20 @@ export const oidcSessions = {
     )
   },
   /** Live sessions whose groups were last checked before `before`, the longest unchecked first. */
-  due: (db: SqlExecutor, before: number, now: number, limit: number) =>
-    db.all<{ session_id: string; user_id: string }>(
-      `SELECT o.session_id, s.user_id FROM oidc_sessions o JOIN sessions s ON s.id = o.session_id
+  /** Live sessions last checked before `before`, oldest check first, after the cursor `after` (that order's last row seen). */
+  due: (
+    db: SqlExecutor,
+    before: number,
+    now: number,
+    limit: number,
+    after: { checkedAt: number; sessionId: string } = { checkedAt: -1, sessionId: '' },
+  ) =>
+    db.all<{ session_id: string; user_id: string; checked_at: number }>(
+      `SELECT o.session_id, s.user_id, o.checked_at FROM oidc_sessions o JOIN sessions s ON s.id = o.session_id
        WHERE o.checked_at < $1 AND s.revoked_at IS NULL AND s.expires_at > $2
-       ORDER BY o.checked_at LIMIT $3`,
-      [before, now, limit],
+         AND (o.checked_at > $4 OR (o.checked_at = $4 AND o.session_id > $5))
+       ORDER BY o.checked_at, o.session_id LIMIT $3`,
+      [before, now, limit, after.checkedAt, after.sessionId],
     ),
   byId: (db: SqlExecutor, sessionId: string) =>
     db.get<OidcSessionRow>('SELECT * FROM oidc_sessions WHERE session_id = $1', [sessionId]),

@@ -114,9 +114,13 @@ export async function admit(
   // Flow control after the run controls (a run they skip is not counted), before anything is written.
   const held = heldBy(req, content.flowControl)
   const flow = held ? await admitFlow(tx, req, held, triggerNodeId, now) : null
-  if (flow?.refused) return { ...skipped(flow.refused), ...flowCounted(w.id, flow) }
+  if (flow?.refused) return { ...skipped(flow.refused), ...flowCounted(w.id, flow, held) }
   if (flow?.absorbedBy)
-    return { result: { action: 'debounced', runId: flow.absorbedBy, eventId }, events: [], ...flowCounted(w.id, flow) }
+    return {
+      result: { action: 'debounced', runId: flow.absorbedBy, eventId },
+      events: [],
+      ...flowCounted(w.id, flow, held),
+    }
   if (patch.paused_reason) {
     const paused = workflowPaused({ organizationId: w.organization_id, workflowId: w.id }, 'max_runs_exhausted', now)
     events.push(...(await a.recorder.record(tx, [paused])))
@@ -161,7 +165,7 @@ export async function admit(
     finished: started.finished,
     started: { triggerType, triggeredBy: req.triggeredBy },
     ...(flow?.held !== undefined ? { held: w.id, wake: placed?.wake } : {}),
-    ...flowCounted(w.id, flow),
+    ...flowCounted(w.id, flow, held),
   }
 }
 

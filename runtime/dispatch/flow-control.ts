@@ -110,12 +110,17 @@ export interface FlowAdmission {
 /** What flow control did with one event, as its metrics count it. */
 export type FlowOutcome = 'admitted' | 'waiting' | 'debounced' | 'skipped' | 'refused'
 
-/** The outcome of an admission flow control decided (with the workflow, for the metrics after the commit). */
+/**
+ * The outcome of an admission flow control decided (with the workflow, for the metrics after the
+ * commit); none for a workflow whose flow control limits nothing (a priority alone), so such
+ * workflows add no metric series.
+ */
 export function flowCounted(
   workflowId: string,
   flow: FlowAdmission | null,
+  rules: FlowControl | null,
 ): { flow?: { workflowId: string; outcome: FlowOutcome } } {
-  if (!flow) return {}
+  if (!flow || !countsRuns(rules)) return {}
   const outcome: FlowOutcome = flow.refused
     ? flow.refused === 'rate_limited'
       ? 'refused'

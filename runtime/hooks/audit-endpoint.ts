@@ -4,8 +4,11 @@
  * acknowledged sequence, in chain order, in batches, signed as execution hooks are (Standard
  * Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature` over the body with
  * AUTOMATON_AUDIT_ENDPOINT_SECRET). Only a 2xx answer moves the sequence (kept in the database,
- * so a restart resends what was not acknowledged: at least once); a failure is retried with a
- * growing pause. A lease per organization keeps two processes from sending one chain at once.
+ * so a restart resends what was not acknowledged: at least once). A pass reads which organizations
+ * have records past that sequence and takes the lease of those only (nothing written while nothing
+ * is pending). A failure pauses that organization alone, with a growing pause; a 413 halves its
+ * batch first (down to one record). A lease per organization keeps two processes from sending one
+ * chain at once.
  */
 import { ConfigError } from '../../core/config/parsers.ts'
 import type { Clock } from '../../core/ports/clock.ts'
@@ -15,7 +18,7 @@ import type { Store } from '../../core/ports/store.ts'
 import { type HookUrlPolicy, hookUrlProblem } from '../../core/security/hook-url.ts'
 import { importSigningKey, signatureHeader } from '../../core/security/webhook-signature.ts'
 import { toAuditEvent } from '../../core/services/audit-log.ts'
-import { auditDeliveries, auditEvents } from '../../core/store/audit-events.ts'
+import { type AuditRow, auditDeliveries, auditEvents } from '../../core/store/audit-events.ts'
 
 /** Records in one POST. */
 export const AUDIT_BATCH = 100
@@ -40,10 +43,28 @@ export interface AuditEndpointDeps {
 }
 
 export interface AuditEndpointShipper {
-  /** One pass now: every record the endpoint has not acknowledged; throws when the endpoint fails. */
+  /**
+   * One pass now: each organization with records the endpoint has not acknowledged (and whose
+   * pause after a failure is over); answers how many records were acknowledged. An organization
+   * the endpoint refuses is logged and paused on its own; the others are still sent.
+   */
   shipNow(): Promise<number>
   start(): void
   stop(): Promise<void>
+}
+
+/** Where one organization's delivery stands after failures: its pause and its batch size. */
+interface OrganizationState {
+  failures: number
+  retryAt: number
+  batch: number
+}
+
+/** The endpoint did not answer 2xx. */
+class EndpointRefusal extends Error {
+  constructor(readonly status: number) {
+    super(`the audit endpoint answered ${status}`)
+  }
 }
 
 /** The body of one POST: an organization's records, oldest first. */
@@ -69,9 +90,9 @@ export async function createAuditEndpointShipper(deps: AuditEndpointDeps): Promi
   let timer: ReturnType<typeof setTimeout> | null = null
   let running: Promise<number> | null = null
   let stopped = false
-  let failures = 0
+  const states = new Map<string, OrganizationState>()
 
-  async function post(organizationId: string, rows: Awaited<ReturnType<typeof auditEvents.after>>): Promise<void> {
+  async function post(organizationId: string, rows: AuditRow[]): Promise<void> {
     const body = auditBatchBody(organizationId, rows.map(toAuditEvent))
     const id = `audit_${organizationId}_${rows[0].seq}_${rows[rows.length - 1].seq}`
     const timestamp = Math.floor(clock.now() / 1000)
@@ -89,12 +110,29 @@ export async function createAuditEndpointShipper(deps: AuditEndpointDeps): Promi
       timeoutMs: deps.timeoutMs,
       maxResponseBytes: 4096,
     })
-    if (response.status < 200 || response.status >= 300)
-      throw new Error(`the audit endpoint answered ${response.status}`)
+    if (response.status < 200 || response.status >= 300) throw new EndpointRefusal(response.status)
+  }
+
+  /** Posts one batch; a 413 halves the organization's batch and tries again, down to one record. */
+  async function postShrinking(
+    organizationId: string,
+    rows: AuditRow[],
+    state: OrganizationState,
+  ): Promise<AuditRow[]> {
+    for (;;) {
+      const batch = rows.slice(0, state.batch)
+      try {
+        await post(organizationId, batch)
+        return batch
+      } catch (error) {
+        if (!(error instanceof EndpointRefusal && error.status === 413 && state.batch > 1)) throw error
+        state.batch = Math.ceil(state.batch / 2)
+      }
+    }
   }
 
   /** Sends one organization's records past its acknowledged sequence; answers how many. */
-  async function shipOrganization(organizationId: string): Promise<number> {
+  async function shipOrganization(organizationId: string, state: OrganizationState): Promise<number> {
     const leaseUntil = () => clock.now() + LEASE_MS
     let seq = await store.write((tx) =>
       auditDeliveries.claim(tx, organizationId, deps.owner, clock.now(), leaseUntil()),
@@ -102,24 +140,46 @@ export async function createAuditEndpointShipper(deps: AuditEndpointDeps): Promi
     if (seq === null) return 0
     let shipped = 0
     for (;;) {
-      const rows = await auditEvents.after(store, organizationId, seq, AUDIT_BATCH)
+      const rows = await auditEvents.after(store, organizationId, seq, state.batch)
       if (rows.length === 0) return shipped
-      await post(organizationId, rows)
-      const last = Number(rows[rows.length - 1].seq)
+      const sent = await postShrinking(organizationId, rows, state)
+      const last = Number(sent[sent.length - 1].seq)
       const kept = await store.write((tx) =>
         auditDeliveries.acknowledge(tx, organizationId, deps.owner, last, leaseUntil()),
       )
       if (!kept) return shipped
       seq = last
-      shipped += rows.length
+      shipped += sent.length
+    }
+  }
+
+  /** Ships one organization, keeping its failures and pause to itself. */
+  async function shipOne(organizationId: string): Promise<number> {
+    const state = states.get(organizationId) ?? { failures: 0, retryAt: 0, batch: AUDIT_BATCH }
+    if (clock.now() < state.retryAt) return 0
+    try {
+      const shipped = await shipOrganization(organizationId, state)
+      if (state.batch === AUDIT_BATCH) states.delete(organizationId)
+      else states.set(organizationId, { ...state, failures: 0, retryAt: 0 })
+      return shipped
+    } catch (error) {
+      state.failures++
+      state.retryAt = clock.now() + Math.min(deps.pollMs * 2 ** state.failures, MAX_PAUSE_MS)
+      states.set(organizationId, state)
+      deps.logger.warn('could not deliver audit records to the endpoint; trying again', {
+        organizationId,
+        error: String(error),
+        failures: state.failures,
+      })
+      return 0
     }
   }
 
   async function pass(): Promise<number> {
     let shipped = 0
-    for (const organizationId of await auditEvents.organizations(store)) {
+    for (const organizationId of await auditDeliveries.pending(store)) {
       if (stopped) break
-      shipped += await shipOrganization(organizationId)
+      shipped += await shipOne(organizationId)
     }
     return shipped
   }
@@ -131,27 +191,18 @@ export async function createAuditEndpointShipper(deps: AuditEndpointDeps): Promi
     return running
   }
 
-  function schedule(pauseMs: number) {
+  function schedule() {
     if (stopped) return
     timer = setTimeout(() => {
       shipNow()
-        .then(() => {
-          failures = 0
-        })
-        .catch((error) => {
-          failures++
-          deps.logger.warn('could not deliver audit records to the endpoint; trying again', {
-            error: String(error),
-            failures,
-          })
-        })
-        .finally(() => schedule(Math.min(deps.pollMs * 2 ** failures, MAX_PAUSE_MS)))
-    }, pauseMs)
+        .catch((error) => deps.logger.warn('could not read the audit records to deliver', { error: String(error) }))
+        .finally(schedule)
+    }, deps.pollMs)
   }
 
   return {
     shipNow,
-    start: () => schedule(deps.pollMs),
+    start: schedule,
     async stop() {
       stopped = true
       if (timer) clearTimeout(timer)

@@ -4,9 +4,8 @@
  * first and executed after the commit, and nothing of it runs before.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { toRecordedEvent } from '../../core/domain-events.ts'
 import { defineAction, definePlugin, Type } from '../../core/plugin/sdk.ts'
-import { journal } from '../../core/store/journal.ts'
+import { runEvents } from '../helpers/journal.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { createLive, linear, waitForRun } from '../helpers/workflows.ts'
@@ -58,8 +57,7 @@ for (const kind of storeKinds()) {
 
     const hook = (secret: string, body: unknown) => t.call('POST', `/v1/webhooks/${secret}`, { key: null, body })
     /** The run's journal as the store reads it back (what a stream replays). */
-    const journalOf = async (runId: string) =>
-      (await journal.forRun(t.system.store, runId, 0)).map(toRecordedEvent).map((e) => ({ ...e, seq: Number(e.seq) }))
+    const journalOf = (runId: string) => runEvents(t.system.store, runId)
 
     it('is over when the webhook answers: its row, its nodes and its whole journal are stored, each node executed once', async () => {
       const w = await createLive(t, {

@@ -13,6 +13,7 @@ import { compilePlan } from '../../runtime/engine/plan.ts'
 import { startState } from '../../runtime/engine/state.ts'
 import { persistedRun, restoreSnapshot, storedSnapshot } from '../../runtime/engine/stored-snapshot.ts'
 import type { NodeRunner, Outcome } from '../../runtime/engine/types.ts'
+import { runInput } from '../helpers/run-input.ts'
 
 const definition = {
   triggerNodeIds: ['root'],
@@ -54,17 +55,7 @@ function world(call: 'later' | 'waits') {
 }
 
 function started(w: ReturnType<typeof world>): RunActor {
-  const input = {
-    runId: 'run_1',
-    workflowId: 'wf_1',
-    organizationId: 'org_1',
-    workflowVersion: 1,
-    triggerNodeId: 'root',
-    trigger,
-    vars: {},
-    props: {},
-  }
-  const step = startState(input as never, plan, () => undefined, 1_800_000_000_000)
+  const step = startState(runInput(trigger), plan, () => undefined, 1_800_000_000_000)
   return createActor(w.machine, { input: step.state }).start() as RunActor
 }
 

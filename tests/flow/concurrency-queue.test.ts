@@ -7,6 +7,7 @@ import { eventually } from '../helpers/eventually.ts'
 import { type Receiver, startReceiver } from '../helpers/receiver.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
+import { hold } from '../helpers/flow.ts'
 import { createLive, linear, waitForRun } from '../helpers/workflows.ts'
 
 for (const kind of storeKinds()) {
@@ -78,7 +79,6 @@ for (const kind of storeKinds()) {
     })
 
     it('releases the key of a held run that is cancelled, and of a run that ends', async () => {
-      const hold = linear({ pause: { type: 'delay', payload: { delayMs: 600_000 } } }, ['pause'])
       const w = await createLive(t, { definition: hold, flowControl: { concurrency: { limit: 1 } } })
       const first = (await hook(w.triggerSecret, {})).body.data.runIds[0]
       const second = (await hook(w.triggerSecret, {})).body.data.runIds[0]
@@ -105,7 +105,6 @@ for (const kind of storeKinds()) {
     })
 
     it('cancel-in-progress: the newest run of a key cancels the one in execution and starts after it', async () => {
-      const hold = linear({ pause: { type: 'delay', payload: { delayMs: 600_000 } } }, ['pause'])
       const w = await createLive(t, {
         definition: hold,
         flowControl: { concurrency: { key: '{{root.result.body.doc}}', limit: 1, onLimit: 'cancel-in-progress' } },

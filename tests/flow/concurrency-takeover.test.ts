@@ -6,9 +6,9 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import { createSkewedClock } from '../helpers/clock.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
-import { createLive, linear, waitForRun } from '../helpers/workflows.ts'
+import { hold } from '../helpers/flow.ts'
+import { createLive, waitForRun } from '../helpers/workflows.ts'
 
-const hold = linear({ pause: { type: 'delay', payload: { delayMs: 600_000 } } }, ['pause'])
 const FAST = { AUTOMATON_WORKER_TIMEOUT_MS: '1000', AUTOMATON_HEARTBEAT_MS: '100' }
 
 describe.skipIf(!storeKinds().includes('postgres'))(

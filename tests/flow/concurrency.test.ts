@@ -2,10 +2,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
-import { createLive, createWorkflow, linear, waitForRun } from '../helpers/workflows.ts'
+import { hold } from '../helpers/flow.ts'
+import { createLive, createWorkflow, waitForRun } from '../helpers/workflows.ts'
 
-// Each run holds its key until it is cancelled: a long delay keeps it in execution.
-const hold = linear({ pause: { type: 'delay', payload: { delayMs: 600_000 } } }, ['pause'])
 const perCustomer = { key: '{{root.result.body.customerId}}', limit: 2, onLimit: 'skip' }
 
 for (const kind of storeKinds()) {

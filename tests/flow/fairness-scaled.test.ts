@@ -8,43 +8,25 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { eventually } from '../helpers/eventually.ts'
+import { calledWith, callingReceiver, gateCalls, openScaled, scaledTestsRun, triggerRuns } from '../helpers/flow.ts'
 import { type Receiver, startReceiver } from '../helpers/receiver.ts'
-import { TEST_DATABASE_URL, TEST_NATS_URL, warnSkipped } from '../helpers/services.ts'
-import { openTestSystem, type TestSystem } from '../helpers/system.ts'
-import { createLive, linear } from '../helpers/workflows.ts'
+import type { TestSystem } from '../helpers/system.ts'
+import { createLive } from '../helpers/workflows.ts'
 
-const scaled = Boolean(TEST_DATABASE_URL && TEST_NATS_URL)
-if (!scaled)
-  warnSkipped(
-    'fairness across processes',
-    TEST_DATABASE_URL ? 'AUTOMATON_TEST_NATS_URL' : 'AUTOMATON_TEST_DATABASE_URL',
-  )
+const scaled = scaledTestsRun('fairness across processes')
 
 describe.skipIf(!scaled)('flow control: fairness across processes (Postgres and NATS, two workers)', () => {
   let api: TestSystem
-  const workers: TestSystem[] = []
+  let workers: TestSystem[] = []
   let receiver: Receiver
   let open: () => void = () => {}
   beforeAll(async () => {
     receiver = startReceiver()
-    const gate = new Promise<void>((resolve) => (open = resolve))
-    receiver.respond(async () => {
-      await gate
-      return Response.json({ ok: true })
-    })
-    api = await openTestSystem(
-      'postgres',
-      {
-        AUTOMATON_NATS_URL: TEST_NATS_URL!,
-        AUTOMATON_NATS_STREAM: `T_FAIRNESS_${Date.now()}`,
-        AUTOMATON_FAIR_SHARE_LINE: '20',
-        AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
-        AUTOMATON_WORKER_CONCURRENCY: '1',
-        AUTOMATON_FINISH_AT_ADMISSION: 'false',
-      },
-      { role: 'api' },
-    )
-    for (let i = 0; i < 2; i++) workers.push(await api.openSibling({}, { role: 'worker' }))
+    open = gateCalls(receiver)
+    ;({ api, workers } = await openScaled('FAIRNESS', {
+      AUTOMATON_FAIR_SHARE_LINE: '20',
+      AUTOMATON_WORKER_CONCURRENCY: '1',
+    }))
   })
   afterAll(async () => {
     open()
@@ -53,17 +35,9 @@ describe.skipIf(!scaled)('flow control: fairness across processes (Postgres and 
     await receiver.stop()
   })
 
-  const calling = (org: string) =>
-    linear({ call: { type: 'http-request', payload: { url: `${receiver.url}/call?org=${org}` } } }, ['call'])
-  async function trigger(secret: string, n: number) {
-    for (let i = 0; i < n; i += 50) {
-      const batch = Array.from({ length: Math.min(50, n - i) }, () =>
-        api.call('POST', `/v1/webhooks/${secret}`, { key: null, body: {} }),
-      )
-      for (const r of await Promise.all(batch)) expect(r.body.data.action).toBe('triggered')
-    }
-  }
-  const orgsCalled = () => receiver.requests.map((r) => new URL(r.path, receiver.url).searchParams.get('org'))
+  const calling = (org: string) => callingReceiver(receiver, `org=${org}`)
+  const trigger = (secret: string, n: number) => triggerRuns(api, secret, n)
+  const orgsCalled = () => calledWith(receiver, 'org')
 
   it('starts 10 runs of one organization before 200 of the 2,000 another queued first, whichever worker takes them', async () => {
     const b = await api.newOrganization('fair-b')

@@ -8,10 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { fairShares } from '../../core/store/flow-control.ts'
 import { createSkewedClock } from '../helpers/clock.ts'
 import { eventually } from '../helpers/eventually.ts'
+import { calledWith, callingReceiver, gateCalls, ONE_AT_A_TIME, triggerRuns } from '../helpers/flow.ts'
 import { type Receiver, startReceiver } from '../helpers/receiver.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
-import { createLive, linear } from '../helpers/workflows.ts'
+import { createLive } from '../helpers/workflows.ts'
 
 for (const kind of storeKinds()) {
   describe(`flow control: fairness between organizations (${kind})`, () => {
@@ -21,11 +22,7 @@ for (const kind of storeKinds()) {
     let open: () => void = () => {}
     beforeAll(async () => {
       receiver = startReceiver()
-      t = await openTestSystem(
-        kind,
-        { AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', AUTOMATON_WORKER_CONCURRENCY: '1' },
-        { clock },
-      )
+      t = await openTestSystem(kind, ONE_AT_A_TIME, { clock })
     })
     afterAll(async () => {
       await t.close()
@@ -33,29 +30,16 @@ for (const kind of storeKinds()) {
     })
 
     /** Every call waits for the gate; the receiver keeps the order of arrival. */
-    function gateCalls() {
+    function holdCalls() {
       receiver.requests.length = 0
-      const gate = new Promise<void>((resolve) => (open = resolve))
-      receiver.respond(async () => {
-        await gate
-        return Response.json({ ok: true })
-      })
+      open = gateCalls(receiver)
     }
-    const calling = (org: string) =>
-      linear({ call: { type: 'http-request', payload: { url: `${receiver.url}/call?org=${org}` } } }, ['call'])
-    /** Triggers `n` runs, a few dozen requests at a time. */
-    async function trigger(secret: string, n: number) {
-      for (let i = 0; i < n; i += 50) {
-        const batch = Array.from({ length: Math.min(50, n - i) }, () =>
-          t.call('POST', `/v1/webhooks/${secret}`, { key: null, body: {} }),
-        )
-        for (const r of await Promise.all(batch)) expect(r.body.data.action).toBe('triggered')
-      }
-    }
-    const orgsCalled = () => receiver.requests.map((r) => new URL(r.path, receiver.url).searchParams.get('org'))
+    const calling = (org: string) => callingReceiver(receiver, `org=${org}`)
+    const trigger = (secret: string, n: number) => triggerRuns(t, secret, n)
+    const orgsCalled = () => calledWith(receiver, 'org')
 
     it('starts 10 runs of one organization before 200 of the 2,000 another queued first', async () => {
-      gateCalls()
+      holdCalls()
       const b = await t.newOrganization('fair-b')
       const wa = await createLive(t, { definition: calling('a') })
       const wb = await createLive(t, { definition: calling('b') }, b.key)
@@ -72,7 +56,7 @@ for (const kind of storeKinds()) {
     }, 120_000)
 
     it('gives an organization of fair share 3 three starts for every one of the default', async () => {
-      gateCalls()
+      holdCalls()
       const c = await t.newOrganization('fair-c')
       const d = await t.newOrganization('fair-d')
       await t.system.store.write((tx) => fairShares.set(tx, c.orgId, 3))

@@ -30,17 +30,21 @@ else
       const page = c.page
       await page.goto(`${c.server.url}/workflows/${workflowId}`)
       const form = id('flow-control')
+      /** Submits the form; the status of the draft's PUT it sends. */
+      const submit = async () => {
+        const answer = page.waitForResponse(
+          (r) => r.url().endsWith(`/v1/workflows/${workflowId}`) && r.request().method() === 'PUT',
+        )
+        await page.click(`${form} button[type="submit"]`)
+        return (await answer).status()
+      }
       await page.waitForSelector(form)
       await page.click(`${form} input[name="concurrency"]`)
       await page.waitForSelector(`${form} input[name="concurrency.limit"]`)
       await page.type(`${form} input[name="concurrency.key"]`, '{{root.result.body.customerId}}')
       await page.type(`${form} input[name="concurrency.limit"]`, '2')
       await page.type(`${form} input[name="priority"]`, '5')
-      const saved = page.waitForResponse(
-        (r) => r.url().endsWith(`/v1/workflows/${workflowId}`) && r.request().method() === 'PUT',
-      )
-      await page.click(`${form} button[type="submit"]`)
-      expect((await saved).status()).toBe(200)
+      expect(await submit()).toBe(200)
       const stored = (await c.call('GET', `/v1/workflows/${workflowId}`)).body.data.flowControl
       expect(stored).toEqual({
         concurrency: { key: '{{root.result.body.customerId}}', limit: 2, onLimit: 'queue' },
@@ -54,11 +58,7 @@ else
       await page.waitForSelector(`${form} input[name="throttle.limit"]`)
       await page.type(`${form} input[name="throttle.limit"]`, '10')
       await page.type(`${form} input[name="throttle.periodMs"]`, '60000')
-      const refused = page.waitForResponse(
-        (r) => r.url().endsWith(`/v1/workflows/${workflowId}`) && r.request().method() === 'PUT',
-      )
-      await page.click(`${form} button[type="submit"]`)
-      expect((await refused).status()).toBe(400)
+      expect(await submit()).toBe(400)
       await page.waitForFunction(
         (sel: string) => document.querySelector(sel)?.textContent?.includes('must be queue with throttle or debounce'),
         {},

@@ -6,9 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
-import { createLive, linear } from '../helpers/workflows.ts'
-
-const hold = linear({ pause: { type: 'delay', payload: { delayMs: 600_000 } } }, ['pause'])
+import { hold } from '../helpers/flow.ts'
+import { createLive } from '../helpers/workflows.ts'
 
 for (const kind of storeKinds()) {
   describe(`flow control: metrics (${kind})`, () => {

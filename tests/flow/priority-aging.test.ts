@@ -7,10 +7,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createSkewedClock } from '../helpers/clock.ts'
 import { eventually } from '../helpers/eventually.ts'
+import { calledWith, callingReceiver, ONE_AT_A_TIME } from '../helpers/flow.ts'
 import { type Receiver, startReceiver } from '../helpers/receiver.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
-import { createLive, linear, waitForRun } from '../helpers/workflows.ts'
+import { createLive, waitForRun } from '../helpers/workflows.ts'
 
 for (const kind of storeKinds()) {
   describe(`flow control: priority without starvation (${kind})`, () => {
@@ -21,11 +22,7 @@ for (const kind of storeKinds()) {
     const calls: Array<() => void> = []
     beforeAll(async () => {
       receiver = startReceiver()
-      t = await openTestSystem(
-        kind,
-        { AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', AUTOMATON_WORKER_CONCURRENCY: '1' },
-        { clock },
-      )
+      t = await openTestSystem(kind, ONE_AT_A_TIME, { clock })
     })
     afterAll(async () => {
       await t.close()
@@ -42,12 +39,22 @@ for (const kind of storeKinds()) {
       receiver.respond(() => Response.json({ ok: true }))
       for (const answer of calls.splice(0)) answer()
     }
-    const called = () => receiver.requests.map((r) => new URL(r.path, receiver.url).searchParams.get('n'))
+    /** Answers the held calls one by one, each once the next run has called, until `starts` have. */
+    async function answerInTurn(starts: number) {
+      for (let started = 1; started < starts; started++) {
+        calls.shift()!()
+        await eventually(() => called().length === started + 1, `start ${started + 1}`)
+      }
+    }
+    /** Waits until none of the runs `ids` waits any more. */
+    const letGo = (ids: readonly string[], what: string) =>
+      eventually(async () => {
+        for (const id of ids) if ((await t.call('GET', `/v1/runs/${id}`)).body.data.status === 'waiting') return false
+        return true
+      }, what)
+    const called = () => calledWith(receiver, 'n')
     const calling = (flowControl: Record<string, unknown>) => ({
-      definition: linear(
-        { call: { type: 'http-request', payload: { url: `${receiver.url}/call?n={{root.result.body.n}}` } } },
-        ['call'],
-      ),
+      definition: callingReceiver(receiver, 'n={{root.result.body.n}}'),
       flowControl: { priority: '{{root.result.body.p}}', ...flowControl },
     })
     const hook = async (secret: string, n: string, p: number): Promise<string> => {
@@ -96,10 +103,7 @@ for (const kind of storeKinds()) {
       for (const p of [-5, 0, 50, 10, 100]) ids.push(await hook(w.triggerSecret, `p${p}`, p))
       for (const id of ids.slice(1))
         expect((await t.call('GET', `/v1/runs/${id}`)).body.data.waitingFor).toEqual({ reason: 'concurrency', key: '' })
-      for (let started = 1; started < ids.length; started++) {
-        calls.shift()!()
-        await eventually(() => called().length === started + 1, `start ${started + 1}`)
-      }
+      await answerInTurn(ids.length)
       answerAll()
       for (const id of ids) expect((await waitForRun(t, id)).status).toBe('success')
       expect(called()).toEqual(['first', 'p100', 'p50', 'p10', 'p0', 'p-5'])
@@ -117,14 +121,8 @@ for (const kind of storeKinds()) {
       for (const id of held) expect((await t.call('GET', `/v1/runs/${id}`)).body.data.status).toBe('waiting')
       // A period refills five starts: the five held runs are let go together.
       clock.skip(60_000)
-      await eventually(async () => {
-        for (const id of held) if ((await t.call('GET', `/v1/runs/${id}`)).body.data.status === 'waiting') return false
-        return true
-      }, 'the held runs to be let go')
-      for (let started = 1; started < 10; started++) {
-        calls.shift()!()
-        await eventually(() => called().length === started + 1, `start ${started + 1}`)
-      }
+      await letGo(held, 'the held runs to be let go')
+      await answerInTurn(10)
       answerAll()
       for (const id of [...ids, ...held]) expect((await waitForRun(t, id)).status).toBe('success')
       // Priority 10 outranks the four queued a moment before it; priority 0 comes after them.
@@ -148,15 +146,8 @@ for (const kind of storeKinds()) {
       const pending = [...new Set(ids.slice(1))]
       expect(pending).toHaveLength(3)
       clock.skip(10_001)
-      await eventually(async () => {
-        for (const id of pending)
-          if ((await t.call('GET', `/v1/runs/${id}`)).body.data.status === 'waiting') return false
-        return true
-      }, 'the pending runs to be let go')
-      for (let started = 1; started < 4; started++) {
-        calls.shift()!()
-        await eventually(() => called().length === started + 1, `start ${started + 1}`)
-      }
+      await letGo(pending, 'the pending runs to be let go')
+      await answerInTurn(4)
       answerAll()
       for (const id of [ids[0], ...pending]) expect((await waitForRun(t, id)).status).toBe('success')
       expect(called()).toEqual(['blocker', 'k1', 'k3', 'k2'])

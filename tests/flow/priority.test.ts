@@ -1,10 +1,11 @@
 /** Flow control's priority: among runs waiting to start, the higher starts first. */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { eventually } from '../helpers/eventually.ts'
+import { callingReceiver, gateCalls, ONE_AT_A_TIME } from '../helpers/flow.ts'
 import { type Receiver, startReceiver } from '../helpers/receiver.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
-import { createLive, linear, waitForRun } from '../helpers/workflows.ts'
+import { createLive, waitForRun } from '../helpers/workflows.ts'
 
 for (const kind of storeKinds()) {
   describe(`flow control: priority (${kind})`, () => {
@@ -13,10 +14,7 @@ for (const kind of storeKinds()) {
     beforeAll(async () => {
       receiver = startReceiver()
       // One run at a time, so that the others wait to start.
-      t = await openTestSystem(kind, {
-        AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
-        AUTOMATON_WORKER_CONCURRENCY: '1',
-      })
+      t = await openTestSystem(kind, ONE_AT_A_TIME)
     })
     afterAll(async () => {
       await t.close()
@@ -24,15 +22,9 @@ for (const kind of storeKinds()) {
     })
 
     it('starts the waiting runs by their priority, from the trigger data', async () => {
-      let open!: () => void
-      const gate = new Promise<void>((resolve) => (open = resolve))
-      receiver.respond(async () => {
-        await gate
-        return Response.json({ ok: true })
-      })
-      const call = { type: 'http-request', payload: { url: `${receiver.url}/call?p={{root.result.body.p}}` } }
+      const open = gateCalls(receiver)
       const w = await createLive(t, {
-        definition: linear({ call }, ['call']),
+        definition: callingReceiver(receiver, 'p={{root.result.body.p}}'),
         flowControl: { priority: '{{root.result.body.p}}' },
       })
       const hook = (p: number) => t.call('POST', `/v1/webhooks/${w.triggerSecret}`, { key: null, body: { p } })

@@ -7,37 +7,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createSkewedClock } from '../helpers/clock.ts'
 import { eventually } from '../helpers/eventually.ts'
+import { calledWith, callingReceiver, openScaled, scaledTestsRun } from '../helpers/flow.ts'
 import { type Receiver, startReceiver } from '../helpers/receiver.ts'
-import { TEST_DATABASE_URL, TEST_NATS_URL, warnSkipped } from '../helpers/services.ts'
-import { openTestSystem, type TestSystem } from '../helpers/system.ts'
-import { createLive, linear, waitForRun } from '../helpers/workflows.ts'
+import type { TestSystem } from '../helpers/system.ts'
+import { createLive, waitForRun } from '../helpers/workflows.ts'
 
-const scaled = Boolean(TEST_DATABASE_URL && TEST_NATS_URL)
-if (!scaled)
-  warnSkipped(
-    'flow control across processes',
-    TEST_DATABASE_URL ? 'AUTOMATON_TEST_NATS_URL' : 'AUTOMATON_TEST_DATABASE_URL',
-  )
+const scaled = scaledTestsRun('flow control across processes')
 
 describe.skipIf(!scaled)('flow control across processes (Postgres and NATS, two workers)', () => {
   const clock = createSkewedClock()
   let api: TestSystem
-  const workers: TestSystem[] = []
+  let workers: TestSystem[] = []
   let receiver: Receiver
   beforeAll(async () => {
     receiver = startReceiver()
-    api = await openTestSystem(
-      'postgres',
-      {
-        AUTOMATON_NATS_URL: TEST_NATS_URL!,
-        AUTOMATON_NATS_STREAM: `T_FLOW_RULES_${Date.now()}`,
-        AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
-        AUTOMATON_WORKER_CONCURRENCY: '4',
-        AUTOMATON_FINISH_AT_ADMISSION: 'false',
-      },
-      { role: 'api', clock },
-    )
-    for (let i = 0; i < 2; i++) workers.push(await api.openSibling({}, { role: 'worker', clock }))
+    ;({ api, workers } = await openScaled('FLOW_RULES', { AUTOMATON_WORKER_CONCURRENCY: '4' }, clock))
   })
   afterAll(async () => {
     for (const w of workers) await w.stop()
@@ -47,15 +31,7 @@ describe.skipIf(!scaled)('flow control across processes (Postgres and NATS, two 
 
   const param = (path: string, name: string) => new URL(path, receiver.url).searchParams.get(name)
   const calling = (flowControl: Record<string, unknown>) => ({
-    definition: linear(
-      {
-        call: {
-          type: 'http-request',
-          payload: { url: `${receiver.url}/call?k={{root.result.body.k}}&n={{root.result.body.n}}` },
-        },
-      },
-      ['call'],
-    ),
+    definition: callingReceiver(receiver, 'k={{root.result.body.k}}&n={{root.result.body.n}}'),
     flowControl,
   })
   const hook = async (secret: string, body: Record<string, unknown>) => {
@@ -121,7 +97,7 @@ describe.skipIf(!scaled)('flow control across processes (Postgres and NATS, two 
     for (const p of [-5, 0, 50, 10, 100]) ids.push(...(await hook(w.triggerSecret, { n: `p${p}`, p })).runIds)
     open()
     for (const id of ids) expect((await waitForRun(api, id, undefined, 30_000)).status).toBe('success')
-    expect(receiver.requests.map((r) => param(r.path, 'n'))).toEqual(['first', 'p100', 'p50', 'p10', 'p0', 'p-5'])
+    expect(calledWith(receiver, 'n')).toEqual(['first', 'p100', 'p50', 'p10', 'p0', 'p-5'])
   }, 60_000)
 
   it('debounce: a burst of 100 events starts one run, with the last event’s data', async () => {
@@ -134,6 +110,6 @@ describe.skipIf(!scaled)('flow control across processes (Postgres and NATS, two 
     for (const a of answers) expect(a).toMatchObject({ action: 'debounced', runIds: [runId] })
     clock.skip(10_001)
     expect((await waitForRun(api, runId, undefined, 30_000)).status).toBe('success')
-    expect(receiver.requests.map((r) => param(r.path, 'n'))).toEqual(['99'])
+    expect(calledWith(receiver, 'n')).toEqual(['99'])
   }, 60_000)
 })

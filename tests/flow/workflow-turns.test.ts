@@ -6,10 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { eventually } from '../helpers/eventually.ts'
+import { calledWith, callingReceiver, gateCalls, ONE_AT_A_TIME, triggerRuns } from '../helpers/flow.ts'
 import { type Receiver, startReceiver } from '../helpers/receiver.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
-import { createLive, linear } from '../helpers/workflows.ts'
+import { createLive } from '../helpers/workflows.ts'
 
 for (const kind of storeKinds()) {
   describe(`flow control: workflows of one organization take turns (${kind})`, () => {
@@ -17,36 +18,19 @@ for (const kind of storeKinds()) {
     let receiver: Receiver
     beforeAll(async () => {
       receiver = startReceiver()
-      t = await openTestSystem(kind, {
-        AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
-        AUTOMATON_WORKER_CONCURRENCY: '1',
-      })
+      t = await openTestSystem(kind, ONE_AT_A_TIME)
     })
     afterAll(async () => {
       await t.close()
       await receiver.stop()
     })
 
-    const calling = (name: string) =>
-      linear({ call: { type: 'http-request', payload: { url: `${receiver.url}/call?w=${name}` } } }, ['call'])
-    /** Triggers `n` runs, a few dozen requests at a time. */
-    async function trigger(secret: string, n: number) {
-      for (let i = 0; i < n; i += 50) {
-        const batch = Array.from({ length: Math.min(50, n - i) }, () =>
-          t.call('POST', `/v1/webhooks/${secret}`, { key: null, body: {} }),
-        )
-        for (const r of await Promise.all(batch)) expect(r.body.data.action).toBe('triggered')
-      }
-    }
-    const called = () => receiver.requests.map((r) => new URL(r.path, receiver.url).searchParams.get('w'))
+    const calling = (name: string) => callingReceiver(receiver, `w=${name}`)
+    const trigger = (secret: string, n: number) => triggerRuns(t, secret, n)
+    const called = () => calledWith(receiver, 'w')
 
     it("starts one workflow's 10 runs before another's 300, queued first, have moved by 11", async () => {
-      let open!: () => void
-      const gate = new Promise<void>((resolve) => (open = resolve))
-      receiver.respond(async () => {
-        await gate
-        return Response.json({ ok: true })
-      })
+      const open = gateCalls(receiver)
       const flood = await createLive(t, { definition: calling('flood') })
       const few = await createLive(t, { definition: calling('few') })
       await trigger(flood.triggerSecret, 300)

@@ -94,6 +94,13 @@ function chunk(choices: unknown): Record<string, unknown> {
   }
 }
 
+/** The environment of a system whose AI features use `model`, each organization given `credits`. */
+export const scriptedModelEnv = (model: ScriptedOpenAi, credits: number) => ({
+  AUTOMATON_AI_BASE_URL: model.url,
+  AUTOMATON_AI_MODEL: 'scripted',
+  AUTOMATON_AI_DEFAULT_CREDITS: String(credits),
+})
+
 export function startScriptedOpenAi(): ScriptedOpenAi {
   const scripts: Script[] = []
   const requests: Array<Record<string, unknown>> = []

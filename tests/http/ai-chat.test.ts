@@ -8,12 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { aiCredits } from '../../core/store/ai-credits.ts'
 import { chatMessages } from '../../core/store/chat-messages.ts'
 import {
-  type Script,
   startScriptedOpenAi,
   type ScriptedOpenAi,
+  scriptedModelEnv,
   textDelta,
   textTurn,
-  toolFragment,
   toolTurn,
   usageOnly,
   finish,
@@ -70,11 +69,7 @@ for (const kind of storeKinds()) {
     let model: ScriptedOpenAi
     beforeAll(async () => {
       model = startScriptedOpenAi()
-      t = await openTestSystem(kind, {
-        AUTOMATON_AI_BASE_URL: model.url,
-        AUTOMATON_AI_MODEL: 'scripted',
-        AUTOMATON_AI_DEFAULT_CREDITS: '5',
-      })
+      t = await openTestSystem(kind, scriptedModelEnv(model, 5))
     })
     afterAll(async () => {
       await t.close()

@@ -5,23 +5,11 @@
  * workflow streams (ids are journal ids).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { TERMINAL, three } from '../helpers/run-streams.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { readSse } from '../helpers/sse.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
-import { createLive, createWorkflow, linear, waitForRun } from '../helpers/workflows.ts'
-
-const TERMINAL = ['run.succeeded', 'run.partial', 'run.failed', 'run.cancelled']
-const three = linear(
-  {
-    a: { type: 'log', payload: { message: 'first {{root.result.body.n}}' } },
-    b: {
-      type: 'code-transform',
-      payload: { code: 'function transform(i) { return i * 2 }', input: '{{root.result.body.n}}' },
-    },
-    c: { type: 'log', payload: { message: 'done' } },
-  },
-  ['a', 'b', 'c'],
-)
+import { createLive, createWorkflow, waitForRun } from '../helpers/workflows.ts'
 
 for (const kind of storeKinds()) {
   describe(`resuming streams inside a journal row (${kind})`, () => {

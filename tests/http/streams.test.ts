@@ -1,5 +1,6 @@
 /** Server-sent event streams, in-process, on both stores and on the NATS bus. */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { TERMINAL, three } from '../helpers/run-streams.ts'
 import { storeKinds, TEST_DATABASE_URL, TEST_NATS_URL } from '../helpers/services.ts'
 import { readSse } from '../helpers/sse.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
@@ -15,19 +16,6 @@ if (TEST_DATABASE_URL && TEST_NATS_URL) {
     env: { AUTOMATON_NATS_URL: TEST_NATS_URL, AUTOMATON_NATS_STREAM: `T_STREAMS_${Date.now()}` },
   })
 }
-
-const TERMINAL = ['run.succeeded', 'run.partial', 'run.failed', 'run.cancelled']
-const three = linear(
-  {
-    a: { type: 'log', payload: { message: 'first {{root.result.body.n}}' } },
-    b: {
-      type: 'code-transform',
-      payload: { code: 'function transform(i) { return i * 2 }', input: '{{root.result.body.n}}' },
-    },
-    c: { type: 'log', payload: { message: 'done' } },
-  },
-  ['a', 'b', 'c'],
-)
 
 for (const variant of variants) {
   describe(`event streams (${variant.name})`, () => {

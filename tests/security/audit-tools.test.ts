@@ -6,7 +6,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { PERMISSIONS } from '../../core/domain/permissions.ts'
 import { eventually } from '../helpers/eventually.ts'
-import { startScriptedOpenAi, type ScriptedOpenAi, textTurn, toolTurn } from '../helpers/openai-server.ts'
+import {
+  type ScriptedOpenAi,
+  scriptedModelEnv,
+  startScriptedOpenAi,
+  textTurn,
+  toolTurn,
+} from '../helpers/openai-server.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 
@@ -44,11 +50,7 @@ for (const kind of storeKinds()) {
 
     beforeAll(async () => {
       model = startScriptedOpenAi()
-      t = await openTestSystem(kind, {
-        AUTOMATON_AI_BASE_URL: model.url,
-        AUTOMATON_AI_MODEL: 'scripted',
-        AUTOMATON_AI_DEFAULT_CREDITS: '1000',
-      })
+      t = await openTestSystem(kind, scriptedModelEnv(model, 1000))
     })
     afterAll(async () => {
       await t?.close()

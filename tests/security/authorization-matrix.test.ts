@@ -11,7 +11,13 @@ import { type Permission, PERMISSIONS, ROLE_PERMISSIONS } from '../../core/domai
 import { isAppError } from '../../core/errors.ts'
 import type { Principal } from '../../core/services/auth.ts'
 import { operationsOf } from '../../core/services/operations.ts'
-import { startScriptedOpenAi, type ScriptedOpenAi, textTurn, toolTurn } from '../helpers/openai-server.ts'
+import {
+  type ScriptedOpenAi,
+  scriptedModelEnv,
+  startScriptedOpenAi,
+  textTurn,
+  toolTurn,
+} from '../helpers/openai-server.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { createLive } from '../helpers/workflows.ts'
@@ -81,12 +87,7 @@ for (const kind of storeKinds()) {
 
     beforeAll(async () => {
       model = startScriptedOpenAi()
-      t = await openTestSystem(kind, {
-        AUTOMATON_AI_BASE_URL: model.url,
-        AUTOMATON_AI_MODEL: 'scripted',
-        AUTOMATON_AI_DEFAULT_CREDITS: '1000',
-        AUTOMATON_OPERATOR_ORG: 'acme',
-      })
+      t = await openTestSystem(kind, { ...scriptedModelEnv(model, 1000), AUTOMATON_OPERATOR_ORG: 'acme' })
       for (const permission of PERMISSIONS)
         allBut.set(
           permission,

@@ -7,14 +7,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { type DomainEvent, recordEvents } from '../../core/domain-events.ts'
 import type { Store } from '../../core/ports/store.ts'
-import { journal, ID_BLOCK } from '../../core/store/journal.ts'
+import { ID_BLOCK } from '../../core/store/journal.ts'
 import { MIGRATIONS } from '../../core/store/migrations.ts'
 import { storeKinds } from '../helpers/services.ts'
+import { lastJournalId, organizationEvents, runEvents } from '../helpers/journal.ts'
 import { openTestStore, type TestStore } from '../helpers/stores.ts'
 
 const AT = 1_800_000_000_000
 
-function runEvents(runId: string, count: number, firstSeq = 1, organizationId = 'org_1'): DomainEvent[] {
+function newRunEvents(runId: string, count: number, firstSeq = 1, organizationId = 'org_1'): DomainEvent[] {
   return Array.from({ length: count }, (_, i) => ({
     organizationId,
     workflowId: 'wf_1',
@@ -42,7 +43,7 @@ for (const kind of storeKinds()) {
     afterAll(() => s.dispose())
 
     it("stores one write's events of a run in one row, with consecutive ids, and the events view shows each", async () => {
-      const recorded = await s.store.write((tx) => recordEvents(tx, runEvents('run_one', 6)))
+      const recorded = await s.store.write((tx) => recordEvents(tx, newRunEvents('run_one', 6)))
       const ids = recorded.map((e) => e.id)
       expect(ids).toEqual(ids.map((_, i) => ids[0] + i))
       expect(await journalRows(s.store, 'run_one')).toEqual([{ id: ids[0], n: 6, seq: 1 }])
@@ -69,37 +70,37 @@ for (const kind of storeKinds()) {
     })
 
     it('reads a run from every sequence number inside a row, exactly the events after it', async () => {
-      const recorded = await s.store.write((tx) => recordEvents(tx, runEvents('run_seq', 5)))
-      await s.store.write((tx) => recordEvents(tx, runEvents('run_seq', 3, 6)))
-      const all = (await journal.forRun(s.store, 'run_seq', 0)).map((e) => Number(e.seq))
+      const recorded = await s.store.write((tx) => recordEvents(tx, newRunEvents('run_seq', 5)))
+      await s.store.write((tx) => recordEvents(tx, newRunEvents('run_seq', 3, 6)))
+      const all = (await runEvents(s.store, 'run_seq', 0)).map((e) => Number(e.seq))
       expect(all).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
       for (let after = 0; after <= 8; after++) {
-        const rest = await journal.forRun(s.store, 'run_seq', after)
+        const rest = await runEvents(s.store, 'run_seq', after)
         expect(rest.map((e) => Number(e.seq))).toEqual(all.slice(after))
       }
-      expect((await journal.forRun(s.store, 'run_seq', 2))[0].type).toBe(recorded[2].type)
+      expect((await runEvents(s.store, 'run_seq', 2))[0].type).toBe(recorded[2].type)
     })
 
     it('reads an organization from every id inside a row, exactly the events after it', async () => {
-      const first = await s.store.write((tx) => recordEvents(tx, runEvents('run_org', 4, 1, 'org_ids')))
-      const second = await s.store.write((tx) => recordEvents(tx, runEvents('run_org', 3, 5, 'org_ids')))
+      const first = await s.store.write((tx) => recordEvents(tx, newRunEvents('run_org', 4, 1, 'org_ids')))
+      const second = await s.store.write((tx) => recordEvents(tx, newRunEvents('run_org', 3, 5, 'org_ids')))
       const ids = [...first, ...second].map((e) => e.id)
       const before = ids[0] - 1
       for (const after of [before, ...ids]) {
-        const rest = await journal.forOrganization(s.store, 'org_ids', after)
+        const rest = await organizationEvents(s.store, 'org_ids', after)
         expect(rest.map((e) => Number(e.id))).toEqual(ids.filter((id) => id > after))
       }
     })
 
     it(`splits a write of more than ${ID_BLOCK} events into rows whose ids keep increasing`, async () => {
       const count = ID_BLOCK * 2 + 5
-      const recorded = await s.store.write((tx) => recordEvents(tx, runEvents('run_big', count)))
+      const recorded = await s.store.write((tx) => recordEvents(tx, newRunEvents('run_big', count)))
       const rows = await journalRows(s.store, 'run_big')
       expect(rows.map((r) => r.n)).toEqual([ID_BLOCK, ID_BLOCK, 5])
       expect(rows.map((r) => r.seq)).toEqual([1, ID_BLOCK + 1, 2 * ID_BLOCK + 1])
       const ids = recorded.map((e) => e.id)
       for (let i = 1; i < ids.length; i++) expect(ids[i]).toBeGreaterThan(ids[i - 1])
-      expect((await journal.forRun(s.store, 'run_big', 0, 10_000)).map((e) => Number(e.id))).toEqual(ids)
+      expect((await runEvents(s.store, 'run_big', 0, 10_000)).map((e) => Number(e.id))).toEqual(ids)
     })
 
     it('gives a run and the workflow event after it rows of their own, ids increasing across them', async () => {
@@ -113,33 +114,33 @@ for (const kind of storeKinds()) {
         data: { workflowId: 'wf_1', reason: 'consecutive_failures' },
         at: AT,
       }
-      const recorded = await s.store.write((tx) => recordEvents(tx, [...runEvents('run_mixed', 3), paused]))
+      const recorded = await s.store.write((tx) => recordEvents(tx, [...newRunEvents('run_mixed', 3), paused]))
       expect((await journalRows(s.store, 'run_mixed')).map((r) => r.n)).toEqual([3])
       expect(recorded[3].id).toBeGreaterThan(recorded[2].id)
-      const [back] = (await journal.forOrganization(s.store, 'org_1', recorded[2].id)).filter(
+      const [back] = (await organizationEvents(s.store, 'org_1', recorded[2].id)).filter(
         (e) => e.type === 'workflow.paused',
       )
       expect(Number(back.id)).toBe(recorded[3].id)
     })
 
     it('reads rows stored one event each, as before, between packed rows', async () => {
-      const before = await s.store.write((tx) => recordEvents(tx, runEvents('run_old', 2, 1, 'org_old')))
-      const next = (await journal.lastId(s.store)) + 1
+      const before = await s.store.write((tx) => recordEvents(tx, newRunEvents('run_old', 2, 1, 'org_old')))
+      const next = (await lastJournalId(s.store)) + 1
       await s.store.run(
         'INSERT INTO journal (id, organization_id, workflow_id, run_id, seq, type, node_id, data, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
         [next, 'org_old', 'wf_1', 'run_old', 3, 'run.succeeded', null, '{"runId":"run_old","workflowId":"wf_1"}', AT],
       )
-      const after = await s.store.write((tx) => recordEvents(tx, runEvents('run_old2', 2, 1, 'org_old')))
+      const after = await s.store.write((tx) => recordEvents(tx, newRunEvents('run_old2', 2, 1, 'org_old')))
       expect(after[0].id).toBeGreaterThan(next)
-      const read = await journal.forOrganization(s.store, 'org_old', 0)
+      const read = await organizationEvents(s.store, 'org_old', 0)
       expect(read.map((e) => Number(e.id))).toEqual([...before.map((e) => e.id), next, ...after.map((e) => e.id)])
-      expect((await journal.forRun(s.store, 'run_old', 2)).map((e) => e.type)).toEqual(['run.succeeded'])
+      expect((await runEvents(s.store, 'run_old', 2)).map((e) => e.type)).toEqual(['run.succeeded'])
     })
 
     it('never gives two events one id when two processes write at once', async () => {
       const other = s.reopen()
       const writes = Array.from({ length: 40 }, (_, i) =>
-        (i % 2 ? other : s.store).write((tx) => recordEvents(tx, runEvents(`run_race_${i}`, 1 + (i % 7))), {
+        (i % 2 ? other : s.store).write((tx) => recordEvents(tx, newRunEvents(`run_race_${i}`, 1 + (i % 7))), {
           concurrent: true,
         }),
       )
@@ -170,14 +171,14 @@ for (const kind of storeKinds()) {
         )
       const old = (await s.store.all<{ id: number }>('SELECT id FROM events ORDER BY id')).map((r) => Number(r.id))
       await s.store.migrate(MIGRATIONS)
-      const recorded = await s.store.write((tx) => recordEvents(tx, runEvents('run_new', 3, 1, 'org_up')))
+      const recorded = await s.store.write((tx) => recordEvents(tx, newRunEvents('run_new', 3, 1, 'org_up')))
       expect(recorded[0].id).toBeGreaterThan(old[2])
       const all = [...old, ...recorded.map((e) => e.id)]
       for (const after of [0, ...all]) {
-        const rest = await journal.forOrganization(s.store, 'org_up', after)
+        const rest = await organizationEvents(s.store, 'org_up', after)
         expect(rest.map((e) => Number(e.id))).toEqual(all.filter((id) => id > after))
       }
-      expect((await journal.forRun(s.store, 'run_up', 1)).map((e) => Number(e.seq))).toEqual([2, 3])
+      expect((await runEvents(s.store, 'run_up', 1)).map((e) => Number(e.seq))).toEqual([2, 3])
       expect(
         (await s.store.all<{ id: number }>("SELECT id FROM events WHERE organization_id = 'org_up' ORDER BY id")).map(
           (r) => Number(r.id),

@@ -4,9 +4,9 @@
  * them back, and rows stored whole by earlier versions read as they always did.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { recordEvents, toRecordedEvent } from '../../core/domain-events.ts'
+import { recordEvents } from '../../core/domain-events.ts'
 import { MIGRATIONS } from '../../core/store/migrations.ts'
-import { journal } from '../../core/store/journal.ts'
+import { organizationEvents, runEvents } from '../helpers/journal.ts'
 import { restoreSnapshot, runStateOf, storedSnapshot } from '../../runtime/engine/stored-snapshot.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { openTestStore, type TestStore } from '../helpers/stores.ts'
@@ -29,8 +29,7 @@ for (const kind of storeKinds()) {
           [runId],
         )
       ).map((r) => JSON.parse(r.data))
-    const read = async (runId: string) =>
-      (await journal.forRun(s.store, runId, 0)).map(toRecordedEvent).map((e) => e.data)
+    const read = async (runId: string) => (await runEvents(s.store, runId)).map((e) => e.data)
 
     it("stores a run event's data without its ids and reads it back with them, first, as recorded", async () => {
       const data = { runId: 'run_1', workflowId: 'wf_1', key: 'a', result: { runId: 'inner' } }
@@ -60,9 +59,7 @@ for (const kind of storeKinds()) {
       )
       expect(await raw('run_2')).toEqual([other])
       expect(await read('run_2')).toEqual([other])
-      const [workflowEvent] = (await journal.forOrganization(s.store, 'org_1', 0, 100))
-        .filter((e) => e.type === 'workflow.paused')
-        .map(toRecordedEvent)
+      const [workflowEvent] = (await organizationEvents(s.store, 'org_1')).filter((e) => e.type === 'workflow.paused')
       expect(workflowEvent.data).toEqual(paused)
       // As an earlier version stored it: the ids in the data too.
       const whole = { runId: 'run_3', workflowId: 'wf_1', key: 'b' }

@@ -11,43 +11,35 @@ type Rule = 'concurrency' | 'throttle' | 'rateLimit' | 'debounce'
 /** The form's fields as typed: every value a string, as inputs hold them. */
 type Fields = Record<string, string>
 
-/** The fields each rule has, with their labels and whether they are numbers. */
-const RULES: readonly { rule: Rule; title: string; fields: readonly [string, string, 'number' | 'text'][] }[] = [
+/** A field of a rule: its name in `flowControl`, its label, and whether it is a number. */
+type Field = readonly [string, string, 'number' | 'text']
+
+/** The fields the rules have in common. */
+const KEY: Field = ['key', 'Key', 'text']
+const LIMIT: Field = ['limit', 'Limit', 'number']
+const PERIOD: Field = ['periodMs', 'Period (ms)', 'number']
+
+/** The fields each rule has. */
+const RULES: readonly { rule: Rule; title: string; fields: readonly Field[] }[] = [
   {
     rule: 'concurrency',
     title: 'Concurrency: at most this many runs per key at once',
-    fields: [
-      ['key', 'Key (a template, empty: one shared key)', 'text'],
-      ['limit', 'Limit', 'number'],
-    ],
+    fields: [['key', 'Key (a template, empty: one shared key)', 'text'], LIMIT],
   },
   {
     rule: 'throttle',
     title: 'Throttle: at most this many starts per period; the rest wait',
-    fields: [
-      ['key', 'Key', 'text'],
-      ['limit', 'Limit', 'number'],
-      ['periodMs', 'Period (ms)', 'number'],
-      ['burst', 'Burst (empty: the limit)', 'number'],
-    ],
+    fields: [KEY, LIMIT, PERIOD, ['burst', 'Burst (empty: the limit)', 'number']],
   },
   {
     rule: 'rateLimit',
     title: 'Rate limit: at most this many per period; the rest are refused (429)',
-    fields: [
-      ['key', 'Key', 'text'],
-      ['limit', 'Limit', 'number'],
-      ['periodMs', 'Period (ms)', 'number'],
-    ],
+    fields: [KEY, LIMIT, PERIOD],
   },
   {
     rule: 'debounce',
     title: 'Debounce: start once events stop for the period, with the latest one',
-    fields: [
-      ['key', 'Key', 'text'],
-      ['periodMs', 'Period (ms)', 'number'],
-      ['maxWaitMs', 'Longest wait (ms, empty: none)', 'number'],
-    ],
+    fields: [KEY, PERIOD, ['maxWaitMs', 'Longest wait (ms, empty: none)', 'number']],
   },
 ]
 

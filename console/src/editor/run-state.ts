@@ -7,11 +7,16 @@
  */
 import { useEffect, useState } from 'preact/hooks'
 import { follow } from '../api.ts'
+import { throttle } from '../throttle.ts'
 import { FINISHED, listRuns, loadRun, type RunItem, type RunRecord, startTestRun } from './run-io.ts'
 
 const POLL_MS = 500
-/** Run events arriving together (a run's start and end) read the list once. */
-const LIST_AFTER_EVENT_MS = 200
+/**
+ * How the list is read again on the stream's news: run events arriving together (a run's start
+ * and end) read it once, 200 ms after the first; while runs keep starting and ending, at most
+ * every 500 ms, so news is shown within half a second however busy the workflow.
+ */
+const LIST_REFRESH = { settleMs: 200, gapMs: 500 }
 
 /** The default choice: the newest test run, else the newest run. */
 const latest = (runs: RunItem[]) => (runs.find((r) => r.test) ?? runs[0])?.id ?? null
@@ -30,13 +35,10 @@ export function useRunView(workflowId: string) {
   }
   useEffect(() => {
     refresh().catch(setError)
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const stop = follow(`/v1/workflows/${encodeURIComponent(workflowId)}/runs/stream`, () => {
-      clearTimeout(timer)
-      timer = setTimeout(() => refresh().catch(setError), LIST_AFTER_EVENT_MS)
-    })
+    const news = throttle(() => refresh().catch(setError), LIST_REFRESH)
+    const stop = follow(`/v1/workflows/${encodeURIComponent(workflowId)}/runs/stream`, news)
     return () => {
-      clearTimeout(timer)
+      news.cancel()
       stop()
     }
   }, [workflowId])

@@ -10,6 +10,7 @@ import { createRunMachine, MAX_CHAIN } from '../../../runtime/engine/machine.ts'
 import type { NodeRunner, Outcome } from '../../../runtime/engine/types.ts'
 import { compilePlan } from '../../../runtime/engine/plan.ts'
 import { startState } from '../../../runtime/engine/state.ts'
+import { runInput } from '../../helpers/run-input.ts'
 
 function chainOf(length: number): Definition {
   const nodes: Definition['nodes'] = { root: { type: 'manual', children: ['n0'] } }
@@ -28,16 +29,6 @@ function startRun(length: number) {
     },
     resume: () => Promise.reject(new Error('nothing waits here')),
   }
-  const input = {
-    runId: 'run_1',
-    workflowId: 'wf_1',
-    organizationId: 'org_1',
-    workflowVersion: 1,
-    triggerNodeId: 'root',
-    trigger: { type: 'manual', body: {} },
-    vars: {},
-    props: {},
-  }
   const machine = createRunMachine(
     plan,
     runner,
@@ -45,7 +36,7 @@ function startRun(length: number) {
     () => 0,
   )
   // As the executor does: the events of advancing to the first node come first, then the actor's.
-  const first = startState(input as never, plan, () => undefined, 0)
+  const first = startState(runInput(), plan, () => undefined, 0)
   const emitted = first.events.map((e) => `${e.type} ${e.nodeId ?? ''}`.trim())
   const actor = createActor(machine, { input: first.state })
   actor.on('*', (e) => emitted.push(`${e.type} ${e.nodeId ?? ''}`.trim()))

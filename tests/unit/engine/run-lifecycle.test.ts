@@ -21,6 +21,7 @@ import { createRunMachine, statusOf } from '../../../runtime/engine/machine.ts'
 import { compilePlan } from '../../../runtime/engine/plan.ts'
 import { finalStatus, startState } from '../../../runtime/engine/state.ts'
 import type { NodeRunner, Outcome, RunCommand } from '../../../runtime/engine/types.ts'
+import { runInput } from '../../helpers/run-input.ts'
 
 type Behaviour = 'succeed' | 'fail' | 'tolerated' | 'wait'
 type Command = { type: 'RESUME' | 'TIMER' | 'CANCEL'; ofCurrent: boolean }
@@ -61,17 +62,7 @@ function startRun(nodes: readonly Behaviour[]) {
     execute: (_plan, state) => outcome(state.current!.frame.nodeId),
     resume: async () => ({ kind: 'success', result: 'resumed' }),
   }
-  const input = {
-    runId: 'run_1',
-    workflowId: 'wf_1',
-    organizationId: 'org_1',
-    workflowVersion: 1,
-    triggerNodeId: 'root',
-    trigger: { type: 'manual', body: {} },
-    vars: {},
-    props: {},
-  }
-  const first = startState(input as never, plan, () => undefined, 0)
+  const first = startState(runInput(), plan, () => undefined, 0)
   const emitted: string[] = first.events.map((e) => e.type)
   const actor = createActor(
     createRunMachine(
