@@ -5,19 +5,25 @@
  * nodes are pure, so by default its runs end at admission in the API process; the worker rounds
  * set AUTOMATON_FINISH_AT_ADMISSION=false, so that every run takes the trip through JetStream to
  * a worker. Needs AUTOMATON_TEST_DATABASE_URL; starts its own nats-server.
- *   bun bench/scale.ts
+ *
+ * With `--profile` (or BENCH_PROFILE=1), the workers of the rounds through the workers run under
+ * `bun --cpu-prof`, and the bench prints where their busy time went (bench/profile.ts). The
+ * profiler adds to their CPU per run: read the shares, not the figures, of a profiled round.
+ *   bun bench/scale.ts [--profile]
  */
-import { readFileSync } from 'node:fs'
-import { cpus } from 'node:os'
+import { copyFileSync, readdirSync, readFileSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { api, BUN, ROOT, startNats, startServer, startWorker } from '../tests/helpers/process.ts'
 import { freshPostgresUrl } from '../tests/helpers/services.ts'
 import { queryDatabase } from '../tests/helpers/stores.ts'
 import { tempDir } from '../tests/helpers/tmp.ts'
+import { printSummary, summarize } from './profile.ts'
 import type { Result } from './store-writes.ts'
 import { cpuSecondsOf } from './served.ts'
 
 const KEY = 'svcsk_scale_bench_bootstrap_key_0123456789'
+const PROFILE = process.argv.includes('--profile') || process.env.BENCH_PROFILE === '1'
 
 /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100
@@ -59,7 +65,9 @@ async function runsPerSecond(
     ...extra,
   }
   const server = await startServer({ env })
-  const procs = await Promise.all(Array.from({ length: workers }, () => startWorker(env)))
+  const profiled = PROFILE && extra.AUTOMATON_FINISH_AT_ADMISSION === 'false'
+  const profileDirs = Array.from({ length: workers }, () => (profiled ? tempDir('automaton-worker-prof-') : null))
+  const procs = await Promise.all(profileDirs.map((d) => startWorker(env, 20_000, d ? { cpuProfileDir: d.path } : {})))
   try {
     const created = await api(server.url, 'POST', '/v1/workflows', KEY, {
       definition: {
@@ -111,6 +119,7 @@ async function runsPerSecond(
       "SELECT MIN(started_at) AS first, MAX(finished_at) AS last, COUNT(*) AS n FROM runs WHERE status = 'success'",
     )
     const perRun = (seconds: number) => Math.round((seconds / total) * 1e6)
+    if (profiled) await printWorkerProfiles(procs, profileDirs, workers)
     return {
       rate: Number(span[0].n) / ((Number(span[0].last) - Number(span[0].first)) / 1000),
       accepted,
@@ -124,6 +133,27 @@ async function runsPerSecond(
     await server.stop('SIGKILL')
     await pg.drop()
     dir.remove()
+    for (const d of profileDirs) d?.remove()
+  }
+}
+
+/** Stops the profiled workers (SIGTERM, so the profiler writes its file) and prints their shares. */
+async function printWorkerProfiles(
+  procs: Array<{ stop(signal?: NodeJS.Signals): Promise<number> }>,
+  dirs: Array<{ path: string } | null>,
+  workers: number,
+): Promise<void> {
+  for (const [i, p] of procs.entries()) {
+    await p.stop('SIGTERM')
+    const dir = dirs[i]!.path
+    const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))
+    if (!file) {
+      console.warn('!!! no worker CPU profile was written')
+      continue
+    }
+    const kept = join(tmpdir(), `automaton-scale-${workers}w-worker${i + 1}.cpuprofile`)
+    copyFileSync(join(dir, file), kept)
+    printSummary(`worker ${i + 1} of ${workers}: CPU profile (the burst), kept in ${kept}`, summarize(kept, 30))
   }
 }
 

@@ -113,9 +113,18 @@ export async function api(base: string, method: string, path: string, key?: stri
   return { status: response.status, body: parsed, headers: response.headers }
 }
 
-/** A worker process (`automaton worker`), found ready by its "worker is running" log line. */
-export async function startWorker(env: Record<string, string>, timeoutMs = 20_000) {
-  const child = Bun.spawn([BUN, join(ROOT, 'main.ts'), 'worker'], {
+/**
+ * A worker process (`automaton worker`), found ready by its "worker is running" log line. With
+ * `cpuProfileDir` it runs under `bun --cpu-prof` and writes its profile there when it exits on
+ * SIGTERM (bench/profile.ts reads it).
+ */
+export async function startWorker(
+  env: Record<string, string>,
+  timeoutMs = 20_000,
+  options: { cpuProfileDir?: string } = {},
+) {
+  const profiling = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : []
+  const child = Bun.spawn([BUN, ...profiling, join(ROOT, 'main.ts'), 'worker'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdout: 'pipe',
