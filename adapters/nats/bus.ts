@@ -7,12 +7,18 @@
  * routes and decodes one message instead of one per event, and NATS forwards one. A receiver
  * hands each message of a batch to its handlers, in order, as if they had come one by one.
  *
+ * A process hears what it publishes itself without NATS: on a connection that does not echo
+ * (connection.ts), the bus hands each message it sends to its own matching handlers, as the
+ * object published (as the in-process bus does), after the turn that published it; NATS then
+ * carries it only to the other processes. A worker no longer reads back and decodes the events
+ * of every run it executes.
+ *
  * Deployments sharing one NATS server keep apart by a prefix (AUTOMATON_NATS_PREFIX): every
  * subject published or subscribed is sent as `<prefix>.<subject>`, and handlers see the subject
  * without it, so the rest of the service names subjects as if it were alone on the server.
  */
 import type { NatsConnection, Subscription as NatsSubscription } from '@nats-io/transport-node'
-import type { Bus, BusMessage } from '../../core/ports/bus.ts'
+import { type Bus, type BusMessage, subjectMatcher } from '../../core/ports/bus.ts'
 import type { Logger } from '../../core/ports/logger.ts'
 
 /** The one key of a batch's JSON object: the messages, in order. */
@@ -31,9 +37,31 @@ export function natsBus(nc: NatsConnection, logger?: Logger, options: NatsBusOpt
   const inService = (subject: string) => (subject.startsWith(prefix) ? subject.slice(prefix.length) : subject)
   const encoder = new TextEncoder()
   const decoder = new TextDecoder()
-  const shared = new Map<string, { sub: NatsSubscription; handlers: Set<(m: BusMessage) => void> }>()
-  /** Messages published in this turn, in order, as JSON. */
-  let queued: Array<{ subject: string; json: string }> = []
+  const shared = new Map<
+    string,
+    { sub: NatsSubscription; handlers: Set<(m: BusMessage) => void>; matches: (subject: string) => boolean }
+  >()
+  /** Whether NATS leaves this connection's own messages out of its subscriptions: then they are delivered here. */
+  const local = (nc as { options?: { noEcho?: boolean } }).options?.noEcho === true
+  /** Messages published in this turn, in order, as JSON (and, to deliver here, as published). */
+  let queued: Array<{ subject: string; json: string; inService: string; data: unknown }> = []
+
+  function handOut(handlers: Iterable<(m: BusMessage) => void>, message: BusMessage) {
+    for (const h of handlers) {
+      try {
+        h(message)
+      } catch (e) {
+        logger?.error('bus handler failed', { subject: message.subject, error: String(e) })
+      }
+    }
+  }
+
+  /** Hands this turn's messages to this process's own subscriptions (a connection without echo). */
+  function deliverHere(items: ReadonlyArray<{ inService: string; data: unknown }>) {
+    for (const item of items)
+      for (const entry of shared.values())
+        if (entry.matches(item.inService)) handOut(entry.handlers, { subject: item.inService, data: item.data })
+  }
 
   function send(subject: string, json: string) {
     if (nc.isClosed()) return
@@ -48,6 +76,7 @@ export function natsBus(nc: NatsConnection, logger?: Logger, options: NatsBusOpt
   function flush() {
     const items = queued
     queued = []
+    if (local && shared.size > 0) deliverHere(items)
     for (let i = 0; i < items.length; ) {
       const { subject } = items[i]
       let bytes = items[i].json.length
@@ -77,7 +106,7 @@ export function natsBus(nc: NatsConnection, logger?: Logger, options: NatsBusOpt
         return logger?.warn('could not publish on the bus', { subject, error: String(error) })
       }
       if (queued.length === 0) queueMicrotask(flush)
-      queued.push({ subject: onServer(subject), json })
+      queued.push({ subject: onServer(subject), json, inService: subject, data })
     },
     subscribe<T>(pattern: string, handler: (message: BusMessage<T>) => void) {
       let entry = shared.get(pattern)
@@ -96,18 +125,11 @@ export function natsBus(nc: NatsConnection, logger?: Logger, options: NatsBusOpt
               data !== null && typeof data === 'object' && BATCH in data
                 ? (data as Record<string, unknown>)[BATCH]
                 : undefined
-            for (const one of Array.isArray(batch) ? batch : [data]) {
-              for (const h of handlers) {
-                try {
-                  h({ subject: inService(msg.subject), data: one })
-                } catch (e) {
-                  logger?.error('bus handler failed', { subject: msg.subject, error: String(e) })
-                }
-              }
-            }
+            const subject = inService(msg.subject)
+            for (const one of Array.isArray(batch) ? batch : [data]) handOut(handlers, { subject, data: one })
           },
         })
-        entry = { sub, handlers }
+        entry = { sub, handlers, matches: subjectMatcher(pattern) }
         shared.set(pattern, entry)
       }
       const h = handler as (m: BusMessage) => void

@@ -37,7 +37,6 @@ export interface WorkNotifierDeps {
 
 export function createWorkNotifier(deps: WorkNotifierDeps): WorkNotifier {
   const { logger, stream } = deps
-  let seq = 0
   let closed = false
   /** Notifications not published yet, oldest first; the value tells a notification kept again while it was being sent. */
   const kept = new Map<string, number>()
@@ -46,8 +45,9 @@ export function createWorkNotifier(deps: WorkNotifierDeps): WorkNotifier {
   let repairNeeded = false
   const connection = watchConnection(deps.nc)
 
-  const publish = (runId: string) =>
-    deps.js.publish(`${deps.subject}.${runId}`, runId, { msgID: `${runId}:${Date.now()}:${++seq}` })
+  // No message id: every notification is to be stored (work-queue.ts), so there is nothing for
+  // the stream to deduplicate, and a header would cost each publisher, the server and each worker.
+  const publish = (runId: string) => deps.js.publish(`${deps.subject}.${runId}`, runId)
 
   function failed(error: unknown) {
     if (isMissing(error)) repairNeeded = true
