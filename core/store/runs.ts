@@ -2,7 +2,7 @@
 import type { RunStatus } from '../domain/run.ts'
 import { ACTIVE_SQL, type TerminalStatus } from '../domain/run-lifecycle.ts'
 import type { PageRequest } from '../domain/common.ts'
-import type { SqlExecutor } from '../ports/store.ts'
+import type { Dialect, SqlExecutor } from '../ports/store.ts'
 
 export interface RunRow {
   id: string
@@ -230,6 +230,20 @@ export const runs = {
          AND (owner IS NULL OR owner = $1 OR owner NOT IN (SELECT id FROM workers WHERE heartbeat_at >= $3))
        RETURNING *, EXISTS (SELECT 1 FROM run_inbox WHERE run_inbox.run_id = runs.id) AS has_inbox`,
       [workerId, runId, staleBefore],
+    )
+  },
+  /**
+   * `acquire` for several runs in one statement (a worker's turn starts a slice of runs at once):
+   * the rows of those it took, in no order; a run missing from the answer is not this worker's.
+   */
+  acquireMany(db: SqlExecutor, dialect: Dialect, runIds: readonly string[], workerId: string, staleBefore: number) {
+    const ids =
+      dialect === 'postgres' ? 'SELECT jsonb_array_elements_text($2::text::jsonb)' : 'SELECT value FROM json_each($2)'
+    return db.all<RunRow & { has_inbox: unknown }>(
+      `UPDATE runs SET owner = $1 WHERE id IN (${ids}) AND ${ACTIVE_SQL}
+         AND (owner IS NULL OR owner = $1 OR owner NOT IN (SELECT id FROM workers WHERE heartbeat_at >= $3))
+       RETURNING *, EXISTS (SELECT 1 FROM run_inbox WHERE run_inbox.run_id = runs.id) AS has_inbox`,
+      [workerId, JSON.stringify(runIds), staleBefore],
     )
   },
   /** Runs admitted and not started yet (running, no snapshot; or held for their turn, fair_rank), counted per organization. */

@@ -22,6 +22,9 @@ export interface RunLoader {
 }
 
 type StoredDefinition = { definition: Definition; variableDefs?: RunMeta['variableDefs'] }
+/** A run's row as a worker takes it, and whether inbox events wait for it. */
+type Acquired = RunRow & { has_inbox: unknown }
+type Answer = { resolve(row: Acquired | undefined): void; reject(error: unknown): void }
 
 export function createRunLoader(ctx: ExecutorContext, staleBefore: () => number): RunLoader {
   const { deps } = ctx
@@ -37,10 +40,41 @@ export function createRunLoader(ctx: ExecutorContext, staleBefore: () => number)
     return stored
   }
 
-  /** Takes ownership of a run and reads it (runs.acquire); undefined when it is not this worker's to run. */
-  function acquire(runId: string): Promise<(RunRow & { has_inbox: unknown }) | undefined> {
+  /**
+   * Takes ownership of a run and reads it (runs.acquire); undefined when it is not this worker's
+   * to run. The runs asked for in one turn (an executor's turn starts a slice of them) are taken
+   * in one statement.
+   */
+  let asked: Map<string, Answer[]> | null = null
+  function acquire(runId: string): Promise<Acquired | undefined> {
+    if (!asked) {
+      asked = new Map()
+      queueMicrotask(acquireAsked)
+    }
+    const waiting = asked.get(runId) ?? []
+    asked.set(runId, waiting)
+    return new Promise((resolve, reject) => waiting.push({ resolve, reject }))
+  }
+  function acquireAsked() {
+    const batch = asked!
+    asked = null
     const stale = staleBefore()
-    return deps.store.write((tx) => runs.acquire(tx, runId, deps.workerId, stale))
+    const ids = [...batch.keys()]
+    deps.store
+      .write(async (tx) =>
+        ids.length === 1
+          ? [await runs.acquire(tx, ids[0], deps.workerId, stale)]
+          : runs.acquireMany(tx, deps.store.dialect, ids, deps.workerId, stale),
+      )
+      .then(
+        (rows) => {
+          const byId = new Map(rows.flatMap((r) => (r ? [[r.id, r] as const] : [])))
+          for (const [id, waiting] of batch) for (const w of waiting) w.resolve(byId.get(id))
+        },
+        (error) => {
+          for (const waiting of batch.values()) for (const w of waiting) w.reject(error)
+        },
+      )
   }
 
   return {
