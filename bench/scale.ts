@@ -67,8 +67,10 @@ async function runsPerSecond(
   const server = await startServer({ env })
   const profiled = PROFILE && extra.AUTOMATON_FINISH_AT_ADMISSION === 'false'
   const profileDirs = Array.from({ length: workers }, () => (profiled ? tempDir('automaton-worker-prof-') : null))
-  const procs = await Promise.all(profileDirs.map((d) => startWorker(env, 20_000, d ? { cpuProfileDir: d.path } : {})))
+  const procs: Array<Awaited<ReturnType<typeof startWorker>>> = []
   try {
+    // Started one by one, so that a worker that fails to start leaves none running behind it.
+    for (const d of profileDirs) procs.push(await startWorker(env, 20_000, d ? { cpuProfileDir: d.path } : {}))
     const created = await api(server.url, 'POST', '/v1/workflows', KEY, {
       definition: {
         triggerNodeIds: ['root'],
