@@ -119,7 +119,12 @@ export function useDraft(workflowId: string, onSaved?: () => void) {
     dirty: doc !== null && doc !== saved,
     canUndo: (history?.past.length ?? 0) > 0,
     canRedo: (history?.future.length ?? 0) > 0,
-    change: (next: Doc, key?: string) => setHistory((h) => (h ? record(h, next, key) : h)),
+    /**
+     * Records a change: the next draft, or a function of the latest one (so that edits made in one
+     * turn, a keystroke then a click, each apply to what the one before left).
+     */
+    change: (next: Doc | ((latest: Doc) => Doc), key?: string) =>
+      setHistory((h) => (h ? record(h, typeof next === 'function' ? next(h.present) : next, key) : h)),
     undo: () => setHistory((h) => (h ? undo(h) : h)),
     redo: () => setHistory((h) => (h ? redo(h) : h)),
     save,

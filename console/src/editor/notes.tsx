@@ -10,7 +10,8 @@ import { layout } from './layout.ts'
 import type { Doc, Point } from './model.ts'
 import * as notes from './notes.ts'
 
-type Change = (next: Doc, key?: string) => void
+/** Records a change as a function of the latest draft (a keystroke and a click in one turn both count). */
+type Change = (next: (latest: Doc) => Doc, key?: string) => void
 
 const Portal = ViewportPortal as any
 /** Keeps React Flow from panning or zooming while a note is clicked, dragged over or scrolled. */
@@ -35,7 +36,7 @@ export function NotesButtons({ doc, selected, onChange }: { doc: Doc; selected?:
       <button
         type="button"
         data-testid="add-note"
-        onClick={() => onChange(notes.addNote(doc, spotAbove(doc), author()).doc)}
+        onClick={() => onChange((d) => notes.addNote(d, spotAbove(d), author()).doc)}
       >
         Add note
       </button>
@@ -43,7 +44,7 @@ export function NotesButtons({ doc, selected, onChange }: { doc: Doc; selected?:
         type="button"
         data-testid="add-comment"
         title={selected ? `comment on ${selected}` : 'comment on the canvas'}
-        onClick={() => onChange(notes.addComment(doc, selected, spotAbove(doc), author()).doc)}
+        onClick={() => onChange((d) => notes.addComment(d, selected, spotAbove(d), author()).doc)}
       >
         Comment{selected ? ' on node' : ''}
       </button>
@@ -107,7 +108,7 @@ function NoteGrip({ doc, note, onDrag, onChange }: GripProps) {
       const dropped = to(e)
       // A click on the grip, or a drag back to where it began, is no step of history.
       const moved = Math.round(dropped.x) !== at.x || Math.round(dropped.y) !== at.y
-      if (e.type === 'pointerup' && moved) onChange(notes.moveNote(doc, note.id, dropped))
+      if (e.type === 'pointerup' && moved) onChange((d) => notes.moveNote(d, note.id, dropped))
     }
     grip.addEventListener('pointermove', move)
     grip.addEventListener('pointerup', end)
@@ -120,7 +121,7 @@ function NoteGrip({ doc, note, onDrag, onChange }: GripProps) {
     event.stopPropagation()
     const step = event.shiftKey ? KEY_STEP * 10 : KEY_STEP
     const next = { x: at.x + arrow.x * step, y: at.y + arrow.y * step }
-    onChange(notes.moveNote(doc, note.id, next), `note-move:${note.id}`)
+    onChange((d) => notes.moveNote(d, note.id, next), `note-move:${note.id}`)
   }
   return (
     <button
@@ -163,13 +164,16 @@ function Sticky({ doc, note, onChange }: { doc: Doc; note: notes.StickyNote; onC
         data-testid={`note-text:${note.id}`}
         placeholder="A note for the team…"
         value={note.text}
-        onInput={(e) => onChange(notes.setNoteText(doc, note.id, e.currentTarget.value), `note:${note.id}`)}
+        onInput={(e) => {
+          const text = e.currentTarget.value
+          onChange((d) => notes.setNoteText(d, note.id, text), `note:${note.id}`)
+        }}
       />
       <button
         type="button"
         class="link"
         data-testid={`note-delete:${note.id}`}
-        onClick={() => onChange(notes.removeNote(doc, note.id))}
+        onClick={() => onChange((d) => notes.removeNote(d, note.id))}
       >
         Remove
       </button>
@@ -189,7 +193,8 @@ function CommentBox({ doc, comment, at, above, onChange }: CommentProps) {
   const [reply, setReply] = useState('')
   const sendReply = () => {
     if (!reply.trim()) return
-    onChange(notes.addReply(doc, comment.id, reply.trim(), author()))
+    const text = reply.trim()
+    onChange((d) => notes.addReply(d, comment.id, text, author()))
     setReply('')
   }
   return (
@@ -207,7 +212,10 @@ function CommentBox({ doc, comment, at, above, onChange }: CommentProps) {
         data-testid={`comment-text:${comment.id}`}
         placeholder="Comment…"
         value={comment.text}
-        onInput={(e) => onChange(notes.setCommentText(doc, comment.id, e.currentTarget.value), `comment:${comment.id}`)}
+        onInput={(e) => {
+          const text = e.currentTarget.value
+          onChange((d) => notes.setCommentText(d, comment.id, text), `comment:${comment.id}`)
+        }}
       />
       {(comment.replies ?? []).map((r) => (
         <p class="comment-reply" data-testid={`reply:${r.id}`} key={r.id}>
@@ -231,11 +239,14 @@ function CommentBox({ doc, comment, at, above, onChange }: CommentProps) {
             type="checkbox"
             data-testid={`comment-resolved:${comment.id}`}
             checked={!!comment.resolved}
-            onChange={(e) => onChange(notes.resolveComment(doc, comment.id, e.currentTarget.checked))}
+            onChange={(e) => {
+              const resolved = e.currentTarget.checked
+              onChange((d) => notes.resolveComment(d, comment.id, resolved))
+            }}
           />{' '}
           resolved
         </label>
-        <button type="button" class="link" onClick={() => onChange(notes.removeComment(doc, comment.id))}>
+        <button type="button" class="link" onClick={() => onChange((d) => notes.removeComment(d, comment.id))}>
           Remove
         </button>
       </div>
