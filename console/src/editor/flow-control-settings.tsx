@@ -3,7 +3,7 @@
  * throttle, rate limit, debounce and priority, each switched on by its box. Saving writes the
  * draft (`PUT /v1/workflows/{id}`); the service checks what it gets and its 400 is shown as is.
  */
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { ErrorBox, useAction } from '../ui.tsx'
 
@@ -73,6 +73,15 @@ function flowControlOf(fields: Fields): Record<string, unknown> | null {
   return Object.keys(fc).length > 0 ? fc : null
 }
 
+/** JSON with every object's keys in order, so that rules read back compare equal to those sent. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_, v) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
+  )
+}
+
 export function FlowControlSettings({
   id,
   flowControl,
@@ -85,7 +94,13 @@ export function FlowControlSettings({
   const [fields, setFields] = useState<Fields>(() => fieldsOf(flowControl))
   const [saved, setSaved] = useState(false)
   const { error, run } = useAction()
-  useEffect(() => setFields(fieldsOf(flowControl)), [JSON.stringify(flowControl)])
+  // The rules this form saved last: the workflow read again after the save brings them back, and
+  // must not undo what was typed meanwhile. Rules changed elsewhere replace the form's.
+  const savedRules = useRef<string | null>(null)
+  const shown = canonical(flowControl)
+  useEffect(() => {
+    if (shown !== savedRules.current) setFields(fieldsOf(flowControl))
+  }, [shown])
   const set = (name: string) => (e: Event) => {
     const input = e.target as HTMLInputElement
     setFields({ ...fields, [name]: input.type === 'checkbox' ? (input.checked ? 'on' : '') : input.value })
@@ -94,7 +109,9 @@ export function FlowControlSettings({
   const save = async (e: Event) => {
     e.preventDefault()
     await run(async () => {
-      await api('PUT', `/v1/workflows/${id}`, { flowControl: flowControlOf(fields) })
+      const rules = flowControlOf(fields)
+      await api('PUT', `/v1/workflows/${id}`, { flowControl: rules })
+      savedRules.current = canonical(rules)
       setSaved(true)
       onSaved?.()
     })
