@@ -19,6 +19,7 @@ import { type HookUrlPolicy, hookUrlProblem } from '../../core/security/hook-url
 import { importSigningKey, signatureHeader } from '../../core/security/webhook-signature.ts'
 import { toAuditEvent } from '../../core/services/audit-log.ts'
 import { type AuditRow, auditDeliveries, auditEvents } from '../../core/store/audit-events.ts'
+import { createPassLoop } from './pass-loop.ts'
 
 /** Records in one POST. */
 export const AUDIT_BATCH = 100
@@ -87,9 +88,6 @@ async function signingKeyOf(deps: AuditEndpointDeps): Promise<CryptoKey> {
 export async function createAuditEndpointShipper(deps: AuditEndpointDeps): Promise<AuditEndpointShipper> {
   const key = await signingKeyOf(deps)
   const { store, clock } = deps
-  let timer: ReturnType<typeof setTimeout> | null = null
-  let running: Promise<number> | null = null
-  let stopped = false
   const states = new Map<string, OrganizationState>()
 
   async function post(organizationId: string, rows: AuditRow[]): Promise<void> {
@@ -178,35 +176,21 @@ export async function createAuditEndpointShipper(deps: AuditEndpointDeps): Promi
   async function pass(): Promise<number> {
     let shipped = 0
     for (const organizationId of await auditDeliveries.pending(store)) {
-      if (stopped) break
+      if (loop.stopped) break
       shipped += await shipOne(organizationId)
     }
     return shipped
   }
 
-  function shipNow(): Promise<number> {
-    running ??= pass().finally(() => {
-      running = null
-    })
-    return running
-  }
-
-  function schedule() {
-    if (stopped) return
-    timer = setTimeout(() => {
-      shipNow()
-        .catch((error) => deps.logger.warn('could not read the audit records to deliver', { error: String(error) }))
-        .finally(schedule)
-    }, deps.pollMs)
-  }
+  const loop = createPassLoop(pass, deps.pollMs, (error) =>
+    deps.logger.warn('could not read the audit records to deliver', { error: String(error) }),
+  )
 
   return {
-    shipNow,
-    start: schedule,
+    shipNow: loop.passNow,
+    start: loop.start,
     async stop() {
-      stopped = true
-      if (timer) clearTimeout(timer)
-      await running?.catch(() => {})
+      await loop.stop()
       const organizations = await auditEvents.organizations(store).catch(() => [])
       await store
         .write(async (tx) => {

@@ -8,6 +8,7 @@ import type { Logger } from '../../core/ports/logger.ts'
 import type { Store } from '../../core/ports/store.ts'
 import { toAuditEvent } from '../../core/services/audit-log.ts'
 import { auditEvents } from '../../core/store/audit-events.ts'
+import { createPassLoop } from './pass-loop.ts'
 
 export interface AuditFileSink {
   position(organizationId: string): number
@@ -27,10 +28,6 @@ export function createAuditShipper(deps: {
   logger: Logger
   pollMs: number
 }): AuditShipper {
-  let timer: ReturnType<typeof setTimeout> | null = null
-  let running: Promise<number> | null = null
-  let stopped = false
-
   async function pass(): Promise<number> {
     let shipped = 0
     for (const org of await auditEvents.organizations(deps.store)) {
@@ -46,31 +43,8 @@ export function createAuditShipper(deps: {
     return shipped
   }
 
-  function shipNow(): Promise<number> {
-    running ??= pass().finally(() => {
-      running = null
-    })
-    return running
-  }
-
-  function schedule() {
-    if (stopped) return
-    timer = setTimeout(() => {
-      shipNow()
-        .catch((error) =>
-          deps.logger.warn('could not ship audit records; the next pass tries again', { error: String(error) }),
-        )
-        .finally(schedule)
-    }, deps.pollMs)
-  }
-
-  return {
-    shipNow,
-    start: schedule,
-    async stop() {
-      stopped = true
-      if (timer) clearTimeout(timer)
-      await running?.catch(() => {})
-    },
-  }
+  const loop = createPassLoop(pass, deps.pollMs, (error) =>
+    deps.logger.warn('could not ship audit records; the next pass tries again', { error: String(error) }),
+  )
+  return { shipNow: loop.passNow, start: loop.start, stop: loop.stop }
 }
