@@ -4,7 +4,7 @@ import type { Store } from '../../core/ports/store.ts'
 import { postgresStore } from '../../adapters/postgres/store.ts'
 import { sqliteStore } from '../../adapters/sqlite/store.ts'
 import { freshPostgresUrl } from './services.ts'
-import { tempDir } from './tmp.ts'
+import { openSqliteTestStore } from './sqlite-test-store.ts'
 
 export interface TestStore {
   store: Store
@@ -16,25 +16,8 @@ export interface TestStore {
 }
 
 export async function openTestStore(kind: 'sqlite' | 'postgres'): Promise<TestStore> {
+  if (kind === 'sqlite') return openSqliteTestStore(sqliteStore)
   const opened: Store[] = []
-  if (kind === 'sqlite') {
-    const dir = tempDir()
-    const path = join(dir.path, 'automaton.db')
-    const reopen = () => {
-      const s = sqliteStore({ path })
-      opened.push(s)
-      return s
-    }
-    return {
-      store: reopen(),
-      reopen,
-      location: { dataDir: dir.path },
-      async dispose() {
-        for (const s of opened) await s.close()
-        dir.remove()
-      },
-    }
-  }
   const db = await freshPostgresUrl()
   const reopen = () => {
     const s = postgresStore({ url: db.url, poolSize: 4 })
