@@ -134,6 +134,8 @@ else
         await page.waitForSelector('.sso a')
         await page.click('.sso a')
         await page.waitForFunction(() => new URLSearchParams(location.search).has('ssoLink'))
+        // The URL changes before the page has drawn the form that asks for the password.
+        await page.waitForSelector('form.signin .hint')
         expect(await text('form.signin .hint')).toContain('bob@corp.test')
         expect(await page.$('input[name=email]')).toBeNull()
         await page.type('input[name=password]', PASSWORD)
