@@ -74,7 +74,9 @@ for (const kind of storeKinds()) {
       })
       const delayed = await create({
         root: { type: 'manual', children: ['pause'] },
-        pause: { type: 'delay', payload: { delayMs: 2500 }, children: ['call'] },
+        // Long enough for all of them to be waiting at once on a loaded machine (firing the 80
+        // webhooks took over 2.5 s in CI once, and the first delays ended before the last began).
+        pause: { type: 'delay', payload: { delayMs: 6000 }, children: ['call'] },
         call: { type: 'http-request', payload: { url: `${receiver.url}/delayed/{{$run.id}}` } },
       })
       const fire = (w: { triggerSecret: string }, i: number) =>

@@ -39,6 +39,9 @@ else
         return (await answer).status()
       }
       await page.waitForSelector(form)
+      // The editor above the form is loaded lazily; the page holds its place, and the test starts
+      // once it is drawn all the same.
+      await page.waitForSelector(id('node:root'), { visible: true })
       await page.click(`${form} input[name="concurrency"]`)
       await page.waitForSelector(`${form} input[name="concurrency.limit"]`)
       await page.type(`${form} input[name="concurrency.key"]`, '{{root.result.body.customerId}}')

@@ -98,12 +98,18 @@ export function FlowControlSettings({
   // must not undo what was typed meanwhile. Rules changed elsewhere replace the form's.
   const savedRules = useRef<string | null>(null)
   const shown = canonical(flowControl)
+  // The rules the fields were last filled from: the effect runs after the first paint too, when
+  // someone may already have typed, and must then leave the fields alone.
+  const filledFrom = useRef(shown)
   useEffect(() => {
+    if (shown === filledFrom.current) return
+    filledFrom.current = shown
     if (shown !== savedRules.current) setFields(fieldsOf(flowControl))
   }, [shown])
   const set = (name: string) => (e: Event) => {
     const input = e.target as HTMLInputElement
-    setFields({ ...fields, [name]: input.type === 'checkbox' ? (input.checked ? 'on' : '') : input.value })
+    const value = input.type === 'checkbox' ? (input.checked ? 'on' : '') : input.value
+    setFields((current) => ({ ...current, [name]: value }))
     setSaved(false)
   }
   const save = async (e: Event) => {

@@ -212,7 +212,13 @@ function LazyEditor(props: EditorProps) {
     import('../editor/editor.tsx').then((module) => setEditor(() => module.default), setFailed)
   }, [])
   if (failed) return <ErrorBox error={failed} />
-  return Editor ? <Editor {...props} /> : <p class="hint">Loading the editor…</p>
+  return Editor ? (
+    <Editor {...props} />
+  ) : (
+    <div class="editor">
+      <p class="hint">Loading the editor…</p>
+    </div>
+  )
 }
 
 function RunNow({ id, disabled }: { id: string; disabled: boolean }) {
