@@ -8,7 +8,7 @@
  * committed: what a stream shows is never lost.
  */
 import type { Bus } from './ports/bus.ts'
-import type { SqlExecutor } from './ports/store.ts'
+import type { SqlExecutor, Statement } from './ports/store.ts'
 import { type EventRow, journal, ID_BLOCK, type JournalRow, type NewJournalRow } from './store/journal.ts'
 
 export interface DomainEvent {
@@ -98,14 +98,25 @@ function withIds(row: EventRow, data: Record<string, unknown>): Record<string, u
  * gaps to fill (see runtime/streams-horizon.ts). On SQLite (one writer) ids appear in order, without gaps.
  */
 export async function recordEvents(tx: SqlExecutor, list: readonly DomainEvent[]): Promise<RecordedEvent[]> {
-  if (list.length === 0) return []
-  const packs = packsOf(list)
-  const ids = await journal.insert(tx, packs.map(rowOf))
+  return (await recordEventsWith(tx, list, [])).recorded
+}
+
+/**
+ * `recordEvents`, running `also` with the journal's rows (journal.insertWith: one statement on
+ * Postgres); resolves to the events and the rows each statement of `also` changed.
+ */
+export async function recordEventsWith(
+  tx: SqlExecutor,
+  list: readonly DomainEvent[],
+  also: readonly Statement[],
+): Promise<{ recorded: RecordedEvent[]; changed: number[] }> {
+  const packs = list.length > 0 ? packsOf(list) : []
+  const { ids, changed } = await journal.insertWith(tx, packs.map(rowOf), also)
   const recorded: RecordedEvent[] = []
   packs.forEach((pack, p) => {
     for (let i = 0; i < pack.length; i++) recorded.push({ ...pack[i], id: ids[p] + i })
   })
-  return recorded
+  return { recorded, changed }
 }
 
 /** Runs of consecutive events that one row can hold: the same run (or workflow), sequence numbers in a row. */

@@ -3,21 +3,25 @@
  * transaction (the execution-hook outbox writes its deliveries there, so an event and the
  * deliveries it causes commit together or not at all).
  */
-import { recordEvents } from '../core/domain-events.ts'
+import { recordEventsWith } from '../core/domain-events.ts'
 import type { EventRecorder, TransactionalListener } from './engine/types.ts'
 
 export type { EventRecorder, TransactionalListener }
 
 export function createEventRecorder(): EventRecorder {
   const listeners: TransactionalListener[] = []
-  return {
+  const recorder: EventRecorder = {
     async record(tx, events) {
-      const recorded = await recordEvents(tx, events)
-      for (const listener of listeners) await listener(tx, recorded)
-      return recorded
+      return (await recorder.recordWith(tx, events, [])).recorded
+    },
+    async recordWith(tx, events, also) {
+      const written = await recordEventsWith(tx, events, also)
+      for (const listener of listeners) await listener(tx, written.recorded)
+      return written
     },
     listen(listener) {
       listeners.push(listener)
     },
   }
+  return recorder
 }

@@ -11,6 +11,12 @@
 export type SqlValue = string | number | boolean | null | bigint
 export type Row = Record<string, unknown>
 
+/** A statement that returns no rows, with its parameters ($1, $2, …), to be run later or with others. */
+export interface Statement {
+  readonly sql: string
+  readonly params: readonly SqlValue[]
+}
+
 export interface SqlExecutor {
   /** Every row of a query. */
   all<T = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]>

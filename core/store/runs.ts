@@ -2,7 +2,7 @@
 import type { RunStatus } from '../domain/run.ts'
 import { ACTIVE_SQL, type TerminalStatus } from '../domain/run-lifecycle.ts'
 import type { PageRequest } from '../domain/common.ts'
-import type { Dialect, SqlExecutor } from '../ports/store.ts'
+import type { Dialect, SqlExecutor, Statement } from '../ports/store.ts'
 
 export interface RunRow {
   id: string
@@ -89,6 +89,10 @@ const INSERT_RUN_SQL = `INSERT INTO runs (id, organization_id, workflow_id, work
     traceparent, trace_caller, test)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28)`
 
+const SAVE_STATE_SQL = `UPDATE runs SET status = $1, snapshot = $2, last_seq = $3, updated_at = $4, vars = $5,
+    finished_at = COALESCE(finished_at, $6), error = COALESCE($7, error), owner = $8
+  WHERE id = $9 AND (owner = $10 OR owner IS NULL)`
+
 const SUMMARY_COLUMNS =
   'id, organization_id, workflow_id, workflow_version, status, trigger_type, trigger_node_id, triggered_by, automatic, live, test, event_id, retry_of, definition_hash, prop_values, vars, error, started_at, finished_at, updated_at, last_seq, waiting_for'
 
@@ -158,48 +162,48 @@ export const runs = {
   /**
    * The journal's write of a run's state: status, snapshot, sequence, variables, and its end. The
    * run must still be this worker's (or no one's): 0 rows changed means another worker owns it.
+   * A statement, run with the run's journal row (journal.insertWith).
    */
-  saveState(db: SqlExecutor, s: RunStateColumns & { runId: string; workerId: string }) {
-    return db.run(
-      `UPDATE runs SET status = $1, snapshot = $2, last_seq = $3, updated_at = $4, vars = $5,
-         finished_at = COALESCE(finished_at, $6), error = COALESCE($7, error), owner = $8
-       WHERE id = $9 AND (owner = $10 OR owner IS NULL)`,
-      [s.status, s.snapshot, s.lastSeq, s.at, s.vars, s.finishedAt, s.error, s.owner, s.runId, s.workerId],
-    )
-  },
-  /** Stores a run being admitted. */
-  insert(db: SqlExecutor, r: NewRun) {
+  saveStateStatement: (s: RunStateColumns & { runId: string; workerId: string }): Statement => ({
+    sql: SAVE_STATE_SQL,
+    params: [s.status, s.snapshot, s.lastSeq, s.at, s.vars, s.finishedAt, s.error, s.owner, s.runId, s.workerId],
+  }),
+  /** Stores a run being admitted: a statement, run with its first journal row (journal.insertWith). */
+  insertStatement(r: NewRun): Statement {
     const s = r.state
-    return db.run(INSERT_RUN_SQL, [
-      r.id,
-      r.organizationId,
-      r.workflowId,
-      r.workflowVersion,
-      s?.status ?? 'running',
-      r.triggerType,
-      r.triggerNodeId,
-      r.triggeredBy,
-      r.automatic ? 1 : 0,
-      r.live ? 1 : 0,
-      r.eventId,
-      r.idempotencyKey,
-      r.retryOf,
-      r.definitionHash,
-      r.triggerEvent,
-      r.propValues,
-      s?.vars ?? r.vars,
-      r.seed,
-      s?.snapshot ?? null,
-      s?.lastSeq ?? 1,
-      s?.error ?? null,
-      r.startedAt,
-      s?.finishedAt ?? null,
-      s?.at ?? r.startedAt,
-      s ? s.owner : r.owner,
-      r.traceparent ?? null,
-      r.traceCaller ?? null,
-      r.test ? 1 : 0,
-    ])
+    return {
+      sql: INSERT_RUN_SQL,
+      params: [
+        r.id,
+        r.organizationId,
+        r.workflowId,
+        r.workflowVersion,
+        s?.status ?? 'running',
+        r.triggerType,
+        r.triggerNodeId,
+        r.triggeredBy,
+        r.automatic ? 1 : 0,
+        r.live ? 1 : 0,
+        r.eventId,
+        r.idempotencyKey,
+        r.retryOf,
+        r.definitionHash,
+        r.triggerEvent,
+        r.propValues,
+        s?.vars ?? r.vars,
+        r.seed,
+        s?.snapshot ?? null,
+        s?.lastSeq ?? 1,
+        s?.error ?? null,
+        r.startedAt,
+        s?.finishedAt ?? null,
+        s?.at ?? r.startedAt,
+        s ? s.owner : r.owner,
+        r.traceparent ?? null,
+        r.traceCaller ?? null,
+        r.test ? 1 : 0,
+      ],
+    }
   },
   /**
    * Runs that need an executor: running runs without an owner since `staleBefore` (an API

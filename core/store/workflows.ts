@@ -6,7 +6,7 @@
  */
 import type { PageRequest } from '../domain/common.ts'
 import type { PausedReason, Workflow, WorkflowContent, WorkflowStatus } from '../domain/workflow.ts'
-import { type Dialect, forUpdate, serialOnly, type SqlExecutor } from '../ports/store.ts'
+import { type Dialect, forUpdate, serialOnly, type SqlExecutor, type Statement } from '../ports/store.ts'
 import { iso } from '../time.ts'
 
 export interface WorkflowRow {
@@ -133,8 +133,11 @@ export const workflows = {
     )
     return Number(row?.n ?? 0)
   },
-  resetFailures: (db: SqlExecutor, id: string) =>
-    db.run('UPDATE workflows SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0', [id]),
+  /** Resets the count of consecutive failures after a success: a statement, run with the run's journal row (journal.insertWith). */
+  resetFailuresStatement: (id: string): Statement => ({
+    sql: 'UPDATE workflows SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0',
+    params: [id],
+  }),
   setPropValues: (db: SqlExecutor, id: string, plain: string, sealed: string | null) =>
     db.run('UPDATE workflows SET prop_values = $1, sealed_props = $2 WHERE id = $3', [plain, sealed, id]),
   /** The time a workflow last triggered, written in batches: only ever moves forward. */

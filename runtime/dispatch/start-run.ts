@@ -67,24 +67,28 @@ export async function startRun(
   const finished =
     deps.finishAtAdmission && !r.held
       ? await deps.finishAtAdmission(tx, fresh, first, {
-          insert: (state) => runs.insert(tx, { ...row, state }),
+          insert: (state) => runs.insertStatement({ ...row, state }),
           consecutiveFailures: w.consecutive_failures,
         })
       : null
   if (finished) return { events: finished.recorded, fresh, finished }
-  await runs.insert(tx, row)
-  const events = await deps.recorder.record(tx, [
-    {
-      organizationId: w.organization_id,
-      workflowId: w.id,
-      runId: r.runId,
-      seq: first.seq,
-      nodeId: first.nodeId,
-      type: first.type,
-      data: first.data,
-      at: first.at,
-    },
-  ])
+  // The run's row with its first event: one statement on Postgres.
+  const { recorded: events } = await deps.recorder.recordWith(
+    tx,
+    [
+      {
+        organizationId: w.organization_id,
+        workflowId: w.id,
+        runId: r.runId,
+        seq: first.seq,
+        nodeId: first.nodeId,
+        type: first.type,
+        data: first.data,
+        at: first.at,
+      },
+    ],
+    [runs.insertStatement(row)],
+  )
   return { events, fresh, finished: null }
 }
 

@@ -18,7 +18,7 @@ import type { Bus } from '../../core/ports/bus.ts'
 import type { Clock } from '../../core/ports/clock.ts'
 import type { Ids } from '../../core/ports/ids.ts'
 import type { Logger } from '../../core/ports/logger.ts'
-import { isUniqueViolation, type SqlExecutor, type Store } from '../../core/ports/store.ts'
+import { isUniqueViolation, type SqlExecutor, type Statement, type Store } from '../../core/ports/store.ts'
 import type { EventRecorder, JournalEvent, RunJournal, RunMeta } from './types.ts'
 import type { WaitInfo } from './state.ts'
 import { storedSnapshot } from './stored-snapshot.ts'
@@ -140,8 +140,8 @@ export type NumberedEvent = JournalEvent & { seq: number; at: number }
 
 /** How a run that ends at admission is written (see `write`). */
 export interface AdmissionWrite {
-  /** Inserts the run's row with these state columns; answers the rows inserted. */
-  insert(columns: RunStateColumns): Promise<number>
+  /** The statement inserting the run's row with these state columns. */
+  insert(columns: RunStateColumns): Statement
   /** The workflow's `consecutive_failures` as admission read it, in the same transaction. */
   readonly consecutiveFailures: number
 }
@@ -176,20 +176,10 @@ export function journalWriter(deps: JournalDeps, meta: RunMeta) {
   ): Promise<JournalWrite> {
     const now = deps.clock.now()
     const waited = new Set(waitedBefore)
-    const recorded = await deps.recorder.record(
-      tx,
-      events.map((e) => ({
-        organizationId: meta.organizationId,
-        workflowId: meta.workflowId,
-        runId: meta.runId,
-        seq: e.seq,
-        type: e.type,
-        nodeId: e.nodeId,
-        data: { runId: meta.runId, workflowId: meta.workflowId, ...e.data },
-        at: e.at,
-      })),
-    )
     const terminal = events.find((e) => isTerminalRunEvent(e.type))
+    const control = terminal
+      ? controlOf(runStatusOf(terminal.type) as TerminalStatus, events, admission?.consecutiveFailures)
+      : null
     // A run that waits or ended needs no owner; whoever resumes it next takes it.
     const columns: RunStateColumns = {
       status: state.status,
@@ -201,21 +191,35 @@ export function journalWriter(deps: JournalDeps, meta: RunMeta) {
       error: terminal && state.error ? JSON.stringify(state.error) : null,
       owner: state.status === 'running' ? deps.workerId : null,
     }
-    const changed = admission
-      ? await admission.insert(columns)
-      : await runs.saveState(tx, { ...columns, runId: meta.runId, workerId: deps.workerId })
-    if (changed === 0) throw new LostOwnership(meta.runId)
+    // The events, the run's row and (a success) the workflow's failure count: one statement on Postgres.
+    const also = [
+      admission
+        ? admission.insert(columns)
+        : runs.saveStateStatement({ ...columns, runId: meta.runId, workerId: deps.workerId }),
+    ]
+    if (control === 'reset') also.push(workflows.resetFailuresStatement(meta.workflowId))
+    const { recorded, changed } = await deps.recorder.recordWith(
+      tx,
+      events.map((e) => ({
+        organizationId: meta.organizationId,
+        workflowId: meta.workflowId,
+        runId: meta.runId,
+        seq: e.seq,
+        type: e.type,
+        nodeId: e.nodeId,
+        data: { runId: meta.runId, workflowId: meta.workflowId, ...e.data },
+        at: e.at,
+      })),
+      also,
+    )
+    if (changed[0] === 0) throw new LostOwnership(meta.runId)
     for (const id of consumed) await runInbox.consume(tx, id)
     for (const e of events) await sideRows(tx, e, waited)
-    if (terminal)
-      recorded.push(
-        ...(await runControls(
-          tx,
-          runStatusOf(terminal.type) as TerminalStatus,
-          events,
-          admission?.consecutiveFailures,
-        )),
-      )
+    if (control === 'count') {
+      const failures = await workflows.countFailure(tx, meta.workflowId)
+      if (deps.consecutiveFailuresPause > 0 && failures >= deps.consecutiveFailuresPause)
+        recorded.push(...(await pause(tx, 'consecutive_failures')))
+    } else if (control === 'disabled_action' || control === 'cu_exhausted') recorded.push(...(await pause(tx, control)))
     return { recorded, waited }
   }
 
@@ -264,28 +268,27 @@ export function journalWriter(deps: JournalDeps, meta: RunMeta) {
     return runTimers.add(tx, { id: deps.ids.next('tmr'), runId: meta.runId, nodeKey: key, kind, fireAt })
   }
 
-  /** Consecutive failures, removed actions and spent AI credits pause the live version; a success resets the count. */
-  async function runControls(
-    tx: SqlExecutor,
+  /**
+   * What the end of a live run does to its workflow: a removed action or spent AI credits pause
+   * the live version, an automatic run's failure counts (and may pause it), its success resets the
+   * count. `failuresRead`: the count as admission read it in this transaction, for a run that ended
+   * there (nothing to reset when it read none: a failure counted since is ordered after this success).
+   */
+  function controlOf(
     ended: TerminalStatus,
     events: readonly JournalEvent[],
     failuresRead?: number,
-  ): Promise<RecordedEvent[]> {
-    if (!meta.live || ended === 'cancelled') return []
-    const disabled = events.some((e) => e.type === 'node.failed' && e.data.code === 'disabled_action')
-    const exhausted = events.some((e) => e.type === 'node.failed' && e.data.code === 'cu_exhausted')
-    let reason: string | null = null
-    if (disabled) reason = 'disabled_action'
-    else if (exhausted) reason = 'cu_exhausted'
-    else if (meta.automatic && ended === 'failure') {
-      const failures = await workflows.countFailure(tx, meta.workflowId)
-      if (deps.consecutiveFailuresPause > 0 && failures >= deps.consecutiveFailuresPause)
-        reason = 'consecutive_failures'
-    } else if (meta.automatic && failuresRead !== 0) {
-      // Nothing to reset when this transaction read none: a failure counted since is ordered after this success.
-      await workflows.resetFailures(tx, meta.workflowId)
-    }
-    if (!reason) return []
+  ): 'disabled_action' | 'cu_exhausted' | 'count' | 'reset' | null {
+    if (!meta.live || ended === 'cancelled') return null
+    if (events.some((e) => e.type === 'node.failed' && e.data.code === 'disabled_action')) return 'disabled_action'
+    if (events.some((e) => e.type === 'node.failed' && e.data.code === 'cu_exhausted')) return 'cu_exhausted'
+    if (!meta.automatic) return null
+    if (ended === 'failure') return 'count'
+    return failuresRead !== 0 ? 'reset' : null
+  }
+
+  /** Pauses the live version for `reason`; the `workflow.paused` event when it was live. */
+  async function pause(tx: SqlExecutor, reason: string): Promise<RecordedEvent[]> {
     const changed = await workflows.pauseLive(tx, {
       id: meta.workflowId,
       reason,

@@ -10,7 +10,7 @@
  * Core's view of the engine (Dispatcher, RunControl, ...) is core/ports/engine.ts.
  */
 import type { Definition, VariableDef } from '../../core/domain/workflow.ts'
-import type { RecordedEvent } from '../../core/domain-events.ts'
+import type { DomainEvent, RecordedEvent } from '../../core/domain-events.ts'
 import type { WaitRequest } from '../../core/plugin/sdk.ts'
 import type {
   BacklogReport,
@@ -23,7 +23,7 @@ import type {
   RunControl,
   RunProjection,
 } from '../../core/ports/engine.ts'
-import type { SqlExecutor } from '../../core/ports/store.ts'
+import type { SqlExecutor, Statement } from '../../core/ports/store.ts'
 import type { TriggerIndex } from '../integrations/trigger-index.ts'
 import type { Reconciler } from '../schedules/reconcile.ts'
 import type { ScheduleTicker } from '../schedules/scheduler.ts'
@@ -182,6 +182,15 @@ export type TransactionalListener = (tx: SqlExecutor, events: readonly RecordedE
 
 /** The engine's event recorder: records domain events and lets its listeners act in the same transaction. */
 export interface EventRecorder extends DomainEventRecorder {
+  /**
+   * `record`, running `also` with the journal's rows (one statement on Postgres); resolves to the
+   * events and the rows each statement of `also` changed. The listeners act as after `record`.
+   */
+  recordWith(
+    tx: SqlExecutor,
+    events: readonly DomainEvent[],
+    also: readonly Statement[],
+  ): Promise<{ recorded: RecordedEvent[]; changed: number[] }>
   listen(listener: TransactionalListener): void
 }
 

@@ -5,7 +5,7 @@
  * position inside a row. Rows stored one event each, as before, read as they always did.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { type DomainEvent, recordEvents } from '../../core/domain-events.ts'
+import { type DomainEvent, recordEvents, recordEventsWith } from '../../core/domain-events.ts'
 import type { Store } from '../../core/ports/store.ts'
 import { ID_BLOCK } from '../../core/store/journal.ts'
 import { MIGRATIONS } from '../../core/store/migrations.ts'
@@ -135,6 +135,32 @@ for (const kind of storeKinds()) {
       const read = await organizationEvents(s.store, 'org_old', 0)
       expect(read.map((e) => Number(e.id))).toEqual([...before.map((e) => e.id), next, ...after.map((e) => e.id)])
       expect((await runEvents(s.store, 'run_old', 2)).map((e) => e.type)).toEqual(['run.succeeded'])
+    })
+
+    it("runs the statements given with a run's rows in the same write, and answers what each changed", async () => {
+      const count = () =>
+        s.store.get<{ n: number }>("SELECT COUNT(*) AS n FROM installation_settings WHERE name LIKE 'insert-with-%'")
+      const also = (key: string) => ({
+        sql: 'INSERT INTO installation_settings (name, value, updated_at) VALUES ($1, $2, $3)',
+        params: [key, '"x"', AT],
+      })
+      const untouched = { sql: 'UPDATE installation_settings SET value = $1 WHERE name = $2', params: ['"y"', 'none'] }
+      const { recorded, changed } = await s.store.write((tx) =>
+        recordEventsWith(tx, newRunEvents('run_with', 3), [also('insert-with-a'), untouched, also('insert-with-b')]),
+      )
+      expect(changed).toEqual([1, 0, 1])
+      expect(recorded.map((e) => e.id)).toEqual(recorded.map((_, i) => recorded[0].id + i))
+      expect(await journalRows(s.store, 'run_with')).toEqual([{ id: recorded[0].id, n: 3, seq: 1 }])
+      expect(Number((await count())!.n)).toBe(2)
+      // A statement that fails takes the rows with it: nothing of the write is stored.
+      await expect(
+        s.store.write((tx) => recordEventsWith(tx, newRunEvents('run_with_not', 2), [also('insert-with-a')])),
+      ).rejects.toThrow()
+      expect(await journalRows(s.store, 'run_with_not')).toEqual([])
+      expect(Number((await count())!.n)).toBe(2)
+      // Without events, the statements still run.
+      const none = await s.store.write((tx) => recordEventsWith(tx, [], [also('insert-with-c')]))
+      expect(none).toEqual({ recorded: [], changed: [1] })
     })
 
     it('never gives two events one id when two processes write at once', async () => {
