@@ -13,23 +13,17 @@ import { createIds } from '../core/ids.ts'
 import { createJsonLogger } from '../core/logger.ts'
 import { systemClock } from '../core/ports/clock.ts'
 import type { Logger } from '../core/ports/logger.ts'
-import type { PasswordHasher } from '../core/ports/passwords.ts'
 import { openAuditKey } from '../core/services/audit-key.ts'
 import { type AuditLog, createAuditLog } from '../core/services/audit-log.ts'
 import { auditedIds } from '../core/services/audit-context.ts'
 import { auditedStore } from '../core/services/audit-store.ts'
-import { createApiKeyService } from '../core/services/api-keys.ts'
 import { createAuthService } from '../core/services/auth.ts'
-import { createOrganizationService } from '../core/services/organizations.ts'
-import { createPeopleService } from '../core/services/people.ts'
 import { createUniverseService } from '../core/services/universe.ts'
-import { type OidcService, openOidcService } from '../core/services/oidc.ts'
 import { MIGRATIONS } from '../core/store/migrations.ts'
-import { tags } from '../core/store/templates.ts'
 import { SHIPPED_UNIVERSE_CSV } from '../plugins/markets/universe/tickers.csv.ts'
 import type { CliSystem } from '../adapters/cli/host.ts'
 import { openStore } from './adapters.ts'
-import { isBun } from './platform.ts'
+import { createKeysAndOrganizations, openPeopleAndSignOn } from './accounts.ts'
 
 /** The tags the plugins declare, loaded only when a command needs them (a person's interests). */
 async function pluginTags(config: Config): Promise<Set<string>> {
@@ -43,12 +37,6 @@ async function pluginTags(config: Config): Promise<Set<string>> {
   const external = config.pluginsDir ? await loadPluginsDir(config.pluginsDir) : []
   const registry = createRegistryOf([...BUILT_IN_PLUGINS.map((plugin) => ({ plugin })), ...external])
   return new Set(catalogTags(buildCatalog(registry)))
-}
-
-async function passwordsOf(config: Config): Promise<PasswordHasher> {
-  return isBun
-    ? (await import('../adapters/bun/passwords.ts')).bunPasswordHasher({ memoryCost: config.passwordHashMemoryKib })
-    : (await import('../adapters/deno/passwords.ts')).wasmPasswordHasher({ memoryCost: config.passwordHashMemoryKib })
 }
 
 /** Opens what a one-shot command uses; `close()` releases it. */
@@ -70,33 +58,10 @@ export async function openCommandSystem(config: Config, options: { logger?: Logg
   try {
     await store.migrate(MIGRATIONS)
     const secretBox = await openKeyring(config, logger, store, clock)
-    const apiKeys = createApiKeyService({ store, clock, ids, auth })
-    const organizations = createOrganizationService({
-      store,
-      clock,
-      ids,
-      logger,
-      apiKeys,
-      startingCredits: config.aiDefaultCredits,
-    })
+    const accounts = { config, logger, clock, ids, store, auth }
+    const { apiKeys, organizations } = createKeysAndOrganizations(accounts)
     if (config.bootstrapKey) await organizations.bootstrap(config.bootstrapKey)
-    // Single sign-on checks sessions people authenticate, and starts them: bound once both exist.
-    let oidc: OidcService | null = null
-    const people = createPeopleService({
-      store,
-      clock,
-      ids,
-      logger,
-      passwords: await passwordsOf(config),
-      knownTags: async () => new Set([...(await pluginTags(config)), ...(await tags.slugs(store))]),
-      settings: {
-        idleMs: config.sessionIdleMs,
-        maxAgeMs: config.sessionMaxAgeMs,
-        invitationTtlMs: config.invitationTtlMs,
-      },
-      sessionCheck: (session, force) => (oidc ? oidc.checkSession(session, force) : Promise.resolve(true)),
-    })
-    oidc = openOidcService({ store, clock, ids, logger, secretBox, people, auth }, config)
+    const { people, oidc } = await openPeopleAndSignOn({ ...accounts, secretBox, pluginTags: () => pluginTags(config) })
     const universe = createUniverseService({
       store,
       clock,

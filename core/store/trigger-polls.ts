@@ -4,15 +4,9 @@
  * together with the row's new cursor and seen keys, only while it still holds the row's fence.
  */
 import type { SqlExecutor } from '../ports/store.ts'
+import { type NewTriggerInstance, type TriggerInstanceColumns, triggerInstanceValues } from './trigger-instances.ts'
 
-export interface TriggerPollRow {
-  id: string
-  organization_id: string
-  workflow_id: string
-  node_id: string
-  trigger_type: string
-  /** The trigger node's payload and connector reference, as canonical JSON. */
-  config: string
+export interface TriggerPollRow extends TriggerInstanceColumns {
   /** The live version the row was made for. */
   version: number
   /** 1 while the live version is active and the workflow not archived. */
@@ -115,35 +109,13 @@ export const triggerPolls = {
 
   insert: (
     db: SqlExecutor,
-    r: {
-      id: string
-      organizationId: string
-      workflowId: string
-      nodeId: string
-      triggerType: string
-      config: string
-      version: number
-      active: boolean
-      nextPollAt: number
-      at: number
-    },
+    r: NewTriggerInstance & { version: number; active: boolean; nextPollAt: number; at: number },
   ) =>
     db.run(
       `INSERT INTO trigger_polls (id, organization_id, workflow_id, node_id, trigger_type, config, version, active, cursor,
          seen, primed, next_poll_at, fence, last_items, last_runs, failures, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, '[]', 0, $9, 0, 0, 0, 0, $10, $10)`,
-      [
-        r.id,
-        r.organizationId,
-        r.workflowId,
-        r.nodeId,
-        r.triggerType,
-        r.config,
-        r.version,
-        r.active ? 1 : 0,
-        r.nextPollAt,
-        r.at,
-      ],
+      [...triggerInstanceValues(r), r.version, r.active ? 1 : 0, r.nextPollAt, r.at],
     ),
 
   /** The same trigger in another live version, or the workflow's state changed: cursor and seen keys stay. */

@@ -7,18 +7,12 @@
  * written only while the row still has that claim and state.
  */
 import type { SqlExecutor } from '../ports/store.ts'
+import { type NewTriggerInstance, type TriggerInstanceColumns, triggerInstanceValues } from './trigger-instances.ts'
 
 /** `enabling`: wanted, onEnable not done yet; `disabling`: onDisable pending; `failed`: onDisable given up. */
 export type SubscriptionState = 'enabling' | 'enabled' | 'disabling' | 'disabled' | 'failed'
 
-export interface TriggerSubscriptionRow {
-  id: string
-  organization_id: string
-  workflow_id: string
-  node_id: string
-  trigger_type: string
-  /** The trigger node's payload and connector reference, as canonical JSON. */
-  config: string
+export interface TriggerSubscriptionRow extends TriggerInstanceColumns {
   state: SubscriptionState
   /** The instance's key-value store (a JSON object), sealed; null when empty or cleaned up. */
   sealed_store: string | null
@@ -102,13 +96,7 @@ export const triggerSubscriptions = {
 
   insert: (
     db: SqlExecutor,
-    r: {
-      id: string
-      organizationId: string
-      workflowId: string
-      nodeId: string
-      triggerType: string
-      config: string
+    r: NewTriggerInstance & {
       state: 'enabling' | 'enabled'
       sealedStore: string | null
       expiresAt: number | null
@@ -121,12 +109,7 @@ export const triggerSubscriptions = {
          sealed_store, expires_at, enabled_at, attempts, next_attempt_at, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 0, $11, $12, $12)`,
       [
-        r.id,
-        r.organizationId,
-        r.workflowId,
-        r.nodeId,
-        r.triggerType,
-        r.config,
+        ...triggerInstanceValues(r),
         r.state,
         r.sealedStore,
         r.expiresAt,
