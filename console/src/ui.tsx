@@ -98,6 +98,15 @@ export function Page({
   )
 }
 
+/** What an action just did, read out to assistive technology too. */
+export function Notice({ text }: { text: string | null }) {
+  return text ? (
+    <p class="notice" role="status">
+      {text}
+    </p>
+  ) : null
+}
+
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—')
 
 /** Asks first, showing what the server says will happen. */

@@ -4,6 +4,8 @@
  */
 import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
+import { SelectField, TextField } from '../fields.tsx'
+import { EmptyNote, ListTable } from '../list.tsx'
 import { ErrorBox, Page, confirmed, useAction, useLoad, when } from '../ui.tsx'
 
 interface ConnectorType {
@@ -47,42 +49,31 @@ export function Connectors() {
         />
       ) : null}
       <ErrorBox error={error ?? list.error} />
-      <table class="list">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Type</th>
-            <th>Data</th>
-            <th>Updated</th>
-            <th />
+      <ListTable heads={['Name', 'Type', 'Data', 'Updated', '']}>
+        {(list.data?.items ?? []).map((c) => (
+          <tr data-connector={c.id}>
+            <td>{c.name}</td>
+            <td>{c.type}</td>
+            <td>
+              <code class="masked">
+                {Object.entries(c.maskedData)
+                  .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+                  .join(', ')}
+              </code>
+            </td>
+            <td>{when(c.updatedAt)}</td>
+            <td class="actions">
+              <button onClick={() => setEditing(c)}>Edit</button>
+              <button class="danger" onClick={() => remove(c)}>
+                Delete
+              </button>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {(list.data?.items ?? []).map((c) => (
-            <tr data-connector={c.id}>
-              <td>{c.name}</td>
-              <td>{c.type}</td>
-              <td>
-                <code class="masked">
-                  {Object.entries(c.maskedData)
-                    .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
-                    .join(', ')}
-                </code>
-              </td>
-              <td>{when(c.updatedAt)}</td>
-              <td class="actions">
-                <button onClick={() => setEditing(c)}>Edit</button>
-                <button class="danger" onClick={() => remove(c)}>
-                  Delete
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {list.data && list.data.items.length === 0 ? (
-        <p class="empty">No connectors yet. Create one below: choose its type, then fill in its fields.</p>
-      ) : null}
+        ))}
+      </ListTable>
+      <EmptyNote items={list.data?.items}>
+        No connectors yet. Create one below: choose its type, then fill in its fields.
+      </EmptyNote>
     </Page>
   )
 }
@@ -130,32 +121,22 @@ function ConnectorForm({
   }
   return (
     <form class="card connector-form" onSubmit={submit}>
-      <label>
-        Type{' '}
-        <select
-          name="type"
-          value={type}
-          disabled={!!connector}
-          onChange={(e) => {
-            setType((e.target as HTMLSelectElement).value)
-            setData({})
-          }}
-        >
-          {types.map((t) => (
-            <option value={t.type}>{t.name}</option>
-          ))}
-        </select>
-      </label>
+      <SelectField
+        label="Type"
+        name="type"
+        value={type}
+        disabled={!!connector}
+        onValue={(value) => {
+          setType(value)
+          setData({})
+        }}
+      >
+        {types.map((t) => (
+          <option value={t.type}>{t.name}</option>
+        ))}
+      </SelectField>
       {spec?.description ? <p class="hint">{spec.description}</p> : null}
-      <label>
-        Name{' '}
-        <input
-          name="connector-name"
-          required
-          value={name}
-          onInput={(e) => setName((e.target as HTMLInputElement).value)}
-        />
-      </label>
+      <TextField label="Name" name="connector-name" required value={name} onValue={setName} />
       {fields.map(([key, schema]) => {
         const secret = spec!.secretFields.includes(key)
         const shown = connector && !secret ? String(connector.maskedData[key] ?? '') : undefined

@@ -1,6 +1,8 @@
 /** People of the organization: members and their roles, invitations, and service accounts. */
 import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
+import { SelectField, TextField } from '../fields.tsx'
+import { ListTable } from '../list.tsx'
 import { ErrorBox, Page, StatusBadge, confirmed, useAction, useLoad, when } from '../ui.tsx'
 
 const ROLES = ['owner', 'developer', 'viewer']
@@ -43,49 +45,33 @@ function Members({ items, act }: { items: any[]; act: Act }) {
   return (
     <>
       <h2>Members</h2>
-      <table class="list">
-        <thead>
-          <tr>
-            <th>Email</th>
-            <th>Name</th>
-            <th>Role</th>
-            <th>Since</th>
-            <th />
+      <ListTable heads={['Email', 'Name', 'Role', 'Since', '']}>
+        {items.map((m) => (
+          <tr data-member={m.userId}>
+            <td>{m.email}</td>
+            <td>{m.name}</td>
+            <td>
+              <select
+                aria-label={`role of ${m.email}`}
+                value={m.role}
+                onChange={(e) =>
+                  act('PATCH', `/v1/members/${m.userId}`, { role: (e.target as HTMLSelectElement).value })
+                }
+              >
+                {ROLES.map((r) => (
+                  <option>{r}</option>
+                ))}
+              </select>
+            </td>
+            <td>{when(m.createdAt)}</td>
+            <td>
+              <DeleteButton act={act} path={`/v1/members/${m.userId}`} ask={`Remove ${m.email} from the organization?`}>
+                Remove
+              </DeleteButton>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {items.map((m) => (
-            <tr data-member={m.userId}>
-              <td>{m.email}</td>
-              <td>{m.name}</td>
-              <td>
-                <select
-                  aria-label={`role of ${m.email}`}
-                  value={m.role}
-                  onChange={(e) =>
-                    act('PATCH', `/v1/members/${m.userId}`, { role: (e.target as HTMLSelectElement).value })
-                  }
-                >
-                  {ROLES.map((r) => (
-                    <option>{r}</option>
-                  ))}
-                </select>
-              </td>
-              <td>{when(m.createdAt)}</td>
-              <td>
-                <button
-                  class="danger"
-                  onClick={() =>
-                    act('DELETE', `/v1/members/${m.userId}`, undefined, `Remove ${m.email} from the organization?`)
-                  }
-                >
-                  Remove
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </ListTable>
     </>
   )
 }
@@ -116,55 +102,28 @@ function Invitations({ items, act }: { items: any[]; act: Act }) {
           }
         }}
       >
-        <label>
-          Email{' '}
-          <input
-            name="invite-email"
-            type="email"
-            required
-            value={email}
-            onInput={(e) => setEmail((e.target as HTMLInputElement).value)}
-          />
-        </label>
-        <label>
-          Role{' '}
-          <select name="invite-role" value={role} onChange={(e) => setRole((e.target as HTMLSelectElement).value)}>
-            {ROLES.map((r) => (
-              <option>{r}</option>
-            ))}
-          </select>
-        </label>
+        <TextField label="Email" name="invite-email" type="email" required value={email} onValue={setEmail} />
+        <SelectField label="Role" name="invite-role" value={role} onValue={setRole}>
+          {ROLES.map((r) => (
+            <option>{r}</option>
+          ))}
+        </SelectField>
         <button type="submit">Invite</button>
       </form>
-      <table class="list">
-        <thead>
-          <tr>
-            <th>Email</th>
-            <th>Role</th>
-            <th>Expires</th>
-            <th />
+      <ListTable heads={['Email', 'Role', 'Expires', '']}>
+        {items.map((i) => (
+          <tr data-invitation={i.id}>
+            <td>{i.email}</td>
+            <td>{i.role}</td>
+            <td>{when(i.expiresAt)}</td>
+            <td>
+              <DeleteButton act={act} path={`/v1/invitations/${i.id}`} ask={`Revoke the invitation of ${i.email}?`}>
+                Revoke
+              </DeleteButton>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {items.map((i) => (
-            <tr data-invitation={i.id}>
-              <td>{i.email}</td>
-              <td>{i.role}</td>
-              <td>{when(i.expiresAt)}</td>
-              <td>
-                <button
-                  class="danger"
-                  onClick={() =>
-                    act('DELETE', `/v1/invitations/${i.id}`, undefined, `Revoke the invitation of ${i.email}?`)
-                  }
-                >
-                  Revoke
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </ListTable>
     </>
   )
 }
@@ -184,72 +143,55 @@ function ServiceAccounts({ items, act }: { items: any[]; act: Act }) {
           if (await act('POST', '/v1/service-accounts', { name: accountName, permissions: list })) setAccountName('')
         }}
       >
-        <label>
-          Name{' '}
-          <input
-            name="account-name"
-            required
-            value={accountName}
-            onInput={(e) => setAccountName((e.target as HTMLInputElement).value)}
-          />
-        </label>
-        <label>
-          Permissions{' '}
-          <input
-            name="account-permissions"
-            size={40}
-            value={permissions}
-            onInput={(e) => setPermissions((e.target as HTMLInputElement).value)}
-          />
-        </label>
+        <TextField label="Name" name="account-name" required value={accountName} onValue={setAccountName} />
+        <TextField
+          label="Permissions"
+          name="account-permissions"
+          size={40}
+          value={permissions}
+          onValue={setPermissions}
+        />
         <button type="submit">Create account</button>
       </form>
-      <table class="list">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Permissions</th>
-            <th>Status</th>
-            <th />
+      <ListTable heads={['Name', 'Permissions', 'Status', '']}>
+        {items.map((a) => (
+          <tr data-account={a.id}>
+            <td>{a.name}</td>
+            <td>
+              <code>{a.permissions.join(' ')}</code>
+            </td>
+            <td>
+              <StatusBadge status={a.status} />
+            </td>
+            <td class="actions">
+              {a.status === 'active' ? (
+                <button onClick={() => act('POST', `/v1/service-accounts/${a.id}/disable`)}>Disable</button>
+              ) : (
+                <button onClick={() => act('POST', `/v1/service-accounts/${a.id}/enable`)}>Enable</button>
+              )}
+              <DeleteButton
+                act={act}
+                path={`/v1/service-accounts/${a.id}`}
+                ask={`Delete the service account "${a.name}" and its keys?`}
+              >
+                Delete
+              </DeleteButton>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {items.map((a) => (
-            <tr data-account={a.id}>
-              <td>{a.name}</td>
-              <td>
-                <code>{a.permissions.join(' ')}</code>
-              </td>
-              <td>
-                <StatusBadge status={a.status} />
-              </td>
-              <td class="actions">
-                {a.status === 'active' ? (
-                  <button onClick={() => act('POST', `/v1/service-accounts/${a.id}/disable`)}>Disable</button>
-                ) : (
-                  <button onClick={() => act('POST', `/v1/service-accounts/${a.id}/enable`)}>Enable</button>
-                )}
-                <button
-                  class="danger"
-                  onClick={() =>
-                    act(
-                      'DELETE',
-                      `/v1/service-accounts/${a.id}`,
-                      undefined,
-                      `Delete the service account "${a.name}" and its keys?`,
-                    )
-                  }
-                >
-                  Delete
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </ListTable>
       <p class="hint">
         A service account's keys are made on the <a href="/keys">API keys</a> page: choose the account under "For".
       </p>
     </>
+  )
+}
+
+/** A button that deletes what `path` names once the person answers yes to `ask`. */
+function DeleteButton({ act, path, ask, children }: { act: Act; path: string; ask: string; children: string }) {
+  return (
+    <button class="danger" onClick={() => act('DELETE', path, undefined, ask)}>
+      {children}
+    </button>
   )
 }

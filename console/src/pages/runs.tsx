@@ -2,7 +2,9 @@
 import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { location, setFilter } from '../router.ts'
-import { ErrorBox, Page, StatusBadge, confirmed, useAction, useLoad, when } from '../ui.tsx'
+import { StatusFilter } from '../fields.tsx'
+import { EmptyNote, ListTable } from '../list.tsx'
+import { ErrorBox, Notice, Page, StatusBadge, confirmed, useAction, useLoad, when } from '../ui.tsx'
 
 const CANCELLABLE = ['running', 'waiting']
 const RETRYABLE = ['failure', 'cancelled']
@@ -84,86 +86,71 @@ export function Runs() {
       }
     >
       <div class="filters">
-        <select
-          value={status}
-          onChange={(e) => set('status', (e.target as HTMLSelectElement).value)}
-          aria-label="status"
-        >
-          {STATUSES.map((s) => (
-            <option value={s}>{s || 'any status'}</option>
-          ))}
-        </select>
+        <StatusFilter statuses={STATUSES} value={status} onValue={(value) => set('status', value)} />
         <input
           placeholder="Workflow id"
           value={workflowId}
           onChange={(e) => set('workflowId', (e.target as HTMLInputElement).value.trim())}
           aria-label="workflow"
         />
-        <label class="inline">
-          from{' '}
-          <input
-            type="datetime-local"
-            aria-label="started from"
-            value={toLocal(since)}
-            onChange={(e) => set('since', fromLocal((e.target as HTMLInputElement).value))}
-          />
-        </label>
-        <label class="inline">
-          to{' '}
-          <input
-            type="datetime-local"
-            aria-label="started before"
-            value={toLocal(until)}
-            onChange={(e) => set('until', fromLocal((e.target as HTMLInputElement).value))}
-          />
-        </label>
+        <TimeBound label="from" ariaLabel="started from" value={since} onValue={(value) => set('since', value)} />
+        <TimeBound label="to" ariaLabel="started before" value={until} onValue={(value) => set('until', value)} />
       </div>
-      {notice ? (
-        <p class="notice" role="status">
-          {notice}
-        </p>
-      ) : null}
+      <Notice text={notice} />
       <ErrorBox error={error ?? list.error} />
-      <table class="list runs">
-        <thead>
-          <tr>
-            <th>Run</th>
-            <th>Status</th>
-            <th>Workflow</th>
-            <th>Triggered by</th>
-            <th>Started</th>
-            <th>Finished</th>
+      <ListTable class="list runs" heads={['Run', 'Status', 'Workflow', 'Triggered by', 'Started', 'Finished']}>
+        {(list.data?.items ?? []).map((r) => (
+          <tr data-run={r.id}>
+            <td>
+              <a href={`/runs/${r.id}`}>{r.id}</a>
+            </td>
+            <td>
+              <StatusBadge status={r.status} />
+            </td>
+            <td>
+              <a href={`/workflows/${r.workflowId}`} title={r.workflowId}>
+                {r.workflowName || r.workflowId}
+              </a>{' '}
+              v{r.workflowVersion}
+            </td>
+            <td>{r.triggeredBy}</td>
+            <td>{when(r.startedAt)}</td>
+            <td>{when(r.finishedAt)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {(list.data?.items ?? []).map((r) => (
-            <tr data-run={r.id}>
-              <td>
-                <a href={`/runs/${r.id}`}>{r.id}</a>
-              </td>
-              <td>
-                <StatusBadge status={r.status} />
-              </td>
-              <td>
-                <a href={`/workflows/${r.workflowId}`} title={r.workflowId}>
-                  {r.workflowName || r.workflowId}
-                </a>{' '}
-                v{r.workflowVersion}
-              </td>
-              <td>{r.triggeredBy}</td>
-              <td>{when(r.startedAt)}</td>
-              <td>{when(r.finishedAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {list.data && list.data.items.length === 0 ? (
-        <p class="empty">No runs match. Clear the filters, or start one with Run now on a workflow's page.</p>
-      ) : null}
+        ))}
+      </ListTable>
+      <EmptyNote items={list.data?.items}>
+        No runs match. Clear the filters, or start one with Run now on a workflow's page.
+      </EmptyNote>
       <div class="pager">
         {offset > 0 ? <button onClick={() => set('offset', String(Math.max(0, offset - 50)))}>Newer</button> : null}
         {list.data?.hasMore ? <button onClick={() => set('offset', String(offset + 50))}>Older</button> : null}
       </div>
     </Page>
+  )
+}
+
+/** One end of the time filter: a local date and time on screen, Unix milliseconds to `onValue`. */
+function TimeBound({
+  label,
+  ariaLabel,
+  value,
+  onValue,
+}: {
+  label: string
+  ariaLabel: string
+  value: string
+  onValue: (value: string) => void
+}) {
+  return (
+    <label class="inline">
+      {label}{' '}
+      <input
+        type="datetime-local"
+        aria-label={ariaLabel}
+        value={toLocal(value)}
+        onChange={(e) => onValue(fromLocal(e.currentTarget.value))}
+      />
+    </label>
   )
 }

@@ -2,6 +2,8 @@
 import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { location, navigate, setFilter } from '../router.ts'
+import { StatusFilter } from '../fields.tsx'
+import { EmptyNote, ListTable } from '../list.tsx'
 import { ErrorBox, Page, parseTyped, StatusBadge, useAction, useLoad, when } from '../ui.tsx'
 
 const STATUSES = ['', 'draft', 'active', 'paused', 'archived']
@@ -41,53 +43,32 @@ export function Workflows() {
           onChange={(e) => set('search', (e.target as HTMLInputElement).value)}
           aria-label="search"
         />
-        <select
-          value={status}
-          onChange={(e) => set('status', (e.target as HTMLSelectElement).value)}
-          aria-label="status"
-        >
-          {STATUSES.map((s) => (
-            <option value={s}>{s || 'any status'}</option>
-          ))}
-        </select>
+        <StatusFilter statuses={STATUSES} value={status} onValue={(value) => set('status', value)} />
       </div>
       <ErrorBox error={list.error} />
-      <table class="list">
-        <thead>
+      <ListTable heads={['Name', 'Status', 'Trigger', 'Version', 'Updated']}>
+        {(list.data?.items ?? []).map((w) => (
           <tr>
-            <th>Name</th>
-            <th>Status</th>
-            <th>Trigger</th>
-            <th>Version</th>
-            <th>Updated</th>
+            <td>
+              <a href={`/workflows/${w.id}`}>{w.name}</a>
+            </td>
+            <td>
+              <StatusBadge status={w.status} />
+            </td>
+            <td>{w.type}</td>
+            <td>
+              {w.version}
+              {w.hasDraft && w.hasLiveVersion ? ' (draft)' : ''}
+            </td>
+            <td>{when(w.updatedAt)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {(list.data?.items ?? []).map((w) => (
-            <tr>
-              <td>
-                <a href={`/workflows/${w.id}`}>{w.name}</a>
-              </td>
-              <td>
-                <StatusBadge status={w.status} />
-              </td>
-              <td>{w.type}</td>
-              <td>
-                {w.version}
-                {w.hasDraft && w.hasLiveVersion ? ' (draft)' : ''}
-              </td>
-              <td>{when(w.updatedAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {list.data && list.data.items.length === 0 ? (
-        <p class="empty">
-          {search || status
-            ? 'No workflows match: clear the search or the status filter.'
-            : 'No workflows yet. Create one below from its definition JSON, or fork one from Templates.'}
-        </p>
-      ) : null}
+        ))}
+      </ListTable>
+      <EmptyNote items={list.data?.items}>
+        {search || status
+          ? 'No workflows match: clear the search or the status filter.'
+          : 'No workflows yet. Create one below from its definition JSON, or fork one from Templates.'}
+      </EmptyNote>
     </Page>
   )
 }

@@ -2,7 +2,9 @@
 import { TokenAmount } from '../units.tsx'
 import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
-import { ErrorBox, Page, StatusBadge, confirmed, useAction, useLoad, when } from '../ui.tsx'
+import { SelectField, TextField } from '../fields.tsx'
+import { EmptyNote, ListTable } from '../list.tsx'
+import { ErrorBox, Notice, Page, StatusBadge, confirmed, useAction, useLoad, when } from '../ui.tsx'
 
 /** The workflows whose live version is paid, read a page at a time. */
 async function loadPaidWorkflows(): Promise<any[]> {
@@ -31,33 +33,22 @@ function PaidWorkflows({ workflows }: { workflows: any[] | undefined }) {
   return (
     <>
       <h2>Paid workflows</h2>
-      <table class="list">
-        <thead>
-          <tr>
-            <th>Workflow</th>
-            <th>Price</th>
-            <th>Chain</th>
-            <th>Discoverable</th>
-            <th>Status</th>
+      <ListTable heads={['Workflow', 'Price', 'Chain', 'Discoverable', 'Status']}>
+        {(workflows ?? []).map((w) => (
+          <tr data-paid={w.id}>
+            <td>
+              <a href={`/workflows/${w.id}`}>{w.name}</a>
+            </td>
+            <td title="the token's smallest unit">{w.x402Config.price} (smallest unit)</td>
+            <td>{w.x402Config.chainId}</td>
+            <td>{w.x402Config.discoverable ? 'yes' : 'no'}</td>
+            <td>
+              <StatusBadge status={w.status} />
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {(workflows ?? []).map((w) => (
-            <tr data-paid={w.id}>
-              <td>
-                <a href={`/workflows/${w.id}`}>{w.name}</a>
-              </td>
-              <td title="the token's smallest unit">{w.x402Config.price} (smallest unit)</td>
-              <td>{w.x402Config.chainId}</td>
-              <td>{w.x402Config.discoverable ? 'yes' : 'no'}</td>
-              <td>
-                <StatusBadge status={w.status} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {workflows && workflows.length === 0 ? <p class="empty">No workflow is paid.</p> : null}
+        ))}
+      </ListTable>
+      <EmptyNote items={workflows}>No workflow is paid.</EmptyNote>
     </>
   )
 }
@@ -112,49 +103,34 @@ function ImportedEndpoints({
     <>
       <h2>Imported endpoints</h2>
       <form class="card inline" onSubmit={importOne}>
-        <label>
-          URL{' '}
-          <input
-            name="import-url"
-            size={50}
-            required
-            placeholder="https://…"
-            value={url}
-            onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
-          />
-        </label>
-        <label>
-          Method{' '}
-          <select
-            name="import-method"
-            value={method}
-            onChange={(e) => setMethod((e.target as HTMLSelectElement).value)}
-          >
-            <option value="">GET, then POST</option>
-            <option value="GET">GET</option>
-            <option value="POST">POST</option>
-          </select>
-        </label>
-        <label>
-          Body (JSON){' '}
-          <input
-            name="import-body"
-            size={30}
-            placeholder='{"symbol": "ETH"}'
-            value={body}
-            onInput={(e) => setBody((e.target as HTMLInputElement).value)}
-          />
-        </label>
+        <TextField
+          label="URL"
+          name="import-url"
+          size={50}
+          required
+          placeholder="https://…"
+          value={url}
+          onValue={setUrl}
+        />
+        <SelectField label="Method" name="import-method" value={method} onValue={setMethod}>
+          <option value="">GET, then POST</option>
+          <option value="GET">GET</option>
+          <option value="POST">POST</option>
+        </SelectField>
+        <TextField
+          label="Body (JSON)"
+          name="import-body"
+          size={30}
+          placeholder='{"symbol": "ETH"}'
+          value={body}
+          onValue={setBody}
+        />
         <button type="submit">Import (pays one call)</button>
       </form>
-      {imported ? (
-        <p class="notice" role="status">
-          {imported}
-        </p>
-      ) : null}
+      <Notice text={imported} />
       <ErrorBox error={error ?? loadError} />
       <EndpointsTable items={items ?? []} remove={remove} />
-      {items && items.length === 0 ? <p class="empty">No endpoint imported yet.</p> : null}
+      <EmptyNote items={items}>No endpoint imported yet.</EmptyNote>
     </>
   )
 }
@@ -162,56 +138,43 @@ function ImportedEndpoints({
 /** Each endpoint imported: its price, calls, failures, what was spent on it, and a button to remove it. */
 function EndpointsTable({ items, remove }: { items: any[]; remove: (endpoint: any) => void }) {
   return (
-    <table class="list">
-      <thead>
-        <tr>
-          <th>Endpoint</th>
-          <th>Price, up to</th>
-          <th>Calls</th>
-          <th>Failures</th>
-          <th>Spent</th>
-          <th>Last called</th>
-          <th />
+    <ListTable heads={['Endpoint', 'Price, up to', 'Calls', 'Failures', 'Spent', 'Last called', '']}>
+      {items.map((e) => (
+        <tr data-x402={e.id}>
+          <td>
+            {e.name}
+            <p class="hint">
+              <code>
+                {e.method} {e.baseUrl}
+              </code>
+            </p>
+          </td>
+          <td>
+            <TokenAmount amount={e.price} decimals={e.tokenDecimals} symbol={e.tokenSymbol} /> (
+            <TokenAmount amount={e.maxAllowedPrice} decimals={e.tokenDecimals} />)
+          </td>
+          <td>{e.totalCalls}</td>
+          <td>{e.failureCount}</td>
+          <td>
+            {Object.values(e.spentByToken ?? {}).length ? (
+              Object.entries(e.spentByToken ?? {}).map(([token, spent], i) => (
+                <span key={token}>
+                  {i ? ', ' : ''}
+                  <TokenAmount amount={spent} decimals={e.tokenDecimals} symbol={e.tokenSymbol} />
+                </span>
+              ))
+            ) : (
+              <TokenAmount amount="0" symbol={e.tokenSymbol} />
+            )}
+          </td>
+          <td>{when(e.lastCalledAt)}</td>
+          <td>
+            <button class="danger" onClick={() => remove(e)}>
+              Remove
+            </button>
+          </td>
         </tr>
-      </thead>
-      <tbody>
-        {items.map((e) => (
-          <tr data-x402={e.id}>
-            <td>
-              {e.name}
-              <p class="hint">
-                <code>
-                  {e.method} {e.baseUrl}
-                </code>
-              </p>
-            </td>
-            <td>
-              <TokenAmount amount={e.price} decimals={e.tokenDecimals} symbol={e.tokenSymbol} /> (
-              <TokenAmount amount={e.maxAllowedPrice} decimals={e.tokenDecimals} />)
-            </td>
-            <td>{e.totalCalls}</td>
-            <td>{e.failureCount}</td>
-            <td>
-              {Object.values(e.spentByToken ?? {}).length ? (
-                Object.entries(e.spentByToken ?? {}).map(([token, spent], i) => (
-                  <span key={token}>
-                    {i ? ', ' : ''}
-                    <TokenAmount amount={spent} decimals={e.tokenDecimals} symbol={e.tokenSymbol} />
-                  </span>
-                ))
-              ) : (
-                <TokenAmount amount="0" symbol={e.tokenSymbol} />
-              )}
-            </td>
-            <td>{when(e.lastCalledAt)}</td>
-            <td>
-              <button class="danger" onClick={() => remove(e)}>
-                Remove
-              </button>
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </ListTable>
   )
 }
