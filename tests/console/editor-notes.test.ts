@@ -7,31 +7,26 @@
  * runs list. Screenshots go to docs/console/editor-notes.png, editor-diff.png and
  * editor-rollback.png.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { beforeAll, describe, expect, it } from 'bun:test'
 import { join } from 'node:path'
-import type { Browser, Page } from 'puppeteer-core'
-import { api, ROOT, type ServerProcess } from '../helpers/process.ts'
-import { CHROMIUM, openSignedInConsole, type SignedInConsole } from '../helpers/console.ts'
+import type { Page } from 'puppeteer-core'
+import { ROOT } from '../helpers/process.ts'
+import { CHROMIUM, createWorkflowIn, signedInConsoleForTests, testid as id } from '../helpers/console.ts'
 import { warnSkipped } from '../helpers/services.ts'
 
 const KEY = 'svcsk_editor_notes_bootstrap_key_0123456789abcdef'
 const NAME = 'Notes and versions'
 const SHOTS = join(ROOT, 'docs', 'console')
 const STEP_MS = 60_000
-const id = (testid: string) => `[data-testid="${testid}"]`
 const starting = (prefix: string) => `[data-testid^="${prefix}"]`
 
 if (!CHROMIUM) warnSkipped('the editor notes tests in a real browser', 'AUTOMATON_TEST_CHROMIUM (or /usr/bin/chromium)')
 else
   describe('notes and versions in the workflow editor, in chromium', () => {
-    let server: ServerProcess
-    let browser: Browser
+    const c = signedInConsoleForTests({ key: KEY })
     let page: Page
     let workflowId = ''
-    let problems: string[] = []
-    let c: SignedInConsole
-    const call = (method: string, path: string, body?: unknown) => api(server.url, method, path, KEY, body)
-    const stored = async () => (await call('GET', `/v1/workflows/${workflowId}`)).body.data
+    const stored = async () => (await c.call('GET', `/v1/workflows/${workflowId}`)).body.data
     const count = (selector: string) => page.$$eval(selector, (all) => all.length)
     const text = (selector: string) => page.$eval(selector, (e) => e.textContent ?? '')
     const save = async () => {
@@ -52,24 +47,19 @@ else
     }
 
     beforeAll(async () => {
-      c = await openSignedInConsole({ key: KEY })
-      ;({ server, browser, page, problems } = c)
+      page = c.page
       const definition = {
         triggerNodeIds: ['root'],
         nodes: { root: { type: 'manual', children: ['say'] }, say: { type: 'log', payload: { message: 'hi' } } },
       }
-      workflowId = (await call('POST', '/v1/workflows', { name: NAME, definition })).body.data.id
-      expect((await call('POST', `/v1/workflows/${workflowId}/publish`)).status).toBe(200)
-    }, 90_000)
-
-    afterAll(async () => {
-      await c?.close()
+      workflowId = await createWorkflowIn(c, NAME, definition)
+      expect((await c.call('POST', `/v1/workflows/${workflowId}/publish`)).status).toBe(200)
     })
 
     it(
       'keeps a sticky note and a comment with a reply in uiMetadata, and undoes a note',
       async () => {
-        await page.goto(`${server.url}/workflows/${workflowId}`)
+        await page.goto(`${c.server.url}/workflows/${workflowId}`)
         await page.waitForSelector(id('node:say'), { visible: true })
         await page.click(id('add-note'))
         await page.waitForSelector(starting('note-text:'))
@@ -131,7 +121,7 @@ else
         expect(ui.comments[0].replies.map((r: any) => [r.text, r.createdBy.name])).toEqual([['Yes, for now', 'Ada']])
         await page.click(id('fit'))
         await page.screenshot({ path: join(SHOTS, 'editor-notes.png') as `${string}.png` })
-        expect(problems).toEqual([])
+        expect(c.problems).toEqual([])
       },
       STEP_MS,
     )
@@ -160,11 +150,11 @@ else
         // Once published, the draft and the live version hold the same nodes.
         await page.waitForSelector(`${id('diff-summary')}[data-empty="true"]`)
         expect(
-          Object.keys((await call('GET', `/v1/workflows/${workflowId}/live`)).body.data.definition.nodes),
+          Object.keys((await c.call('GET', `/v1/workflows/${workflowId}/live`)).body.data.definition.nodes),
         ).toContain('log')
         // The versions carry their authors' names: the person's for the versions saved in the console.
         const first = Math.min(
-          ...(await call('GET', `/v1/workflows/${workflowId}/versions`)).body.data.items.map((v: any) => v.version),
+          ...(await c.call('GET', `/v1/workflows/${workflowId}/versions`)).body.data.items.map((v: any) => v.version),
         )
         await page.waitForFunction(() =>
           [...document.querySelectorAll('tr[data-version] td:nth-child(2)')].some((td) => td.textContent === 'Ada'),
@@ -180,7 +170,7 @@ else
         expect(await text(id('diff-summary'))).toContain('removed: log')
         await page.click(id('fit'))
         await page.screenshot({ path: join(SHOTS, 'editor-rollback.png') as `${string}.png` })
-        expect(problems).toEqual([])
+        expect(c.problems).toEqual([])
       },
       STEP_MS,
     )
@@ -188,13 +178,13 @@ else
     it(
       'names the workflow on the runs list, not its id',
       async () => {
-        expect((await call('POST', `/v1/workflows/${workflowId}/run`, { payload: {} })).status).toBeLessThan(300)
-        await page.goto(`${server.url}/runs?workflowId=${workflowId}`)
+        expect((await c.call('POST', `/v1/workflows/${workflowId}/run`, { payload: {} })).status).toBeLessThan(300)
+        await page.goto(`${c.server.url}/runs?workflowId=${workflowId}`)
         await page.waitForSelector('tr[data-run]')
         const row = await text('tr[data-run]')
         expect(row).toContain(NAME)
         expect(row).not.toContain(workflowId)
-        expect(problems).toEqual([])
+        expect(c.problems).toEqual([])
       },
       STEP_MS,
     )

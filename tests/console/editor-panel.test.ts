@@ -5,16 +5,15 @@
  * run yet, have an invalid id refused, and save what the panel wrote. The screenshot goes to
  * docs/console/editor-panel.png.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { beforeAll, describe, expect, it } from 'bun:test'
 import { join } from 'node:path'
-import type { Browser, ElementHandle, Page } from 'puppeteer-core'
-import { api, ROOT, type ServerProcess } from '../helpers/process.ts'
-import { CHROMIUM, openSignedInConsole, type SignedInConsole } from '../helpers/console.ts'
+import type { ElementHandle, Page } from 'puppeteer-core'
+import { ROOT } from '../helpers/process.ts'
+import { CHROMIUM, createWorkflowIn, signedInConsoleForTests, testid as id } from '../helpers/console.ts'
 import { warnSkipped } from '../helpers/services.ts'
 
 const KEY = 'svcsk_panel_bootstrap_key_0123456789abcdefghijkl'
 const STEP_MS = 60_000
-const id = (testid: string) => `[data-testid="${testid}"]`
 
 const DEFINITION = {
   triggerNodeIds: ['root'],
@@ -28,29 +27,19 @@ const DEFINITION = {
 if (!CHROMIUM) warnSkipped('the node panel tests in a real browser', 'AUTOMATON_TEST_CHROMIUM (or /usr/bin/chromium)')
 else
   describe('the node panel in chromium', () => {
-    let server: ServerProcess
-    let browser: Browser
+    const c = signedInConsoleForTests({ key: KEY })
     let page: Page
     let workflowId = ''
-    let problems: string[] = []
-    let c: SignedInConsole
-    const call = (method: string, path: string, body?: unknown) => api(server.url, method, path, KEY, body)
 
     beforeAll(async () => {
-      c = await openSignedInConsole({ key: KEY })
-      ;({ server, browser, page, problems } = c)
-      const created = await call('POST', '/v1/workflows', { name: 'Big orders', definition: DEFINITION })
-      workflowId = created.body.data.id
-    }, 90_000)
-
-    afterAll(async () => {
-      await c?.close()
+      page = c.page
+      workflowId = await createWorkflowIn(c, 'Big orders', DEFINITION)
     })
 
     it(
       'writes a condition through the completion and a message, refuses an invalid id, and saves them',
       async () => {
-        await page.goto(`${server.url}/workflows/${workflowId}`)
+        await page.goto(`${c.server.url}/workflows/${workflowId}`)
         await page.waitForSelector(id('node:check'))
         await page.click(id('node:check'))
         await page.waitForSelector(id('field:/payload/condition'))
@@ -95,10 +84,10 @@ else
 
         await page.click(id('save'))
         await page.waitForFunction((s) => document.querySelector(s)?.textContent === 'Saved', {}, id('save'))
-        const nodes = (await call('GET', `/v1/workflows/${workflowId}`)).body.data.definition.nodes
+        const nodes = (await c.call('GET', `/v1/workflows/${workflowId}`)).body.data.definition.nodes
         expect(nodes.check.payload.condition).toEqual({ $and: [{ '{{root.result.body.amount}}': { $gt: 100 } }] })
         expect(nodes.big.payload.message).toBe('big order {{root.result.body.amount}}')
-        expect(problems).toEqual([])
+        expect(c.problems).toEqual([])
       },
       STEP_MS,
     )

@@ -6,30 +6,15 @@
  * open a node output of several megabytes while the page keeps painting. Screenshot:
  * docs/console/editor-run.png.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { beforeAll, describe, expect, it } from 'bun:test'
 import { join } from 'node:path'
-import type { Browser, Page } from 'puppeteer-core'
-import { api, ROOT, type ServerProcess } from '../helpers/process.ts'
-import { CHROMIUM, openSignedInConsole, type SignedInConsole } from '../helpers/console.ts'
+import type { Page } from 'puppeteer-core'
+import { ROOT } from '../helpers/process.ts'
+import { BIG_ORDERS, CHROMIUM, createWorkflowIn, signedInConsoleForTests, testid as id } from '../helpers/console.ts'
 import { warnSkipped } from '../helpers/services.ts'
 
 const KEY = 'svcsk_editor_run_bootstrap_key_0123456789abcdefgh'
 const STEP_MS = 60_000
-const id = (testid: string) => `[data-testid="${testid}"]`
-
-const BIG_ORDERS = {
-  triggerNodeIds: ['root'],
-  nodes: {
-    root: { type: 'manual', children: ['check'] },
-    check: {
-      type: 'if',
-      payload: { condition: { $and: [{ '{{root.result.body.amount}}': { $gt: 100 } }] } },
-      children: ['big', 'small'],
-    },
-    big: { type: 'log', branch: 'then', payload: { message: 'big order {{root.result.body.amount}}' } },
-    small: { type: 'log', branch: 'else', payload: { message: 'small order' } },
-  },
-}
 
 /** A trigger and one node after it, to pin a sample of about 5 MB on: 40,000 items of about 130 bytes. */
 const BULK = {
@@ -46,16 +31,10 @@ const BIG_SAMPLE = {
 if (!CHROMIUM) warnSkipped('the editor run tests in a real browser', 'AUTOMATON_TEST_CHROMIUM (or /usr/bin/chromium)')
 else
   describe('testing while building, in chromium', () => {
-    let server: ServerProcess
-    let browser: Browser
+    const c = signedInConsoleForTests({ key: KEY, env: { AUTOMATON_MAX_BODY_BYTES: String(16 * 1024 * 1024) } })
     let page: Page
-    let problems: string[] = []
-    let c: SignedInConsole
-    const call = (method: string, path: string, body?: unknown) => api(server.url, method, path, KEY, body)
-    const create = async (name: string, definition: unknown) =>
-      (await call('POST', '/v1/workflows', { name, definition })).body.data.id as string
     const open = async (workflowId: string, node: string) => {
-      await page.goto(`${server.url}/workflows/${workflowId}`)
+      await page.goto(`${c.server.url}/workflows/${workflowId}`)
       await page.waitForSelector(id(`node:${node}`), { visible: true })
     }
     const select = async (node: string) => {
@@ -65,24 +44,19 @@ else
     }
     const text = (selector: string) => page.$eval(selector, (e) => e.textContent ?? '')
 
-    beforeAll(async () => {
-      c = await openSignedInConsole({ key: KEY, env: { AUTOMATON_MAX_BODY_BYTES: String(16 * 1024 * 1024) } })
-      ;({ server, browser, page, problems } = c)
-    }, 90_000)
-
-    afterAll(async () => {
-      await c?.close()
+    beforeAll(() => {
+      page = c.page
     })
 
     it(
       'pins a sample, runs the draft as a test run with it and shows each node on the canvas',
       async () => {
-        const workflowId = await create('Big orders', BIG_ORDERS)
+        const workflowId = await createWorkflowIn(c, 'Big orders', BIG_ORDERS)
         await open(workflowId, 'root')
         await page.type(id('run-payload'), '{"amount": 250}')
         await page.click(id('pin-sample'))
         await page.waitForSelector(id('pinned:root'))
-        expect((await call('GET', `/v1/workflows/${workflowId}`)).body.data.pinnedData).toEqual({
+        expect((await c.call('GET', `/v1/workflows/${workflowId}`)).body.data.pinnedData).toEqual({
           root: { amount: 250 },
         })
 
@@ -94,10 +68,10 @@ else
         expect(await text(id('run:check'))).toMatch(/\d+ ms/)
 
         // The run used the pinned sample, and is a test run: production lists leave it out.
-        const tests = (await call('GET', `/v1/workflows/${workflowId}/runs?test=true`)).body.data.items
+        const tests = (await c.call('GET', `/v1/workflows/${workflowId}/runs?test=true`)).body.data.items
         expect(tests).toHaveLength(1)
         expect(tests[0].test).toBe(true)
-        expect((await call('GET', `/v1/workflows/${workflowId}/runs`)).body.data.items).toHaveLength(0)
+        expect((await c.call('GET', `/v1/workflows/${workflowId}/runs`)).body.data.items).toHaveLength(0)
         const runId = tests[0].id as string
 
         // The node's run view: its output as a tree, opened on a row.
@@ -114,21 +88,23 @@ else
         await page.click(id('run-node'))
         await page.waitForSelector(`${id('node-test:big')}[data-status="success"]`)
         expect(await text(id('node-test-output:big'))).toContain('big order 250 again')
-        const run = (await call('GET', `/v1/runs/${runId}`)).body.data
+        const run = (await c.call('GET', `/v1/runs/${runId}`)).body.data
         expect(run.nodes.big.result).toEqual({ message: 'big order 250' })
-        expect((await call('GET', `/v1/workflows/${workflowId}/runs?test=true`)).body.data.items).toHaveLength(1)
+        expect((await c.call('GET', `/v1/workflows/${workflowId}/runs?test=true`)).body.data.items).toHaveLength(1)
         await page.click(id('fit'))
         await page.$eval(id('node-test:big'), (e) => e.scrollIntoView({ block: 'end' }))
         await page.screenshot({ path: join(ROOT, 'docs', 'console', 'editor-run.png') as `${string}.png` })
 
         // The trigger's input schema now wants a key the sample lacks: the sample is flagged.
         const inputSchema = [{ key: 'currency', type: 'string', required: true }]
-        const changed = await call('PUT', `/v1/workflows/${workflowId}`, { definition: { ...BIG_ORDERS, inputSchema } })
+        const changed = await c.call('PUT', `/v1/workflows/${workflowId}`, {
+          definition: { ...BIG_ORDERS, inputSchema },
+        })
         expect(changed.status).toBe(200)
         await open(workflowId, 'root')
         await page.waitForSelector(id('pinned-problems'))
         expect(await text(id('pinned-problems'))).toContain('required')
-        expect(problems).toEqual([])
+        expect(c.problems).toEqual([])
       },
       STEP_MS,
     )
@@ -136,8 +112,8 @@ else
     it(
       'opens a node output of several megabytes while the page keeps painting',
       async () => {
-        const workflowId = await create('Bulk', BULK)
-        expect((await call('PUT', `/v1/workflows/${workflowId}`, { pinnedData: { root: BIG_SAMPLE } })).status).toBe(
+        const workflowId = await createWorkflowIn(c, 'Bulk', BULK)
+        expect((await c.call('PUT', `/v1/workflows/${workflowId}`, { pinnedData: { root: BIG_SAMPLE } })).status).toBe(
           200,
         )
         await open(workflowId, 'root')
@@ -181,7 +157,7 @@ else
         console.log(
           `big output: ${measured.frames} frames in ${Math.round(measured.elapsed)} ms; long tasks ${measured.long.map(Math.round).join(', ')} ms`,
         )
-        expect(problems).toEqual([])
+        expect(c.problems).toEqual([])
       },
       STEP_MS,
     )

@@ -12,11 +12,11 @@
  * (editor-notes), a pinned sample used by a test run and a node run again (editor-run), the
  * axe-core check (editor-axe). Screenshots go to docs/console/editor-*.png.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { beforeAll, describe, expect, it } from 'bun:test'
 import { join } from 'node:path'
 import type { ElementHandle, Page } from 'puppeteer-core'
 import { benchDefinition } from '../../bench/console.ts'
-import { CHROMIUM, openSignedInConsole, type SignedInConsole, testid as id } from '../helpers/console.ts'
+import { CHROMIUM, createWorkflowIn, signedInConsoleForTests, testid as id } from '../helpers/console.ts'
 import { ROOT } from '../helpers/process.ts'
 import { warnSkipped } from '../helpers/services.ts'
 
@@ -31,7 +31,7 @@ const CHECKED = 'big order {{root.result.body.amount}} (checked)'
 if (!CHROMIUM) warnSkipped('the editor tests in a real browser', 'AUTOMATON_TEST_CHROMIUM (or /usr/bin/chromium)')
 else
   describe('the workflow editor in chromium', () => {
-    let c: SignedInConsole
+    const c = signedInConsoleForTests({ key: KEY })
     let page: Page
     let workflowId = ''
     const call = (method: string, path: string, body?: unknown) => c.call(method, path, body)
@@ -40,7 +40,7 @@ else
     /** A new workflow (a definition holds one node at least), opened, its one node deleted from the keyboard. */
     const openEmptyDraft = async (name: string) => {
       const definition = { triggerNodeIds: ['root'], nodes: { root: { type: 'manual' } } }
-      const created = (await call('POST', '/v1/workflows', { name, definition })).body.data.id as string
+      const created = await createWorkflowIn(c, name, definition)
       await page.goto(`${c.server.url}/workflows/${created}`)
       await page.waitForSelector(id('node:root'))
       await selectByKeyboard('root')
@@ -121,13 +121,8 @@ else
     }
     const text = (selector: string) => page.$eval(selector, (e) => e.textContent ?? '')
 
-    beforeAll(async () => {
-      c = await openSignedInConsole({ key: KEY })
+    beforeAll(() => {
       page = c.page
-    }, 90_000)
-
-    afterAll(async () => {
-      await c?.close()
     })
 
     it(

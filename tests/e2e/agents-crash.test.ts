@@ -12,11 +12,11 @@ import {
   toolFragment,
   usageOnly,
 } from '../helpers/openai-server.ts'
-import { api, type ServerProcess, startNats, startServer, startWorker, until } from '../helpers/process.ts'
+import { api, startWorker, until } from '../helpers/process.ts'
 import { type Receiver, startReceiver } from '../helpers/receiver.ts'
-import { freshPostgresUrl, TEST_DATABASE_URL, TEST_NATS_URL, warnSkipped } from '../helpers/services.ts'
+import { scaledOut } from '../helpers/scaled-out.ts'
+import { TEST_DATABASE_URL, TEST_NATS_URL, warnSkipped } from '../helpers/services.ts'
 import { queryDatabase } from '../helpers/stores.ts'
-import { tempDir } from '../helpers/tmp.ts'
 
 const KEY = 'svcsk_agents_crash_bootstrap_key_0123456789abc'
 const enabled = Boolean(TEST_DATABASE_URL && TEST_NATS_URL)
@@ -27,19 +27,12 @@ if (!enabled)
   )
 
 describe.skipIf(!enabled)('an agent run across kill -9 of its worker', () => {
-  const dir = tempDir()
-  const natsDir = tempDir('automaton-nats-')
-  let nats: Awaited<ReturnType<typeof startNats>>
   let model: ScriptedOpenAi
   let receiver: Receiver
-  let env: Record<string, string>
-  let apiServer: ServerProcess
-  let workers: Array<Awaited<ReturnType<typeof startWorker>>> = []
-  let drop: () => Promise<void>
   let release!: () => void
   const held = new Promise<void>((resolve) => (release = resolve))
 
-  beforeAll(async () => {
+  beforeAll(() => {
     model = startScriptedOpenAi()
     receiver = startReceiver()
     receiver.respond(async (q, index) => {
@@ -47,39 +40,24 @@ describe.skipIf(!enabled)('an agent run across kill -9 of its worker', () => {
       if (index === 0) await held
       return Response.json({ page: `facts from ${q.path}` })
     })
-    nats = await startNats(natsDir.path)
-    const pg = await freshPostgresUrl()
-    drop = pg.drop
-    env = {
-      AUTOMATON_DATA_DIR: dir.path,
-      AUTOMATON_DATABASE_URL: pg.url,
-      AUTOMATON_NATS_URL: nats.url,
-      AUTOMATON_BOOTSTRAP_KEY: KEY,
-      AUTOMATON_MASTER_KEY: btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))),
-      AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
-      AUTOMATON_WORKER_TIMEOUT_MS: '2000',
-      AUTOMATON_HEARTBEAT_MS: '300',
-      AUTOMATON_AI_BASE_URL: model.url,
-      AUTOMATON_AI_MODEL: 'scripted',
-      AUTOMATON_AI_DEFAULT_CREDITS: '100',
-    }
-    apiServer = await startServer({ env })
-    workers = [await startWorker(env)]
-  }, 60_000)
+  })
 
   afterAll(async () => {
     release()
-    await apiServer?.stop('SIGKILL')
-    for (const w of workers) await w.stop('SIGKILL')
-    await nats?.stop()
     await model?.stop()
     await receiver?.stop()
-    await drop?.()
-    dir.remove()
-    natsDir.remove()
   })
 
+  // Started after the model and the receiver: the processes are told the model's address.
+  const cluster = scaledOut(KEY, 1, () => ({
+    AUTOMATON_AI_BASE_URL: model.url,
+    AUTOMATON_AI_MODEL: 'scripted',
+    AUTOMATON_AI_DEFAULT_CREDITS: '100',
+  }))
+
   it('is taken over by another worker and finishes once, without asking the model again for a finished step', async () => {
+    const { env, workers } = cluster
+    const apiServer = cluster.api
     model.queue(
       {
         steps: [

@@ -4,27 +4,31 @@
  * repeated except as a retry of the same attempt (same idempotency key).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { api, type ServerProcess, startServer, until } from '../helpers/process.ts'
+import { api, startServer, until } from '../helpers/process.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
-import { freshPostgresUrl, storeKinds } from '../helpers/services.ts'
+import { servedPerStore } from '../helpers/served.ts'
+import { storeKinds } from '../helpers/services.ts'
 import { queryDatabase } from '../helpers/stores.ts'
-import { tempDir } from '../helpers/tmp.ts'
 
 const KEY = 'svcsk_crash_test_bootstrap_key_0123456789abcdef'
 const RUNS = 40
 
 for (const kind of storeKinds()) {
   describe(`kill -9 and restart (${kind})`, () => {
-    const dir = tempDir()
     const HELD = 3
     let release!: () => void
     const held = { count: 0, paths: [] as string[], until: new Promise<void>((resolve) => (release = resolve)) }
+    const served = servedPerStore(kind, KEY, {
+      AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+      AUTOMATON_WORKER_CONCURRENCY: '16',
+      // On Postgres a restarted process cannot know the old one died: it takes its runs over once
+      // the old heartbeat is this old (15 s by default).
+      AUTOMATON_WORKER_TIMEOUT_MS: '4000',
+      AUTOMATON_HEARTBEAT_MS: '1000',
+    })
     let receiver: Receiver
-    let server: ServerProcess
-    let env: Record<string, string>
-    let drop: (() => Promise<void>) | undefined
 
-    beforeAll(async () => {
+    beforeAll(() => {
       receiver = startReceiver()
       receiver.respond(async (req) => {
         // The first calls are held until the process that made them is dead: those nodes must
@@ -36,29 +40,14 @@ for (const kind of storeKinds()) {
         } else await Bun.sleep(req.path.startsWith('/inflight') ? 300 : 0)
         return Response.json({ ok: true })
       })
-      const pg = kind === 'postgres' ? await freshPostgresUrl() : null
-      drop = pg?.drop
-      env = {
-        AUTOMATON_DATA_DIR: dir.path,
-        AUTOMATON_DATABASE_URL: pg?.url ?? '',
-        AUTOMATON_BOOTSTRAP_KEY: KEY,
-        AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
-        AUTOMATON_WORKER_CONCURRENCY: '16',
-        // On Postgres a restarted process cannot know the old one died: it takes its runs over once
-        // the old heartbeat is this old (15 s by default).
-        AUTOMATON_WORKER_TIMEOUT_MS: '4000',
-        AUTOMATON_HEARTBEAT_MS: '1000',
-      }
-      server = await startServer({ env })
     })
     afterAll(async () => {
-      await server?.stop('SIGKILL')
       await receiver.stop()
-      await drop?.()
-      dir.remove()
     })
 
     it('finishes every run exactly once after a crash', async () => {
+      const { env } = served
+      let { server } = served
       const create = async (nodes: Record<string, unknown>) => {
         const w = await api(server.url, 'POST', '/v1/workflows', KEY, {
           definition: { triggerNodeIds: ['root'], nodes },
@@ -74,23 +63,23 @@ for (const kind of storeKinds()) {
       })
       const delayed = await create({
         root: { type: 'manual', children: ['pause'] },
-        // Long enough for all of them to be waiting at once on a loaded machine (firing the 80
-        // webhooks took over 2.5 s in CI once, and the first delays ended before the last began).
+        // Long enough for the crash and the restart to fall inside it on a loaded machine.
         pause: { type: 'delay', payload: { delayMs: 6000 }, children: ['call'] },
         call: { type: 'http-request', payload: { url: `${receiver.url}/delayed/{{$run.id}}` } },
       })
       const fire = (w: { triggerSecret: string }, i: number) =>
         api(server.url, 'POST', `/v1/webhooks/${w.triggerSecret}`, undefined, { i })
-      const started = await Promise.all([
-        ...Array.from({ length: RUNS }, (_, i) => fire(delayed, i)),
-        ...Array.from({ length: RUNS }, (_, i) => fire(inflight, i)),
-      ])
-      const runIds = started.map((r) => r.body.data.runIds[0] as string)
-      expect(new Set(runIds).size).toBe(RUNS * 2)
-
       const counts = (workflowId: string) =>
         api(server.url, 'GET', `/v1/runs/status-counts?workflowId=${workflowId}`, KEY).then((r) => r.body.data.counts)
+      // The delayed runs first, all waiting before the calls begin: calls held open take executor
+      // slots, and on a loaded machine the executor keeps few going, so delayed runs started
+      // beside them could still be queued when their neighbours' delays ended.
+      const delayedStarts = await Promise.all(Array.from({ length: RUNS }, (_, i) => fire(delayed, i)))
       await until('delayed runs to wait', async () => (await counts(delayed.id)).waiting === RUNS)
+      const inflightStarts = await Promise.all(Array.from({ length: RUNS }, (_, i) => fire(inflight, i)))
+      const runIds = [...delayedStarts, ...inflightStarts].map((r) => r.body.data.runIds[0] as string)
+      expect(new Set(runIds).size).toBe(RUNS * 2)
+
       await until(
         'some HTTP calls in flight',
         async () => receiver.requests.filter((r) => r.path.startsWith('/inflight')).length >= 5,
@@ -102,6 +91,8 @@ for (const kind of storeKinds()) {
       expect(held.count).toBe(HELD)
       release()
       server = await startServer({ env })
+      // The new process is the one killed after the tests.
+      served.server = server
 
       await until(
         'every run to finish',

@@ -5,11 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { verifyWebhook } from '../../core/security/webhook-signature.ts'
-import { api, type ServerProcess, startServer, until } from '../helpers/process.ts'
+import { api, startServer, until } from '../helpers/process.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
-import { freshPostgresUrl, storeKinds } from '../helpers/services.ts'
+import { servedPerStore } from '../helpers/served.ts'
+import { storeKinds } from '../helpers/services.ts'
 import { queryDatabase } from '../helpers/stores.ts'
-import { tempDir } from '../helpers/tmp.ts'
 
 const KEY = 'svcsk_hooks_crash_test_bootstrap_key_0123456789ab'
 const RUNS = 30
@@ -17,40 +17,29 @@ const CONCURRENCY = 4
 
 for (const kind of storeKinds()) {
   describe(`execution hooks survive kill -9 (${kind})`, () => {
-    const dir = tempDir()
+    const served = servedPerStore(kind, KEY, {
+      AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+      AUTOMATON_HOOK_CONCURRENCY: String(CONCURRENCY),
+      // A lease is 2 × timeout + 1 s: what a Postgres restart waits for the rows that were in flight.
+      AUTOMATON_HOOK_TIMEOUT_MS: '1000',
+      AUTOMATON_HOOK_POLL_MS: '200',
+    })
     let receiver: Receiver
-    let server: ServerProcess
-    let env: Record<string, string>
-    let drop: (() => Promise<void>) | undefined
 
-    beforeAll(async () => {
+    beforeAll(() => {
       receiver = startReceiver()
       receiver.respond(async () => {
         await Bun.sleep(100)
         return Response.json({ ok: true })
       })
-      const pg = kind === 'postgres' ? await freshPostgresUrl() : null
-      drop = pg?.drop
-      env = {
-        AUTOMATON_DATA_DIR: dir.path,
-        AUTOMATON_DATABASE_URL: pg?.url ?? '',
-        AUTOMATON_BOOTSTRAP_KEY: KEY,
-        AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
-        AUTOMATON_HOOK_CONCURRENCY: String(CONCURRENCY),
-        // A lease is 2 × timeout + 1 s: what a Postgres restart waits for the rows that were in flight.
-        AUTOMATON_HOOK_TIMEOUT_MS: '1000',
-        AUTOMATON_HOOK_POLL_MS: '200',
-      }
-      server = await startServer({ env })
-    }, 30_000)
+    })
     afterAll(async () => {
-      await server?.stop('SIGKILL')
       await receiver.stop()
-      await drop?.()
-      dir.remove()
     })
 
     it('delivers every event after a crash with a backlog, duplicates only with the same webhook-id', async () => {
+      const { env } = served
+      let { server } = served
       const hook = await api(server.url, 'POST', '/v1/execution-webhooks', KEY, {
         name: 'crash',
         url: `${receiver.url}/events`,
@@ -78,6 +67,8 @@ for (const kind of storeKinds()) {
       const beforeRestart = receiver.requests.length
       expect(beforeRestart).toBeLessThan(RUNS * 5)
       server = await startServer({ env })
+      // The new process is the one killed after the tests.
+      served.server = server
 
       // Runs the crash interrupted finish after the restart; then every event of every run is delivered.
       const counts = async () =>

@@ -5,11 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { eventually } from '../helpers/eventually.ts'
-import { api, type ServerProcess, startNats, startServer, startWorker } from '../helpers/process.ts'
+import { api, startNats, startServer, startWorker } from '../helpers/process.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts'
-import { freshPostgresUrl, TEST_DATABASE_URL, TEST_NATS_URL, warnSkipped } from '../helpers/services.ts'
+import { scaledOut } from '../helpers/scaled-out.ts'
+import { TEST_DATABASE_URL, TEST_NATS_URL, warnSkipped } from '../helpers/services.ts'
 import { queryDatabase } from '../helpers/stores.ts'
-import { tempDir } from '../helpers/tmp.ts'
 
 const KEY = 'svcsk_scale_out_bootstrap_key_0123456789abcdef'
 const enabled = Boolean(TEST_DATABASE_URL && TEST_NATS_URL)
@@ -19,56 +19,28 @@ if (!enabled)
     TEST_DATABASE_URL ? 'AUTOMATON_TEST_NATS_URL' : 'AUTOMATON_TEST_DATABASE_URL',
   )
 
-type Worker = Awaited<ReturnType<typeof startWorker>>
-
 describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
-  const dir = tempDir()
-  const natsDir = tempDir('automaton-nats-')
-  let nats: Awaited<ReturnType<typeof startNats>>
   let receiver: Receiver
-  let env: Record<string, string>
-  let apiServer: ServerProcess
-  let workers: Worker[] = []
-  let drop: () => Promise<void>
+  const cluster = scaledOut(KEY, 2, () => ({
+    AUTOMATON_PG_POOL_SIZE: '6',
+    AUTOMATON_LOG_LEVEL: 'info',
+  }))
 
-  beforeAll(async () => {
+  beforeAll(() => {
     receiver = startReceiver()
     // A hook endpoint that takes a moment to answer, as a real one does (pacing, not a wait to assert on).
     receiver.respond(async () => {
       await Bun.sleep(10)
       return Response.json({ ok: true })
     })
-    nats = await startNats(natsDir.path)
-    const pg = await freshPostgresUrl()
-    drop = pg.drop
-    env = {
-      AUTOMATON_DATA_DIR: dir.path,
-      AUTOMATON_DATABASE_URL: pg.url,
-      AUTOMATON_NATS_URL: nats.url,
-      AUTOMATON_BOOTSTRAP_KEY: KEY,
-      AUTOMATON_MASTER_KEY: btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))),
-      AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
-      AUTOMATON_WORKER_TIMEOUT_MS: '2000',
-      AUTOMATON_HEARTBEAT_MS: '300',
-      AUTOMATON_PG_POOL_SIZE: '6',
-      AUTOMATON_LOG_LEVEL: 'info',
-    }
-    apiServer = await startServer({ env })
-    workers = [await startWorker(env), await startWorker(env)]
-  }, 60_000)
+  })
 
   afterAll(async () => {
-    await apiServer?.stop('SIGKILL')
-    for (const w of workers) await w.stop('SIGKILL')
-    await nats?.stop()
     await receiver.stop()
-    await drop?.()
-    dir.remove()
-    natsDir.remove()
   })
 
   const workflow = async (name: string) => {
-    const created = await api(apiServer.url, 'POST', '/v1/workflows', KEY, {
+    const created = await api(cluster.api.url, 'POST', '/v1/workflows', KEY, {
       name,
       definition: {
         triggerNodeIds: ['root'],
@@ -80,7 +52,7 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
       },
     })
     expect(created.status).toBe(200)
-    return (await api(apiServer.url, 'POST', `/v1/workflows/${created.body.data.id}/publish`, KEY)).body.data as {
+    return (await api(cluster.api.url, 'POST', `/v1/workflows/${created.body.data.id}/publish`, KEY)).body.data as {
       id: string
       triggerSecret: string
     }
@@ -98,7 +70,7 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
         // from `accepted`, and the tests require every request to have been accepted.
         for (let attempt = 0; attempt < 100; attempt++) {
           try {
-            const r = await fetch(`${apiServer.url}/v1/webhooks/${secret}`, {
+            const r = await fetch(`${cluster.api.url}/v1/webhooks/${secret}`, {
               method: 'POST',
               headers: { 'content-type': 'application/json' },
               body: JSON.stringify({ i }),
@@ -122,7 +94,7 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
     const deadline = Date.now() + timeoutMs
     for (;;) {
       const rows = await queryDatabase<{ status: string; n: number }>(
-        env,
+        cluster.env,
         'SELECT status, COUNT(*) AS n FROM runs WHERE workflow_id = $1 GROUP BY status',
         [workflowId],
       )
@@ -135,14 +107,14 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
 
   async function exactlyOnce(workflowId: string, runIds: string[]) {
     const terminal = await queryDatabase<{ run_id: string; n: number }>(
-      env,
+      cluster.env,
       "SELECT run_id, COUNT(*) AS n FROM events WHERE workflow_id = $1 AND type IN ('run.succeeded', 'run.failed', 'run.partial', 'run.cancelled') GROUP BY run_id",
       [workflowId],
     )
     const ended = new Map(terminal.map((r) => [r.run_id, Number(r.n)]))
     for (const id of runIds) expect(ended.get(id)).toBe(1)
     const failed = await queryDatabase<{ n: number }>(
-      env,
+      cluster.env,
       "SELECT COUNT(*) AS n FROM runs WHERE workflow_id = $1 AND status <> 'success'",
       [workflowId],
     )
@@ -159,19 +131,19 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
     const accepted = await fire(w.triggerSecret, 1000, {
       at: 400,
       action: async () => {
-        await workers[0].stop('SIGKILL')
+        await cluster.workers[0].stop('SIGKILL')
       },
     })
     expect(accepted).toHaveLength(1000)
     await allFinished(w.id, 1000)
     await exactlyOnce(w.id, accepted)
     const owners = await queryDatabase<{ owner: string | null }>(
-      env,
+      cluster.env,
       'SELECT DISTINCT owner FROM runs WHERE workflow_id = $1',
       [w.id],
     )
     expect(owners).toEqual([{ owner: null }])
-    workers[0] = await startWorker(env)
+    cluster.workers[0] = await startWorker(cluster.env)
   }, 120_000)
 
   it('loses no run when NATS restarts mid-load', async () => {
@@ -179,10 +151,10 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
     const accepted = await fire(w.triggerSecret, 600, {
       at: 200,
       action: async () => {
-        await nats.stop()
+        await cluster.nats.stop()
         // The outage lasts half a second of load (pacing the fault, not a wait to assert on).
         await Bun.sleep(500)
-        nats = await startNats(natsDir.path, nats.port)
+        cluster.nats = await startNats(cluster.natsDir, cluster.nats.port)
       },
     })
     // Admission does not need NATS: every request is accepted, before, during and after.
@@ -196,29 +168,31 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
     const accepted = await fire(w.triggerSecret, 600, {
       at: 200,
       action: async () => {
-        await apiServer.stop('SIGKILL')
-        apiServer = await startServer({ env })
+        await cluster.api.stop('SIGKILL')
+        cluster.api = await startServer({ env: cluster.env })
       },
     })
     // Retried while the API restarts, every request ends accepted (one answered just before the
     // kill may have been stored twice: that is the client's retry, not a lost or doubled run).
     expect(accepted).toHaveLength(600)
-    const stored = await queryDatabase<{ n: number }>(env, 'SELECT COUNT(*) AS n FROM runs WHERE workflow_id = $1', [
-      w.id,
-    ])
+    const stored = await queryDatabase<{ n: number }>(
+      cluster.env,
+      'SELECT COUNT(*) AS n FROM runs WHERE workflow_id = $1',
+      [w.id],
+    )
     expect(Number(stored[0].n)).toBeGreaterThanOrEqual(accepted.length)
     await allFinished(w.id, Number(stored[0].n))
     await exactlyOnce(w.id, accepted)
   }, 120_000)
 
   it("fires each durable timer once with two workers, streams a worker's run through the API, and delivers its hooks", async () => {
-    const hook = await api(apiServer.url, 'POST', '/v1/execution-webhooks', KEY, {
+    const hook = await api(cluster.api.url, 'POST', '/v1/execution-webhooks', KEY, {
       name: 'scale',
       url: `${receiver.url}/hooks`,
       subscribedEventTypes: ['run.started', 'run.succeeded'],
     })
     expect(hook.status).toBe(200)
-    const created = await api(apiServer.url, 'POST', '/v1/workflows', KEY, {
+    const created = await api(cluster.api.url, 'POST', '/v1/workflows', KEY, {
       definition: {
         triggerNodeIds: ['root'],
         nodes: {
@@ -228,8 +202,8 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
         },
       },
     })
-    const w = (await api(apiServer.url, 'POST', `/v1/workflows/${created.body.data.id}/publish`, KEY)).body.data
-    const stream = await fetch(`${apiServer.url}/v1/workflows/${w.id}/runs/stream`, {
+    const w = (await api(cluster.api.url, 'POST', `/v1/workflows/${created.body.data.id}/publish`, KEY)).body.data
+    const stream = await fetch(`${cluster.api.url}/v1/workflows/${w.id}/runs/stream`, {
       headers: { authorization: `Bearer ${KEY}` },
     })
     const reader = stream.body!.getReader()
@@ -246,7 +220,7 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
     const accepted = await fire(w.triggerSecret, 100)
     await allFinished(w.id, 100, 30_000)
     const resumed = await queryDatabase<{ run_id: string; n: number }>(
-      env,
+      cluster.env,
       "SELECT run_id, COUNT(*) AS n FROM events WHERE workflow_id = $1 AND type = 'run.resumed' GROUP BY run_id",
       [w.id],
     )
@@ -263,7 +237,7 @@ describe.skipIf(!enabled)('scaled out on Postgres and NATS', () => {
     )
     if (missing.length > 0) {
       const rows = await queryDatabase<{ id: number; run_id: string; type: string }>(
-        env,
+        cluster.env,
         "SELECT id, run_id, type FROM events WHERE workflow_id = $1 AND type = 'run.succeeded' ORDER BY id",
         [w.id],
       )

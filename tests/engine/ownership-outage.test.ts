@@ -6,11 +6,11 @@
  * their nodes twice), and must still take them once the other stays away.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { startReceiver, type Receiver } from '../helpers/receiver.ts'
+import { type HeldReceiver, startHeldReceiver } from '../helpers/receiver.ts'
 import { freshPostgresUrl, TEST_DATABASE_URL, warnSkipped } from '../helpers/services.ts'
 import { openTestSystem, type TestSystem } from '../helpers/system.ts'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts'
-import { createLive, waitForRun } from '../helpers/workflows.ts'
+import { callingOut, createLive, waitForRun } from '../helpers/workflows.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { createSkewedClock, type SkewedClock } from '../helpers/clock.ts'
 import { recordingLogger } from '../helpers/system.ts'
@@ -28,8 +28,7 @@ else {
     let second: TcpProxy
     let owner: TestSystem
     let other: TestSystem
-    let receiver: Receiver
-    let answer: () => void
+    let receiver: HeldReceiver
     let runId: string
     let clock: SkewedClock
     let ownerLog: ReturnType<typeof recordingLogger>
@@ -41,13 +40,8 @@ else {
       db = await freshPostgresUrl()
       first = await startTcpProxy(db.url)
       second = await startTcpProxy(db.url)
-      receiver = startReceiver()
-      const answered = new Promise<void>((resolve) => (answer = resolve))
       // The node's call is held until the test lets it answer: the run is executing all along.
-      receiver.respond(async () => {
-        await answered
-        return Response.json({ ok: true })
-      })
+      receiver = startHeldReceiver()
       const env = {
         AUTOMATON_WORKER_TIMEOUT_MS: String(TIMEOUT_MS),
         AUTOMATON_HEARTBEAT_MS: '200',
@@ -62,22 +56,13 @@ else {
         { clock, logger: ownerLog },
       )
       other = await owner.openSibling({ AUTOMATON_DATABASE_URL: second.via(db.url) }, { clock, logger: otherLog })
-      const w = await createLive(owner, {
-        definition: {
-          triggerNodeIds: ['root'],
-          nodes: {
-            root: { type: 'manual', children: ['call'] },
-            call: { type: 'http-request', payload: { url: `${receiver.url}/call/{{$run.id}}` }, children: ['done'] },
-            done: { type: 'log', payload: { message: 'done' } },
-          },
-        },
-      })
+      const w = await createLive(owner, { definition: callingOut(`${receiver.url}/call/{{$run.id}}`) })
       // Admitted by `owner`, which executes it (no NATS: each process runs what it admits).
       runId = (await owner.call('POST', `/v1/workflows/${w.id}/run`, { body: {} })).body.data.runId
       await eventually(() => callsOf(runId) === 1, 'the node calling out')
     })
     afterEach(async () => {
-      answer()
+      receiver.answer()
       await first.restore()
       await second.restore()
       await other?.stop()
@@ -116,7 +101,7 @@ else {
       await sweptSince(clock.now())
       await first.restore()
       await eventually(ready(owner), 'the owner seeing the database again')
-      answer()
+      receiver.answer()
       const run = await waitForRun(owner, runId)
       expect(run.status).toBe('success')
       // The node ran once: nobody took the run over.
@@ -130,7 +115,7 @@ else {
       await sweptSince(clock.now())
       clock.skip(TIMEOUT_MS)
       await eventually(() => callsOf(runId) === 2, 'the other process taking the run over')
-      answer()
+      receiver.answer()
       const run = await waitForRun(other, runId)
       expect(run.status).toBe('success')
     }, 30_000)

@@ -6,12 +6,12 @@
  * paused for failing several runs in a row.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { startReceiver, type Receiver } from '../helpers/receiver.ts'
+import { type HeldReceiver, startHeldReceiver } from '../helpers/receiver.ts'
 import { freshPostgresUrl, TEST_DATABASE_URL, warnSkipped } from '../helpers/services.ts'
 import { createSkewedClock } from '../helpers/clock.ts'
 import { openTestSystem, recordingLogger, type TestSystem } from '../helpers/system.ts'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts'
-import { createLive, waitForRun } from '../helpers/workflows.ts'
+import { callingOut, createLive, waitForRun } from '../helpers/workflows.ts'
 import { eventually } from '../helpers/eventually.ts'
 
 if (!TEST_DATABASE_URL) warnSkipped('runs during a Postgres outage', 'AUTOMATON_TEST_DATABASE_URL')
@@ -20,8 +20,7 @@ else {
     let db: Awaited<ReturnType<typeof freshPostgresUrl>>
     let proxy: TcpProxy
     let t: TestSystem
-    let receiver: Receiver
-    let answer: () => void
+    let receiver: HeldReceiver
     // The real time, moved on by the test when the organization's masks are to age.
     const clock = createSkewedClock()
     const logger = recordingLogger()
@@ -29,12 +28,7 @@ else {
     beforeAll(async () => {
       db = await freshPostgresUrl()
       proxy = await startTcpProxy(db.url)
-      receiver = startReceiver()
-      const answered = new Promise<void>((resolve) => (answer = resolve))
-      receiver.respond(async () => {
-        await answered
-        return Response.json({ ok: true })
-      })
+      receiver = startHeldReceiver()
       t = await openTestSystem(
         'postgres',
         { AUTOMATON_DATABASE_URL: proxy.via(db.url), AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32' },
@@ -42,7 +36,7 @@ else {
       )
     })
     afterAll(async () => {
-      answer()
+      receiver.answer()
       await proxy.restore()
       await t?.close()
       await receiver.stop()
@@ -51,16 +45,7 @@ else {
     })
 
     it('finish once the database is back, and their workflow stays live', async () => {
-      const w = await createLive(t, {
-        definition: {
-          triggerNodeIds: ['root'],
-          nodes: {
-            root: { type: 'manual', children: ['call'] },
-            call: { type: 'http-request', payload: { url: `${receiver.url}/call/{{$run.id}}` }, children: ['done'] },
-            done: { type: 'log', payload: { message: 'done' } },
-          },
-        },
-      })
+      const w = await createLive(t, { definition: callingOut(`${receiver.url}/call/{{$run.id}}`) })
       // More runs than the failures in a row that pause a workflow (5 by default), started by webhook.
       const runIds: string[] = []
       for (let i = 0; i < 7; i++)
@@ -71,7 +56,7 @@ else {
       await proxy.cut()
       // Older than the organization's masks are kept (a second): the next node has to read them.
       clock.skip(1500)
-      answer()
+      receiver.answer()
       // Every run has its node's answer and finds the database away: the outage meets them all.
       const waiting = (id: string) =>
         logger.lines.some((line) => line.includes('could not persist run transition') && line.includes(id))

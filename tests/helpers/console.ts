@@ -4,7 +4,7 @@
  * puppeteer-core) signed in as that person. The page's errors, and requests that leave for
  * another origin, are collected in `problems` for the test to assert empty.
  */
-import { expect } from 'bun:test'
+import { afterAll, beforeAll, expect } from 'bun:test'
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import puppeteer, { type Browser, type Page } from 'puppeteer-core'
@@ -20,6 +20,21 @@ export const PASSWORD = 'correct horse battery staple'
 
 /** A `data-testid` selector. */
 export const testid = (value: string) => `[data-testid="${value}"]`
+
+/** The README's "Big orders" workflow: a manual trigger, an `if` on the amount, a `log` on each branch. */
+export const BIG_ORDERS = {
+  triggerNodeIds: ['root'],
+  nodes: {
+    root: { type: 'manual', children: ['check'] },
+    check: {
+      type: 'if',
+      payload: { condition: { $and: [{ '{{root.result.body.amount}}': { $gt: 100 } }] } },
+      children: ['big', 'small'],
+    },
+    big: { type: 'log', branch: 'then', payload: { message: 'big order {{root.result.body.amount}}' } },
+    small: { type: 'log', branch: 'else', payload: { message: 'small order' } },
+  },
+}
 
 export interface SignedInConsole {
   readonly server: ServerProcess
@@ -118,4 +133,25 @@ export async function openSignedInConsole(options: ConsoleOptions): Promise<Sign
       dir.remove()
     },
   }
+}
+
+/** Creates a workflow through the API with the organization's key; answers its id. */
+export async function createWorkflowIn(c: SignedInConsole, name: string, definition: unknown): Promise<string> {
+  return (await c.call('POST', '/v1/workflows', { name, definition })).body.data.id
+}
+
+/**
+ * The signed-in console of a describe block: opened before its tests, ahead of the hooks the block
+ * registers after this call, and closed after them. Its fields are there from those hooks on.
+ */
+export function signedInConsoleForTests(options: ConsoleOptions): SignedInConsole {
+  const opened = {} as SignedInConsole
+  beforeAll(async () => {
+    Object.assign(opened, await openSignedInConsole(options))
+  }, 90_000)
+  afterAll(async () => {
+    // Not there when opening failed.
+    await opened.close?.()
+  })
+  return opened
 }

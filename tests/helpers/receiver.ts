@@ -45,3 +45,20 @@ export function startReceiver(): Receiver {
     },
   }
 }
+
+export interface HeldReceiver extends Receiver {
+  /** Answers every request held so far, and those to come, `{ ok: true }`. */
+  answer(): void
+}
+
+/** A receiver that holds each request until the test calls `answer()`: a node calling it stays executing meanwhile. */
+export function startHeldReceiver(): HeldReceiver {
+  const receiver = startReceiver()
+  let answer!: () => void
+  const answered = new Promise<void>((resolve) => (answer = resolve))
+  receiver.respond(async () => {
+    await answered
+    return Response.json({ ok: true })
+  })
+  return { ...receiver, answer }
+}

@@ -16,6 +16,16 @@ export const linear = (
   return { triggerNodeIds: ['root'], nodes: out }
 }
 
+/** A manual trigger, an HTTP call to `url` (`call`) and a log after it (`done`). */
+export const callingOut = (url: string) => ({
+  triggerNodeIds: ['root'],
+  nodes: {
+    root: { type: 'manual', children: ['call'] },
+    call: { type: 'http-request', payload: { url }, children: ['done'] },
+    done: { type: 'log', payload: { message: 'done' } },
+  },
+})
+
 export async function createWorkflow(t: TestSystem, body: Record<string, unknown>, key?: string) {
   const r = await t.call('POST', '/v1/workflows', { body, key })
   if (r.status !== 200) throw new Error(`create failed: ${r.status} ${JSON.stringify(r.body)}`)

@@ -4,46 +4,27 @@
  * a second one beside it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import type { Clock } from '../../core/ports/clock.ts'
 import type { SqlValue } from '../../core/ports/store.ts'
 import { OIDC_SWEEP_BATCH } from '../../core/services/oidc-sessions.ts'
+import { createSkewedClock } from '../helpers/clock.ts'
 import { type TestIdentityProvider, startIdentityProvider } from '../helpers/identity-provider.ts'
 import { storeKinds } from '../helpers/services.ts'
-import { openTestSystem, type TestSystem } from '../helpers/system.ts'
+import { CALLBACK, openSignOnSystem } from '../helpers/sign-on.ts'
+import type { TestSystem } from '../helpers/system.ts'
 
-const PUBLIC_URL = 'https://automaton.example.test'
-const CALLBACK = `${PUBLIC_URL}/v1/auth/oidc/callback`
 /** Sessions past one batch. */
 const SESSIONS = OIDC_SWEEP_BATCH + 20
-
-/** The real time (the provider's tokens carry it), moved forward on demand. */
-function skewedClock(): Clock & { skip(ms: number): void } {
-  let skew = 0
-  return { now: () => Date.now() + skew, skip: (ms) => void (skew += ms) }
-}
 
 for (const kind of storeKinds()) {
   describe(`the sweep of sign-on sessions (${kind})`, () => {
     let t: TestSystem
     let provider: TestIdentityProvider
-    const clock = skewedClock()
+    // The real time (the provider's tokens carry it), moved forward on demand.
+    const clock = createSkewedClock()
 
     beforeAll(async () => {
       provider = await startIdentityProvider(CALLBACK)
-      t = await openTestSystem(
-        kind,
-        {
-          AUTOMATON_PUBLIC_URL: PUBLIC_URL,
-          AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
-          AUTOMATON_OIDC_ISSUER: provider.issuer,
-          AUTOMATON_OIDC_CLIENT_ID: provider.clientId,
-          AUTOMATON_OIDC_CLIENT_SECRET: provider.clientSecret,
-          AUTOMATON_OIDC_SCOPES: 'groups',
-          AUTOMATON_OIDC_GROUP_ROLES: 'automation-ops=acme:developer',
-          AUTOMATON_SESSION_IDLE: '1d',
-        },
-        { clock },
-      )
+      t = await openSignOnSystem(kind, provider, clock, { AUTOMATON_OIDC_GROUP_ROLES: 'automation-ops=acme:developer' })
     })
     afterAll(async () => {
       await t?.close()

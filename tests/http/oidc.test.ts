@@ -9,14 +9,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { generateKeyPair, SignJWT } from 'jose'
-import type { Clock } from '../../core/ports/clock.ts'
+import { createSkewedClock } from '../helpers/clock.ts'
 import { addMember, asSession, PASSWORD, signIn } from '../helpers/people.ts'
 import { storeKinds } from '../helpers/services.ts'
 import { type TestIdentityProvider, startIdentityProvider } from '../helpers/identity-provider.ts'
-import { openTestSystem, type TestSystem } from '../helpers/system.ts'
-
-const PUBLIC_URL = 'https://automaton.example.test'
-const CALLBACK = `${PUBLIC_URL}/v1/auth/oidc/callback`
+import { CALLBACK, openSignOnSystem } from '../helpers/sign-on.ts'
+import type { TestSystem } from '../helpers/system.ts'
 
 const cookieNamed = (response: Response, name: string) =>
   response.headers
@@ -25,18 +23,13 @@ const cookieNamed = (response: Response, name: string) =>
     .find((c) => c.startsWith(`${name}=`))
     ?.slice(name.length + 1) ?? null
 
-/** The real time (the provider's tokens carry it), moved forward on demand. */
-function skewedClock(): Clock & { skip(ms: number): void } {
-  let skew = 0
-  return { now: () => Date.now() + skew, skip: (ms) => void (skew += ms) }
-}
-
 for (const kind of storeKinds()) {
   describe(`single sign-on (${kind})`, () => {
     let t: TestSystem
     let provider: TestIdentityProvider
     let beta: { orgId: string; key: string }
-    const clock = skewedClock()
+    // The real time (the provider's tokens carry it), moved forward on demand.
+    const clock = createSkewedClock()
 
     const get = (path: string, cookie = '') =>
       t.system.app.handle(new Request(`http://localhost${path}`, { headers: cookie ? { cookie } : {} }))
@@ -59,21 +52,10 @@ for (const kind of storeKinds()) {
 
     beforeAll(async () => {
       provider = await startIdentityProvider(CALLBACK)
-      t = await openTestSystem(
-        kind,
-        {
-          AUTOMATON_PUBLIC_URL: PUBLIC_URL,
-          AUTOMATON_ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
-          AUTOMATON_OIDC_ISSUER: provider.issuer,
-          AUTOMATON_OIDC_CLIENT_ID: provider.clientId,
-          AUTOMATON_OIDC_CLIENT_SECRET: provider.clientSecret,
-          AUTOMATON_OIDC_SCOPES: 'groups',
-          AUTOMATON_OIDC_NAME: 'Corp',
-          AUTOMATON_OIDC_GROUP_ROLES: 'automation-ops=acme:developer,auditors=acme:viewer,platform=beta:owner',
-          AUTOMATON_SESSION_IDLE: '1d',
-        },
-        { clock },
-      )
+      t = await openSignOnSystem(kind, provider, clock, {
+        AUTOMATON_OIDC_NAME: 'Corp',
+        AUTOMATON_OIDC_GROUP_ROLES: 'automation-ops=acme:developer,auditors=acme:viewer,platform=beta:owner',
+      })
       beta = await t.newOrganization('beta')
     })
     afterAll(async () => {
