@@ -75,27 +75,37 @@ const paramsOf = (row: NewJournalRow) => COLUMNS.map((c) => row[c])
 /**
  * Postgres's one statement for `insertWith`: the INSERT of `rows` rows and each statement of `also`
  * as data-modifying parts of one WITH, answering the first ids and each part's count of rows.
- * Built once per shape (the count and the statements' text), for the same reason as above.
+ * Built once per shape, for the same reason as above: a tree keyed by the row count, then by each
+ * statement's text (constant strings, whose hashes the engine keeps), so a lookup builds no string.
  */
-const postgresWithSql = new Map<number, Map<string, string>>()
+interface WithShape {
+  sql?: string
+  readonly next: Map<string, WithShape>
+}
+const postgresWithSql = new Map<number, WithShape>()
 function postgresWithFor(rows: number, also: readonly Statement[]): string {
-  const key = also.map((s) => s.sql).join('\u0000')
-  let byAlso = postgresWithSql.get(rows)
-  if (!byAlso) postgresWithSql.set(rows, (byAlso = new Map()))
-  let sql = byAlso.get(key)
-  if (sql === undefined) {
+  let shape: WithShape | undefined = postgresWithSql.get(rows)
+  if (!shape) postgresWithSql.set(rows, (shape = { next: new Map() }))
+  for (const s of also) {
+    let next: WithShape | undefined = shape.next.get(s.sql)
+    if (!next) shape.next.set(s.sql, (next = { next: new Map() }))
+    shape = next
+  }
+  if (shape.sql === undefined) {
     let offset = rows * COLUMNS.length
     const parts = also.map((s, i) => {
+      // Numbered after the rows' parameters and the statements' before it: a statement must use $1 … $n for its n.
+      const used = Math.max(0, ...[...s.sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])))
+      if (used !== s.params.length) throw new Error(`a statement uses $${used} with ${s.params.length} parameters`)
       const text = s.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)
       offset += s.params.length
       return `a${i} AS (${text} RETURNING 1)`
     })
     const counts = also.map((_, i) => `(SELECT COUNT(*) FROM a${i}) AS c${i}`)
-    sql = `WITH j AS (${postgresInsertFor(rows)}), ${parts.join(', ')}
+    shape.sql = `WITH j AS (${postgresInsertFor(rows)}), ${parts.join(', ')}
       SELECT (SELECT json_agg(id) FROM j) AS ids, ${counts.join(', ')}`
-    byAlso.set(key, sql)
   }
-  return sql
+  return shape.sql
 }
 
 export const journal = {
@@ -135,7 +145,8 @@ export const journal = {
    * resolves to the rows' first ids, in order, and the rows each statement of `also` changed. On
    * Postgres that is one statement (a WITH of them all): a run's journal row, its state and its
    * workflow's failure count cost one round trip instead of three. Each part sees the database
-   * as it was before the statement, so `also` must not read what the insert writes.
+   * as it was before the statement, so `also` must not read what the insert writes. On SQLite the
+   * rows are inserted first, then each statement runs in turn.
    */
   async insertWith(
     db: SqlExecutor,

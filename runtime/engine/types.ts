@@ -184,7 +184,8 @@ export type TransactionalListener = (tx: SqlExecutor, events: readonly RecordedE
 export interface EventRecorder extends DomainEventRecorder {
   /**
    * `record`, running `also` with the journal's rows (one statement on Postgres); resolves to the
-   * events and the rows each statement of `also` changed. The listeners act as after `record`.
+   * events and the rows each statement of `also` changed. The listeners act after all of it, in
+   * the same transaction, as after `record`.
    */
   recordWith(
     tx: SqlExecutor,

@@ -63,8 +63,8 @@ for (const kind of storeKinds()) {
       })
       const delayed = await create({
         root: { type: 'manual', children: ['pause'] },
-        // Long enough for the crash and the restart to fall inside it on a loaded machine.
-        pause: { type: 'delay', payload: { delayMs: 6000 }, children: ['call'] },
+        // Long enough for the calls, the crash and the restart to fall inside it on a loaded machine.
+        pause: { type: 'delay', payload: { delayMs: 10_000 }, children: ['call'] },
         call: { type: 'http-request', payload: { url: `${receiver.url}/delayed/{{$run.id}}` } },
       })
       const fire = (w: { triggerSecret: string }, i: number) =>
@@ -86,6 +86,8 @@ for (const kind of storeKinds()) {
       )
       const before = await counts(inflight.id)
       expect(before.success).toBeLessThan(RUNS) // the crash really happens mid-flight
+      // And while every delayed run waits: none has called yet.
+      expect(receiver.requests.filter((r) => r.path.startsWith('/delayed'))).toEqual([])
 
       await server.stop('SIGKILL')
       expect(held.count).toBe(HELD)

@@ -163,6 +163,14 @@ for (const kind of storeKinds()) {
       expect(none).toEqual({ recorded: [], changed: [1] })
     })
 
+    it.if(kind === 'postgres')('refuses a statement whose parameters do not match its placeholders', async () => {
+      const wrong = { sql: 'UPDATE installation_settings SET value = $1 WHERE name = $2', params: ['"y"'] }
+      await expect(
+        s.store.write((tx) => recordEventsWith(tx, newRunEvents('run_with_wrong', 1), [wrong])),
+      ).rejects.toThrow('a statement uses $2 with 1 parameters')
+      expect(await journalRows(s.store, 'run_with_wrong')).toEqual([])
+    })
+
     it('never gives two events one id when two processes write at once', async () => {
       const other = s.reopen()
       const writes = Array.from({ length: 40 }, (_, i) =>
