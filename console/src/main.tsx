@@ -231,7 +231,7 @@ function Shell() {
         <a class="user" href="/settings">
           {s.user.email}
         </a>
-        <button class="link" onClick={signOut}>
+        <button type="button" class="link" onClick={signOut}>
           Sign out
         </button>
       </nav>

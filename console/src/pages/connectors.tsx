@@ -35,7 +35,14 @@ export function Connectors() {
     })
   }
   return (
-    <Page title="Connectors" actions={<button onClick={() => setEditing('new')}>New connector</button>}>
+    <Page
+      title="Connectors"
+      actions={
+        <button type="button" onClick={() => setEditing('new')}>
+          New connector
+        </button>
+      }
+    >
       {editing && types.data ? (
         <ConnectorForm
           key={editing === 'new' ? 'new' : editing.id}
@@ -63,8 +70,10 @@ export function Connectors() {
             </td>
             <td>{when(c.updatedAt)}</td>
             <td class="actions">
-              <button onClick={() => setEditing(c)}>Edit</button>
-              <button class="danger" onClick={() => remove(c)}>
+              <button type="button" onClick={() => setEditing(c)}>
+                Edit
+              </button>
+              <button type="button" class="danger" onClick={() => remove(c)}>
                 Delete
               </button>
             </td>

@@ -39,7 +39,9 @@ export function DeliveryFilters({
           <option value={s}>{s || 'any status'}</option>
         ))}
       </select>
-      <button onClick={onRefresh}>Refresh</button>
+      <button type="button" onClick={onRefresh}>
+        Refresh
+      </button>
     </div>
   )
 }
@@ -83,9 +85,13 @@ function DeliveryRow({ delivery: d, act }: { delivery: any; act: HookAct }) {
       <td>{when(d.deliveredAt || d.updatedAt)}</td>
       <td class="actions">
         {d.status === 'failure' ? (
-          <button onClick={() => act('POST', `/v1/execution-webhooks/deliveries/${d.id}/retry`)}>Retry</button>
+          <button type="button" onClick={() => act('POST', `/v1/execution-webhooks/deliveries/${d.id}/retry`)}>
+            Retry
+          </button>
         ) : null}
-        <button onClick={() => act('POST', `/v1/execution-webhooks/deliveries/${d.id}/replay`)}>Replay</button>
+        <button type="button" onClick={() => act('POST', `/v1/execution-webhooks/deliveries/${d.id}/replay`)}>
+          Replay
+        </button>
       </td>
     </tr>
   )

@@ -12,7 +12,9 @@ export function SigningSecret({ secret, onDismiss }: { secret: string; onDismiss
     <div class="card shown-once" role="status">
       <p>The signing secret: copy it now, it is not shown again.</p>
       <pre class="raw-key">{secret}</pre>
-      <button onClick={onDismiss}>I have copied it</button>
+      <button type="button" onClick={onDismiss}>
+        I have copied it
+      </button>
     </div>
   )
 }
@@ -99,11 +101,16 @@ function EndpointRow({ endpoint: e, act }: { endpoint: any; act: HookAct }) {
       <td>{e.maxRetries}</td>
       <td class="actions">
         {e.status === 'enabled' ? (
-          <button onClick={() => act('POST', `/v1/execution-webhooks/${e.id}/disable`)}>Disable</button>
+          <button type="button" onClick={() => act('POST', `/v1/execution-webhooks/${e.id}/disable`)}>
+            Disable
+          </button>
         ) : (
-          <button onClick={() => act('POST', `/v1/execution-webhooks/${e.id}/enable`)}>Enable</button>
+          <button type="button" onClick={() => act('POST', `/v1/execution-webhooks/${e.id}/enable`)}>
+            Enable
+          </button>
         )}
         <button
+          type="button"
           onClick={() =>
             act(
               'POST',
@@ -115,6 +122,7 @@ function EndpointRow({ endpoint: e, act }: { endpoint: any; act: HookAct }) {
           New secret
         </button>
         <button
+          type="button"
           class="danger"
           onClick={() => act('DELETE', `/v1/execution-webhooks/${e.id}`, `Delete the endpoint "${e.name}"?`)}
         >

@@ -73,7 +73,14 @@ export function Events() {
     })
   }
   return (
-    <Page title="Integration events" actions={<button onClick={list.reload}>Refresh</button>}>
+    <Page
+      title="Integration events"
+      actions={
+        <button type="button" onClick={list.reload}>
+          Refresh
+        </button>
+      }
+    >
       <ErrorBox error={error ?? list.error} />
       <table class="list">
         <thead>
@@ -102,7 +109,9 @@ export function Events() {
                 ))}
               </td>
               <td>
-                <button onClick={() => replay(e.id)}>Replay</button>
+                <button type="button" onClick={() => replay(e.id)}>
+                  Replay
+                </button>
               </td>
             </tr>
           ))}

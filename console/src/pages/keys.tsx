@@ -44,7 +44,9 @@ export function Keys() {
             The key <strong>{created.name}</strong>. Copy it now: it is not shown again.
           </p>
           <pre class="raw-key">{created.key}</pre>
-          <button onClick={() => setCreated(null)}>I have copied it</button>
+          <button type="button" onClick={() => setCreated(null)}>
+            I have copied it
+          </button>
         </div>
       ) : null}
       <form class="card inline" onSubmit={create}>
@@ -125,7 +127,7 @@ export function Keys() {
                 {k.revokedAt ? (
                   'revoked'
                 ) : (
-                  <button class="danger" onClick={() => revoke(k)}>
+                  <button type="button" class="danger" onClick={() => revoke(k)}>
                     Revoke
                   </button>
                 )}

@@ -99,8 +99,10 @@ export function Moderation() {
               <td>{t.organizationName}</td>
               <td>{when(t.submittedAt)}</td>
               <td class="actions">
-                <button onClick={() => decide(t, true)}>Approve</button>
-                <button class="danger" onClick={() => decide(t, false)}>
+                <button type="button" onClick={() => decide(t, true)}>
+                  Approve
+                </button>
+                <button type="button" class="danger" onClick={() => decide(t, false)}>
                   Reject…
                 </button>
               </td>

@@ -88,7 +88,9 @@ function Invitations({ items, act }: { items: any[]; act: Act }) {
         <div class="card shown-once" role="status">
           <p>Send this link to the person invited; it is not shown again.</p>
           <pre class="raw-key">{invited}</pre>
-          <button onClick={() => setInvited(null)}>Done</button>
+          <button type="button" onClick={() => setInvited(null)}>
+            Done
+          </button>
         </div>
       ) : null}
       <form
@@ -165,9 +167,13 @@ function ServiceAccounts({ items, act }: { items: any[]; act: Act }) {
             </td>
             <td class="actions">
               {a.status === 'active' ? (
-                <button onClick={() => act('POST', `/v1/service-accounts/${a.id}/disable`)}>Disable</button>
+                <button type="button" onClick={() => act('POST', `/v1/service-accounts/${a.id}/disable`)}>
+                  Disable
+                </button>
               ) : (
-                <button onClick={() => act('POST', `/v1/service-accounts/${a.id}/enable`)}>Enable</button>
+                <button type="button" onClick={() => act('POST', `/v1/service-accounts/${a.id}/enable`)}>
+                  Enable
+                </button>
               )}
               <DeleteButton
                 act={act}
@@ -190,7 +196,7 @@ function ServiceAccounts({ items, act }: { items: any[]; act: Act }) {
 /** A button that deletes what `path` names once the person answers yes to `ask`. */
 function DeleteButton({ act, path, ask, children }: { act: Act; path: string; ask: string; children: string }) {
   return (
-    <button class="danger" onClick={() => act('DELETE', path, undefined, ask)}>
+    <button type="button" class="danger" onClick={() => act('DELETE', path, undefined, ask)}>
       {children}
     </button>
   )

@@ -40,8 +40,11 @@ export function WaitingNode({ runId, nodeId, node, act }: { runId: string; nodeI
       </span>{' '}
       {node.type === 'approval' ? (
         <>
-          <button onClick={() => act('POST', resume, undefined, { data: { approved: true } })}>Approve</button>{' '}
+          <button type="button" onClick={() => act('POST', resume, undefined, { data: { approved: true } })}>
+            Approve
+          </button>{' '}
           <button
+            type="button"
             class="danger"
             onClick={() => act('POST', resume, 'Reject? The run goes on as rejected.', { data: { approved: false } })}
           >
@@ -49,7 +52,9 @@ export function WaitingNode({ runId, nodeId, node, act }: { runId: string; nodeI
           </button>
         </>
       ) : (
-        <button onClick={() => act('POST', resume)}>Resume</button>
+        <button type="button" onClick={() => act('POST', resume)}>
+          Resume
+        </button>
       )}
     </div>
   )
@@ -80,18 +85,20 @@ export function Timeline({
         const start = Date.parse(n.startedAt) - t0
         const end = Date.parse(n.finishedAt || new Date().toISOString()) - t0
         return (
-          <li data-node={nodeId} data-status={n.status} onClick={() => onSelect(nodeId)}>
-            <span class="t-name">{nodeId}</span>
-            <span class="t-track">
-              <span
-                class={`t-bar status-${n.status}`}
-                style={{
-                  left: `${(start / (t1 - t0)) * 100}%`,
-                  width: `${Math.max(0.5, ((end - start) / (t1 - t0)) * 100)}%`,
-                }}
-              />
-            </span>
-            <span class="t-time">{n.status === 'skipped' ? 'skipped' : `${Math.max(0, end - start)} ms`}</span>
+          <li data-node={nodeId} data-status={n.status}>
+            <button type="button" class="t-row" onClick={() => onSelect(nodeId)}>
+              <span class="t-name">{nodeId}</span>
+              <span class="t-track">
+                <span
+                  class={`t-bar status-${n.status}`}
+                  style={{
+                    left: `${(start / (t1 - t0)) * 100}%`,
+                    width: `${Math.max(0.5, ((end - start) / (t1 - t0)) * 100)}%`,
+                  }}
+                />
+              </span>
+              <span class="t-time">{n.status === 'skipped' ? 'skipped' : `${Math.max(0, end - start)} ms`}</span>
+            </button>
           </li>
         )
       })}

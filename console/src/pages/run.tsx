@@ -128,12 +128,14 @@ function RunActions({ id, run, act }: { id: string; run: any; act: Act }) {
   return (
     <>
       {!FINISHED.has(run.status) ? (
-        <button class="danger" onClick={() => act('POST', `/v1/runs/${id}/cancel`, 'Cancel this run?')}>
+        <button type="button" class="danger" onClick={() => act('POST', `/v1/runs/${id}/cancel`, 'Cancel this run?')}>
           Cancel
         </button>
       ) : null}
       {run.status === 'failure' || run.status === 'cancelled' ? (
-        <button onClick={() => act('POST', `/v1/runs/${id}/retry`)}>Retry</button>
+        <button type="button" onClick={() => act('POST', `/v1/runs/${id}/retry`)}>
+          Retry
+        </button>
       ) : null}
       <a class="button" href={`/workflows/${run.workflowId}`}>
         Workflow

@@ -74,14 +74,18 @@ export function Runs() {
       actions={
         <>
           {!status || CANCELLABLE.includes(status) ? (
-            <button class="danger" onClick={() => bulk('cancel')}>
+            <button type="button" class="danger" onClick={() => bulk('cancel')}>
               Cancel matching…
             </button>
           ) : null}
           {!status || RETRYABLE.includes(status) ? (
-            <button onClick={() => bulk('retry')}>Retry matching…</button>
+            <button type="button" onClick={() => bulk('retry')}>
+              Retry matching…
+            </button>
           ) : null}
-          <button onClick={list.reload}>Refresh</button>
+          <button type="button" onClick={list.reload}>
+            Refresh
+          </button>
         </>
       }
     >
@@ -123,8 +127,16 @@ export function Runs() {
         No runs match. Clear the filters, or start one with Run now on a workflow's page.
       </EmptyNote>
       <div class="pager">
-        {offset > 0 ? <button onClick={() => set('offset', String(Math.max(0, offset - 50)))}>Newer</button> : null}
-        {list.data?.hasMore ? <button onClick={() => set('offset', String(offset + 50))}>Older</button> : null}
+        {offset > 0 ? (
+          <button type="button" onClick={() => set('offset', String(Math.max(0, offset - 50)))}>
+            Newer
+          </button>
+        ) : null}
+        {list.data?.hasMore ? (
+          <button type="button" onClick={() => set('offset', String(offset + 50))}>
+            Older
+          </button>
+        ) : null}
       </div>
     </Page>
   )

@@ -33,7 +33,7 @@ export function Templates() {
           aria-label="search"
         />
         {tag ? (
-          <button class="chip on" onClick={() => set('tag', '')}>
+          <button type="button" class="chip on" onClick={() => set('tag', '')}>
             {tag} ✕
           </button>
         ) : null}

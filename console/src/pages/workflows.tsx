@@ -33,7 +33,14 @@ export function Workflows() {
   const [creating, setCreating] = useState(false)
   const set = (key: string, value: string) => setFilter(key, value, true)
   return (
-    <Page title="Workflows" actions={<button onClick={() => setCreating(!creating)}>New workflow</button>}>
+    <Page
+      title="Workflows"
+      actions={
+        <button type="button" onClick={() => setCreating(!creating)}>
+          New workflow
+        </button>
+      }
+    >
       {creating ? <NewWorkflow /> : null}
       <div class="filters">
         <input

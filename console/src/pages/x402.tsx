@@ -169,7 +169,7 @@ function EndpointsTable({ items, remove }: { items: any[]; remove: (endpoint: an
           </td>
           <td>{when(e.lastCalledAt)}</td>
           <td>
-            <button class="danger" onClick={() => remove(e)}>
+            <button type="button" class="danger" onClick={() => remove(e)}>
               Remove
             </button>
           </td>
