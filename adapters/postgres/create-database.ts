@@ -16,7 +16,7 @@ const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`
 async function createThrough(url: string, maintenance: string, name: string): Promise<void> {
   const admin = new URL(url)
   admin.pathname = `/${maintenance}`
-  const sql = postgres(admin.toString(), { max: 1, onnotice: () => {}, connect_timeout: 10 })
+  const sql = postgres(admin.toString(), { max: 1, onnotice: () => {}, fetch_types: false, connect_timeout: 10 })
   try {
     await sql.unsafe(`CREATE DATABASE ${quoted(name)}`)
   } catch (error) {

@@ -44,6 +44,10 @@ export function postgresStore(options: PostgresStoreOptions): Store {
     max: poolSize,
     onnotice: () => {},
     prepare: true,
+    // No array types to learn: no statement binds or reads an array (lists travel as JSON). The
+    // driver's own query for them, sent on every new connection, is a promise nobody awaits: a
+    // connection reset while it was under way surfaced as an unhandled rejection (ECONNRESET).
+    fetch_types: false,
     idle_timeout: 60,
     connect_timeout: CONNECT_TIMEOUT_S,
     // Immediately while the database answers; while it is known down, the probe's growing pause.
@@ -251,6 +255,7 @@ function createProbe(url: string, connection: Record<string, string>) {
     postgres(url, {
       max: 1,
       onnotice: () => {},
+      fetch_types: false,
       idle_timeout: 1,
       connect_timeout: CONNECT_TIMEOUT_S,
       backoff: () => 0,
