@@ -1,6 +1,7 @@
 /** What commands read and write besides the system: JSON lines out, a secret line in, a stop signal. */
 import process from 'node:process'
 import { readFileSync } from 'node:fs'
+import type { Logger } from '../../core/ports/logger.ts'
 import { UsageError } from './args.ts'
 
 /** One JSON line on standard output: every command's answer. */
@@ -35,3 +36,18 @@ export const untilSignal = () =>
     process.once('SIGINT', () => resolve())
     process.once('SIGTERM', () => resolve())
   })
+
+/**
+ * A long-running process (serve, worker) stays up when a promise rejects with nobody to hear it:
+ * the runtime's default is to exit, and such a rejection comes from a library's own promise (a
+ * driver's query it sent itself when its connection reset), not from a request or a run, whose
+ * failures are all handled. It is logged as an error, with its stack, for someone to fix.
+ */
+export function logStrayRejections(logger: Logger): void {
+  process.on('unhandledRejection', (reason) => {
+    logger.error('a promise rejected with nobody to hear it; serving on', {
+      error: String(reason),
+      stack: reason instanceof Error ? (reason.stack ?? '') : '',
+    })
+  })
+}

@@ -2,11 +2,12 @@
 import { Effect } from 'effect'
 import type { HttpServer } from '../../../core/ports/http-server.ts'
 import type { Command } from '../host.ts'
-import { untilSignal } from '../io.ts'
+import { logStrayRejections, untilSignal } from '../io.ts'
 import { listen, reloadTlsOnHangup } from './http.ts'
 
 export const serve: Command = async ({ config, host }) => {
   const system = await host.openSystem(config)
+  logStrayRejections(system.logger)
   let server: HttpServer
   try {
     server = await listen(host, system)

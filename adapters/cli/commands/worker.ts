@@ -2,7 +2,7 @@
 import { ConfigError } from '../../../core/config.ts'
 import type { HttpServer } from '../../../core/ports/http-server.ts'
 import type { Command } from '../host.ts'
-import { untilSignal } from '../io.ts'
+import { logStrayRejections, untilSignal } from '../io.ts'
 import { listen } from './http.ts'
 
 export const worker: Command = async ({ config, host }) => {
@@ -11,6 +11,7 @@ export const worker: Command = async ({ config, host }) => {
       'automaton worker needs AUTOMATON_NATS_URL and AUTOMATON_DATABASE_URL; without them, serve runs the workers itself',
     )
   const system = await host.openSystem(config, { role: 'worker' })
+  logStrayRejections(system.logger)
   // A worker serves no API; with AUTOMATON_WORKER_PORT it answers its health and metrics there.
   let server: HttpServer | null = null
   if (config.workerPort !== null) {
